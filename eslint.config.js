@@ -1,0 +1,46 @@
+// Lint config. The import rules enforce the layering table in ../shared/DESIGN.md:
+// gate-vmf and system-one import nothing from @mem; core imports only gate-vmf and system-one;
+// retrieval imports core and system-one; graph-neo4j imports core; no cycles anywhere.
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+const layering = {
+  'packages/gate-vmf': [],
+  'packages/system-one': [],
+  'packages/core': ['@mem/gate-vmf', '@mem/system-one'],
+  'packages/retrieval': ['@mem/core', '@mem/system-one'],
+  'packages/graph-neo4j': ['@mem/core'],
+};
+const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/demo-agent'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['warn', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'import-x/no-cycle': 'error',
+      'import-x/no-self-import': 'error',
+    },
+  },
+  ...Object.entries(layering).map(([dir, allowed]) => ({
+    files: [`${dir}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: all.filter((p) => !allowed.includes(p)).flatMap((p) => [p, `${p}/*`]),
+              message: `Layering (DESIGN.md): ${dir} may import only ${allowed.length ? allowed.join(', ') : 'nothing'} from @mem.`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
+);

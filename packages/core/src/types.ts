@@ -1,0 +1,234 @@
+/**
+ * The memory graph model and the interfaces every part of `@mem/core` is built against.
+ * Source: Jev-Mem (seed 000) §3 memory model; SAGE (seed 001) §3 for the gate decision; the
+ * field names and closed enums are ours.
+ */
+
+/** Where a memory belongs. Every read and write is scoped; at least one of userId/agentId/runId is required. */
+export interface Scope {
+  /** Tenant / application namespace. Default `"default"`. */
+  namespace?: string;
+  userId?: string;
+  agentId?: string;
+  runId?: string;
+}
+
+/** A scope after validation: every field present (absent ones are `""`, namespace defaults to `"default"`). */
+export interface ResolvedScope {
+  namespace: string;
+  userId: string;
+  agentId: string;
+  runId: string;
+}
+
+/** Input to `Memory.add`: one thing that was said or seen. */
+export interface ObservationInput {
+  text: string;
+  speaker?: string;
+  /** ISO-8601 with a zone (`Z` or `±hh:mm`), a Date, or epoch ms. A zone-less string needs the `timeZone` option. Default: now. */
+  observedAt?: string | Date | number;
+  scope: Scope;
+  /** Caller's id of the source record (e.g. a LoCoMo dialogue id `D1:3`). */
+  sourceId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type MemoryType = 'episodic' | 'semantic' | 'procedural' | 'preference';
+export type TypeScores = Record<MemoryType, number>;
+
+export type GateAction = 'add' | 'update' | 'noop';
+
+/** The SAGE gate's decision recorded on a node (seed 001 §3.4). */
+export interface GateDecisionRecord {
+  action: GateAction;
+  novelty: number;
+  score: number;
+  threshold: number;
+  kappa: number;
+  density: number;
+  nearest: { id: string; cosine: number } | null;
+}
+
+/** One canonical observation. Never thrown away by the library (forget is an explicit user action). */
+export interface MemoryNode {
+  id: string;
+  scope: ResolvedScope;
+  text: string;
+  speaker: string | null;
+  /** UTC ISO-8601. */
+  observedAt: string;
+  /** Event time resolved from relative expressions against observedAt (UTC ISO-8601), or null. */
+  eventTime: { start: string; end: string | null; expression: string } | null;
+  entities: string[];
+  keywords: string[];
+  types: TypeScores;
+  /** Unit-norm embedding (cosine = dot product). */
+  embedding: Float32Array;
+  gate: GateDecisionRecord | null;
+  /** Where the node came from. `contentHash` = sha256 of scope key + normalized text + speaker + observedAt + sourceId. */
+  provenance: { sourceId: string | null; contentHash: string; metadata: Record<string, unknown> };
+  /** Set by consolidation when a later memory makes this one obsolete (nothing is deleted). */
+  obsoleteBy?: string | null;
+  createdAt: string;
+}
+
+export type RelationView = 'semantic' | 'temporal' | 'causal' | 'entity';
+export const RELATION_VIEWS: readonly RelationView[] = ['semantic', 'temporal', 'causal', 'entity'];
+
+/** Closed enum of relation subtypes, with the view each belongs to. */
+export const RELATION_SUBTYPES = {
+  RELATED_TO: 'semantic',
+  REDUNDANT_WITH: 'semantic',
+  CONTRADICTS: 'semantic',
+  UPDATES: 'semantic',
+  OBSOLETES: 'semantic',
+  LEADS_TO: 'causal',
+  PRECEDES: 'temporal',
+  CONCURRENT: 'temporal',
+  DURING: 'temporal',
+  OVERLAPS: 'temporal',
+  SAME_EPISODE: 'temporal',
+  SAME_ENTITY: 'entity',
+  ENTITY_ALIAS: 'entity',
+} as const satisfies Record<string, RelationView>;
+export type RelationSubtype = keyof typeof RELATION_SUBTYPES;
+
+export interface Relation {
+  id: string;
+  from: string;
+  to: string;
+  view: RelationView;
+  subtype: RelationSubtype;
+  /** Edge probability p ∈ [0, 1] (1 for deterministic rule edges). */
+  probability: number;
+  origin: 'rule' | 'controller';
+  /** UTC ISO-8601. */
+  createdAt: string;
+}
+
+export type HistoryOp = 'ADD' | 'UPDATE' | 'NOOP' | 'RELATE' | 'CONSOLIDATE' | 'OBSOLETE' | 'FORGET';
+
+/** Append-only history row. Survives `forget`. */
+export interface HistoryEntry {
+  /** Monotonic per store; assigned by the store. */
+  seq?: number;
+  scope: ResolvedScope;
+  op: HistoryOp;
+  nodeId: string | null;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** Written atomically: all or nothing. */
+export interface WriteBatch {
+  scope: ResolvedScope;
+  nodes?: MemoryNode[];
+  relations?: Relation[];
+  history?: HistoryEntry[];
+  /** Partial updates of existing nodes in the same scope (e.g. obsoleteBy). */
+  nodeUpdates?: { id: string; obsoleteBy?: string | null }[];
+}
+
+export interface StoreMeta {
+  schemaVersion: number;
+  embeddingModel: string;
+  dimension: number;
+}
+
+export interface ScoredNode {
+  node: MemoryNode;
+  /** vectorSearch: cosine similarity in [-1, 1]; lexicalSearch: BM25 score (higher is better). */
+  score: number;
+}
+
+export interface NeighborQuery {
+  views?: RelationView[];
+  subtypes?: RelationSubtype[];
+  /** 'out' = relations from the given ids, 'in' = to them, 'both'. Default 'both'. */
+  direction?: 'out' | 'in' | 'both';
+  limit?: number;
+}
+
+export interface Neighbor {
+  relation: Relation;
+  /** The node at the other end. */
+  node: MemoryNode;
+  /** The id among the queried ids this neighbour was reached from. */
+  fromId: string;
+}
+
+export interface ListOptions {
+  limit?: number;
+  offset?: number;
+  /** Default 'observedAt'. */
+  orderBy?: 'observedAt' | 'createdAt';
+  order?: 'asc' | 'desc';
+}
+
+/**
+ * What every store adapter implements (Mastra-style: all adapters pass `@mem/core/testing`'s
+ * conformance suite). All methods are scoped; nothing ever crosses scopes.
+ */
+export interface MemoryStore {
+  readonly kind: string;
+  /** Create or open; checks the recorded schema version, embedding model and dimension (StoreMetaMismatchError naming both on mismatch). */
+  open(meta: StoreMeta): Promise<void>;
+  /** The metadata recorded on first open, or null for a new store. */
+  meta(): Promise<StoreMeta | null>;
+  /** Atomic: all nodes, relations, node updates and history rows, or none. */
+  write(batch: WriteBatch): Promise<void>;
+  get(scope: ResolvedScope, id: string): Promise<MemoryNode | null>;
+  getMany(scope: ResolvedScope, ids: string[]): Promise<MemoryNode[]>;
+  list(scope: ResolvedScope, options?: ListOptions): Promise<MemoryNode[]>;
+  count(scope: ResolvedScope): Promise<number>;
+  findByContentHash(scope: ResolvedScope, contentHash: string): Promise<MemoryNode | null>;
+  /** k nearest by cosine within the scope; score = cosine. */
+  vectorSearch(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredNode[]>;
+  /** BM25 within the scope; score = BM25 relevance (higher is better). Query text is never interpreted as syntax. */
+  lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]>;
+  neighbors(scope: ResolvedScope, ids: string[], query?: NeighborQuery): Promise<Neighbor[]>;
+  relations(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<Relation[]>;
+  /** Remove the node, its relations and index entries; appends a FORGET history row. Returns false if absent. */
+  forget(scope: ResolvedScope, id: string): Promise<boolean>;
+  history(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
+  /** Every scope that holds at least one node. */
+  scopes(): Promise<ResolvedScope[]>;
+  close(): Promise<void>;
+}
+
+/** Turns text into unit-norm vectors. */
+export interface Embedder {
+  /** Recorded in the store's meta; a store refuses another model. */
+  readonly model: string;
+  readonly dimension: number;
+  /** One unit-norm Float32Array per text, same order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export interface SearchRequest {
+  scope: ResolvedScope;
+  query: string;
+  /** How many evidence items to return. Default 10. */
+  k?: number;
+  /** Reference time for recency (UTC ISO-8601); default now. */
+  now?: string;
+}
+
+export interface Evidence {
+  node: MemoryNode;
+  score: number;
+  /** Relations followed from the anchor to reach this node (empty for anchors). */
+  path: Relation[];
+}
+
+export interface SearchResult {
+  evidence: Evidence[];
+  /** Retriever-specific trace (see `@mem/retrieval`'s RetrievalTrace). */
+  trace?: unknown;
+}
+
+/** Read path, implemented by `@mem/retrieval` (Jev and the flat baselines). */
+export interface Retriever {
+  readonly name: string;
+  search(request: SearchRequest): Promise<SearchResult>;
+}
