@@ -1,1 +1,10 @@
-export {};
+/**
+ * @mem/retrieval — Jev-Mem's closed-loop, budgeted, multi-relational read path (seed 000 §4) and the
+ * flat BM25 / dense / hybrid baselines, all implementing `@mem/core`'s `Retriever`.
+ */
+export * from './equations.js';
+export { createJevRetriever, JEV_DEFAULTS, validateRequest, type JevRetrieverOptions } from './jev.js';
+export { createBm25Retriever, createDenseRetriever, createHybridRetriever } from './flat.js';
+export { toContext, renderContext, formatTime, type ToContextOptions, type PackedContext } from './context.js';
+export { probabilityOf, type SystemOneLike, type Question, type Answer } from './controller.js';
+export type * from './types.js';

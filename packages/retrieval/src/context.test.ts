@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { countTokens } from 'gpt-tokenizer';
+import { MemError } from '@mem/core';
+import { toContext } from './context.js';
+import { hashEmbedder, makeNode } from './__fixtures__/stubs.js';
+
+const e = hashEmbedder(8);
+
+async function fixture() {
+  const a = await makeNode(e, 'a', 'I adopted a grey cat named Pixel.', { speaker: 'Ana', observedAt: '2024-03-02T09:00:00.000Z', provenance: { sourceId: 'S2:4', contentHash: 'a', metadata: {} } });
+  const b = await makeNode(e, 'b', 'We hiked up the ridge last Saturday.', {
+    speaker: 'Ben',
+    observedAt: '2024-01-10T18:30:00.000Z',
+    eventTime: { start: '2024-01-06T00:00:00.000Z', end: null, expression: 'last Saturday' },
+    provenance: { sourceId: 'S1:2', contentHash: 'b', metadata: {} },
+  });
+  const c = await makeNode(e, 'c', 'Pixel knocked the plant off the shelf.', { speaker: 'Ana', observedAt: '2024-03-02T09:00:00.000Z', provenance: { sourceId: 'S2:10', contentHash: 'c', metadata: {} } });
+  return [a, c, b].map((node, i) => ({ node, score: 1 - i / 10, path: [] }));
+}
+
+describe('toContext', () => {
+  it('groups by session in time order, shows event dates, stays in budget', async () => {
+    const ev = await fixture();
+    const p = toContext({ evidence: ev }, { tokenBudget: 500 });
+    expect(p.included).toHaveLength(3);
+    expect(p.tokens).toBe(countTokens(p.text));
+    const lines = p.text.split('\n');
+    expect(lines[0]).toMatch(/^## Session — 2024-01-10 18:30 UTC$/);
+    expect(lines[1]).toContain('[S1:2] Ben: We hiked up the ridge last Saturday. (event: 2024-01-06, "last Saturday")');
+    expect(lines[3]).toMatch(/2024-03-02 09:00 UTC/);
+    // S2:4 before S2:10 (numeric source order within a session)
+    expect(lines[4]).toContain('[S2:4]');
+    expect(lines[5]).toContain('[S2:10]');
+  });
+  it('is stable under input order of equal-rank evidence and drops lowest ranks first', async () => {
+    const ev = await fixture();
+    const full = toContext({ evidence: ev }, { tokenBudget: 500 });
+    const small = toContext({ evidence: ev }, { tokenBudget: full.tokens - 5 });
+    expect(small.tokens).toBeLessThanOrEqual(full.tokens - 5);
+    expect(small.included.map((x) => x.node.id)).toEqual(['a', 'c']);
+    expect(small.omitted).toBe(1);
+    const tiny = toContext({ evidence: ev }, { tokenBudget: 3 });
+    expect(tiny.included).toHaveLength(0);
+    expect(tiny.text).toBe('');
+  });
+  it('rejects a bad budget', async () => {
+    const ev = await fixture();
+    for (const b of [0, -1, 1.5, NaN]) {
+      let err: unknown;
+      try {
+        toContext({ evidence: ev }, { tokenBudget: b });
+      } catch (x) {
+        err = x;
+      }
+      expect(MemError.isInstance(err)).toBe(true);
+    }
+  });
+});

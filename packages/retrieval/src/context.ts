@@ -1,0 +1,121 @@
+/**
+ * Context packing for System Two (ours): choose evidence by rank until a token budget is full, then
+ * print it in a stable, readable order — grouped by session (observation time), chronological within,
+ * with resolved event dates shown. Tokens are counted with `gpt-tokenizer` (o200k_base, the GPT-4o
+ * family's encoding).
+ */
+import { countTokens } from 'gpt-tokenizer';
+import { MemValidationError } from '@mem/core';
+import type { Evidence, MemoryNode, SearchResult } from '@mem/core';
+
+export interface ToContextOptions {
+  /** Maximum tokens of the returned text (o200k_base). Required, integer ≥ 1. */
+  tokenBudget: number;
+  /** Show each item's sourceId (e.g. `D1:3`) in brackets. Default true. */
+  showSourceIds?: boolean;
+}
+
+export interface PackedContext {
+  /** The packed context. */
+  text: string;
+  /** Its token count (o200k_base), ≤ tokenBudget. */
+  tokens: number;
+  /** The evidence included, in rank order. */
+  included: Evidence[];
+  /** How many evidence items did not fit. */
+  omitted: number;
+}
+
+/** `2023-05-08 13:56 UTC` (ours). */
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  if (!Number.isFinite(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)} UTC`;
+}
+
+function sessionKey(n: MemoryNode): string {
+  const s = n.provenance?.metadata?.session;
+  return s === undefined || s === null ? n.observedAt : `${String(s)}|${n.observedAt}`;
+}
+
+function sessionHeader(n: MemoryNode): string {
+  const s = n.provenance?.metadata?.session;
+  return `## ${s === undefined || s === null ? 'Session' : `Session ${String(s)}`} — ${formatTime(n.observedAt)}`;
+}
+
+function line(n: MemoryNode, showIds: boolean): string {
+  const id = showIds && n.provenance?.sourceId ? `[${n.provenance.sourceId}] ` : '';
+  const who = n.speaker ? `${n.speaker}: ` : '';
+  let event = '';
+  if (n.eventTime) {
+    const start = n.eventTime.start.slice(0, 10);
+    const end = n.eventTime.end ? n.eventTime.end.slice(0, 10) : null;
+    event = ` (event: ${end && end !== start ? `${start} to ${end}` : start}, "${n.eventTime.expression}")`;
+  }
+  return `- ${id}${who}${n.text.replace(/\s+/g, ' ').trim()}${event}`;
+}
+
+/** Render evidence grouped by session, sessions and items chronological (ties by sourceId, then id). */
+export function renderContext(evidence: Evidence[], showIds = true): string {
+  const items = [...evidence].sort((a, b) => {
+    const ka = sessionKey(a.node);
+    const kb = sessionKey(b.node);
+    const ta = Date.parse(a.node.observedAt);
+    const tb = Date.parse(b.node.observedAt);
+    if (ta !== tb) return ta - tb;
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    return compareSource(a.node, b.node);
+  });
+  const out: string[] = [];
+  let current: string | null = null;
+  for (const e of items) {
+    const key = sessionKey(e.node);
+    if (key !== current) {
+      if (current !== null) out.push('');
+      out.push(sessionHeader(e.node));
+      current = key;
+    }
+    out.push(line(e.node, showIds));
+  }
+  return out.join('\n');
+}
+
+function compareSource(a: MemoryNode, b: MemoryNode): number {
+  const sa = a.provenance?.sourceId ?? '';
+  const sb = b.provenance?.sourceId ?? '';
+  if (sa !== sb) return sa.localeCompare(sb, 'en', { numeric: true });
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * Pack a search result's evidence into at most `tokenBudget` tokens. Items are admitted greedily in
+ * rank order (an item that does not fit is skipped, smaller later ones may still fit); the admitted
+ * items are then rendered by {@link renderContext}. Throws MemValidationError `INVALID_INPUT` for a
+ * budget that is not a positive integer.
+ */
+export function toContext(result: Pick<SearchResult, 'evidence'>, options: ToContextOptions): PackedContext {
+  const budget = options?.tokenBudget;
+  if (!Number.isInteger(budget) || budget < 1) {
+    throw new MemValidationError('INVALID_INPUT', `toContext: tokenBudget must be a positive integer, got ${budget}`);
+  }
+  const showIds = options.showSourceIds ?? true;
+  const included: Evidence[] = [];
+  const headers = new Set<string>();
+  let estimate = 0;
+  for (const e of result.evidence) {
+    const key = sessionKey(e.node);
+    const cost = countTokens(line(e.node, showIds)) + 1 + (headers.has(key) ? 0 : countTokens(sessionHeader(e.node)) + 2);
+    if (estimate + cost > budget) continue;
+    included.push(e);
+    headers.add(key);
+    estimate += cost;
+  }
+  let text = renderContext(included, showIds);
+  let tokens = text ? countTokens(text) : 0;
+  while (tokens > budget && included.length > 0) {
+    included.pop();
+    text = renderContext(included, showIds);
+    tokens = text ? countTokens(text) : 0;
+  }
+  return { text, tokens, included, omitted: result.evidence.length - included.length };
+}

@@ -1,0 +1,412 @@
+/**
+ * Jev-Mem's closed-loop, budgeted, multi-relational read path (seed 000 §4; ../shared/DESIGN.md
+ * "Read path"): routing → active views → budgets → depth → anchors (RRF) → rounds of expansion,
+ * batched candidate scoring and stopping, under hard caps.
+ */
+import { MemValidationError } from '@mem/core';
+import type {
+  Embedder,
+  Evidence,
+  MemoryNode,
+  MemoryStore,
+  Relation,
+  RelationView,
+  SearchRequest,
+} from '@mem/core';
+import {
+  DEFAULT_SCORE_WEIGHTS,
+  DEFAULT_STOPPING,
+  activeViews,
+  allocateBudgets,
+  candidateScore,
+  clamp01,
+  reciprocalRankFusion,
+  recencyAdjustedScore,
+  recencyScore,
+  stoppingDecision,
+  traversalDepth,
+  type RoutingProbabilities,
+  type ScoreWeights,
+  type StoppingThresholds,
+} from './equations.js';
+import {
+  ROUTING_QUESTIONS,
+  SCORING_QUESTIONS,
+  STOPPING_QUESTIONS,
+  probabilityOf,
+  type Question,
+  type SystemOneLike,
+} from './controller.js';
+import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
+
+/** Options of {@link createJevRetriever}. Defaults are the paper's (seed 000) unless marked *ours*. */
+export interface JevRetrieverOptions {
+  store: MemoryStore;
+  /** The System-One controller (`createSystemOne()` from `@mem/system-one`, or any object with `ask`). */
+  systemOne: SystemOneLike;
+  embedder: Embedder;
+  /** θ_act: a view is active when p_g ≥ θ_act. Default 0.10 (seed 000). */
+  thetaAct?: number;
+  /** B: total expansion budget (new nodes admitted by expansion). Default 80 (seed 000). */
+  budget?: number;
+  /** m: minimum budget of each active view. Default 1 (seed 000). */
+  minViewBudget?: number;
+  /** γ: concentration of the budget allocation. Default 1.0 (seed 000). */
+  gamma?: number;
+  /** D_max: maximum traversal depth. Default 8 (seed 000). */
+  maxDepth?: number;
+  /** k of reciprocal-rank fusion. Default 60 (seed 000; Cormack et al. 2009). */
+  rrfK?: number;
+  /** Maximum anchors kept after fusion. Default 30 (seed 000). */
+  maxAnchors?: number;
+  /** How many hits each of the vector and lexical rankings contributes to fusion. Default 50 (ours). */
+  anchorPool?: number;
+  /** Beam width: frontier size per round. Default 10 (seed 000). */
+  beamWidth?: number;
+  /** λ weights of the candidate score. Default 0.25 / 0.35 / 0.15 / 0.15 / 0.10 (seed 000). */
+  weights?: Partial<ScoreWeights>;
+  /** β of the recency adjustment s̃ = (s + β r ρ)/(1 + β r). Default 0.1 (seed 000). */
+  recencyBeta?: number;
+  /** Stopping thresholds. Default s ≥ 0.95, m < 0.15, c < 0.15, u < 0.15 (seed 000). */
+  stopping?: Partial<StoppingThresholds>;
+  /** Hard caps (seed 000): controller calls 16, visited nodes 60, edges examined 2400, time 15 000 ms. */
+  caps?: Partial<{ controllerCalls: number; nodes: number; edges: number; timeMs: number }>;
+  /**
+   * π_e given to anchors (reached by no edge): `'rrf'` = the anchor's fused score divided by the best
+   * anchor's (ours: keeps the lexical ranking's signal in s), or a fixed number. Default `'rrf'`.
+   */
+  anchorEdgeProbability?: 'rrf' | number;
+  /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
+  ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
+  /** Name reported by `retriever.name`. Default `'jev'`. */
+  name?: string;
+}
+
+export const JEV_DEFAULTS = {
+  thetaAct: 0.1,
+  budget: 80,
+  minViewBudget: 1,
+  gamma: 1.0,
+  maxDepth: 8,
+  rrfK: 60,
+  maxAnchors: 30,
+  anchorPool: 50,
+  beamWidth: 10,
+  recencyBeta: 0.1,
+  caps: { controllerCalls: 16, nodes: 60, edges: 2400, timeMs: 15_000 },
+} as const;
+
+interface Visit {
+  node: MemoryNode;
+  path: Relation[];
+  /** View the node was reached through (null for anchors). */
+  view: RelationView | null;
+  cosine: number;
+  edgeProbability: number;
+  score: number;
+  /** Parent's score (for ranking neighbours before admission). */
+  depth: number;
+}
+
+const ZERO_BUDGET = (): Record<RelationView, number> => ({ semantic: 0, temporal: 0, causal: 0, entity: 0 });
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+function nodeTimeMs(n: MemoryNode): number {
+  return Date.parse(n.eventTime?.start ?? n.observedAt);
+}
+
+function stateItem(v: Visit) {
+  const n = v.node;
+  return {
+    id: n.id,
+    text: n.text,
+    ...(n.speaker ? { speaker: n.speaker } : {}),
+    time: n.observedAt,
+    ...(n.eventTime ? { start: n.eventTime.start, ...(n.eventTime.end ? { end: n.eventTime.end } : {}) } : {}),
+    entities: n.entities,
+    keywords: n.keywords,
+    cosine: v.cosine,
+    relation: v.view ?? 'anchor',
+    probability: v.edgeProbability,
+  };
+}
+
+/** Validate a SearchRequest; throws MemValidationError `INVALID_INPUT`. */
+export function validateRequest(req: SearchRequest): { k: number; nowMs: number } {
+  if (!req || typeof req.query !== 'string' || req.query.trim() === '') {
+    throw new MemValidationError('INVALID_INPUT', 'search: query must be a non-empty string');
+  }
+  if (!req.scope) throw new MemValidationError('SCOPE_MISSING', 'search: scope is required');
+  const k = req.k ?? 10;
+  if (!Number.isInteger(k) || k < 1) throw new MemValidationError('INVALID_INPUT', `search: k must be a positive integer, got ${k}`);
+  const nowMs = req.now === undefined ? Date.now() : Date.parse(req.now);
+  if (!Number.isFinite(nowMs)) throw new MemValidationError('BAD_DATE', `search: now is not an ISO-8601 date: ${req.now}`);
+  return { k, nowMs };
+}
+
+/**
+ * Create the Jev-Mem retriever. `search()` returns `{ evidence: [{ node, score, path }], trace }`
+ * with `score` = s̃ ∈ [0, 1] and `trace` a {@link RetrievalTrace}. Throws MemValidationError on an
+ * empty query, k < 1 or a bad `now`; store / controller errors propagate.
+ */
+export function createJevRetriever(options: JevRetrieverOptions): TracedRetriever {
+  const { store, systemOne, embedder } = options;
+  if (!store || !systemOne || !embedder) {
+    throw new MemValidationError('INVALID_INPUT', 'createJevRetriever: store, systemOne and embedder are required');
+  }
+  const o = {
+    thetaAct: options.thetaAct ?? JEV_DEFAULTS.thetaAct,
+    budget: options.budget ?? JEV_DEFAULTS.budget,
+    minViewBudget: options.minViewBudget ?? JEV_DEFAULTS.minViewBudget,
+    gamma: options.gamma ?? JEV_DEFAULTS.gamma,
+    maxDepth: options.maxDepth ?? JEV_DEFAULTS.maxDepth,
+    rrfK: options.rrfK ?? JEV_DEFAULTS.rrfK,
+    maxAnchors: options.maxAnchors ?? JEV_DEFAULTS.maxAnchors,
+    anchorPool: options.anchorPool ?? JEV_DEFAULTS.anchorPool,
+    beamWidth: options.beamWidth ?? JEV_DEFAULTS.beamWidth,
+    recencyBeta: options.recencyBeta ?? JEV_DEFAULTS.recencyBeta,
+    weights: { ...DEFAULT_SCORE_WEIGHTS, ...options.weights },
+    stopping: { ...DEFAULT_STOPPING, ...options.stopping },
+    caps: { ...JEV_DEFAULTS.caps, ...options.caps },
+    anchorEdgeProbability: options.anchorEdgeProbability ?? ('rrf' as const),
+    ablation: options.ablation ?? {},
+  };
+  const name = options.name ?? 'jev';
+
+  async function search(req: SearchRequest): Promise<RetrievalResult> {
+    const t0 = performance.now();
+    const { k, nowMs } = validateRequest(req);
+    const { scope, query } = req;
+    let calls = 0;
+    const ask = async (state: Record<string, unknown>, questions: Record<string, Question>) => {
+      calls++;
+      return (await systemOne.ask(state, questions)).answers;
+    };
+
+    // 1. Routing: six Nouls on {query}.
+    let routing: RoutingProbabilities;
+    if (o.ablation.routing) {
+      routing = { semantic: 0.5, temporal: 0.5, causal: 0.5, entity: 0.5, multiHopNeed: 0.5, recencyImportance: 0.5 };
+    } else {
+      const qs: Record<string, Question> = {};
+      for (const [id, f] of Object.entries(ROUTING_QUESTIONS)) qs[id] = f();
+      const a = await ask({ query }, qs);
+      routing = {
+        semantic: clamp01(probabilityOf(a.semantic)),
+        temporal: clamp01(probabilityOf(a.temporal)),
+        causal: clamp01(probabilityOf(a.causal)),
+        entity: clamp01(probabilityOf(a.entity)),
+        multiHopNeed: clamp01(probabilityOf(a.multi_hop_need)),
+        recencyImportance: clamp01(probabilityOf(a.recency_importance)),
+      };
+    }
+    const tRouting = performance.now();
+
+    // 2–4. Active views, budgets, depth.
+    const active = activeViews(routing, o.thetaAct, o.ablation.views ?? []);
+    const given = allocateBudgets(routing, active, o.budget, o.minViewBudget, o.gamma);
+    const spent = ZERO_BUDGET();
+    const depth = traversalDepth(routing.multiHopNeed, o.maxDepth);
+
+    // 5. Anchors: RRF of vector and lexical rankings.
+    const [qvec] = await embedder.embed([query]);
+    const [vec, lex] = await Promise.all([
+      store.vectorSearch(scope, qvec, o.anchorPool),
+      store.lexicalSearch(scope, query, o.anchorPool),
+    ]);
+    const byId = new Map<string, MemoryNode>();
+    for (const h of [...vec, ...lex]) byId.set(h.node.id, h.node);
+    const fused = reciprocalRankFusion([vec.map((h) => h.node.id), lex.map((h) => h.node.id)], o.rrfK).slice(0, o.maxAnchors);
+    const tAnchors = performance.now();
+
+    const visited = new Map<string, Visit>();
+    const maxRrf = fused[0]?.score ?? 1;
+    for (const f of fused) {
+      const node = byId.get(f.id)!;
+      visited.set(f.id, {
+        node,
+        path: [],
+        view: null,
+        cosine: dot(qvec, node.embedding),
+        edgeProbability: o.anchorEdgeProbability === 'rrf' ? f.score / maxRrf : o.anchorEdgeProbability,
+        score: 0,
+        depth: 0,
+      });
+    }
+
+    const evidenceItems = (n: number) => topVisits(n).map(stateItem);
+    const topVisits = (n: number) => [...visited.values()].sort(byScore).slice(0, n);
+
+    // Batched candidate scoring: one ask for all candidates of a round.
+    const scoreCandidates = async (cands: Visit[]) => {
+      if (cands.length === 0) return;
+      let answers: Record<string, unknown> = {};
+      if (calls < o.caps.controllerCalls) {
+        const qs: Record<string, Question> = {};
+        cands.forEach((_, i) => {
+          for (const [key, f] of Object.entries(SCORING_QUESTIONS)) qs[`candidate_${i}_${key}`] = f(i);
+        });
+        answers = await ask({ query, candidates: cands.map(stateItem), evidence: evidenceItems(k) }, qs);
+      }
+      cands.forEach((v, i) => {
+        const p = (key: string) => clamp01(probabilityOf(answers[`candidate_${i}_${key}`] as any));
+        const s = candidateScore(
+          {
+            cosine: v.cosine,
+            relevance: p('relevance'),
+            viewProbability: v.view ? routing[v.view] : 1,
+            relationUsefulness: v.view ? p('relation_usefulness') : 1,
+            newInformation: p('new_information'),
+            edgeProbability: v.edgeProbability,
+            supportsEvidence: p('supports_current_evidence'),
+          },
+          o.weights,
+        );
+        v.score = recencyAdjustedScore(s, routing.recencyImportance, recencyScore(nowMs, nodeTimeMs(v.node)), o.recencyBeta);
+      });
+    };
+
+    const rounds: RoundTrace[] = [];
+    let stopReason: StopReason | null = null;
+    let edgesExamined = 0;
+    if (fused.length === 0) stopReason = 'no_anchors';
+    await scoreCandidates([...visited.values()]);
+
+    let frontier = topVisits(o.beamWidth);
+    if (!stopReason && o.ablation.traversal) stopReason = 'traversal_off';
+    if (!stopReason && active.length === 0) stopReason = 'no_active_views';
+
+    // 6. Rounds.
+    for (let d = 1; !stopReason; d++) {
+      const tr = performance.now();
+      if (d > depth) {
+        stopReason = 'depth';
+        break;
+      }
+      if (performance.now() - t0 > o.caps.timeMs) {
+        stopReason = 'time_cap';
+        break;
+      }
+      if (calls >= o.caps.controllerCalls) {
+        stopReason = 'controller_cap';
+        break;
+      }
+      if (frontier.length === 0) {
+        stopReason = 'frontier_empty';
+        break;
+      }
+      if (active.every((g) => spent[g] >= given[g])) {
+        stopReason = 'budget';
+        break;
+      }
+      const admitted = ZERO_BUDGET();
+      const fresh: Visit[] = [];
+      const frontierIds = frontier.map((v) => v.node.id);
+      const parentScore = new Map(frontier.map((v) => [v.node.id, v.score]));
+      let capHit: StopReason | null = null;
+      let roundEdges = 0;
+      for (const g of active) {
+        if (spent[g] >= given[g]) continue;
+        if (edgesExamined >= o.caps.edges) {
+          capHit = 'edge_cap';
+          break;
+        }
+        const neighbours = await store.neighbors(scope, frontierIds, {
+          views: [g],
+          direction: 'both',
+          limit: Math.max(1, o.caps.edges - edgesExamined),
+        });
+        edgesExamined += neighbours.length;
+        roundEdges += neighbours.length;
+        neighbours.sort(
+          (a, b) =>
+            (parentScore.get(b.fromId) ?? 0) * b.relation.probability - (parentScore.get(a.fromId) ?? 0) * a.relation.probability,
+        );
+        for (const nb of neighbours) {
+          if (spent[g] >= given[g]) break;
+          if (visited.size >= o.caps.nodes) {
+            capHit = 'node_cap';
+            break;
+          }
+          if (visited.has(nb.node.id)) continue;
+          const parent = visited.get(nb.fromId)!;
+          const v: Visit = {
+            node: nb.node,
+            path: [...parent.path, nb.relation],
+            view: g,
+            cosine: dot(qvec, nb.node.embedding),
+            edgeProbability: clamp01(nb.relation.probability),
+            score: 0,
+            depth: d,
+          };
+          visited.set(nb.node.id, v);
+          fresh.push(v);
+          spent[g]++;
+          admitted[g]++;
+        }
+        if (capHit) break;
+      }
+      await scoreCandidates(fresh);
+      frontier = fresh.sort(byScore).slice(0, o.beamWidth);
+
+      let stopping: RoundTrace['stopping'] = null;
+      let decision: { stop: boolean; reason: StopReason | null } = { stop: false, reason: null };
+      if (capHit) decision = { stop: true, reason: capHit };
+      else if (!o.ablation.stopping && calls < o.caps.controllerCalls) {
+        const qs: Record<string, Question> = {};
+        for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
+        const a = await ask({ query, evidence: evidenceItems(k), depth: d }, qs);
+        stopping = {
+          sufficient: probabilityOf(a.evidence_sufficient, 0),
+          continueUseful: probabilityOf(a.continue_useful, 1),
+          missing: probabilityOf(a.missing_evidence, 1),
+          contradiction: probabilityOf(a.contradiction, 0),
+        };
+        decision = stoppingDecision(stopping, o.stopping);
+      }
+      rounds.push({
+        depth: d,
+        frontier: frontierIds,
+        admitted,
+        edgesExamined: roundEdges,
+        stopping,
+        stop: decision.stop,
+        reason: decision.reason,
+        ms: performance.now() - tr,
+      });
+      if (decision.stop) stopReason = decision.reason;
+    }
+    const tEnd = performance.now();
+
+    const evidence: Evidence[] = topVisits(k).map((v) => ({ node: v.node, score: v.score, path: v.path }));
+    const trace: RetrievalTrace = {
+      retriever: name,
+      query,
+      routing,
+      activeViews: active,
+      depth,
+      budgets: { given, spent },
+      anchors: fused.map((f) => ({ id: f.id, rrf: f.score })),
+      rounds,
+      stopReason,
+      controllerCalls: calls,
+      nodesVisited: visited.size,
+      edgesExamined,
+      timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0 },
+    };
+    return { evidence, trace };
+  }
+
+  return { name, search };
+}
+
+function byScore(a: Visit, b: Visit): number {
+  return b.score - a.score || a.depth - b.depth || (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0);
+}
+

@@ -1,0 +1,68 @@
+import type { Evidence, RelationView, Retriever, SearchRequest, SearchResult } from '@mem/core';
+import type { RoutingProbabilities } from './equations.js';
+
+export type StopReason =
+  | 'sufficient' // s ≥ 0.95 ∧ m < 0.15 ∧ c < 0.15
+  | 'not_useful' // u < 0.15
+  | 'depth' // D(q) rounds done
+  | 'budget' // every active view spent its budget
+  | 'frontier_empty' // nothing left to expand
+  | 'node_cap'
+  | 'edge_cap'
+  | 'controller_cap'
+  | 'time_cap'
+  | 'no_active_views'
+  | 'traversal_off'
+  | 'no_anchors';
+
+/** One round of the closed loop. */
+export interface RoundTrace {
+  /** 1-based depth of this round. */
+  depth: number;
+  /** Frontier ids expanded this round. */
+  frontier: string[];
+  /** New candidate ids admitted this round, per view. */
+  admitted: Record<RelationView, number>;
+  /** Relations examined this round. */
+  edgesExamined: number;
+  /** Stopping answers (null when the stopping questions were not asked). */
+  stopping: { sufficient: number; continueUseful: number; missing: number; contradiction: number } | null;
+  stop: boolean;
+  reason: StopReason | null;
+  ms: number;
+}
+
+/** What `createJevRetriever().search()` puts in `SearchResult.trace`. */
+export interface RetrievalTrace {
+  retriever: string;
+  query: string;
+  routing: RoutingProbabilities;
+  activeViews: RelationView[];
+  depth: number;
+  budgets: { given: Record<RelationView, number>; spent: Record<RelationView, number> };
+  anchors: { id: string; rrf: number }[];
+  rounds: RoundTrace[];
+  stopReason: StopReason | null;
+  controllerCalls: number;
+  nodesVisited: number;
+  edgesExamined: number;
+  timings: { routingMs: number; anchorsMs: number; roundsMs: number; totalMs: number };
+}
+
+/** A `SearchResult` whose trace is a `RetrievalTrace` (flat baselines give a smaller trace). */
+export interface RetrievalResult extends SearchResult {
+  evidence: Evidence[];
+  trace: RetrievalTrace | FlatTrace;
+}
+
+export interface FlatTrace {
+  retriever: string;
+  query: string;
+  controllerCalls: 0;
+  timings: { totalMs: number };
+}
+
+/** A `Retriever` whose results carry a typed trace. */
+export interface TracedRetriever extends Retriever {
+  search(request: SearchRequest): Promise<RetrievalResult>;
+}
