@@ -1,1 +1,6 @@
-export {};
+// Owned by the store work: SQLite store, migrations, shared batch validation, search-text normalisation.
+export { createSqliteStore, SqliteStore, type SqliteStoreOptions, type AnnStatus } from './sqlite.js';
+export { type AnnOptions, ANN_DEFAULTS } from './vectors.js';
+export { SQLITE_SCHEMA_VERSION } from './schema.js';
+export { checkWriteBatch, checkVector, HISTORY_OPS, type CheckedBatch } from './validate.js';
+export { searchText, searchTokens, ftsMatchQuery } from './text.js';

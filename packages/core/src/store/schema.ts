@@ -1,0 +1,104 @@
+/**
+ * SQLite schema and migrations of the default store (ours). `migrations` records every applied
+ * version; a file written by a newer build (a version this build does not know) is refused.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE scopes (
+  sid INTEGER PRIMARY KEY,
+  namespace TEXT NOT NULL, user_id TEXT NOT NULL, agent_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  UNIQUE (namespace, user_id, agent_id, run_id)
+) STRICT;
+CREATE TABLE nodes (
+  rid INTEGER PRIMARY KEY AUTOINCREMENT,
+  sid INTEGER NOT NULL REFERENCES scopes(sid),
+  id TEXT NOT NULL,
+  text TEXT NOT NULL,
+  speaker TEXT,
+  observed_at TEXT NOT NULL,
+  event_time TEXT,
+  entities TEXT NOT NULL,
+  keywords TEXT NOT NULL,
+  types TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  gate TEXT,
+  source_id TEXT,
+  content_hash TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  obsolete_by TEXT,
+  created_at TEXT NOT NULL,
+  observed_ms INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  UNIQUE (sid, id)
+) STRICT;
+CREATE INDEX nodes_hash ON nodes (sid, content_hash);
+CREATE INDEX nodes_observed ON nodes (sid, observed_ms, rid);
+CREATE INDEX nodes_created ON nodes (sid, created_ms, rid);
+CREATE TABLE relations (
+  rid INTEGER PRIMARY KEY AUTOINCREMENT,
+  sid INTEGER NOT NULL REFERENCES scopes(sid),
+  id TEXT NOT NULL,
+  from_id TEXT NOT NULL,
+  to_id TEXT NOT NULL,
+  view TEXT NOT NULL,
+  subtype TEXT NOT NULL,
+  probability REAL NOT NULL,
+  origin TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (sid, id)
+) STRICT;
+CREATE INDEX relations_from ON relations (sid, from_id);
+CREATE INDEX relations_to ON relations (sid, to_id);
+CREATE TABLE history (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  sid INTEGER NOT NULL REFERENCES scopes(sid),
+  op TEXT NOT NULL,
+  node_id TEXT,
+  at TEXT NOT NULL,
+  data TEXT NOT NULL
+) STRICT;
+CREATE INDEX history_scope ON history (sid, seq);
+CREATE INDEX history_node ON history (sid, node_id, seq);
+CREATE TRIGGER history_no_update BEFORE UPDATE ON history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;
+CREATE TRIGGER history_no_delete BEFORE DELETE ON history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;
+CREATE VIRTUAL TABLE nodes_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+`,
+  },
+];
+
+/** Highest schema version this build knows. */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** Current schema version of an open database (0 = empty file). */
+export function currentSchemaVersion(db: Database.Database): number {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").get();
+  if (!has) return 0;
+  const row = db.prepare('SELECT MAX(version) AS v FROM migrations').get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+/** Apply pending migrations, each in its own transaction. Returns the version reached. */
+export function migrate(db: Database.Database): number {
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+  for (const m of MIGRATIONS) {
+    // Re-check inside an IMMEDIATE transaction: another process may have migrated meanwhile.
+    db.transaction(() => {
+      if (currentSchemaVersion(db) >= m.version) return;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    }).immediate();
+  }
+  return currentSchemaVersion(db);
+}

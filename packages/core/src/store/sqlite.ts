@@ -1,0 +1,767 @@
+/**
+ * The default embedded store: one SQLite file via better-sqlite3 (ours, following the MemoryStore
+ * contract of Jev-Mem seed 000 §3). WAL journal; one transaction per write batch; FTS5 (BM25) for
+ * lexical search; vectors as Float32 BLOBs with an in-process per-scope vector cache (exact scan)
+ * and an HNSW index (hnswlib-node) for scopes above `ann.threshold` nodes.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import Database from 'better-sqlite3';
+import { MemError, MemValidationError, MemNotFoundError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
+import { resolveScope, scopeKey } from '../scope.js';
+import type {
+  HistoryEntry,
+  ListOptions,
+  MemoryNode,
+  MemoryStore,
+  Neighbor,
+  NeighborQuery,
+  Relation,
+  RelationSubtype,
+  RelationView,
+  ResolvedScope,
+  ScoredNode,
+  StoreMeta,
+  WriteBatch,
+} from '../types.js';
+import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
+import { migrate, SQLITE_SCHEMA_VERSION } from './schema.js';
+import { ftsMatchQuery, searchText } from './text.js';
+import { checkVector, checkWriteBatch } from './validate.js';
+import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
+
+export interface SqliteStoreOptions {
+  /** File path, or `':memory:'` (tests; gone on close). Parent folders are created. */
+  path: string;
+  /** HNSW index for large scopes; `false` = always exact scan. Defaults: see {@link AnnOptions}. */
+  ann?: AnnOptions | false;
+  /**
+   * SQLite `synchronous` pragma. Default `'NORMAL'`: with WAL, a killed process never loses an
+   * acknowledged write and the file is never corrupt; a power cut may roll back the last few
+   * commits. `'FULL'` also survives power loss, at one fsync per write batch.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long to wait for another process's write lock before StoreUnavailableError. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Upper bound of the in-process vector cache, in MiB (least recently searched scopes are dropped first). Default 1024. */
+  vectorCacheMB?: number;
+}
+
+type NodeRow = {
+  rid: number;
+  sid: number;
+  id: string;
+  text: string;
+  speaker: string | null;
+  observed_at: string;
+  event_time: string | null;
+  entities: string;
+  keywords: string;
+  types: string;
+  embedding: Buffer;
+  gate: string | null;
+  source_id: string | null;
+  content_hash: string;
+  metadata: string;
+  obsolete_by: string | null;
+  created_at: string;
+};
+
+type RelationRow = {
+  rid: number;
+  id: string;
+  from_id: string;
+  to_id: string;
+  view: string;
+  subtype: string;
+  probability: number;
+  origin: string;
+  created_at: string;
+};
+
+const NODE_COLUMNS =
+  'n.rid, n.sid, n.id, n.text, n.speaker, n.observed_at, n.event_time, n.entities, n.keywords, n.types, n.embedding, n.gate, n.source_id, n.content_hash, n.metadata, n.obsolete_by, n.created_at';
+
+function toBlob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function fromBlob(b: Buffer): Float32Array {
+  const out = new Float32Array(b.byteLength / 4);
+  new Uint8Array(out.buffer).set(b);
+  return out;
+}
+
+function rowToNode(r: NodeRow, scope: ResolvedScope): MemoryNode {
+  return {
+    id: r.id,
+    scope: { ...scope },
+    text: r.text,
+    speaker: r.speaker,
+    observedAt: r.observed_at,
+    eventTime: r.event_time === null ? null : JSON.parse(r.event_time),
+    entities: JSON.parse(r.entities),
+    keywords: JSON.parse(r.keywords),
+    types: JSON.parse(r.types),
+    embedding: fromBlob(r.embedding),
+    gate: r.gate === null ? null : JSON.parse(r.gate),
+    provenance: { sourceId: r.source_id, contentHash: r.content_hash, metadata: JSON.parse(r.metadata) },
+    obsoleteBy: r.obsolete_by,
+    createdAt: r.created_at,
+  };
+}
+
+function rowToRelation(r: RelationRow): Relation {
+  return {
+    id: r.id,
+    from: r.from_id,
+    to: r.to_id,
+    view: r.view as RelationView,
+    subtype: r.subtype as RelationSubtype,
+    probability: r.probability,
+    origin: r.origin as Relation['origin'],
+    createdAt: r.created_at,
+  };
+}
+
+function checkCount(v: unknown, what: string, allowUndefined = true): number | undefined {
+  if (v === undefined && allowUndefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    throw new MemValidationError('INVALID_INPUT', `${what} must be a non-negative integer`, { details: { value: v } });
+  }
+  return v;
+}
+
+function checkMeta(meta: StoreMeta): StoreMeta {
+  if (!meta || typeof meta !== 'object') throw new MemValidationError('INVALID_INPUT', 'open(meta) needs { schemaVersion, embeddingModel, dimension }');
+  if (!Number.isInteger(meta.schemaVersion) || meta.schemaVersion < 1) throw new MemValidationError('INVALID_INPUT', 'meta.schemaVersion must be a positive integer');
+  if (typeof meta.embeddingModel !== 'string' || !meta.embeddingModel) throw new MemValidationError('INVALID_INPUT', 'meta.embeddingModel must be a non-empty string');
+  if (!Number.isInteger(meta.dimension) || meta.dimension < 1) throw new MemValidationError('INVALID_INPUT', 'meta.dimension must be a positive integer');
+  return { schemaVersion: meta.schemaVersion, embeddingModel: meta.embeddingModel, dimension: meta.dimension };
+}
+
+/** Map a driver error to a typed MemError (MemErrors pass through). */
+function wrap(e: unknown, what: string): MemError {
+  if (MemError.isInstance(e)) return e as MemError;
+  const code = (e as { code?: string })?.code ?? '';
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_CANTOPEN') {
+    return new StoreUnavailableError(`${what}: ${(e as Error).message}`, { cause: e });
+  }
+  return new StoreError(`${what}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+}
+
+export interface AnnStatus {
+  /** Nodes in the scope's vector cache (0 when not loaded). */
+  size: number;
+  /** 'none' = exact scan, 'building' = HNSW under construction (exact scan meanwhile), 'ready'. */
+  state: 'none' | 'building' | 'ready';
+}
+
+/** The SQLite store; a MemoryStore plus a few maintenance methods. */
+export class SqliteStore implements MemoryStore {
+  readonly kind = 'sqlite';
+  readonly path: string;
+  private db: Database.Database | null = null;
+  private closed = false;
+  private recorded: StoreMeta | null = null;
+  private readonly annOptions: ResolvedAnnOptions | null;
+  private readonly sids = new Map<string, number>();
+  private readonly vectors = new Map<number, ScopeVectors>();
+  private dataVersion = -1;
+  private useClock = 0;
+  private stmts: Record<string, Database.Statement> = {};
+
+  constructor(private readonly options: SqliteStoreOptions) {
+    if (!options || typeof options.path !== 'string' || !options.path) {
+      throw new MemValidationError('INVALID_INPUT', 'createSqliteStore needs { path } (a file path or ":memory:")');
+    }
+    this.path = options.path;
+    this.annOptions = options.ann === false ? null : { ...ANN_DEFAULTS, ...(options.ann ?? {}) };
+  }
+
+  // ---------------------------------------------------------------- connection
+
+  private conn(): Database.Database {
+    if (this.closed) throw new StoreError('The store is closed');
+    if (this.db) return this.db;
+    let db: Database.Database;
+    try {
+      if (this.path !== ':memory:') mkdirSync(dirname(resolvePath(this.path)), { recursive: true });
+      db = new Database(this.path);
+    } catch (e) {
+      throw new StoreUnavailableError(`Cannot open SQLite file ${this.path}: ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000))}`);
+      if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${this.options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+      db.pragma('foreign_keys = ON');
+      const found = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").get()
+        ? (db.prepare('SELECT MAX(version) AS v FROM migrations').get() as { v: number | null }).v ?? 0
+        : 0;
+      if (found > SQLITE_SCHEMA_VERSION) {
+        throw new StoreMetaMismatchError(
+          `SQLite schema version mismatch: the file ${this.path} has schema version ${found}, this build of @mem/core supports up to ${SQLITE_SCHEMA_VERSION}`,
+          { details: { field: 'sqliteSchemaVersion', stored: found, expected: SQLITE_SCHEMA_VERSION } },
+        );
+      }
+      migrate(db);
+    } catch (e) {
+      db.close();
+      throw wrap(e, 'Cannot prepare the SQLite schema');
+    }
+    this.db = db;
+    this.dataVersion = db.pragma('data_version', { simple: true }) as number;
+    return db;
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmts[sql];
+    if (!s) {
+      s = this.conn().prepare(sql);
+      this.stmts[sql] = s;
+    }
+    return s;
+  }
+
+  private readMeta(): StoreMeta | null {
+    const rows = this.stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    const m = new Map(rows.map((r) => [r.key, r.value]));
+    if (!m.has('dimension')) return null;
+    return {
+      schemaVersion: Number(m.get('schemaVersion')),
+      embeddingModel: m.get('embeddingModel') ?? '',
+      dimension: Number(m.get('dimension')),
+    };
+  }
+
+  private requireMeta(): StoreMeta {
+    if (this.closed) throw new StoreError('The store is closed');
+    if (!this.recorded) throw new StoreError('Call store.open(meta) before using the store');
+    return this.recorded;
+  }
+
+  /** Drop cached vectors when another connection (another process) committed since we last looked. */
+  private syncCaches(): void {
+    const v = this.conn().pragma('data_version', { simple: true }) as number;
+    if (v !== this.dataVersion) {
+      for (const sv of this.vectors.values()) sv.dispose();
+      this.vectors.clear();
+      this.dataVersion = v;
+    }
+  }
+
+  private sidOf(scope: ResolvedScope): number | undefined {
+    const key = scopeKey(scope);
+    const hit = this.sids.get(key);
+    if (hit !== undefined) return hit;
+    const row = this.stmt('SELECT sid FROM scopes WHERE namespace = ? AND user_id = ? AND agent_id = ? AND run_id = ?').get(
+      scope.namespace,
+      scope.userId,
+      scope.agentId,
+      scope.runId,
+    ) as { sid: number } | undefined;
+    if (row) this.sids.set(key, row.sid);
+    return row?.sid;
+  }
+
+  private ensureSid(scope: ResolvedScope): number {
+    const sid = this.sidOf(scope);
+    if (sid !== undefined) return sid;
+    const info = this.stmt('INSERT INTO scopes (namespace, user_id, agent_id, run_id) VALUES (?, ?, ?, ?)').run(
+      scope.namespace,
+      scope.userId,
+      scope.agentId,
+      scope.runId,
+    );
+    // Not cached until the transaction commits (see write()).
+    return Number(info.lastInsertRowid);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  async open(meta: StoreMeta): Promise<void> {
+    const wanted = checkMeta(meta);
+    try {
+      const db = this.conn();
+      db.transaction(() => {
+        const have = this.readMeta();
+        if (!have) {
+          const put = this.stmt('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+          put.run('schemaVersion', String(wanted.schemaVersion));
+          put.run('embeddingModel', wanted.embeddingModel);
+          put.run('dimension', String(wanted.dimension));
+          put.run('createdAt', new Date().toISOString());
+          return;
+        }
+        for (const field of ['schemaVersion', 'embeddingModel', 'dimension'] as const) {
+          if (have[field] !== wanted[field]) {
+            throw new StoreMetaMismatchError(
+              `Store meta mismatch on ${field}: the store ${this.path} records ${JSON.stringify(have[field])}, open() asked for ${JSON.stringify(wanted[field])}`,
+              { details: { field, stored: have[field], requested: wanted[field] } },
+            );
+          }
+        }
+      }).immediate();
+      this.recorded = this.readMeta();
+    } catch (e) {
+      throw wrap(e, 'open failed');
+    }
+  }
+
+  async meta(): Promise<StoreMeta | null> {
+    try {
+      return this.readMeta();
+    } catch (e) {
+      throw wrap(e, 'meta failed');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const sv of this.vectors.values()) sv.dispose();
+    this.vectors.clear();
+    this.stmts = {};
+    this.db?.close();
+    this.db = null;
+  }
+
+  // ---------------------------------------------------------------- write
+
+  async write(batch: WriteBatch): Promise<void> {
+    const meta = this.requireMeta();
+    const b = checkWriteBatch(batch, meta.dimension);
+    if (b.nodes.length + b.relations.length + b.history.length + b.nodeUpdates.length === 0) return;
+    const db = this.conn();
+    const key = scopeKey(b.scope);
+    const vectorOps: { rid: number; v: Float32Array }[] = [];
+    let sid = -1;
+    try {
+      db.transaction(() => {
+        sid = this.ensureSid(b.scope);
+        const exists = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?');
+        const inBatch = new Set(b.nodes.map((n) => n.id));
+        const present = (id: string) => inBatch.has(id) || exists.get(sid, id) !== undefined;
+        // Existence checks first (same scope only), so nothing is written when one fails.
+        for (const r of b.relations) {
+          for (const end of [r.from, r.to]) {
+            if (!present(end)) {
+              throw new MemNotFoundError(`Relation ${r.id}: node ${end} does not exist in scope ${key}`, {
+                details: { relationId: r.id, nodeId: end },
+              });
+            }
+          }
+        }
+        for (const u of b.nodeUpdates) {
+          if (!present(u.id)) throw new MemNotFoundError(`nodeUpdates: node ${u.id} does not exist in scope ${key}`, { details: { nodeId: u.id } });
+          if (u.obsoleteBy && !present(u.obsoleteBy)) {
+            throw new MemNotFoundError(`nodeUpdates: obsoleteBy node ${u.obsoleteBy} does not exist in scope ${key}`, { details: { nodeId: u.obsoleteBy } });
+          }
+        }
+        const insertNode = this.stmt(
+          `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms)
+           VALUES (@sid, @id, @text, @speaker, @observed_at, @event_time, @entities, @keywords, @types, @embedding, @gate, @source_id, @content_hash, @metadata, @obsolete_by, @created_at, @observed_ms, @created_ms)
+           ON CONFLICT (sid, id) DO UPDATE SET text = excluded.text, speaker = excluded.speaker, observed_at = excluded.observed_at,
+             event_time = excluded.event_time, entities = excluded.entities, keywords = excluded.keywords, types = excluded.types,
+             embedding = excluded.embedding, gate = excluded.gate, source_id = excluded.source_id, content_hash = excluded.content_hash,
+             metadata = excluded.metadata, obsolete_by = excluded.obsolete_by, created_at = excluded.created_at,
+             observed_ms = excluded.observed_ms, created_ms = excluded.created_ms
+           RETURNING rid`,
+        );
+        const ftsDelete = this.stmt('DELETE FROM nodes_fts WHERE rowid = ?');
+        const ftsInsert = this.stmt('INSERT INTO nodes_fts (rowid, body) VALUES (?, ?)');
+        for (const n of b.nodes) {
+          const old = exists.get(sid, n.id) as { rid: number } | undefined;
+          const row = insertNode.get({
+            sid,
+            id: n.id,
+            text: n.text,
+            speaker: n.speaker ?? null,
+            observed_at: n.observedAt,
+            event_time: n.eventTime ? JSON.stringify(n.eventTime) : null,
+            entities: JSON.stringify(n.entities),
+            keywords: JSON.stringify(n.keywords),
+            types: JSON.stringify(n.types),
+            embedding: toBlob(n.embedding),
+            gate: n.gate ? JSON.stringify(n.gate) : null,
+            source_id: n.provenance.sourceId ?? null,
+            content_hash: n.provenance.contentHash,
+            metadata: JSON.stringify(n.provenance.metadata ?? {}),
+            obsolete_by: n.obsoleteBy ?? null,
+            created_at: n.createdAt,
+            observed_ms: Date.parse(n.observedAt),
+            created_ms: Date.parse(n.createdAt),
+          }) as { rid: number };
+          if (old) ftsDelete.run(old.rid);
+          ftsInsert.run(row.rid, searchText(n.text));
+          vectorOps.push({ rid: row.rid, v: n.embedding });
+        }
+        const insertRel = this.stmt(
+          `INSERT INTO relations (sid, id, from_id, to_id, view, subtype, probability, origin, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (sid, id) DO UPDATE SET from_id = excluded.from_id, to_id = excluded.to_id, view = excluded.view,
+             subtype = excluded.subtype, probability = excluded.probability, origin = excluded.origin, created_at = excluded.created_at`,
+        );
+        for (const r of b.relations) insertRel.run(sid, r.id, r.from, r.to, r.view, r.subtype, r.probability, r.origin, r.createdAt);
+        const update = this.stmt('UPDATE nodes SET obsolete_by = ? WHERE sid = ? AND id = ?');
+        for (const u of b.nodeUpdates) if (u.obsoleteBy !== undefined) update.run(u.obsoleteBy, sid, u.id);
+        const insertHistory = this.stmt('INSERT INTO history (sid, op, node_id, at, data) VALUES (?, ?, ?, ?, ?)');
+        for (const h of b.history) insertHistory.run(sid, h.op, h.nodeId, h.at, JSON.stringify(h.data));
+      }).immediate();
+    } catch (e) {
+      throw wrap(e, 'write failed (nothing was written)');
+    }
+    this.sids.set(key, sid);
+    const sv = this.vectors.get(sid);
+    if (sv) for (const op of vectorOps) sv.upsert(op.rid, op.v);
+  }
+
+  async forget(scope: ResolvedScope, id: string): Promise<boolean> {
+    this.requireMeta();
+    const s = resolveScope(scope);
+    if (typeof id !== 'string' || !id) return false;
+    const db = this.conn();
+    let rid: number | null = null;
+    let sid: number | undefined;
+    try {
+      sid = this.sidOf(s);
+      if (sid === undefined) return false;
+      const theSid = sid;
+      db.transaction(() => {
+        const row = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?').get(theSid, id) as { rid: number } | undefined;
+        if (!row) return;
+        rid = row.rid;
+        const rels = this.stmt('DELETE FROM relations WHERE sid = ? AND (from_id = ? OR to_id = ?)').run(theSid, id, id).changes;
+        this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(row.rid);
+        this.stmt('DELETE FROM nodes WHERE sid = ? AND rid = ?').run(theSid, row.rid);
+        this.stmt('INSERT INTO history (sid, op, node_id, at, data) VALUES (?, ?, ?, ?, ?)').run(
+          theSid,
+          'FORGET',
+          id,
+          new Date().toISOString(),
+          JSON.stringify({ relationsRemoved: rels }),
+        );
+      }).immediate();
+    } catch (e) {
+      throw wrap(e, 'forget failed (nothing was removed)');
+    }
+    if (rid === null) return false;
+    this.vectors.get(sid)?.remove(rid);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private scoped(scope: ResolvedScope): { s: ResolvedScope; sid: number | undefined } {
+    this.requireMeta();
+    const s = resolveScope(scope);
+    return { s, sid: this.sidOf(s) };
+  }
+
+  private nodesByRid(sid: number, s: ResolvedScope, rids: number[]): Map<number, MemoryNode> {
+    const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.sid = ? AND n.rid IN (SELECT value FROM json_each(?))`).all(
+      sid,
+      JSON.stringify(rids),
+    ) as NodeRow[];
+    return new Map(rows.map((r) => [r.rid, rowToNode(r, s)]));
+  }
+
+  async get(scope: ResolvedScope, id: string): Promise<MemoryNode | null> {
+    const { s, sid } = this.scoped(scope);
+    if (sid === undefined || typeof id !== 'string') return null;
+    try {
+      const row = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.sid = ? AND n.id = ?`).get(sid, id) as NodeRow | undefined;
+      return row ? rowToNode(row, s) : null;
+    } catch (e) {
+      throw wrap(e, 'get failed');
+    }
+  }
+
+  async getMany(scope: ResolvedScope, ids: string[]): Promise<MemoryNode[]> {
+    const { s, sid } = this.scoped(scope);
+    if (!Array.isArray(ids)) throw new MemValidationError('INVALID_INPUT', 'ids must be an array of strings');
+    if (sid === undefined || ids.length === 0) return [];
+    try {
+      const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.sid = ? AND n.id IN (SELECT value FROM json_each(?))`).all(
+        sid,
+        JSON.stringify(ids.filter((x) => typeof x === 'string')),
+      ) as NodeRow[];
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const out: MemoryNode[] = [];
+      const seen = new Set<string>();
+      for (const id of ids) {
+        const r = byId.get(id);
+        if (r && !seen.has(id)) {
+          seen.add(id);
+          out.push(rowToNode(r, s));
+        }
+      }
+      return out;
+    } catch (e) {
+      throw wrap(e, 'getMany failed');
+    }
+  }
+
+  async list(scope: ResolvedScope, options: ListOptions = {}): Promise<MemoryNode[]> {
+    const { s, sid } = this.scoped(scope);
+    const limit = checkCount(options.limit, 'limit');
+    const offset = checkCount(options.offset, 'offset') ?? 0;
+    const orderBy = options.orderBy ?? 'observedAt';
+    const order = options.order ?? 'asc';
+    if (orderBy !== 'observedAt' && orderBy !== 'createdAt') throw new MemValidationError('INVALID_INPUT', "orderBy must be 'observedAt' or 'createdAt'");
+    if (order !== 'asc' && order !== 'desc') throw new MemValidationError('INVALID_INPUT', "order must be 'asc' or 'desc'");
+    if (sid === undefined) return [];
+    const col = orderBy === 'observedAt' ? 'observed_ms' : 'created_ms';
+    const dir = order === 'asc' ? 'ASC' : 'DESC';
+    try {
+      const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.sid = ? ORDER BY n.${col} ${dir}, n.rid ${dir} LIMIT ? OFFSET ?`).all(
+        sid,
+        limit ?? -1,
+        offset,
+      ) as NodeRow[];
+      return rows.map((r) => rowToNode(r, s));
+    } catch (e) {
+      throw wrap(e, 'list failed');
+    }
+  }
+
+  async count(scope: ResolvedScope): Promise<number> {
+    const { sid } = this.scoped(scope);
+    if (sid === undefined) return 0;
+    return (this.stmt('SELECT COUNT(*) AS c FROM nodes WHERE sid = ?').get(sid) as { c: number }).c;
+  }
+
+  async findByContentHash(scope: ResolvedScope, contentHash: string): Promise<MemoryNode | null> {
+    const { s, sid } = this.scoped(scope);
+    if (sid === undefined || typeof contentHash !== 'string') return null;
+    const row = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.sid = ? AND n.content_hash = ? ORDER BY n.rid LIMIT 1`).get(sid, contentHash) as
+      | NodeRow
+      | undefined;
+    return row ? rowToNode(row, s) : null;
+  }
+
+  private scopeVectors(sid: number): ScopeVectors {
+    this.syncCaches();
+    let sv = this.vectors.get(sid);
+    if (!sv) {
+      const meta = this.requireMeta();
+      const total = (this.stmt('SELECT COUNT(*) AS c FROM nodes WHERE sid = ?').get(sid) as { c: number }).c;
+      sv = new ScopeVectors(meta.dimension, this.annOptions, Math.max(64, total));
+      for (const r of this.stmt('SELECT rid, embedding FROM nodes WHERE sid = ? ORDER BY rid').iterate(sid) as Iterable<{ rid: number; embedding: Buffer }>) {
+        sv.upsert(r.rid, fromBlob(r.embedding));
+      }
+      this.vectors.set(sid, sv);
+      this.evictVectors(sid);
+    }
+    sv.lastUsed = ++this.useClock;
+    return sv;
+  }
+
+  private evictVectors(keep: number): void {
+    const limit = (this.options.vectorCacheMB ?? 1024) * 1024 * 1024;
+    let total = 0;
+    for (const sv of this.vectors.values()) total += sv.bytes;
+    if (total <= limit) return;
+    const order = [...this.vectors.entries()].filter(([sid]) => sid !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [sid, sv] of order) {
+      if (total <= limit) break;
+      total -= sv.bytes;
+      sv.dispose();
+      this.vectors.delete(sid);
+    }
+  }
+
+  async vectorSearch(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredNode[]> {
+    const { s, sid } = this.scoped(scope);
+    const meta = this.requireMeta();
+    const q = checkVector(vector, meta.dimension, 'query vector');
+    checkCount(k, 'k', false);
+    if (sid === undefined || k === 0) return [];
+    try {
+      const sv = this.scopeVectors(sid);
+      if (sv.annStatus === 'none' && sv.wantsAnn()) {
+        if (this.annOptions?.build === 'blocking') await sv.buildAnn(0);
+        else void sv.buildAnn();
+      }
+      const unit = new Float32Array(q.length);
+      normalizeInto(q, unit);
+      const hits = sv.search(unit, k);
+      const nodes = this.nodesByRid(sid, s, hits.map((h) => h.rid));
+      const out: ScoredNode[] = [];
+      for (const h of hits) {
+        const node = nodes.get(h.rid);
+        if (node) out.push({ node, score: Math.max(-1, Math.min(1, h.score)) });
+      }
+      return out;
+    } catch (e) {
+      throw wrap(e, 'vectorSearch failed');
+    }
+  }
+
+  async lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]> {
+    const { s, sid } = this.scoped(scope);
+    if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
+    checkCount(k, 'k', false);
+    if (sid === undefined || k === 0) return [];
+    const match = ftsMatchQuery(query);
+    if (!match) return [];
+    try {
+      const rows = this.stmt(
+        `SELECT ${NODE_COLUMNS}, -bm25(nodes_fts) AS score FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
+         WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY bm25(nodes_fts), n.rid LIMIT ?`,
+      ).all(match, sid, k) as (NodeRow & { score: number })[];
+      return rows.map((r) => ({ node: rowToNode(r, s), score: r.score }));
+    } catch (e) {
+      throw wrap(e, 'lexicalSearch failed');
+    }
+  }
+
+  async neighbors(scope: ResolvedScope, ids: string[], query: NeighborQuery = {}): Promise<Neighbor[]> {
+    const { s, sid } = this.scoped(scope);
+    if (!Array.isArray(ids)) throw new MemValidationError('INVALID_INPUT', 'ids must be an array of strings');
+    const direction = query.direction ?? 'both';
+    if (!['in', 'out', 'both'].includes(direction)) throw new MemValidationError('INVALID_INPUT', "direction must be 'in', 'out' or 'both'");
+    for (const v of query.views ?? []) if (!RELATION_VIEWS.includes(v)) throw new MemValidationError('INVALID_INPUT', `unknown view ${JSON.stringify(v)}`);
+    for (const t of query.subtypes ?? []) {
+      if (!Object.prototype.hasOwnProperty.call(RELATION_SUBTYPES, t)) throw new MemValidationError('INVALID_INPUT', `unknown subtype ${JSON.stringify(t)}`);
+    }
+    const limit = checkCount(query.limit, 'limit');
+    if (sid === undefined || ids.length === 0 || limit === 0) return [];
+    if ((query.views && query.views.length === 0) || (query.subtypes && query.subtypes.length === 0)) return [];
+    const filters: string[] = [];
+    const filterArgs: string[] = [];
+    if (query.views) {
+      filters.push('AND r.view IN (SELECT value FROM json_each(?))');
+      filterArgs.push(JSON.stringify(query.views));
+    }
+    if (query.subtypes) {
+      filters.push('AND r.subtype IN (SELECT value FROM json_each(?))');
+      filterArgs.push(JSON.stringify(query.subtypes));
+    }
+    const part = (near: 'from_id' | 'to_id', far: 'from_id' | 'to_id') =>
+      `SELECT r.rid AS r_rid, r.id AS r_id, r.from_id AS r_from, r.to_id AS r_to, r.view AS r_view, r.subtype AS r_subtype,
+              r.probability AS r_probability, r.origin AS r_origin, r.created_at AS r_created_at, r.${near} AS via, ${NODE_COLUMNS}
+       FROM relations r JOIN nodes n ON n.sid = r.sid AND n.id = r.${far}
+       WHERE r.sid = ? AND r.${near} IN (SELECT value FROM json_each(?)) ${filters.join(' ')}`;
+    const parts: string[] = [];
+    const args: unknown[] = [];
+    const idsJson = JSON.stringify([...new Set(ids.filter((x) => typeof x === 'string'))]);
+    if (direction !== 'in') {
+      parts.push(part('from_id', 'to_id'));
+      args.push(sid, idsJson, ...filterArgs);
+    }
+    if (direction !== 'out') {
+      parts.push(part('to_id', 'from_id'));
+      args.push(sid, idsJson, ...filterArgs);
+    }
+    try {
+      const rows = this.stmt(`SELECT * FROM (${parts.join(' UNION ALL ')}) ORDER BY r_probability DESC, r_rid ASC, via ASC LIMIT ?`).all(
+        ...args,
+        limit ?? -1,
+      ) as (NodeRow & Record<string, any>)[];
+      return rows.map((r) => ({
+        relation: rowToRelation({
+          rid: r.r_rid,
+          id: r.r_id,
+          from_id: r.r_from,
+          to_id: r.r_to,
+          view: r.r_view,
+          subtype: r.r_subtype,
+          probability: r.r_probability,
+          origin: r.r_origin,
+          created_at: r.r_created_at,
+        }),
+        node: rowToNode(r, s),
+        fromId: r.via,
+      }));
+    } catch (e) {
+      throw wrap(e, 'neighbors failed');
+    }
+  }
+
+  async relations(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): Promise<Relation[]> {
+    const { sid } = this.scoped(scope);
+    const limit = checkCount(options.limit, 'limit');
+    if (sid === undefined) return [];
+    try {
+      const rows = (
+        options.nodeId !== undefined
+          ? this.stmt('SELECT * FROM relations WHERE sid = ? AND (from_id = ? OR to_id = ?) ORDER BY rid LIMIT ?').all(sid, options.nodeId, options.nodeId, limit ?? -1)
+          : this.stmt('SELECT * FROM relations WHERE sid = ? ORDER BY rid LIMIT ?').all(sid, limit ?? -1)
+      ) as RelationRow[];
+      return rows.map(rowToRelation);
+    } catch (e) {
+      throw wrap(e, 'relations failed');
+    }
+  }
+
+  async history(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
+    const { s, sid } = this.scoped(scope);
+    const limit = checkCount(options.limit, 'limit');
+    if (sid === undefined) return [];
+    try {
+      const rows = (
+        options.nodeId !== undefined
+          ? this.stmt('SELECT * FROM (SELECT * FROM history WHERE sid = ? AND node_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC').all(sid, options.nodeId, limit ?? -1)
+          : this.stmt('SELECT * FROM (SELECT * FROM history WHERE sid = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC').all(sid, limit ?? -1)
+      ) as { seq: number; op: string; node_id: string | null; at: string; data: string }[];
+      return rows.map((r) => ({ seq: r.seq, scope: { ...s }, op: r.op as HistoryEntry['op'], nodeId: r.node_id, at: r.at, data: JSON.parse(r.data) }));
+    } catch (e) {
+      throw wrap(e, 'history failed');
+    }
+  }
+
+  async scopes(): Promise<ResolvedScope[]> {
+    this.requireMeta();
+    const rows = this.stmt(
+      'SELECT namespace, user_id, agent_id, run_id FROM scopes s WHERE EXISTS (SELECT 1 FROM nodes n WHERE n.sid = s.sid) ORDER BY s.sid',
+    ).all() as { namespace: string; user_id: string; agent_id: string; run_id: string }[];
+    return rows.map((r) => ({ namespace: r.namespace, userId: r.user_id, agentId: r.agent_id, runId: r.run_id }));
+  }
+
+  // ---------------------------------------------------------------- maintenance (SQLite only)
+
+  /** Build (or wait for) the HNSW index of a scope now, regardless of the threshold. Resolves when ready. */
+  async buildAnnIndex(scope: ResolvedScope): Promise<void> {
+    const { sid } = this.scoped(scope);
+    if (sid === undefined || !this.annOptions) return;
+    await this.scopeVectors(sid).buildAnn();
+  }
+
+  /** State of a scope's in-process vector index. */
+  annStatus(scope: ResolvedScope): AnnStatus {
+    const { sid } = this.scoped(scope);
+    const sv = sid === undefined ? undefined : this.vectors.get(sid);
+    return { size: sv?.size ?? 0, state: sv?.annStatus ?? 'none' };
+  }
+
+  /** `PRAGMA integrity_check` plus the FTS5 index check; returns the problems found (empty = ok). */
+  checkIntegrity(): string[] {
+    const db = this.conn();
+    const problems: string[] = [];
+    const rows = db.pragma('integrity_check') as { integrity_check: string }[];
+    for (const r of rows) if (r.integrity_check !== 'ok') problems.push(r.integrity_check);
+    try {
+      db.prepare("INSERT INTO nodes_fts (nodes_fts) VALUES ('integrity-check')").run();
+    } catch (e) {
+      problems.push(`fts: ${(e as Error).message}`);
+    }
+    const orphans = db.prepare('SELECT COUNT(*) AS c FROM relations r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.sid = r.sid AND n.id = r.from_id) OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.sid = r.sid AND n.id = r.to_id)').get() as { c: number };
+    if (orphans.c > 0) problems.push(`${orphans.c} relations with a missing endpoint`);
+    return problems;
+  }
+}
+
+/**
+ * Create the default SQLite store (ours). Call `await store.open({ schemaVersion, embeddingModel,
+ * dimension })` before use; a file created with another model or dimension throws
+ * StoreMetaMismatchError naming both values.
+ *
+ * @example
+ * const store = createSqliteStore({ path: './memory.db' });
+ * await store.open({ schemaVersion: 1, embeddingModel: 'wink-sg-100d', dimension: 100 });
+ */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}

@@ -1,0 +1,75 @@
+/**
+ * Text normalisation for lexical (BM25) search (ours).
+ *
+ * SQLite's `unicode61` tokenizer splits on whitespace and punctuation, which works for most
+ * scripts but not for scripts written without spaces (Chinese, Japanese, Thai, …), and it does
+ * not remove Arabic / Hebrew vowel marks. Both the indexed text and the query pass through
+ * {@link searchText}, so documents and queries are normalised the same way:
+ *
+ * 1. NFKC + lower case;
+ * 2. runs of Thai / Lao / Khmer / Myanmar are split into words with `Intl.Segmenter` (ICU);
+ * 3. runs of Han / Hiragana / Katakana are expanded to overlapping character unigrams and bigrams
+ *    (the approach of Lucene's CJK analyzer), so any word of one or more characters is findable;
+ * 4. combining marks (Unicode category Mn: accents, harakat, niqqud) are removed;
+ * 5. each emoji becomes a word `emj<codepoint-hex>` so emoji are searchable too.
+ */
+
+const NO_SPACE_SCRIPTS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]+/gu;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/gu;
+const EMOJI = /\p{Extended_Pictographic}/gu;
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+let segmenter: Intl.Segmenter | null | undefined;
+function wordSegmenter(): Intl.Segmenter | null {
+  if (segmenter === undefined) {
+    try {
+      segmenter = new Intl.Segmenter('th', { granularity: 'word' });
+    } catch {
+      segmenter = null;
+    }
+  }
+  return segmenter;
+}
+
+function expandCjk(run: string): string {
+  const chars = Array.from(run);
+  const out: string[] = [...chars];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+  return ` ${out.join(' ')} `;
+}
+
+/** The normalised text that is indexed (and that queries are matched against). Pure; ours. */
+export function searchText(text: string): string {
+  let s = text.normalize('NFKC').toLowerCase();
+  const seg = wordSegmenter();
+  if (seg) {
+    s = s.replace(NO_SPACE_SCRIPTS, (run) =>
+      ` ${Array.from(seg.segment(run), (x) => x.segment).join(' ')} `,
+    );
+  }
+  s = s.replace(CJK_RUN, expandCjk);
+  s = s.normalize('NFD').replace(/\p{Mn}/gu, '').normalize('NFC');
+  s = s.replace(EMOJI, (e) => ` emj${e.codePointAt(0)!.toString(16)} `);
+  return s;
+}
+
+/** The words of a text after {@link searchText}, de-duplicated, in order. */
+export function searchTokens(text: string, max = 64): string[] {
+  const seen = new Set<string>();
+  for (const m of searchText(text).matchAll(TOKEN)) {
+    seen.add(m[0]);
+    if (seen.size >= max) break;
+  }
+  return [...seen];
+}
+
+/**
+ * Turn free user text into a safe FTS5 MATCH expression: every word double-quoted (so `AND`,
+ * `NEAR(`, `*`, `-`, `"` and column filters are plain words) and OR-ed, so BM25 ranks documents by
+ * how many query words they contain. Returns null when the query has no words. Ours.
+ */
+export function ftsMatchQuery(query: string, maxTokens = 64): string | null {
+  const tokens = searchTokens(query, maxTokens);
+  if (tokens.length === 0) return null;
+  return tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+}

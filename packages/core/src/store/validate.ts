@@ -1,0 +1,167 @@
+/**
+ * Shape validation of a WriteBatch, shared by store adapters (ours). Checks everything that can be
+ * checked without reading the store; adapters then check existence (relation endpoints, node
+ * updates) inside their transaction. Throws MemValidationError before anything is written.
+ */
+import { MemValidationError } from '../errors.js';
+import { resolveScope, scopeKey } from '../scope.js';
+import {
+  RELATION_SUBTYPES,
+  type HistoryEntry,
+  type HistoryOp,
+  type MemoryNode,
+  type Relation,
+  type ResolvedScope,
+  type WriteBatch,
+} from '../types.js';
+
+export const HISTORY_OPS: readonly HistoryOp[] = ['ADD', 'UPDATE', 'NOOP', 'RELATE', 'CONSOLIDATE', 'OBSOLETE', 'FORGET'];
+
+function invalid(message: string, details?: Record<string, unknown>): never {
+  throw new MemValidationError('INVALID_INPUT', message, details ? { details } : undefined);
+}
+
+function nonEmptyString(v: unknown, what: string): string {
+  if (typeof v !== 'string' || v.length === 0) invalid(`${what} must be a non-empty string`);
+  return v;
+}
+
+function isoString(v: unknown, what: string): string {
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) {
+    throw new MemValidationError('BAD_DATE', `${what} must be an ISO-8601 date string`, { details: { value: v } });
+  }
+  return v;
+}
+
+/**
+ * Check a vector: array-like of `dimension` finite numbers, not all zero. Returns it as a
+ * Float32Array (a copy when the input was not one). Throws DIMENSION_MISMATCH, NON_FINITE_VECTOR,
+ * ZERO_VECTOR.
+ */
+export function checkVector(v: unknown, dimension: number, what = 'vector'): Float32Array {
+  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<number>).length !== 'number') {
+    throw new MemValidationError('INVALID_INPUT', `${what} must be a Float32Array`);
+  }
+  const arr = v instanceof Float32Array ? v : Float32Array.from(v as ArrayLike<number>);
+  if (arr.length !== dimension) {
+    throw new MemValidationError('DIMENSION_MISMATCH', `${what} has dimension ${arr.length}, the store records ${dimension}`, {
+      details: { expected: dimension, actual: arr.length },
+    });
+  }
+  let sq = 0;
+  for (let i = 0; i < arr.length; i++) {
+    const x = arr[i];
+    if (!Number.isFinite(x)) throw new MemValidationError('NON_FINITE_VECTOR', `${what}[${i}] is not finite`);
+    sq += x * x;
+  }
+  if (sq === 0) throw new MemValidationError('ZERO_VECTOR', `${what} is the zero vector`);
+  return arr;
+}
+
+function sameScope(a: ResolvedScope, b: ResolvedScope): boolean {
+  return scopeKey(a) === scopeKey(b);
+}
+
+function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i: number): MemoryNode {
+  if (!node || typeof node !== 'object') invalid(`nodes[${i}] must be an object`);
+  const id = nonEmptyString(node.id, `nodes[${i}].id`);
+  const nodeScope = resolveScope(node.scope);
+  if (!sameScope(nodeScope, scope)) {
+    invalid(`nodes[${i}] (${id}) belongs to scope ${scopeKey(nodeScope)}, the batch to ${scopeKey(scope)}`);
+  }
+  if (typeof node.text !== 'string' || node.text.trim().length === 0) {
+    throw new MemValidationError('TEXT_EMPTY', `nodes[${i}].text is empty`);
+  }
+  if (node.speaker !== null && node.speaker !== undefined && typeof node.speaker !== 'string') {
+    invalid(`nodes[${i}].speaker must be a string or null`);
+  }
+  isoString(node.observedAt, `nodes[${i}].observedAt`);
+  isoString(node.createdAt, `nodes[${i}].createdAt`);
+  if (!Array.isArray(node.entities) || !node.entities.every((e) => typeof e === 'string')) invalid(`nodes[${i}].entities must be string[]`);
+  if (!Array.isArray(node.keywords) || !node.keywords.every((e) => typeof e === 'string')) invalid(`nodes[${i}].keywords must be string[]`);
+  if (!node.types || typeof node.types !== 'object') invalid(`nodes[${i}].types must be an object`);
+  if (!node.provenance || typeof node.provenance !== 'object' || typeof node.provenance.contentHash !== 'string') {
+    invalid(`nodes[${i}].provenance.contentHash must be a string`);
+  }
+  const embedding = checkVector(node.embedding, dimension, `nodes[${i}].embedding`);
+  return { ...node, scope: nodeScope, embedding };
+}
+
+function checkRelation(rel: Relation, i: number): Relation {
+  if (!rel || typeof rel !== 'object') invalid(`relations[${i}] must be an object`);
+  nonEmptyString(rel.id, `relations[${i}].id`);
+  nonEmptyString(rel.from, `relations[${i}].from`);
+  nonEmptyString(rel.to, `relations[${i}].to`);
+  if (rel.from === rel.to) invalid(`relations[${i}] (${rel.id}) links ${rel.from} to itself`);
+  if (!Object.prototype.hasOwnProperty.call(RELATION_SUBTYPES, rel.subtype)) {
+    invalid(`relations[${i}].subtype ${JSON.stringify(rel.subtype)} is not a RelationSubtype`);
+  }
+  const view = RELATION_SUBTYPES[rel.subtype];
+  if (rel.view !== view) invalid(`relations[${i}]: subtype ${rel.subtype} belongs to view ${view}, not ${JSON.stringify(rel.view)}`);
+  if (typeof rel.probability !== 'number' || !(rel.probability >= 0 && rel.probability <= 1)) {
+    invalid(`relations[${i}].probability must be a number in [0, 1]`);
+  }
+  if (rel.origin !== 'rule' && rel.origin !== 'controller') invalid(`relations[${i}].origin must be 'rule' or 'controller'`);
+  isoString(rel.createdAt, `relations[${i}].createdAt`);
+  return rel;
+}
+
+function checkHistory(h: HistoryEntry, scope: ResolvedScope, i: number): HistoryEntry {
+  if (!h || typeof h !== 'object') invalid(`history[${i}] must be an object`);
+  const hs = resolveScope(h.scope);
+  if (!sameScope(hs, scope)) invalid(`history[${i}] belongs to scope ${scopeKey(hs)}, the batch to ${scopeKey(scope)}`);
+  if (!HISTORY_OPS.includes(h.op)) invalid(`history[${i}].op ${JSON.stringify(h.op)} is not a HistoryOp`);
+  if (h.nodeId !== null && h.nodeId !== undefined && typeof h.nodeId !== 'string') invalid(`history[${i}].nodeId must be a string or null`);
+  isoString(h.at, `history[${i}].at`);
+  if (h.data !== undefined && (h.data === null || typeof h.data !== 'object')) invalid(`history[${i}].data must be an object`);
+  try {
+    JSON.stringify(h.data ?? {});
+  } catch (cause) {
+    throw new MemValidationError('INVALID_INPUT', `history[${i}].data is not JSON-serialisable`, { cause });
+  }
+  return { ...h, scope: hs, nodeId: h.nodeId ?? null, data: h.data ?? {} };
+}
+
+export interface CheckedBatch {
+  scope: ResolvedScope;
+  nodes: MemoryNode[];
+  relations: Relation[];
+  history: HistoryEntry[];
+  nodeUpdates: { id: string; obsoleteBy?: string | null }[];
+}
+
+/**
+ * Validate a batch's shape (ours): one scope for everything; unique node and relation ids; node
+ * fields, finite non-zero vectors of `dimension`; relation subtype belongs to its view
+ * (RELATION_SUBTYPES), probability in [0, 1], no self loops; known history ops. Existence of
+ * relation endpoints / updated nodes is the adapter's job (in the batch or in the store, same scope).
+ * @throws MemValidationError (SCOPE_MISSING, SCOPE_INVALID, INVALID_INPUT, TEXT_EMPTY, BAD_DATE,
+ *   DIMENSION_MISMATCH, NON_FINITE_VECTOR, ZERO_VECTOR)
+ */
+export function checkWriteBatch(batch: WriteBatch, dimension: number): CheckedBatch {
+  if (!batch || typeof batch !== 'object') invalid('batch must be an object');
+  const scope = resolveScope(batch.scope);
+  for (const key of ['nodes', 'relations', 'history', 'nodeUpdates'] as const) {
+    if (batch[key] !== undefined && !Array.isArray(batch[key])) invalid(`batch.${key} must be an array`);
+  }
+  const nodes = (batch.nodes ?? []).map((n, i) => checkNode(n, scope, dimension, i));
+  const ids = new Set<string>();
+  for (const n of nodes) {
+    if (ids.has(n.id)) invalid(`node id ${n.id} appears twice in the batch`);
+    ids.add(n.id);
+  }
+  const relations = (batch.relations ?? []).map((r, i) => checkRelation(r, i));
+  const relIds = new Set<string>();
+  for (const r of relations) {
+    if (relIds.has(r.id)) invalid(`relation id ${r.id} appears twice in the batch`);
+    relIds.add(r.id);
+  }
+  const nodeUpdates = (batch.nodeUpdates ?? []).map((u, i) => {
+    if (!u || typeof u !== 'object') invalid(`nodeUpdates[${i}] must be an object`);
+    nonEmptyString(u.id, `nodeUpdates[${i}].id`);
+    if (u.obsoleteBy !== undefined && u.obsoleteBy !== null) nonEmptyString(u.obsoleteBy, `nodeUpdates[${i}].obsoleteBy`);
+    return u;
+  });
+  const history = (batch.history ?? []).map((h, i) => checkHistory(h, scope, i));
+  return { scope, nodes, relations, history, nodeUpdates };
+}

@@ -1,0 +1,301 @@
+/**
+ * In-process vector index of one scope (ours): unit-normalised copies of the scope's vectors in one
+ * contiguous Float32Array (exact k-NN by scan), plus an optional HNSW graph (hnswlib-node, inner
+ * product on unit vectors = cosine) built lazily once the scope is large. The index is a cache: the
+ * source of truth is the store's BLOBs, and it can always be rebuilt from them.
+ */
+import { createRequire } from 'node:module';
+
+type Hnsw = {
+  initIndex(opts: { maxElements: number; m?: number; efConstruction?: number; randomSeed?: number; allowReplaceDeleted?: boolean }): void;
+  resizeIndex(n: number): void;
+  addPoint(point: number[], label: number): void;
+  markDelete(label: number): void;
+  searchKnn(q: number[], k: number, filter?: (label: number) => boolean): { distances: number[]; neighbors: number[] };
+  setEf(ef: number): void;
+  getMaxElements(): number;
+  getCurrentCount(): number;
+};
+
+let hnswCtor: (new (space: string, dim: number) => Hnsw) | null | undefined;
+function loadHnsw(): (new (space: string, dim: number) => Hnsw) | null {
+  if (hnswCtor === undefined) {
+    try {
+      const req = createRequire(import.meta.url);
+      hnswCtor = req('hnswlib-node').HierarchicalNSW;
+    } catch {
+      hnswCtor = null;
+    }
+  }
+  return hnswCtor ?? null;
+}
+
+export interface AnnOptions {
+  /** Build an HNSW index for a scope once it holds more than this many nodes. Default 5000. */
+  threshold?: number;
+  /** HNSW graph degree M. Default 16 (hnswlib's default). */
+  m?: number;
+  /** HNSW efConstruction. Default 64 (ours: build speed over a little recall; results are re-scored exactly). */
+  efConstruction?: number;
+  /** HNSW ef at query time (raised to 2k when k is larger). Default 96. */
+  efSearch?: number;
+  /** 'background' (default): build in small slices between events, scanning exactly until ready; 'blocking': build on the first search. */
+  build?: 'background' | 'blocking';
+}
+
+export type ResolvedAnnOptions = Required<AnnOptions>;
+
+export const ANN_DEFAULTS: ResolvedAnnOptions = { threshold: 5000, m: 16, efConstruction: 64, efSearch: 96, build: 'background' };
+
+export interface Hit {
+  rid: number;
+  score: number;
+}
+
+/** Normalise into `out` (length dim) from `v`; returns false for a zero vector. */
+export function normalizeInto(v: ArrayLike<number>, out: Float32Array, offset = 0): boolean {
+  let sq = 0;
+  for (let i = 0; i < v.length; i++) sq += v[i] * v[i];
+  if (!(sq > 0)) return false;
+  const inv = 1 / Math.sqrt(sq);
+  for (let i = 0; i < v.length; i++) out[offset + i] = v[i] * inv;
+  return true;
+}
+
+/** Keeps the k best (rid, score) pairs; sorted descending by score, ties by rid ascending. */
+class TopK {
+  readonly rids: number[] = [];
+  readonly scores: number[] = [];
+  constructor(private readonly k: number) {}
+  get min(): number {
+    return this.rids.length < this.k ? -Infinity : this.scores[this.scores.length - 1];
+  }
+  push(rid: number, score: number): void {
+    if (this.k <= 0) return;
+    const n = this.rids.length;
+    if (n >= this.k) {
+      const last = this.scores[n - 1];
+      if (score < last || (score === last && rid > this.rids[n - 1])) return;
+    }
+    let i = n;
+    while (i > 0 && (this.scores[i - 1] < score || (this.scores[i - 1] === score && this.rids[i - 1] > rid))) i--;
+    this.rids.splice(i, 0, rid);
+    this.scores.splice(i, 0, score);
+    if (this.rids.length > this.k) {
+      this.rids.pop();
+      this.scores.pop();
+    }
+  }
+  hits(): Hit[] {
+    return this.rids.map((rid, i) => ({ rid, score: this.scores[i] }));
+  }
+}
+
+export class ScopeVectors {
+  private vecs: Float32Array;
+  private rids: number[] = [];
+  private alive: Uint8Array;
+  private readonly pos = new Map<number, number>();
+  private n = 0; // slots used (alive or dead)
+  private ann: Hnsw | null = null;
+  private annState: 'none' | 'building' | 'ready' = 'none';
+  private annAdded = 0; // slots [0, annAdded) are in the HNSW graph (or dead)
+  private annDeleted = 0;
+  private annCount = 0;
+  private building: Promise<void> | null = null;
+  private cancelled = false;
+  lastUsed = 0;
+
+  constructor(
+    readonly dim: number,
+    private readonly ann_: ResolvedAnnOptions | null,
+    capacity = 64,
+  ) {
+    this.vecs = new Float32Array(capacity * dim);
+    this.alive = new Uint8Array(capacity);
+  }
+
+  get size(): number {
+    return this.pos.size;
+  }
+
+  /** Bytes held (vectors only). */
+  get bytes(): number {
+    return this.vecs.byteLength;
+  }
+
+  get annStatus(): 'none' | 'building' | 'ready' {
+    return this.annState;
+  }
+
+  private grow(): void {
+    const cap = this.alive.length * 2;
+    const vecs = new Float32Array(cap * this.dim);
+    vecs.set(this.vecs.subarray(0, this.n * this.dim));
+    const alive = new Uint8Array(cap);
+    alive.set(this.alive.subarray(0, this.n));
+    this.vecs = vecs;
+    this.alive = alive;
+  }
+
+  /** Insert or replace the vector of `rid`. */
+  upsert(rid: number, v: ArrayLike<number>): void {
+    const old = this.pos.get(rid);
+    if (old !== undefined) {
+      normalizeInto(v, this.vecs, old * this.dim);
+      if (this.ann && old < this.annAdded) this.ann.addPoint(Array.from(this.vecs.subarray(old * this.dim, (old + 1) * this.dim)), rid);
+      return;
+    }
+    if (this.n === this.alive.length) this.compactOrGrow();
+    const slot = this.n++;
+    normalizeInto(v, this.vecs, slot * this.dim);
+    this.rids[slot] = rid;
+    this.alive[slot] = 1;
+    this.pos.set(rid, slot);
+    if (this.annState === 'ready') this.annAdd(slot);
+  }
+
+  remove(rid: number): void {
+    const slot = this.pos.get(rid);
+    if (slot === undefined) return;
+    this.pos.delete(rid);
+    this.alive[slot] = 0;
+    if (this.ann && slot < this.annAdded) {
+      this.ann.markDelete(rid);
+      this.annDeleted++;
+    }
+  }
+
+  private compactOrGrow(): void {
+    const dead = this.n - this.pos.size;
+    // Compaction reorders slots; only when no HNSW build is in progress (slots < annAdded must stay put).
+    if (dead > this.n / 4 && this.annState !== 'building') {
+      let w = 0;
+      for (let r = 0; r < this.n; r++) {
+        if (!this.alive[r]) continue;
+        if (w !== r) {
+          this.vecs.copyWithin(w * this.dim, r * this.dim, (r + 1) * this.dim);
+          this.rids[w] = this.rids[r];
+          this.alive[w] = 1;
+        }
+        this.pos.set(this.rids[w], w);
+        w++;
+      }
+      this.alive.fill(0, w, this.n);
+      this.rids.length = w;
+      this.n = w;
+      this.annAdded = this.annState === 'ready' ? w : 0;
+      if (this.n < this.alive.length * 0.75) return;
+    }
+    this.grow();
+  }
+
+  private annAdd(slot: number): void {
+    const ann = this.ann!;
+    if (this.annCount + 1 > ann.getMaxElements()) ann.resizeIndex(Math.max(1024, ann.getMaxElements() * 2));
+    ann.addPoint(Array.from(this.vecs.subarray(slot * this.dim, (slot + 1) * this.dim)), this.rids[slot]);
+    this.annCount++;
+    if (slot >= this.annAdded) this.annAdded = slot + 1;
+  }
+
+  /** Whether the scope is large enough for an HNSW graph. */
+  wantsAnn(): boolean {
+    return !!this.ann_ && this.size > this.ann_.threshold && loadHnsw() !== null;
+  }
+
+  /**
+   * Build the HNSW graph (idempotent). `slice` = ms of work per event-loop turn (0 = build at once).
+   * Resolves when ready.
+   */
+  buildAnn(slice = 20): Promise<void> {
+    if (this.annState === 'ready') return Promise.resolve();
+    if (this.building) return this.building;
+    const Ctor = loadHnsw();
+    if (!Ctor || !this.ann_) return Promise.resolve();
+    const opts = this.ann_;
+    const ann = new Ctor('ip', this.dim);
+    ann.initIndex({ maxElements: Math.max(1024, Math.ceil(this.size * 1.25)), m: opts.m, efConstruction: opts.efConstruction, randomSeed: 42 });
+    this.ann = ann;
+    this.annState = 'building';
+    this.annAdded = 0;
+    this.annCount = 0;
+    this.annDeleted = 0;
+    this.cancelled = false;
+    const step = (): boolean => {
+      const t0 = performance.now();
+      while (this.annAdded < this.n) {
+        const slot = this.annAdded;
+        if (this.alive[slot]) this.annAdd(slot);
+        else this.annAdded = slot + 1;
+        if (slice > 0 && (slot & 63) === 0 && performance.now() - t0 > slice) return false;
+      }
+      this.annState = 'ready';
+      return true;
+    };
+    if (slice <= 0) {
+      step();
+      return Promise.resolve();
+    }
+    this.building = new Promise<void>((resolve) => {
+      const tick = () => {
+        if (this.cancelled) return resolve();
+        if (step()) {
+          this.building = null;
+          resolve();
+        } else setImmediate(tick);
+      };
+      setImmediate(tick);
+    });
+    return this.building;
+  }
+
+  /** Stop a background build and drop the HNSW graph (e.g. on close or eviction). */
+  dispose(): void {
+    this.cancelled = true;
+    this.ann = null;
+    this.annState = 'none';
+    this.building = null;
+  }
+
+  /** Exact k-NN by cosine (q must be unit-norm). */
+  exact(q: Float32Array, k: number): Hit[] {
+    const top = new TopK(k);
+    const d = this.dim;
+    const vecs = this.vecs;
+    for (let s = 0; s < this.n; s++) {
+      if (!this.alive[s]) continue;
+      let dot = 0;
+      const o = s * d;
+      for (let j = 0; j < d; j++) dot += vecs[o + j] * q[j];
+      if (dot >= top.min) top.push(this.rids[s], dot);
+    }
+    return top.hits();
+  }
+
+  /** k-NN: HNSW candidates re-scored exactly when the graph is ready, otherwise an exact scan. */
+  search(q: Float32Array, k: number): Hit[] {
+    if (k <= 0 || this.size === 0) return [];
+    if (this.annState === 'ready' && this.ann && this.ann_) {
+      // Rebuild when more than half of the graph is tombstones.
+      if (this.annDeleted > this.annCount / 2) {
+        this.dispose();
+        return this.exact(q, k);
+      }
+      const want = Math.min(this.size, Math.max(k * 2, k + 10));
+      this.ann.setEf(Math.max(this.ann_.efSearch, want));
+      const res = this.ann.searchKnn(Array.from(q), Math.min(want, this.annCount - this.annDeleted));
+      const top = new TopK(k);
+      const d = this.dim;
+      for (const rid of res.neighbors) {
+        const s = this.pos.get(rid);
+        if (s === undefined || !this.alive[s]) continue; // not in this scope any more
+        let dot = 0;
+        const o = s * d;
+        for (let j = 0; j < d; j++) dot += this.vecs[o + j] * q[j];
+        top.push(rid, dot);
+      }
+      return top.hits();
+    }
+    return this.exact(q, k);
+  }
+}
