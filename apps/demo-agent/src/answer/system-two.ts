@@ -1,0 +1,66 @@
+/**
+ * System Two (Jev-Mem, seed 000 §3: the expensive LLM only writes answers): an OpenAI-compatible
+ * chat-completions client that answers a question from the packed memory context. Configured from
+ * MEM_LLM_BASE_URL, MEM_LLM_API_KEY, MEM_LLM_MODEL; absent → null, and callers show the evidence
+ * itself as the (clearly labelled) offline answer.
+ */
+import OpenAI from 'openai';
+import { MemError } from '@mem/core';
+
+export interface SystemTwoConfig {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Per-request timeout, ms. Default 60 000. */
+  timeoutMs?: number;
+}
+
+export interface SystemTwo {
+  readonly model: string;
+  /** Answer `question` from `context` (the packed evidence). Throws MemError `INTERNAL`/category unavailable on failure. */
+  answer(question: string, context: string, options?: { now?: string }): Promise<{ text: string; usage?: { promptTokens: number; completionTokens: number } }>;
+}
+
+/** Read the System Two endpoint from the environment; null unless all three variables are set. */
+export function systemTwoConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SystemTwoConfig | null {
+  const baseURL = env.MEM_LLM_BASE_URL?.trim();
+  const apiKey = env.MEM_LLM_API_KEY?.trim();
+  const model = env.MEM_LLM_MODEL?.trim();
+  if (!baseURL || !apiKey || !model) return null;
+  return { baseURL, apiKey, model };
+}
+
+export const SYSTEM_TWO_PROMPT =
+  'You answer questions about a user from their long-term memory. Use only the memory excerpts given. ' +
+  'Each excerpt has the date it was said; resolve relative dates ("yesterday", "last Saturday") against that date. ' +
+  'When memories disagree, prefer the most recent one. If the memory does not contain the answer, say you do not know. ' +
+  'Answer in one or two short sentences.';
+
+export function createSystemTwo(config: SystemTwoConfig): SystemTwo {
+  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: 2 });
+  return {
+    model: config.model,
+    async answer(question, context, options = {}) {
+      try {
+        const res = await client.chat.completions.create({
+          model: config.model,
+          temperature: 0,
+          messages: [
+            { role: 'system', content: SYSTEM_TWO_PROMPT },
+            {
+              role: 'user',
+              content: `Memory:\n${context}\n\n${options.now ? `Today is ${options.now}.\n` : ''}Question: ${question}`,
+            },
+          ],
+        });
+        const text = res.choices[0]?.message?.content?.trim() ?? '';
+        return {
+          text,
+          usage: res.usage ? { promptTokens: res.usage.prompt_tokens, completionTokens: res.usage.completion_tokens } : undefined,
+        };
+      } catch (e) {
+        throw new MemError('INTERNAL', 'unavailable', `System Two (${config.model}) failed: ${(e as Error).message}`, { cause: e });
+      }
+    },
+  };
+}

@@ -1,0 +1,353 @@
+/**
+ * `mem`: the command-line face of @mem (commander). Every command takes the scope options
+ * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
+ * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { MemValidationError, type Scope } from '@mem/core';
+import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
+import { parseIngestFile } from './ingest/formats.js';
+import { createProgress } from './progress.js';
+import { runDemo } from './demo.js';
+import { c, errorBody, exitCodeFor, fmt, truncate } from './output.js';
+import { formatBudgets, formatRouting } from './trace.js';
+
+// Modules written by other work streams; imported by path so the CLI runs before they land.
+const EVAL_MODULE = './eval/index.js';
+const GATE_MODULE = './gate/index.js';
+
+interface GlobalOpts {
+  user?: string;
+  agent?: string;
+  run?: string;
+  namespace?: string;
+  db?: string;
+  store: 'sqlite' | 'neo4j';
+  retriever: 'jev' | 'bm25' | 'dense' | 'hybrid';
+  json?: boolean;
+}
+
+function globals(cmd: Command): GlobalOpts {
+  return cmd.optsWithGlobals() as GlobalOpts;
+}
+
+function scopeOf(o: GlobalOpts): Scope {
+  const scope: Scope = { namespace: o.namespace, userId: o.user, agentId: o.agent, runId: o.run };
+  if (!scope.userId && !scope.agentId && !scope.runId) scope.userId = process.env.MEM_USER || 'default';
+  return scope;
+}
+
+function print(o: GlobalOpts, json: unknown, text: () => void): void {
+  if (o.json) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  else text();
+}
+
+function intOption(name: string, min = 1) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new MemValidationError('INVALID_INPUT', `${name} must be an integer ≥ ${min}, got "${v}"`);
+    return n;
+  };
+}
+
+function intList(name: string) {
+  return (v: string) =>
+    v.split(',').map((s) => {
+      const n = Number(s.trim());
+      if (!Number.isInteger(n) || n < 0) throw new MemValidationError('INVALID_INPUT', `${name} must be a comma-separated list of integers, got "${v}"`);
+      return n;
+    });
+}
+
+async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, extra: Partial<StackOptions> = {}): Promise<T> {
+  const progress = createProgress({ enabled: !o.json });
+  let started = false;
+  const stack = await createStack({
+    db: o.db,
+    store: o.store,
+    scope: scopeOf(o),
+    retriever: o.retriever,
+    onSetupProgress: (e) => {
+      if (!started) {
+        started = true;
+        progress.start(e.phase, e.total);
+      }
+      progress.update(e.done, { total: e.total });
+    },
+    ...extra,
+  });
+  if (started) progress.stop();
+  try {
+    return await fn(stack);
+  } finally {
+    await stack.close();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('mem')
+    .description('Long-term memory for LLM agents: SAGE novelty gate + Jev-Mem System-One controller')
+    .option('--user <id>', 'scope: user id (default $MEM_USER or "default" when no scope is given)')
+    .option('--agent <id>', 'scope: agent id')
+    .option('--run <id>', 'scope: run / session id')
+    .option('--namespace <ns>', 'scope: tenant namespace', undefined)
+    .option('--db <file>', `SQLite file or :memory: (default ${defaultDbPath()})`)
+    .addOption(new Option('--store <kind>', 'store backend (neo4j reads MEM_NEO4J_URI/USER/PASSWORD)').choices(['sqlite', 'neo4j']).default('sqlite'))
+    .addOption(new Option('--retriever <name>', 'read path').choices(['jev', 'bm25', 'dense', 'hybrid']).default('jev'))
+    .option('--json', 'machine-readable JSON output')
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('ingest')
+    .description('ingest a LoCoMo JSON file, a session JSON file, JSONL observations or a "Speaker: text" transcript')
+    .argument('<file>', 'file to ingest')
+    .option('--conversations <list>', 'LoCoMo: only these conversation indexes, e.g. 0,3', intList('--conversations'))
+    .option('--date <iso>', 'transcripts: date of turns before the first session header (default now)')
+    .action(async (file: string, opts: { conversations?: number[]; date?: string }, cmd: Command) => {
+      const o = globals(cmd);
+      const content = readFileSync(file, 'utf8');
+      const parsed = parseIngestFile(content, { now: opts.date ?? new Date().toISOString() });
+      const groups = opts.conversations ? parsed.groups.filter((_, i) => opts.conversations!.includes(i)) : parsed.groups;
+      const total = groups.reduce((a, g) => a + g.observations.length, 0);
+      const progress = createProgress({ enabled: !o.json });
+      const summary = await withStack(o, async (stack) => {
+        const out: { scope: unknown; observations: number; add: number; update: number; noop: number; duplicate: number }[] = [];
+        let done = 0;
+        progress.start(`ingest ${path.basename(file)}`, total);
+        for (const g of groups) {
+          const s = g.id && parsed.format === 'locomo' ? stack.withScope({ ...scopeOf(o), runId: o.run ? `${o.run}/${g.id}` : g.id }) : stack;
+          const added = await s.add(g.observations, { onProgress: (d) => progress.update(done + d) });
+          done += g.observations.length;
+          const row = { scope: s.scope, observations: added.length, add: 0, update: 0, noop: 0, duplicate: 0 };
+          for (const a of added) {
+            if (!a.created) row.duplicate += 1;
+            else row[a.gate?.action ?? 'add'] += 1;
+          }
+          out.push(row);
+        }
+        progress.stop();
+        return out;
+      });
+      print(o, { file, format: parsed.format, groups: summary }, () => {
+        console.log(`Ingested ${total} observations from ${file} (${parsed.format})`);
+        for (const g of summary) {
+          const sc = g.scope as any;
+          console.log(`  scope ${[sc.namespace, sc.userId, sc.agentId, sc.runId].join('|')}: ${g.observations} observations · gate add ${g.add} / update ${g.update} / noop ${g.noop}${g.duplicate ? ` · ${g.duplicate} already stored` : ''}`);
+        }
+        if (parsed.format === 'locomo') console.log(c.dim('  LoCoMo conversations are stored with --run <sample_id>; pass it to ask/history.'));
+      });
+    });
+
+  program
+    .command('ask')
+    .description('answer a question from memory (System Two with MEM_LLM_*; offline the evidence is the answer)')
+    .argument('<question>')
+    .option('-k, --k <n>', 'evidence items', intOption('--k'), 10)
+    .option('--budget-tokens <n>', 'context token budget for System Two', intOption('--budget-tokens'), 1200)
+    .action(async (question: string, opts: { k: number; budgetTokens: number }, cmd: Command) => {
+      const o = globals(cmd);
+      const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens }));
+      print(o, r, () => {
+        console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow('Answer (offline: top evidence, not generated)')}: ${r.answer}`);
+        console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
+        if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
+        console.log('evidence:');
+        r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id.slice(0, 12)} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
+      });
+    });
+
+  program
+    .command('inspect')
+    .description('show one memory: text, types, gate decision, relations and history')
+    .argument('<nodeId>')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const o = globals(cmd);
+      const r = await withStack(o, async (stack) => {
+        const node = await stack.get(id);
+        const neighbors = await stack.neighbors(id);
+        const history = await stack.history({ nodeId: id });
+        return { node: { ...node, embedding: undefined }, neighbors: neighbors.map((n) => ({ relation: n.relation, node: { id: n.node.id, text: n.node.text } })), history };
+      });
+      print(o, r, () => {
+        const n = r.node;
+        console.log(`${c.bold(n.id)}  ${n.observedAt}  ${n.speaker ?? ''}`);
+        console.log(`  ${n.text}`);
+        console.log(c.dim(`  types ${Object.entries(n.types).map(([k, v]) => `${k} ${fmt(v as number, 2)}`).join(' · ')}`));
+        if (n.eventTime) console.log(c.dim(`  event time ${n.eventTime.start} ("${n.eventTime.expression}")`));
+        if (n.entities.length) console.log(c.dim(`  entities ${n.entities.join(', ')}`));
+        if (n.gate) console.log(c.dim(`  gate ${n.gate.action}: novelty ${fmt(n.gate.novelty)} vs threshold ${fmt(n.gate.threshold)} (κ ${fmt(n.gate.kappa, 1)})`));
+        console.log(`relations (${r.neighbors.length}):`);
+        for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${nb.node.id.slice(0, 12)} ${truncate(nb.node.text, 70)}`);
+        console.log(`history (${r.history.length}):`);
+        for (const h of r.history) console.log(`  ${h.at} ${h.op}`);
+      });
+    });
+
+  program
+    .command('forget')
+    .description('delete one memory and its relations (history keeps a FORGET row)')
+    .argument('<nodeId>')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const o = globals(cmd);
+      const forgotten = await withStack(o, async (stack) => {
+        await stack.get(id);
+        return stack.forget(id);
+      });
+      print(o, { id, forgotten }, () => console.log(forgotten ? `Forgot ${id}` : `${id} was not found`));
+    });
+
+  program
+    .command('history')
+    .description('append-only history of the scope (ADD / UPDATE / NOOP / RELATE / FORGET …)')
+    .option('--node <id>', 'only this node')
+    .option('--limit <n>', 'rows', intOption('--limit'), 50)
+    .action(async (opts: { node?: string; limit: number }, cmd: Command) => {
+      const o = globals(cmd);
+      const rows = await withStack(o, (stack) => stack.history({ nodeId: opts.node, limit: opts.limit }));
+      print(o, rows, () => {
+        if (!rows.length) console.log('(no history in this scope)');
+        for (const h of rows) console.log(`${String(h.seq ?? '').padStart(5)} ${h.at} ${h.op.padEnd(11)} ${h.nodeId ?? ''} ${c.dim(truncate(JSON.stringify(h.data), 80))}`);
+      });
+    });
+
+  program
+    .command('stats')
+    .description('counts of nodes, relations by view, gate decisions and controller calls in the scope')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const o = globals(cmd);
+      const s = await withStack(o, (stack) => stack.stats());
+      print(o, s, () => console.log(JSON.stringify(s, null, 2)));
+    });
+
+  const evalCmd = program.command('eval').description('benchmarks');
+  evalCmd
+    .command('locomo')
+    .description('LoCoMo evidence recall@k, answer-token recall, build time and latency for each system')
+    .requiredOption('--data <file>', 'LoCoMo JSON (e.g. ../shared/data/locomo/locomo10-dev.json)')
+    .option('--systems <list>', 'systems to run', 'jev,bm25,dense,hybrid')
+    .option('--k <list>', 'recall cut-offs', '5,10,20')
+    .option('--budget-tokens <n>', 'context token budget for the packed-context metrics', intOption('--budget-tokens'))
+    .option('--conversations <list>', 'conversation indexes, e.g. 0,3', intList('--conversations'))
+    .option('--audit <file>', 'apply corrected evidence/answers from locomo-audit-errors.json')
+    .option('--out <file>', 'write the JSON report here')
+    .option('--dump <file>', 'write one JSONL line per question and system')
+    .action(async (opts: any, cmd: Command) => {
+      const o = globals(cmd);
+      let mod: any;
+      try {
+        mod = await import(/* optional module */ EVAL_MODULE);
+      } catch (e) {
+        throw new MemValidationError('INVALID_INPUT', `The LoCoMo evaluation engine (src/eval) is not available: ${(e as Error).message}`);
+      }
+      if (typeof mod.runLocomoEval !== 'function') throw new MemValidationError('INVALID_INPUT', 'src/eval does not export runLocomoEval');
+      const ks = String(opts.k).split(',').map((s: string) => Number(s.trim()));
+      if (ks.some((n: number) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
+      const progress = createProgress({ enabled: !o.json });
+      const report = await mod.runLocomoEval({
+        data: opts.data,
+        systems: String(opts.systems).split(',').map((s: string) => s.trim()).filter(Boolean),
+        k: ks,
+        budgetTokens: opts.budgetTokens,
+        conversations: opts.conversations,
+        audit: opts.audit,
+        out: opts.out,
+        dump: opts.dump,
+        json: !!o.json,
+        onProgress: (e: { label?: string; phase?: string; done: number; total: number }) => {
+          if (e.done === 0) progress.start(e.label ?? e.phase ?? 'eval', e.total);
+          progress.update(e.done, { total: e.total });
+          if (e.done >= e.total) progress.stop();
+        },
+        log: o.json ? () => {} : (line: string) => console.log(line),
+      });
+      progress.stop();
+      if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    });
+
+  program
+    .command('serve')
+    .description('HTTP API + web playground (binds 127.0.0.1 by default)')
+    .option('--port <n>', 'port (0 = random)', intOption('--port', 0), 8787)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--token <token>', 'require "Authorization: Bearer <token>" (default $MEM_API_TOKEN)')
+    .option('--body-limit <bytes>', 'request body limit in bytes', intOption('--body-limit'), 1_000_000)
+    .action(async (opts: { port: number; host: string; token?: string; bodyLimit: number }, cmd: Command) => {
+      const o = globals(cmd);
+      const { startServer } = await import('./http/serve.js');
+      const server = await startServer({
+        stack: { db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever },
+        port: opts.port,
+        host: opts.host,
+        token: opts.token ?? process.env.MEM_API_TOKEN,
+        bodyLimit: opts.bodyLimit,
+      });
+      print(o, { url: server.url }, () => console.log(`mem serve: playground ${server.url}/  ·  API ${server.url}/v1  ·  OpenAPI ${server.url}/openapi.json`));
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  const gate = program.command('gate').description('the SAGE novelty gate as a standalone service');
+  gate
+    .command('serve')
+    .description('HTTP gate service: POST /v1/gate/route, /v1/gate/commit, DELETE /v1/gate/{scope}/{id}, GET /v1/gate/{scope}/stats')
+    .option('--port <n>', 'port (0 = random)', intOption('--port', 0), 8788)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--state <file>', 'gate state file (persisted so a restart decides the same)')
+    .option('--token <token>', 'require a bearer token (default $MEM_API_TOKEN)')
+    .action(async (opts: { port: number; host: string; state?: string; token?: string }, cmd: Command) => {
+      const o = globals(cmd);
+      let mod: any;
+      try {
+        mod = await import(/* optional module */ GATE_MODULE);
+      } catch (e) {
+        throw new MemValidationError('INVALID_INPUT', `The gate service module (src/gate) is not available: ${(e as Error).message}`);
+      }
+      const start = mod.startGateServer ?? mod.startGateService ?? mod.serveGate ?? mod.start;
+      if (typeof start !== 'function') throw new MemValidationError('INVALID_INPUT', 'src/gate exports no start function (startGateServer)');
+      const server = await start({ port: opts.port, host: opts.host, statePath: opts.state, state: opts.state, token: opts.token ?? process.env.MEM_API_TOKEN });
+      const url = server?.url ?? `http://${opts.host}:${server?.port ?? opts.port}`;
+      print(o, { url }, () => console.log(`mem gate serve: ${url}  ·  OpenAPI ${url}/openapi.json`));
+      const stop = () => void Promise.resolve(server?.close?.()).then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  program
+    .command('demo')
+    .description('the main job: ingest a sample 4-session conversation, show gate decisions, the graph and ~10 answers')
+    .option('--data <file>', 'session JSON to use instead of the bundled sample')
+    .option('--questions <n>', 'answer only the first n questions', intOption('--questions'))
+    .option('-k, --k <n>', 'evidence items per question', intOption('--k'), 5)
+    .action(async (opts: { data?: string; questions?: number; k: number }, cmd: Command) => {
+      const o = globals(cmd);
+      const report = await runDemo({ data: opts.data, questions: opts.questions, k: opts.k, json: o.json, retriever: o.retriever });
+      if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const program = buildProgram();
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (json) process.stdout.write(`${JSON.stringify(errorBody(e), null, 2)}\n`);
+    else {
+      const b = errorBody(e).error;
+      process.stderr.write(`${c.red('error')} [${b.code}]: ${b.message}\n`);
+      if (process.env.MEM_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    }
+    process.exitCode = exitCodeFor(e);
+  }
+}
+
+const isEntry = process.argv[1] && /cli\.(ts|js)$/.test(process.argv[1]);
+if (isEntry) void main();

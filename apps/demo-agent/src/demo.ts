@@ -1,0 +1,168 @@
+/**
+ * The main job, `pnpm demo` (ours): ingest the sample multi-session conversation into a fresh
+ * in-memory store, summarise the SAGE gate's decisions and the graph by relation view, then answer
+ * the sample questions showing evidence, routing probabilities, budgets and the stop reason.
+ * Offline, the "answer" is the top evidence, labelled as such; with MEM_LLM_* set, System Two
+ * writes it from the packed context.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { parseIngestFile } from './ingest/formats.js';
+import { createStack, type AddedNode, type AskResult, type Stack } from './stack.js';
+import { createProgress } from './progress.js';
+import { formatBudgets, formatRouting } from './trace.js';
+import { c, fmt, truncate } from './output.js';
+
+export const SAMPLE_CONVERSATION = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'data', 'sample-conversation.json');
+
+export interface DemoOptions {
+  data?: string;
+  json?: boolean;
+  /** How many questions to answer (default: all in the file). */
+  questions?: number;
+  k?: number;
+  tokenBudget?: number;
+  retriever?: 'jev' | 'bm25' | 'dense' | 'hybrid';
+  log?: (line: string) => void;
+}
+
+export interface DemoReport {
+  conversation: string;
+  observations: number;
+  sessions: number;
+  ingestSeconds: number;
+  gate: { add: number; update: number; noop: number; duplicate: number };
+  graph: { nodes: number; relations: number; byView: Record<string, number>; bySubtype: Record<string, number> };
+  questions: (AskResult & { expected: string; expectedEvidence: string[]; evidenceHitAtK: boolean })[];
+  evidenceHits: number;
+  mode: 'llm' | 'evidence';
+}
+
+interface SampleFile {
+  title?: string;
+  sessions: { id: number; date: string; turns: { id: string; speaker: string; text: string }[] }[];
+  questions?: { question: string; answer: string; evidence: string[] }[];
+}
+
+export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const say = options.json ? () => {} : log;
+  const file = options.data ?? SAMPLE_CONVERSATION;
+  const raw = readFileSync(file, 'utf8');
+  const sample = JSON.parse(raw) as SampleFile;
+  const parsed = parseIngestFile(raw);
+  const observations = parsed.groups.flatMap((g) => g.observations);
+  const progress = createProgress({ enabled: !options.json });
+  const k = options.k ?? 5;
+
+  say(c.bold(`@mem demo: ${sample.title ?? path.basename(file)}`));
+  say(c.dim(`  ${observations.length} turns in ${sample.sessions.length} sessions, ${sample.questions?.length ?? 0} questions · store: SQLite :memory: (fresh every run)`));
+
+  let setupStarted = false;
+  const stack: Stack = await createStack({
+    db: ':memory:',
+    scope: { userId: 'maya', agentId: 'demo' },
+    retriever: options.retriever ?? 'jev',
+    onSetupProgress: (e) => {
+      if (!setupStarted) {
+        setupStarted = true;
+        say(c.dim('  first run: building the embedder\'s binary cache of the GloVe vectors (once per machine)…'));
+        progress.start(e.phase, e.total);
+      }
+      progress.update(e.done, { total: e.total });
+    },
+  });
+  if (setupStarted) progress.stop();
+  try {
+    say(c.dim(`  embedder ${stack.embedder.model} (${stack.embedder.dimension}-d) · retriever ${stack.retriever.name} · System Two: ${stack.systemTwo ? stack.systemTwo.model : 'offline (set MEM_LLM_BASE_URL, MEM_LLM_API_KEY, MEM_LLM_MODEL to let an LLM write answers)'}`));
+    say('');
+
+    // 1. Ingest
+    const t0 = performance.now();
+    progress.start('ingest', observations.length);
+    const added: AddedNode[] = await stack.add(observations, { batchSize: 8, onProgress: (done) => progress.update(done) });
+    progress.stop();
+    const ingestSeconds = (performance.now() - t0) / 1000;
+    const bySource = new Map(added.map((a) => [a.node.id, a.node.provenance?.sourceId ?? a.node.id.slice(0, 8)]));
+    const gate = { add: 0, update: 0, noop: 0, duplicate: 0 };
+    for (const a of added) {
+      if (!a.created) gate.duplicate += 1;
+      else if (a.gate) gate[a.gate.action] += 1;
+      else gate.add += 1;
+    }
+    say(c.bold(`1. Ingested ${added.length} observations in ${ingestSeconds.toFixed(1)} s`));
+    say('');
+    say(c.bold('2. SAGE novelty gate (novelty ν vs adaptive threshold τ; Add ≥ τ+δ, Update in [τ, τ+δ), Noop < τ)'));
+    say(`   add ${c.green(String(gate.add))} · update ${c.yellow(String(gate.update))} · noop ${c.magenta(String(gate.noop))}${gate.duplicate ? ` · exact duplicates ${gate.duplicate}` : ''}`);
+    const notable = added.filter((a) => a.gate && a.gate.action !== 'add');
+    for (const a of notable.slice(0, 8)) {
+      const g = a.gate!;
+      const near = g.nearest ? `≈ ${bySource.get(g.nearest.id) ?? g.nearest.id.slice(0, 8)} (cos ${fmt(g.nearest.cosine, 2)})` : '';
+      say(`   ${(g.action === 'noop' ? c.magenta : c.yellow)(g.action.padEnd(6))} ${String(bySource.get(a.node.id)).padEnd(6)} ν=${fmt(g.novelty)} τ=${fmt(g.threshold)} ${near}  "${truncate(a.node.text, 60)}"`);
+    }
+    if (notable.length > 8) say(c.dim(`   … and ${notable.length - 8} more`));
+    say('');
+
+    // 2. Graph by relation view
+    const stats = (await stack.stats()) as any;
+    const graph = await stack.graph({ limit: 1000 });
+    say(c.bold(`3. Memory graph: ${stats.nodes} nodes, ${stats.relations} relations`));
+    for (const view of Object.keys(stats.relationsByView)) {
+      const subtypes = Object.entries(stats.relationsBySubtype as Record<string, number>)
+        .filter(([s]) => graph.edges.some((e) => e.subtype === s && e.view === view))
+        .map(([s, n]) => `${s} ${n}`)
+        .join(', ');
+      say(`   ${view.padEnd(9)} ${String(stats.relationsByView[view]).padStart(4)}  ${c.dim(subtypes)}`);
+    }
+    const causal = graph.edges.filter((e) => e.view === 'causal').slice(0, 5);
+    for (const e of causal) {
+      const from = graph.nodes.find((n) => n.id === e.from);
+      const to = graph.nodes.find((n) => n.id === e.to);
+      if (from && to) say(c.dim(`     ${from.sourceId} "${truncate(from.text, 38)}" ─${e.subtype} p=${fmt(e.probability, 2)}→ ${to.sourceId} "${truncate(to.text, 38)}"`));
+    }
+    say('');
+
+    // 3. Questions
+    const questions = (sample.questions ?? []).slice(0, options.questions ?? undefined);
+    say(c.bold(`4. Questions (top ${k} evidence; ${stack.systemTwo ? `answers written by System Two, ${stack.systemTwo.model}` : 'OFFLINE: the answer shown is the top evidence itself, no LLM'})`));
+    const results: DemoReport['questions'] = [];
+    for (const [i, q] of questions.entries()) {
+      const r = await stack.ask(q.question, { k, tokenBudget: options.tokenBudget ?? 1200, now: sample.sessions.at(-1)?.date });
+      const ids = r.evidence.map((e) => e.sourceId);
+      const hit = q.evidence.some((id) => ids.includes(id));
+      results.push({ ...r, expected: q.answer, expectedEvidence: q.evidence, evidenceHitAtK: hit });
+      say('');
+      say(c.bold(`Q${i + 1}. ${q.question}`));
+      say(`   routing   ${formatRouting(r.trace.routing)}`);
+      if (r.trace.routing) {
+        say(`   views     ${r.trace.activeViews.join(', ') || '(none)'} · depth D=${r.trace.depth ?? '–'} · budgets (spent/given) ${formatBudgets(r.trace.budgets)}`);
+        say(`   loop      ${r.trace.rounds.length} round(s) · stop: ${c.cyan(r.trace.stopReason ?? '–')} · controller calls ${r.trace.controllerCalls ?? '–'} · ${r.trace.nodesVisited ?? '–'} nodes visited · ${fmt(r.ms, 0)} ms`);
+      }
+      say('   evidence');
+      for (const [j, e] of r.evidence.entries()) {
+        const mark = q.evidence.includes(e.sourceId ?? '') ? c.green('✓') : ' ';
+        say(`   ${mark} ${j + 1}. ${String(e.sourceId ?? '').padEnd(5)} ${e.observedAt.slice(0, 10)} ${e.speaker ?? ''}: ${truncate(e.text, 78)} ${c.dim(`(${fmt(e.score, 2)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`);
+      }
+      if (r.mode === 'llm') say(`   ${c.green('answer (System Two)')}: ${r.answer}`);
+      else say(`   ${c.yellow('answer (offline: top evidence, not generated)')}: ${truncate(r.answer, 100)}`);
+      say(c.dim(`   expected: ${q.answer} [${q.evidence.join(', ')}]`));
+    }
+    const evidenceHits = results.filter((r) => r.evidenceHitAtK).length;
+    say('');
+    say(c.bold(`Summary: ${added.length} observations (add ${gate.add} / update ${gate.update} / noop ${gate.noop}), ${stats.relations} relations; an expected evidence turn was in the top ${k} for ${evidenceHits}/${results.length} questions.`));
+    return {
+      conversation: sample.title ?? path.basename(file),
+      observations: added.length,
+      sessions: sample.sessions.length,
+      ingestSeconds,
+      gate,
+      graph: { nodes: stats.nodes, relations: stats.relations, byView: stats.relationsByView, bySubtype: stats.relationsBySubtype },
+      questions: results,
+      evidenceHits,
+      mode: stack.systemTwo ? 'llm' : 'evidence',
+    };
+  } finally {
+    await stack.close();
+  }
+}

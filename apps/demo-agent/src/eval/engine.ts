@@ -1,0 +1,306 @@
+/**
+ * The LoCoMo offline evaluation engine (DESIGN.md "Evaluation protocol"; report shape: issue 8).
+ * One memory per conversation and system; every turn an observation (`sourceId` = dialogue id);
+ * evidence recall@k per category group, answer-token recall in the packed context (categories 1–4),
+ * build seconds, query latency p50/p95, controller calls per query, gate counts.
+ */
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+import { MemValidationError } from '@mem/core';
+import {
+  checkLocomo,
+  conversationObservations,
+  conversationQuestions,
+  parseAudit,
+  type AuditEntry,
+  type LocomoConversation,
+} from './locomo.js';
+import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, recallAtK, type Group } from './metrics.js';
+import type { EvalSystem, EvalSystemFactory } from './types.js';
+
+export interface SystemReport {
+  build_seconds: number;
+  observations: number;
+  query_latency_ms: { p50: number; p95: number };
+  recall_at_k: Record<string, Record<string, number>>;
+  answer_token_recall: Record<string, number>;
+  controller_calls_per_query: number;
+  gate: { add: number; update: number; noop: number };
+}
+
+/** The JSON `mem eval locomo --out` writes (issue 8, exactly this shape). */
+export interface LocomoReport {
+  dataset: string;
+  /** Number of conversations evaluated (their indices are in `config.conversations`). */
+  conversations: number;
+  /** Number of questions evaluated per system. */
+  questions: number;
+  config: {
+    systems: string[];
+    ks: number[];
+    budget_tokens: number;
+    conversations: number[];
+    audit: string | null;
+    audited_questions: number;
+  };
+  systems: Record<string, SystemReport>;
+}
+
+/** One `--dump` line: enough to recompute every recall number. */
+export interface DumpRow {
+  system: string;
+  conversation: number;
+  qa_index: number;
+  category: number;
+  evidence: string[];
+  retrieved: string[];
+}
+
+export type EvalProgress =
+  | { phase: 'build'; system: string; conversation: number; observations: number }
+  | { phase: 'built'; system: string; conversation: number; seconds: number }
+  | { phase: 'query'; system: string; conversation: number; done: number; total: number };
+
+export interface RunLocomoEvalOptions {
+  /** Parsed LoCoMo JSON, or a path to it. */
+  data: unknown;
+  /** Name shown as `dataset` (default: the file name, or `locomo`). */
+  datasetName?: string;
+  /** Systems by registered name, or `{ name, factory }` pairs. */
+  systems: (string | { name: string; factory: EvalSystemFactory })[];
+  /** Registry used to resolve names (default: `systems/index.ts`). */
+  registry?: Record<string, EvalSystemFactory>;
+  /** Cut-offs for recall@k. Default [5, 10, 20]. */
+  ks?: number[];
+  /** Token budget of the packed context for answer-token recall. Default 1000 (ours). */
+  budgetTokens?: number;
+  /** Conversation indices (0-based); default all. */
+  conversations?: number[];
+  /** Audit corrections: parsed JSON array, a Map, or a path. */
+  audit?: unknown;
+  /** How many items to retrieve per question (≥ max k; feeds the context too). Default max(ks). */
+  retrieveK?: number;
+  onProgress?: (e: EvalProgress) => void;
+  /** `--dump`: a JSONL path, or a callback per row. */
+  dump?: string | ((row: DumpRow) => void);
+}
+
+function readJson(p: string, what: string): unknown {
+  try {
+    return JSON.parse(readFileSync(p, 'utf8'));
+  } catch (e) {
+    throw new MemValidationError('INVALID_INPUT', `cannot read ${what} ${p}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+function checkKs(ks: number[]): number[] {
+  if (!Array.isArray(ks) || ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new MemValidationError('INVALID_INPUT', `ks must be positive integers, got ${JSON.stringify(ks)}`);
+  }
+  return [...new Set(ks)].sort((a, b) => a - b);
+}
+
+/**
+ * Run the evaluation. Every system of a conversation is built and queried before the next
+ * conversation starts; shared resources are released after each conversation. Throws
+ * MemValidationError on bad data, options or unknown systems (before any system is built).
+ */
+export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<LocomoReport> {
+  const dataPath = typeof options.data === 'string' ? options.data : null;
+  const data: LocomoConversation[] = checkLocomo(dataPath ? readJson(dataPath, 'LoCoMo data') : options.data);
+  const ks = checkKs(options.ks ?? [5, 10, 20]);
+  const budgetTokens = options.budgetTokens ?? 1000;
+  if (!Number.isInteger(budgetTokens) || budgetTokens < 1) throw new MemValidationError('INVALID_INPUT', `budgetTokens must be a positive integer`);
+  const retrieveK = Math.max(options.retrieveK ?? 0, ks[ks.length - 1]);
+  const convs = options.conversations ?? data.map((_, i) => i);
+  for (const c of convs) {
+    if (!Number.isInteger(c) || c < 0 || c >= data.length) throw new MemValidationError('INVALID_INPUT', `conversation ${c} is not in 0..${data.length - 1}`);
+  }
+  const auditPath = typeof options.audit === 'string' ? options.audit : null;
+  const audit: Map<string, AuditEntry> | undefined =
+    options.audit === undefined || options.audit === null
+      ? undefined
+      : options.audit instanceof Map
+        ? (options.audit as Map<string, AuditEntry>)
+        : parseAudit(auditPath ? readJson(auditPath, 'audit file') : options.audit);
+
+  const registry = options.registry ?? (await import('./systems/index.js')).evalSystems;
+  const systems = options.systems.map((s) => {
+    if (typeof s !== 'string') return s;
+    const factory = registry[s];
+    if (!factory) throw new MemValidationError('INVALID_INPUT', `unknown system "${s}" (known: ${Object.keys(registry).join(', ')})`);
+    return { name: s, factory };
+  });
+  if (systems.length === 0) throw new MemValidationError('INVALID_INPUT', 'no systems to evaluate');
+  if (new Set(systems.map((s) => s.name)).size !== systems.length) throw new MemValidationError('INVALID_INPUT', 'duplicate system names');
+
+  let dumpStream: WriteStream | null = null;
+  const dump: ((row: DumpRow) => void) | null =
+    typeof options.dump === 'function'
+      ? options.dump
+      : typeof options.dump === 'string'
+        ? ((dumpStream = createWriteStream(options.dump)), (row: DumpRow) => void dumpStream!.write(JSON.stringify(row) + '\n'))
+        : null;
+
+  interface Acc {
+    build: number;
+    observations: number;
+    latencies: number[];
+    calls: number;
+    queries: number;
+    recall: MeanAccumulator;
+    tokens: MeanAccumulator;
+    gate: { add: number; update: number; noop: number };
+  }
+  const acc = new Map<string, Acc>(
+    systems.map((s) => [
+      s.name,
+      { build: 0, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 } },
+    ]),
+  );
+  const runShared = new Map<string, unknown>();
+  let questionCount = 0;
+  let auditedCount = 0;
+
+  try {
+    for (const c of convs) {
+      const observations = conversationObservations(data[c], c);
+      const questions = conversationQuestions(data[c], c, audit);
+      questionCount += questions.length;
+      auditedCount += questions.filter((q) => q.audited).length;
+      const shared = new Map<string, unknown>();
+      const deferred: (() => Promise<void> | void)[] = [];
+      try {
+        for (const s of systems) {
+          const a = acc.get(s.name)!;
+          const system: EvalSystem = await s.factory({ name: s.name, conversation: c, shared, runShared, defer: (f) => void deferred.push(f) });
+          try {
+            options.onProgress?.({ phase: 'build', system: s.name, conversation: c, observations: observations.length });
+            const t0 = performance.now();
+            const stats = await system.build(observations);
+            const seconds = stats.seconds ?? (performance.now() - t0) / 1000;
+            a.build += seconds;
+            a.observations += stats.observations;
+            a.gate.add += stats.gate.add;
+            a.gate.update += stats.gate.update;
+            a.gate.noop += stats.gate.noop;
+            options.onProgress?.({ phase: 'built', system: s.name, conversation: c, seconds });
+            for (let i = 0; i < questions.length; i++) {
+              const q = questions[i];
+              const t1 = performance.now();
+              const res = await system.search(q.question, retrieveK, { budgetTokens });
+              a.latencies.push(performance.now() - t1);
+              a.calls += res.controllerCalls ?? 0;
+              a.queries += 1;
+              const retrieved = res.ids.slice(0, retrieveK);
+              for (const k of ks) {
+                const r = recallAtK(q.evidence, retrieved, k);
+                for (const g of groupsOf(q.category)) a.recall.add(`${g}@${k}`, r);
+              }
+              if (q.category >= 1 && q.category <= 4 && res.context) {
+                const tr = answerTokenRecall(q.answer, res.context());
+                for (const g of groupsOf(q.category)) if (g !== 'overall') a.tokens.add(g, tr);
+              }
+              dump?.({ system: s.name, conversation: c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
+              if ((i + 1) % 25 === 0 || i + 1 === questions.length) {
+                options.onProgress?.({ phase: 'query', system: s.name, conversation: c, done: i + 1, total: questions.length });
+              }
+            }
+          } finally {
+            await system.close();
+          }
+        }
+      } finally {
+        for (const f of deferred.reverse()) await f();
+      }
+    }
+  } finally {
+    for (const v of runShared.values()) {
+      const close = (v as { close?: () => unknown } | null)?.close;
+      if (typeof close === 'function') await close.call(v);
+    }
+    if (dumpStream) await new Promise<void>((resolve) => (dumpStream as WriteStream).end(resolve));
+  }
+
+  const report: LocomoReport = {
+    dataset: options.datasetName ?? (dataPath ? path.basename(dataPath) : 'locomo'),
+    conversations: convs.length,
+    questions: questionCount,
+    config: {
+      systems: systems.map((s) => s.name),
+      ks,
+      budget_tokens: budgetTokens,
+      conversations: convs,
+      audit: auditPath ?? (audit ? 'inline' : null),
+      audited_questions: auditedCount,
+    },
+    systems: {},
+  };
+  for (const s of systems) {
+    const a = acc.get(s.name)!;
+    const recall: Record<string, Record<string, number>> = {};
+    const tokens: Record<string, number> = {};
+    for (const g of GROUPS) {
+      recall[g] = {};
+      for (const k of ks) {
+        const m = a.recall.mean(`${g}@${k}`);
+        if (m !== null) recall[g][String(k)] = r4(m);
+      }
+      const t = a.tokens.mean(g);
+      if (t !== null && g !== ('overall' as Group) && g !== 'adversarial') tokens[g] = r4(t);
+    }
+    report.systems[s.name] = {
+      build_seconds: Math.round(a.build * 100) / 100,
+      observations: a.observations,
+      query_latency_ms: { p50: Math.round(percentile(a.latencies, 0.5) * 100) / 100, p95: Math.round(percentile(a.latencies, 0.95) * 100) / 100 },
+      recall_at_k: recall,
+      answer_token_recall: tokens,
+      controller_calls_per_query: a.queries ? Math.round((a.calls / a.queries) * 100) / 100 : 0,
+      gate: a.gate,
+    };
+  }
+  return report;
+}
+
+/** Markdown tables of a report: recall@k per group for each k, then costs. */
+export function formatLocomoMarkdown(report: LocomoReport): string {
+  const names = Object.keys(report.systems);
+  const out: string[] = [];
+  out.push(`LoCoMo ${report.dataset}: ${report.conversations} conversations, ${report.questions} questions${report.config.audit ? `, audit applied to ${report.config.audited_questions}` : ''}`);
+  for (const k of report.config.ks) {
+    out.push('', `Evidence recall@${k}`, '', `| system | ${GROUPS.join(' | ')} |`, `|---|${GROUPS.map(() => '---:').join('|')}|`);
+    for (const n of names) {
+      const r = report.systems[n].recall_at_k;
+      out.push(`| ${n} | ${GROUPS.map((g) => fmt(r[g]?.[String(k)])).join(' | ')} |`);
+    }
+  }
+  const tokenGroups = GROUPS.filter((g) => g !== 'overall' && g !== 'adversarial');
+  out.push('', `Answer-token recall in a ${report.config.budget_tokens}-token context (categories 1–4)`, '', `| system | ${tokenGroups.join(' | ')} |`, `|---|${tokenGroups.map(() => '---:').join('|')}|`);
+  for (const n of names) out.push(`| ${n} | ${tokenGroups.map((g) => fmt(report.systems[n].answer_token_recall[g])).join(' | ')} |`);
+  out.push('', '| system | build s | observations | p50 ms | p95 ms | controller calls / query | gate add / update / noop |', '|---|---:|---:|---:|---:|---:|---|');
+  for (const n of names) {
+    const s = report.systems[n];
+    out.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
+  }
+  return out.join('\n');
+}
+
+function fmt(x: number | undefined): string {
+  return x === undefined ? '–' : x.toFixed(3);
+}
+
+/** Recall@k per conversation and system from dump rows (for per-conversation tables; ours). */
+export function recallByConversation(rows: DumpRow[], k: number): Map<string, Map<number, number>> {
+  const acc = new Map<string, Map<number, { sum: number; n: number }>>();
+  for (const r of rows) {
+    const v = recallAtK(r.evidence, r.retrieved, k);
+    if (v === null) continue;
+    const bySys = acc.get(r.system) ?? new Map();
+    const e = bySys.get(r.conversation) ?? { sum: 0, n: 0 };
+    e.sum += v;
+    e.n++;
+    bySys.set(r.conversation, e);
+    acc.set(r.system, bySys);
+  }
+  return new Map([...acc].map(([s, m]) => [s, new Map([...m].map(([c, e]) => [c, e.sum / e.n]))]));
+}

@@ -1,0 +1,99 @@
+/**
+ * Offline LoCoMo metrics (DESIGN.md "Evaluation protocol"; ours where the papers are silent).
+ */
+
+/** Category number → group name (the mapping most memory papers use). */
+export const CATEGORY_GROUPS: Record<number, string> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+};
+
+/** Every group of the report, in print order. */
+export const GROUPS = ['overall', 'overall_1_4', 'multi-hop', 'temporal', 'open-domain', 'single-hop', 'adversarial'] as const;
+export type Group = (typeof GROUPS)[number];
+
+/** The groups a question of `category` counts in: `overall`, `overall_1_4` for 1–4, and its own. */
+export function groupsOf(category: number): Group[] {
+  const own = CATEGORY_GROUPS[category] as Group | undefined;
+  const out: Group[] = ['overall'];
+  if (category >= 1 && category <= 4) out.push('overall_1_4');
+  if (own) out.push(own);
+  return out;
+}
+
+/**
+ * Evidence recall@k: |evidence ∩ top-k retrieved| / |evidence| (duplicates ignored). Null when the
+ * question has no evidence (such questions are left out of the recall means).
+ */
+export function recallAtK(evidence: readonly string[], retrieved: readonly string[], k: number): number | null {
+  const gold = new Set(evidence);
+  if (gold.size === 0) return null;
+  const top = new Set(retrieved.slice(0, Math.max(0, k)));
+  let hit = 0;
+  for (const g of gold) if (top.has(g)) hit++;
+  return hit / gold.size;
+}
+
+const ARTICLES = new Set(['a', 'an', 'the', 'and']);
+
+/**
+ * Answer normalisation of the LoCoMo / SQuAD evaluation scripts: lower case, punctuation removed,
+ * articles (a, an, the, and) removed, whitespace tokens.
+ */
+export function normalizeTokens(text: string): string[] {
+  return String(text)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .split(/\s+/)
+    .filter((t) => t && !ARTICLES.has(t));
+}
+
+/**
+ * Answer-token recall (ours): the share of the gold answer's normalised tokens (as a set) present among
+ * the context's normalised tokens. Null when the answer has no tokens.
+ */
+export function answerTokenRecall(answer: string, context: string): number | null {
+  const gold = new Set(normalizeTokens(answer));
+  if (gold.size === 0) return null;
+  const ctx = new Set(normalizeTokens(context));
+  let hit = 0;
+  for (const t of gold) if (ctx.has(t)) hit++;
+  return hit / gold.size;
+}
+
+/** Percentile by linear interpolation between closest ranks (q in [0, 1]); 0 for an empty list. */
+export function percentile(values: readonly number[], q: number): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const pos = (s.length - 1) * Math.min(1, Math.max(0, q));
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+
+/** Running means per key (null values are skipped). */
+export class MeanAccumulator {
+  private sums = new Map<string, { sum: number; n: number }>();
+  add(key: string, value: number | null): void {
+    if (value === null || !Number.isFinite(value)) return;
+    const e = this.sums.get(key) ?? { sum: 0, n: 0 };
+    e.sum += value;
+    e.n += 1;
+    this.sums.set(key, e);
+  }
+  mean(key: string): number | null {
+    const e = this.sums.get(key);
+    return e && e.n > 0 ? e.sum / e.n : null;
+  }
+  count(key: string): number {
+    return this.sums.get(key)?.n ?? 0;
+  }
+}
+
+/** Round to 4 decimals (report numbers). */
+export function r4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}

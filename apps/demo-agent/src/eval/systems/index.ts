@@ -1,0 +1,24 @@
+/**
+ * Registry of the systems `mem eval locomo --systems` knows. Add a system with one line:
+ * `name: factory` (see `../types.ts` for the EvalSystem interface).
+ */
+import type { EvalSystemFactory } from '../types.js';
+import { bm25System, denseSystem, hybridSystem, jevSystem } from './mem.js';
+
+export const evalSystems: Record<string, EvalSystemFactory> = {
+  jev: jevSystem(),
+  bm25: bm25System,
+  dense: denseSystem,
+  hybrid: hybridSystem,
+  // Ablations of jev (issue 5): each mechanism switched off in turn.
+  'jev-no-routing': jevSystem({ ablation: { routing: true } }),
+  'jev-no-traversal': jevSystem({ ablation: { traversal: true } }),
+  'jev-no-stopping': jevSystem({ ablation: { stopping: true } }),
+  'jev-no-semantic': jevSystem({ ablation: { views: ['semantic'] } }),
+  'jev-no-temporal': jevSystem({ ablation: { views: ['temporal'] } }),
+  'jev-no-causal': jevSystem({ ablation: { views: ['causal'] } }),
+  'jev-no-entity': jevSystem({ ablation: { views: ['entity'] } }),
+};
+
+/** The ablation variants, in table order. */
+export const JEV_ABLATIONS = ['jev-no-routing', 'jev-no-traversal', 'jev-no-stopping', 'jev-no-semantic', 'jev-no-temporal', 'jev-no-causal', 'jev-no-entity'];

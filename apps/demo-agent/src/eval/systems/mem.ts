@@ -1,0 +1,119 @@
+/**
+ * @mem systems for the LoCoMo evaluation (ours): one `createMemory` per conversation (SQLite in
+ * memory, offline wink embedder, offline System One, SAGE gate, Jev write path), shared by every
+ * @mem retriever evaluated on that conversation, so jev and the flat baselines read the same memory.
+ */
+import { createMemory, createSqliteStore, createWinkEmbedder, resolveScope } from '@mem/core';
+import type { Embedder, Memory, ResolvedScope, Retriever } from '@mem/core';
+import { createSystemOne } from '@mem/system-one';
+import { createNoveltyGate } from '@mem/gate-vmf';
+import {
+  createBm25Retriever,
+  createDenseRetriever,
+  createHybridRetriever,
+  createJevRetriever,
+  toContext,
+  type JevRetrieverOptions,
+  type SystemOneLike,
+} from '@mem/retrieval';
+import type { EvalObservation } from '../locomo.js';
+import type { EvalBuildStats, EvalSystem, EvalSystemContext, EvalSystemFactory } from '../types.js';
+
+interface SharedMemory {
+  memory: Memory;
+  scope: ResolvedScope;
+  systemOne: SystemOneLike;
+  embedder: Embedder;
+  /** Latest observation time: the `now` of every query (recency is relative to the conversation's end). */
+  now: string;
+  stats: EvalBuildStats;
+}
+
+function sharedEmbedder(ctx: EvalSystemContext): Embedder {
+  let e = ctx.runShared.get('wink') as Embedder | undefined;
+  if (!e) {
+    e = createWinkEmbedder();
+    ctx.runShared.set('wink', e);
+  }
+  return e;
+}
+
+/** Build (once per conversation) the memory every @mem retriever reads. */
+async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservation[]): Promise<SharedMemory> {
+  const key = 'mem';
+  let p = ctx.shared.get(key) as Promise<SharedMemory> | undefined;
+  if (!p) {
+    p = (async () => {
+      const t0 = performance.now();
+      const embedder = sharedEmbedder(ctx);
+      const systemOne = createSystemOne() as unknown as SystemOneLike;
+      const memory = createMemory({
+        store: createSqliteStore({ path: ':memory:' }),
+        embedder,
+        systemOne: systemOne as any,
+        gate: () => createNoveltyGate() as any,
+      });
+      ctx.defer(() => memory.close());
+      const scope = resolveScope({ userId: `locomo-${ctx.conversation}` });
+      const results = await memory.add(
+        observations.map((o) => ({
+          text: o.text,
+          speaker: o.speaker,
+          observedAt: o.observedAt,
+          sourceId: o.sourceId,
+          scope,
+          metadata: { session: o.session, turn: o.turn },
+        })),
+      );
+      const gate = { add: 0, update: 0, noop: 0 };
+      let stored = 0;
+      for (const r of results) {
+        if (r.action === 'add' || r.action === 'update' || r.action === 'noop') gate[r.action]++;
+        if (r.stored) stored++;
+      }
+      const now = observations.reduce((m, o) => (o.observedAt > m ? o.observedAt : m), '1970-01-01T00:00:00.000Z');
+      return { memory, scope, systemOne, embedder, now, stats: { observations: stored, gate, seconds: (performance.now() - t0) / 1000 } };
+    })();
+    ctx.shared.set(key, p);
+  }
+  return p;
+}
+
+type RetrieverFactory = (m: SharedMemory) => Retriever;
+
+/** An EvalSystem reading the shared @mem memory through `makeRetriever`. */
+export function memSystem(makeRetriever: RetrieverFactory): EvalSystemFactory {
+  return (ctx) => {
+    let mem: SharedMemory | null = null;
+    let retriever: Retriever | null = null;
+    const system: EvalSystem = {
+      name: ctx.name,
+      async build(observations) {
+        mem = await sharedMemory(ctx, observations);
+        retriever = makeRetriever(mem);
+        return mem.stats;
+      },
+      async search(question, k, { budgetTokens }) {
+        if (!mem || !retriever) throw new Error('build() first');
+        const res = await retriever.search({ scope: mem.scope, query: question, k, now: mem.now });
+        const trace = res.trace as { controllerCalls?: number } | undefined;
+        return {
+          ids: res.evidence.map((e) => e.node.provenance.sourceId ?? e.node.id),
+          controllerCalls: trace?.controllerCalls ?? 0,
+          context: () => toContext(res, { tokenBudget: budgetTokens }).text,
+        };
+      },
+      async close() {},
+    };
+    return system;
+  };
+}
+
+/** Jev with options (ablations are registered as variants). */
+export function jevSystem(options: Partial<Omit<JevRetrieverOptions, 'store' | 'systemOne' | 'embedder'>> = {}): EvalSystemFactory {
+  return memSystem((m) => createJevRetriever({ store: m.memory.store, systemOne: m.systemOne, embedder: m.embedder, ...options }));
+}
+
+export const bm25System = memSystem((m) => createBm25Retriever({ store: m.memory.store }));
+export const denseSystem = memSystem((m) => createDenseRetriever({ store: m.memory.store, embedder: m.embedder }));
+export const hybridSystem = memSystem((m) => createHybridRetriever({ store: m.memory.store, embedder: m.embedder }));

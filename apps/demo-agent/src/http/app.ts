@@ -1,0 +1,365 @@
+/**
+ * The HTTP API of the demo agent (hono + @hono/zod-openapi; ours). Every body and query is
+ * zod-validated; the OpenAPI 3 document is served at /openapi.json. Errors are JSON
+ * `{ error: { code, message } }` mapped from MemError categories (validation 400, not_found 404,
+ * conflict 409, unavailable 503, anything else 500 with a generic message: no stack traces leave
+ * the process). Optional bearer token on /v1/*; request bodies are size-limited.
+ *
+ * Scope: each /v1 request may name its scope with the query parameters userId / agentId / runId /
+ * namespace; without them the server's default scope (from `mem serve --user …`) is used.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { Context } from 'hono';
+import { MemError, type Scope } from '@mem/core';
+import type { Stack } from '../stack.js';
+import { mountPlayground } from './static.js';
+
+export interface ApiOptions {
+  stack: Stack;
+  /** Require `Authorization: Bearer <token>` on /v1/*. */
+  token?: string;
+  /** Max request body in bytes. Default 1 000 000. */
+  bodyLimit?: number;
+  /** Serve the web playground at / (default true). */
+  playground?: boolean;
+  /** Called with unexpected (non-MemError) errors; default logs a one-line message to stderr. */
+  onInternalError?: (e: unknown) => void;
+}
+
+const STATUS_BY_CATEGORY: Record<string, 400 | 404 | 409 | 503 | 500> = {
+  validation: 400,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+  internal: 500,
+};
+
+export const ErrorSchema = z
+  .object({ error: z.object({ code: z.string().openapi({ example: 'TEXT_EMPTY' }), message: z.string() }) })
+  .openapi('Error');
+
+function errorJson(c: Context, status: number, code: string, message: string) {
+  return c.json({ error: { code, message } }, status as any);
+}
+
+const ScopeQuery = z.object({
+  userId: z.string().max(256).optional(),
+  agentId: z.string().max(256).optional(),
+  runId: z.string().max(256).optional(),
+  namespace: z.string().max(256).optional(),
+});
+
+const ObservationSchema = z
+  .object({
+    text: z.string().min(1).max(20_000).openapi({ example: 'I switched from espresso to green tea.' }),
+    speaker: z.string().max(200).optional(),
+    observedAt: z.union([z.string(), z.number()]).optional().openapi({ description: 'ISO-8601 with zone or epoch ms; default now' }),
+    sourceId: z.string().max(200).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('Observation');
+
+const AddBody = z
+  .object({ observations: z.array(ObservationSchema).min(1).max(500) })
+  .openapi('AddObservations');
+
+const GateSchema = z
+  .object({
+    action: z.enum(['add', 'update', 'noop']),
+    novelty: z.number(),
+    score: z.number(),
+    threshold: z.number(),
+    kappa: z.number(),
+    density: z.number(),
+    nearest: z.object({ id: z.string(), cosine: z.number() }).nullable(),
+  })
+  .openapi('GateDecision');
+
+const NodeSchema = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    speaker: z.string().nullable(),
+    observedAt: z.string(),
+    eventTime: z.any(),
+    entities: z.array(z.string()),
+    keywords: z.array(z.string()),
+    types: z.record(z.string(), z.number()),
+    gate: GateSchema.nullable(),
+    provenance: z.any(),
+    obsoleteBy: z.string().nullable().optional(),
+    createdAt: z.string(),
+    scope: z.any(),
+  })
+  .openapi('MemoryNode');
+
+const SearchBody = z
+  .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional() })
+  .openapi('SearchRequest');
+
+const AskBody = z
+  .object({
+    question: z.string().min(1).max(4000),
+    k: z.number().int().min(1).max(100).optional(),
+    tokenBudget: z.number().int().min(50).max(100_000).optional(),
+    now: z.string().optional(),
+  })
+  .openapi('AskRequest');
+
+const IdParam = z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' } }) });
+
+const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
+const errors = {
+  400: json(ErrorSchema, 'Invalid input'),
+  401: json(ErrorSchema, 'Missing or wrong bearer token'),
+  404: json(ErrorSchema, 'Not found'),
+  413: json(ErrorSchema, 'Body too large'),
+  500: json(ErrorSchema, 'Internal error'),
+};
+const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true as const } });
+
+/** Drop the embedding (100+ floats) from nodes sent to clients. */
+export function publicNode(node: any) {
+  if (!node) return node;
+  const { embedding: _e, ...rest } = node;
+  return rest;
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** Serialise write operations so gate state and the store advance in one order. */
+function createMutex() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+export function createApi(options: ApiOptions): OpenAPIHono {
+  const { stack } = options;
+  const limit = options.bodyLimit ?? 1_000_000;
+  const exclusive = createMutex();
+  const onInternal = options.onInternalError ?? ((e: unknown) => console.error(`mem serve: internal error: ${(e as Error)?.message ?? e}`));
+  const last: { write: unknown; query: unknown } = { write: null, query: null };
+
+  const app = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const where = issue?.path?.length ? `${issue.path.join('.')}: ` : '';
+        return errorJson(c, 400, 'INVALID_INPUT', `${where}${issue?.message ?? 'invalid input'}`);
+      }
+    },
+  });
+
+  app.onError((e, c) => {
+    if (MemError.isInstance(e)) return errorJson(c, STATUS_BY_CATEGORY[e.category] ?? 500, e.code, e.message);
+    if (e instanceof HTTPException) {
+      const status = e.status;
+      const code = status === 400 ? 'INVALID_JSON' : status === 401 ? 'UNAUTHORIZED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'HTTP_ERROR';
+      return errorJson(c, status, code, e.message || 'Bad request');
+    }
+    onInternal(e);
+    return errorJson(c, 500, 'INTERNAL', 'Internal error');
+  });
+  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
+
+  app.use('/v1/*', async (c, next) => {
+    if (options.token) {
+      const header = c.req.header('authorization') ?? '';
+      const m = /^Bearer\s+(.+)$/i.exec(header);
+      if (!m || !sameToken(m[1].trim(), options.token)) return errorJson(c, 401, 'UNAUTHORIZED', 'A valid "Authorization: Bearer <token>" header is required');
+    }
+    await next();
+  });
+  app.use(
+    '/v1/*',
+    bodyLimit({ maxSize: limit, onError: (c) => errorJson(c, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`) }),
+  );
+
+  /** The request's scope: query parameters override the server default. */
+  const scoped = (c: Context): Stack => {
+    const q = c.req.query();
+    const given: Scope = { userId: q.userId, agentId: q.agentId, runId: q.runId, namespace: q.namespace };
+    if (!given.userId && !given.agentId && !given.runId) return given.namespace ? stack.withScope({ ...stack.scope, namespace: given.namespace }) : stack;
+    return stack.withScope(given);
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/observations',
+      summary: 'Add observations (each becomes one canonical memory; the SAGE gate decides how much write work it earns)',
+      request: { query: ScopeQuery, ...body(AddBody) },
+      responses: {
+        200: json(z.object({ added: z.array(z.object({ node: NodeSchema, gate: GateSchema.nullable(), created: z.boolean() })) }).openapi('AddResult'), 'Stored memories with their gate decision'),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { observations } = c.req.valid('json');
+      const s = scoped(c);
+      const added = await exclusive(() => s.add(observations as any));
+      const out = added.map((a) => ({ node: publicNode(a.node), gate: a.gate, created: a.created }));
+      last.write = { at: new Date().toISOString(), added: out.map((a) => ({ id: a.node.id, text: a.node.text, gate: a.gate, created: a.created })) };
+      return c.json({ added: out } as any, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/search',
+      summary: 'Retrieve evidence for a query (Jev closed loop by default) with its trace',
+      request: { query: ScopeQuery, ...body(SearchBody) },
+      responses: { 200: json(z.object({ evidence: z.array(z.any()), trace: z.any() }).openapi('SearchResult'), 'Evidence and retrieval trace'), ...errors },
+    }),
+    async (c) => {
+      const { query, k, now } = c.req.valid('json');
+      const r = await scoped(c).search(query, { k, now });
+      return c.json({ evidence: r.evidence.map((e) => ({ ...e, node: publicNode(e.node) })), trace: r.trace ?? null } as any, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/ask',
+      summary: 'Answer a question from memory (System Two when configured; offline the answer is the top evidence, mode "evidence")',
+      request: { query: ScopeQuery, ...body(AskBody) },
+      responses: {
+        200: json(
+          z
+            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), model: z.string().nullable(), evidence: z.array(z.any()), context: z.string(), trace: z.any(), ms: z.number() })
+            .openapi('AskResult'),
+          'Answer, evidence and retrieval trace',
+        ),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { question, k, tokenBudget, now } = c.req.valid('json');
+      const r = await scoped(c).ask(question, { k, tokenBudget, now });
+      last.query = { at: new Date().toISOString(), question, trace: r.trace };
+      return c.json(r as any, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/nodes/{id}',
+      summary: 'Get one memory',
+      request: { params: IdParam, query: ScopeQuery },
+      responses: { 200: json(NodeSchema, 'The memory'), ...errors },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      return c.json(publicNode(await scoped(c).get(id)) as any, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/nodes/{id}/neighbors',
+      summary: 'Relations of one memory (both directions), optionally filtered by view',
+      request: {
+        params: IdParam,
+        query: ScopeQuery.extend({
+          views: z.string().regex(/^(semantic|temporal|causal|entity)(,(semantic|temporal|causal|entity))*$/).optional().openapi({ example: 'semantic,causal' }),
+          limit: z.coerce.number().int().min(1).max(1000).optional(),
+        }),
+      },
+      responses: { 200: json(z.object({ neighbors: z.array(z.object({ relation: z.any(), node: NodeSchema, fromId: z.string() })) }).openapi('Neighbors'), 'Neighbours'), ...errors },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const q = c.req.valid('query');
+      const list = await scoped(c).neighbors(id, { views: q.views?.split(','), limit: q.limit });
+      return c.json({ neighbors: list.map((n) => ({ relation: n.relation, node: publicNode(n.node), fromId: n.fromId })) } as any, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/nodes/{id}',
+      summary: 'Forget one memory (its relations go too; history keeps a FORGET row)',
+      request: { params: IdParam, query: ScopeQuery },
+      responses: { 200: json(z.object({ id: z.string(), forgotten: z.literal(true) }).openapi('Forgotten'), 'Forgotten'), ...errors },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const s = scoped(c);
+      await s.get(id); // 404 when absent in this scope
+      await exclusive(() => s.forget(id));
+      return c.json({ id, forgotten: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/history',
+      summary: 'Append-only history of the scope',
+      request: { query: ScopeQuery.extend({ nodeId: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(10_000).optional() }) },
+      responses: { 200: json(z.object({ history: z.array(z.any()) }).openapi('History'), 'History rows, oldest first'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      return c.json({ history: await scoped(c).history({ nodeId: q.nodeId, limit: q.limit }) } as any, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/stats',
+      summary: 'Counts: nodes, relations by view, gate decisions, controller calls',
+      request: { query: ScopeQuery },
+      responses: { 200: json(z.record(z.string(), z.any()).openapi('Stats'), 'Statistics'), ...errors },
+    }),
+    async (c) => c.json((await scoped(c).stats()) as any, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/graph',
+      summary: 'The scope\'s memory graph for visualisation (nodes with dominant type and gate action; edges with view)',
+      request: { query: ScopeQuery.extend({ limit: z.coerce.number().int().min(1).max(2000).optional() }) },
+      responses: { 200: json(z.object({ nodes: z.array(z.any()), edges: z.array(z.any()) }).openapi('Graph'), 'Graph'), ...errors },
+    }),
+    async (c) => c.json((await scoped(c).graph({ limit: c.req.valid('query').limit })) as any, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/last',
+      summary: 'The last write\'s gate decisions and the last query\'s retrieval trace seen by this server',
+      responses: { 200: json(z.object({ write: z.any(), query: z.any() }).openapi('Last'), 'Last write and query'), ...errors },
+    }),
+    (c) => c.json(last as any, 200),
+  );
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.doc('/openapi.json', {
+    openapi: '3.0.0',
+    info: { title: '@mem demo-agent API', version: '0.1.0', description: 'Long-term memory for LLM agents: SAGE gate + Jev-Mem controller' },
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  if (options.playground !== false) mountPlayground(app);
+  return app;
+}

@@ -1,0 +1,44 @@
+/** `mem serve`: build the stack, mount the API + playground, listen (127.0.0.1 by default). */
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createStack, type Stack, type StackOptions } from '../stack.js';
+import { createApi } from './app.js';
+
+export interface ServeOptions {
+  stack: StackOptions | Stack;
+  /** 0 = random free port. Default 8787. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  token?: string;
+  bodyLimit?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  stack: Stack;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const owned = !('add' in options.stack);
+  const stack: Stack = owned ? await createStack(options.stack as StackOptions) : (options.stack as Stack);
+  const app = createApi({ stack, token: options.token, bodyLimit: options.bodyLimit });
+  const host = options.host ?? '127.0.0.1';
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    stack,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (owned) await stack.close();
+    },
+  };
+}

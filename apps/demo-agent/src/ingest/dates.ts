@@ -1,0 +1,40 @@
+/**
+ * Session date parsing for the ingest formats (ours). Every result is a UTC ISO-8601 string.
+ * Zone-less inputs (LoCoMo's "1:56 pm on 8 May, 2023", "2025-03-18 18:30") are read as UTC and
+ * the caller is told so in the docs; strings with a zone keep it.
+ */
+import { MemValidationError } from '@mem/core';
+
+const MONTHS: Record<string, number> = {
+  jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, sept: 8, oct: 9, nov: 10, dec: 11,
+};
+
+/** LoCoMo session stamp `h:mm am|pm on D Month, YYYY` → Date (UTC), or null when it does not match. */
+export function parseLocomoDate(text: string): Date | null {
+  const m = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(text);
+  if (!m) return null;
+  let hour = Number(m[1]) % 12;
+  if (m[3].toLowerCase() === 'pm') hour += 12;
+  const month = MONTHS[m[5].slice(0, m[5].toLowerCase().startsWith('sept') ? 4 : 3).toLowerCase()];
+  if (month === undefined) return null;
+  const d = new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/**
+ * Parse a session date: ISO-8601 with or without zone (zone-less → UTC), a date only
+ * (`2025-03-18` → midnight UTC), or the LoCoMo stamp. Returns a UTC ISO string.
+ * Throws MemValidationError `BAD_DATE` when nothing matches.
+ */
+export function parseSessionDate(text: string): string {
+  const t = text.trim();
+  const locomo = parseLocomoDate(t);
+  if (locomo) return locomo.toISOString();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(t);
+  if (iso) {
+    const zoned = iso[7] ? t.replace(' ', 'T') : `${t.replace(' ', 'T')}${iso[4] ? '' : 'T00:00'}Z`;
+    const d = new Date(zoned);
+    if (!Number.isNaN(d.getTime())) return d.toISOString();
+  }
+  throw new MemValidationError('BAD_DATE', `Unrecognised date "${t.slice(0, 80)}" (use ISO-8601, e.g. 2025-03-18T18:30:00Z)`);
+}

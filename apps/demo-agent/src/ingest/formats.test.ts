@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { MemError } from '@mem/core';
+import { parseIngestFile, TURN_SPACING_SECONDS } from './formats.js';
+import { parseLocomoDate, parseSessionDate } from './dates.js';
+import { SAMPLE_CONVERSATION } from '../demo.js';
+
+describe('session dates', () => {
+  it('reads the LoCoMo stamp as UTC', () => {
+    expect(parseLocomoDate('1:56 pm on 8 May, 2023')?.toISOString()).toBe('2023-05-08T13:56:00.000Z');
+    expect(parseLocomoDate('12:05 am on 1 Sept, 2023')?.toISOString()).toBe('2023-09-01T00:05:00.000Z');
+    expect(parseLocomoDate('noon on Friday')).toBeNull();
+  });
+  it('reads ISO with and without zone; rejects garbage with BAD_DATE', () => {
+    expect(parseSessionDate('2025-03-18T18:30:00+02:00')).toBe('2025-03-18T16:30:00.000Z');
+    expect(parseSessionDate('2025-03-18 18:30')).toBe('2025-03-18T18:30:00.000Z');
+    expect(parseSessionDate('2025-03-18')).toBe('2025-03-18T00:00:00.000Z');
+    expect(() => parseSessionDate('next tuesday')).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
+  });
+});
+
+describe('parseIngestFile', () => {
+  it('detects LoCoMo: one group per conversation, dialogue ids as sourceId, captions appended', () => {
+    const locomo = [
+      {
+        sample_id: 'conv-x',
+        conversation: {
+          speaker_a: 'A',
+          speaker_b: 'B',
+          session_1_date_time: '3:00 pm on 2 June, 2024',
+          session_1: [
+            { speaker: 'A', dia_id: 'D1:1', text: 'I painted a lake.', blip_caption: 'a photo of a painting' },
+            { speaker: 'B', dia_id: 'D1:2', text: 'Lovely!' },
+          ],
+          session_2_date_time: '9:00 am on 5 June, 2024',
+          session_2: [{ speaker: 'B', dia_id: 'D2:1', text: 'Back again.' }],
+        },
+      },
+    ];
+    const r = parseIngestFile(JSON.stringify(locomo));
+    expect(r.format).toBe('locomo');
+    expect(r.groups).toHaveLength(1);
+    expect(r.groups[0].id).toBe('conv-x');
+    const obs = r.groups[0].observations;
+    expect(obs.map((o) => o.sourceId)).toEqual(['D1:1', 'D1:2', 'D2:1']);
+    expect(obs[0].text).toBe('I painted a lake. [image: a photo of a painting]');
+    expect(obs[0].observedAt).toBe('2024-06-02T15:00:00.000Z');
+    expect(obs[2].observedAt).toBe('2024-06-05T09:00:00.000Z');
+  });
+
+  it('parses the bundled sample conversation (≥ 3 sessions, ≥ 60 turns, ordered stamps)', () => {
+    const r = parseIngestFile(readFileSync(SAMPLE_CONVERSATION, 'utf8'));
+    expect(r.format).toBe('sessions');
+    const obs = r.groups[0].observations;
+    expect(obs.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(obs.map((o) => o.metadata?.session)).size).toBeGreaterThanOrEqual(3);
+    expect(obs[1].observedAt).toBe(new Date(Date.parse(obs[0].observedAt!) + TURN_SPACING_SECONDS * 1000).toISOString());
+    const times = obs.map((o) => Date.parse(o.observedAt!));
+    expect(times.every((t, i) => i === 0 || t > times[i - 1])).toBe(true);
+  });
+
+  it('parses JSONL and names the bad line; nothing is returned on error', () => {
+    const ok = parseIngestFile('{"text":"a","speaker":"X","observedAt":"2025-01-01T10:00:00Z"}\n\n{"text":"b","sourceId":"s2"}\n');
+    expect(ok.format).toBe('jsonl');
+    expect(ok.groups[0].observations).toEqual([
+      { text: 'a', speaker: 'X', observedAt: '2025-01-01T10:00:00.000Z', sourceId: undefined, metadata: undefined },
+      { text: 'b', speaker: undefined, observedAt: undefined, sourceId: 's2', metadata: undefined },
+    ]);
+    let err: unknown;
+    try {
+      parseIngestFile('{"text":"a"}\n{"text":""}\n');
+    } catch (e) {
+      err = e;
+    }
+    expect(MemError.isInstance(err)).toBe(true);
+    expect((err as MemError).code).toBe('INVALID_INPUT');
+    expect((err as MemError).message).toMatch(/line 2/);
+    expect(() => parseIngestFile('{"text":"a"}\n{not json}\n')).toThrow(/line 2: invalid JSON/);
+  });
+
+  it('parses a transcript with session headers', () => {
+    const r = parseIngestFile(
+      ['## Session 1 — 2025-03-07T19:00:00Z', 'Maya: I love espresso.', 'Sam: Of course you do.', '', '[2025-03-27 19:15]', 'Maya: I switched to green tea.'].join('\n'),
+    );
+    expect(r.format).toBe('transcript');
+    const obs = r.groups[0].observations;
+    expect(obs.map((o) => [o.speaker, o.text, o.observedAt, o.sourceId])).toEqual([
+      ['Maya', 'I love espresso.', '2025-03-07T19:00:00.000Z', 'T1:1'],
+      ['Sam', 'Of course you do.', '2025-03-07T19:00:30.000Z', 'T1:2'],
+      ['Maya', 'I switched to green tea.', '2025-03-27T19:15:00.000Z', 'T2:1'],
+    ]);
+    expect(() => parseIngestFile('# Session 3 — sometime soon\nMaya: hi')).toThrow(/header without a readable date/);
+    expect(() => parseIngestFile('   \n')).toThrow(/empty/);
+  });
+});

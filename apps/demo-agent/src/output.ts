@@ -1,0 +1,31 @@
+/** Output helpers shared by the CLI commands (ours). */
+import { MemError } from '@mem/core';
+
+/** Map a MemError category to a process exit code: validation 2, not found 3, others 1. */
+export function exitCodeFor(e: unknown): number {
+  if (!MemError.isInstance(e)) return 1;
+  return e.category === 'validation' ? 2 : e.category === 'not_found' ? 3 : 1;
+}
+
+/** `{ error: { code, message } }`, the same shape the HTTP API returns. */
+export function errorBody(e: unknown): { error: { code: string; message: string } } {
+  if (MemError.isInstance(e)) return { error: { code: e.code, message: e.message } };
+  const err = e as any;
+  if (err && typeof err.code === 'string' && /^[A-Z_]+$/.test(err.code) && typeof err.message === 'string') {
+    return { error: { code: err.code, message: err.message } };
+  }
+  return { error: { code: 'INTERNAL', message: err?.message ? String(err.message) : String(e) } };
+}
+
+export function truncate(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
+}
+
+export function fmt(n: number | null | undefined, digits = 3): string {
+  return typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : '–';
+}
+
+const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+const wrap = (code: number) => (s: string) => (useColor ? `\u001b[${code}m${s}\u001b[0m` : s);
+export const c = { bold: wrap(1), dim: wrap(2), green: wrap(32), yellow: wrap(33), cyan: wrap(36), magenta: wrap(35), red: wrap(31) };

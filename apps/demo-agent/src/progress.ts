@@ -1,0 +1,43 @@
+/**
+ * Progress bars for long CLI work (cli-progress), drawn on stderr and only when stderr is a TTY and
+ * the command was not asked for `--json`. Otherwise every call is a no-op, so output stays clean.
+ */
+import cliProgress from 'cli-progress';
+
+export interface Progress {
+  start(label: string, total: number): void;
+  update(done: number, extra?: { total?: number }): void;
+  stop(): void;
+}
+
+const NOOP: Progress = { start() {}, update() {}, stop() {} };
+
+export function createProgress(options: { enabled: boolean }): Progress {
+  if (!options.enabled || !process.stderr.isTTY) return NOOP;
+  let bar: cliProgress.SingleBar | null = null;
+  return {
+    start(label, total) {
+      bar?.stop();
+      bar = new cliProgress.SingleBar(
+        {
+          stream: process.stderr,
+          format: `${label.padEnd(22)} [{bar}] {value}/{total} {percentage}% | {duration_formatted}`,
+          hideCursor: true,
+          clearOnComplete: false,
+          etaBuffer: 50,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(Math.max(1, total), 0);
+    },
+    update(done, extra) {
+      if (!bar) return;
+      if (extra?.total !== undefined) bar.setTotal(Math.max(1, extra.total));
+      bar.update(done);
+    },
+    stop() {
+      bar?.stop();
+      bar = null;
+    },
+  };
+}
