@@ -1,1 +1,13 @@
-export {};
+/**
+ * @mem/system-one — the typed System-One controller J(S, Q) of Jev-Mem (seed 000): Noul and Choice
+ * questions over one shared state, answered in batches by an offline scorer, an OpenAI-compatible
+ * model, a Transformers.js NLI model or a Jev HTTP server.
+ */
+export * from './errors';
+export * from './schema';
+export * from './catalogue';
+export type { SystemOneBackend, BackendRequest, BackendCallOptions } from './backend';
+export { createSystemOne, stableStringify } from './controller';
+export type { SystemOne, SystemOneOptions, SystemOneStats, AnswerTrace, AskResult } from './controller';
+export { createOfflineBackend, routeFeatures } from './offline/index';
+export type { OfflineBackendOptions } from './offline/index';

@@ -1,0 +1,360 @@
+/**
+ * The System-One controller J(S, Q) (Jev-Mem seed 000; batching, cache, fallback and traces are ours).
+ *
+ * `ask(state, questions)`:
+ * 1. validates the state (a JSON object) and every question (Noul / Choice schema), and resolves every
+ *    `{{path}}` against the state — any failure throws a `SystemOneError` before a backend is called;
+ * 2. answers cached questions from an LRU keyed by backend + question + the values of its referenced paths;
+ * 3. sends the other questions to the backend in one call (questions never see each other's answers),
+ *    with a timeout, retries with backoff and a concurrency limit across calls;
+ * 4. questions the backend failed (call error / timeout, or one bad answer) go to the fallback backend
+ *    (default: offline); a question that fails there too gets a neutral answer (0.5 / uniform) and an
+ *    `error` in its trace — one bad question never fails its batch.
+ */
+import { type SystemOneBackend, sleep } from './backend';
+import { SystemOneError, toSystemOneError } from './errors';
+import { LruCache } from './lru';
+import { createOfflineBackend } from './offline/index';
+import {
+  type Answer, type Answers, type Question, type ResolvedRef, type State, labelsOf, normalizeAnswer, resolveRefs,
+  validateQuestion,
+} from './schema';
+
+/** One answered question. `latencyMs` is the wall time of the backend call that answered it (0 for cache hits). */
+export interface AnswerTrace {
+  id: string;
+  kind?: string;
+  type: 'noul' | 'choice';
+  /** Noul: p; Choice: the chosen label. */
+  value: number | string;
+  backend: string;
+  cacheHit: boolean;
+  fallback: boolean;
+  latencyMs: number;
+  /** Set when the question could not be answered by any backend (the answer is then neutral). */
+  error?: { code: string; message: string };
+}
+
+export interface SystemOneStats {
+  /** Backend calls made (primary + fallback, retries excluded). */
+  calls: number;
+  /** Questions asked (cached or not). */
+  questions: number;
+  cacheHits: number;
+  /** Questions answered by the fallback backend. */
+  fallbacks: number;
+  /** Questions no backend could answer (neutral answer returned) plus failed backend calls. */
+  errors: number;
+}
+
+export interface SystemOneOptions {
+  /** Primary backend. Default: `createOfflineBackend()`. */
+  backend?: SystemOneBackend;
+  /** Used for questions the primary failed. Default: offline (none when the primary is the default offline). `null` disables. */
+  fallback?: SystemOneBackend | null;
+  /** LRU answer cache: `false` to disable, a max entry count, or `{ maxSize }`. Default 2048 entries. */
+  cache?: false | number | { maxSize?: number };
+  /** Per backend call, in ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries of a failed / timed-out primary backend call before falling back. Default 1 (backoff 100 ms · 2^k). */
+  maxRetries?: number;
+  /** Max concurrent backend calls across `ask` calls. Default 4. */
+  concurrency?: number;
+  /** Called with every trace (e.g. for logging). */
+  onTrace?: (trace: AnswerTrace) => void;
+}
+
+export interface AskResult<Qs extends Record<string, Question>> {
+  answers: Answers<Qs>;
+  traces: AnswerTrace[];
+}
+
+export interface SystemOne {
+  /**
+   * Ask a batch of questions over one state.
+   * @throws SystemOneError INVALID_STATE | INVALID_QUESTION | MISSING_STATE_FIELD (before any backend call)
+   */
+  ask<const Qs extends Record<string, Question>>(state: State, questions: Qs, options?: { signal?: AbortSignal }): Promise<AskResult<Qs>>;
+  stats(): SystemOneStats;
+  /** Name of the primary backend. */
+  readonly backendName: string;
+  close(): Promise<void>;
+}
+
+class Semaphore {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+/** Fast structural check equivalent to `QuestionSchema` (zod runs only to explain a failure). */
+function quickValid(q: any): boolean {
+  if (!q || typeof q !== 'object') return false;
+  if (typeof q.instructions !== 'string' || !q.instructions.trim()) return false;
+  if (q.kind !== undefined && (typeof q.kind !== 'string' || !q.kind)) return false;
+  const c = q.criteria;
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return false;
+  if (q.type === 'noul') {
+    const keys = Object.keys(c);
+    return keys.length === 2 && typeof c.true === 'string' && !!c.true.trim() && typeof c.false === 'string' && !!c.false.trim();
+  }
+  if (q.type === 'choice') {
+    const keys = Object.keys(c);
+    return keys.length >= 2 && keys.every((k) => k.length > 0 && typeof c[k] === 'string' && !!c[k].trim());
+  }
+  return false;
+}
+
+const qKeys = new WeakMap<object, string>();
+function questionKey(q: Question): string {
+  let k = qKeys.get(q);
+  if (k === undefined) {
+    k = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
+    qKeys.set(q, k);
+  }
+  return k;
+}
+
+/** Deterministic JSON (sorted object keys) for cache keys. */
+export function stableStringify(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
+    .join(',')}}`;
+}
+
+function neutral(q: Question): Answer {
+  if (q.type === 'noul') return 0.5;
+  const labels = labelsOf(q);
+  return { choice: labels[0], probabilities: Object.fromEntries(labels.map((l) => [l, 1 / labels.length])) };
+}
+
+/** Create a System-One controller. */
+export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
+  const backend = options.backend ?? createOfflineBackend();
+  const fallback = options.fallback === undefined ? (options.backend ? createOfflineBackend() : null) : options.fallback;
+  const cacheSize = options.cache === false ? 0 : typeof options.cache === 'number' ? options.cache : options.cache?.maxSize ?? 2048;
+  const cache = cacheSize > 0 ? new LruCache<string, Answer>(cacheSize) : null;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxRetries = options.maxRetries ?? 1;
+  const sem = new Semaphore(Math.max(1, options.concurrency ?? 4));
+  const stats: SystemOneStats = { calls: 0, questions: 0, cacheHits: 0, fallbacks: 0, errors: 0 };
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SystemOneError('INVALID_QUESTION', `timeoutMs must be > 0, got ${timeoutMs}`);
+
+  async function callOnce(
+    b: SystemOneBackend,
+    state: State,
+    questions: Record<string, Question>,
+    refs: Record<string, ResolvedRef[]>,
+    outer?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const ac = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onOuter = () => ac.abort(outer!.reason);
+    outer?.addEventListener('abort', onOuter, { once: true });
+    try {
+      return await Promise.race([
+        b.answer({ state, questions, refs }, { signal: ac.signal }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const err = new SystemOneError('BACKEND_TIMEOUT', `backend "${b.name}" did not answer within ${timeoutMs} ms`);
+            ac.abort(err);
+            reject(err);
+          }, timeoutMs);
+          ac.signal.addEventListener('abort', () => reject(toSystemOneError(ac.signal.reason, 'BACKEND_TIMEOUT')), { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    }
+  }
+
+  async function call(
+    b: SystemOneBackend,
+    retries: number,
+    state: State,
+    questions: Record<string, Question>,
+    refs: Record<string, ResolvedRef[]>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    stats.calls++;
+    return sem.run(async () => {
+      let last: unknown;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (attempt > 0) await sleep(100 * 2 ** (attempt - 1), signal);
+        try {
+          return await callOnce(b, state, questions, refs, signal);
+        } catch (e) {
+          last = e;
+          if (signal?.aborted) break;
+          if (SystemOneError.isInstance(e) && e.category === 'validation') break;
+        }
+      }
+      throw toSystemOneError(last);
+    });
+  }
+
+  async function ask<const Qs extends Record<string, Question>>(
+    state: State,
+    questions: Qs,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<AskResult<Qs>> {
+    if (state === null || typeof state !== 'object' || Array.isArray(state)) {
+      throw new SystemOneError('INVALID_STATE', `state must be a JSON object, got ${Array.isArray(state) ? 'an array' : state === null ? 'null' : typeof state}`);
+    }
+    if (questions === null || typeof questions !== 'object' || Array.isArray(questions)) {
+      throw new SystemOneError('INVALID_QUESTION', 'questions must be an object keyed by question id');
+    }
+    const ids = Object.keys(questions);
+    const refs: Record<string, ResolvedRef[]> = {};
+    for (const id of ids) {
+      const q = questions[id];
+      if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
+      refs[id] = resolveRefs(id, q, state);
+    }
+    stats.questions += ids.length;
+
+    const answers: Record<string, Answer> = {};
+    const traces = new Map<string, AnswerTrace>();
+    const keys: Record<string, string> = {};
+    const pending: string[] = [];
+    for (const id of ids) {
+      const q = questions[id];
+      if (cache) {
+        const r = refs[id];
+        const sv = r.length ? r.map((x) => stableStringify(x.value)).join('\u0002') : stableStringify(state);
+        keys[id] = `${backend.name}\u0001${questionKey(q)}\u0001${sv}`;
+        const hit = cache.get(keys[id]);
+        if (hit !== undefined) {
+          stats.cacheHits++;
+          answers[id] = hit;
+          traces.set(id, trace(id, q, hit, backend.name, true, false, 0));
+          continue;
+        }
+      }
+      pending.push(id);
+    }
+
+    if (pending.length) {
+      const sub: Record<string, Question> = {};
+      const subRefs: Record<string, ResolvedRef[]> = {};
+      for (const id of pending) {
+        sub[id] = questions[id];
+        subRefs[id] = refs[id];
+      }
+      const failed: Record<string, SystemOneError> = {};
+      const t0 = performance.now();
+      try {
+        const raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
+        const ms = performance.now() - t0;
+        for (const id of pending) {
+          const r = raw?.[id];
+          try {
+            if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
+            if (r instanceof Error) throw toSystemOneError(r);
+            const a = normalizeAnswer(id, sub[id], r);
+            answers[id] = a;
+            if (cache) cache.set(keys[id], a);
+            traces.set(id, trace(id, sub[id], a, backend.name, false, false, ms));
+          } catch (e) {
+            failed[id] = toSystemOneError(e, 'INVALID_ANSWER');
+          }
+        }
+      } catch (e) {
+        stats.errors++;
+        const err = toSystemOneError(e);
+        for (const id of pending) failed[id] = err;
+      }
+
+      const failedIds = Object.keys(failed);
+      if (failedIds.length) {
+        if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
+        const fsub: Record<string, Question> = {};
+        const fRefs: Record<string, ResolvedRef[]> = {};
+        for (const id of failedIds) {
+          fsub[id] = questions[id];
+          fRefs[id] = refs[id];
+        }
+        let fraw: Record<string, unknown> = {};
+        let ferr: SystemOneError | undefined;
+        const t1 = performance.now();
+        if (fallback) {
+          try {
+            fraw = await call(fallback, 0, state, fsub, fRefs, opts.signal);
+          } catch (e) {
+            ferr = toSystemOneError(e);
+          }
+        }
+        const ms = performance.now() - t1;
+        for (const id of failedIds) {
+          const q = questions[id];
+          let a: Answer | undefined;
+          if (fallback && !ferr) {
+            try {
+              const r = fraw[id];
+              if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
+            } catch {
+              a = undefined;
+            }
+          }
+          if (a !== undefined) {
+            stats.fallbacks++;
+            answers[id] = a;
+            const tr = trace(id, q, a, fallback!.name, false, true, ms);
+            tr.error = { code: failed[id].code, message: failed[id].message };
+            traces.set(id, tr);
+          } else {
+            stats.errors++;
+            a = neutral(q);
+            answers[id] = a;
+            const err = ferr ?? failed[id];
+            const tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
+            tr.error = { code: err.code, message: err.message };
+            traces.set(id, tr);
+          }
+        }
+      }
+    }
+    const ordered = ids.map((id) => traces.get(id)!);
+    if (options.onTrace) for (const t of ordered) options.onTrace(t);
+    return { answers: answers as Answers<Qs>, traces: ordered };
+  }
+
+  return {
+    ask,
+    stats: () => ({ ...stats }),
+    backendName: backend.name,
+    async close() {
+      await backend.close?.();
+      if (fallback && fallback !== backend) await fallback.close?.();
+    },
+  };
+}
+
+function trace(id: string, q: Question, a: Answer, backend: string, cacheHit: boolean, fallback: boolean, latencyMs: number): AnswerTrace {
+  return {
+    id,
+    kind: q.kind,
+    type: q.type,
+    value: typeof a === 'number' ? a : a.choice,
+    backend,
+    cacheHit,
+    fallback,
+    latencyMs,
+  };
+}
