@@ -83,6 +83,11 @@ function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i:
   if (!node.provenance || typeof node.provenance !== 'object' || typeof node.provenance.contentHash !== 'string') {
     invalid(`nodes[${i}].provenance.contentHash must be a string`);
   }
+  try {
+    JSON.stringify([node.provenance.metadata ?? {}, node.eventTime ?? null, node.gate ?? null, node.types]);
+  } catch (cause) {
+    throw new MemValidationError('INVALID_INPUT', `nodes[${i}] metadata / eventTime / gate / types are not JSON-serialisable`, { cause });
+  }
   const embedding = checkVector(node.embedding, dimension, `nodes[${i}].embedding`);
   return { ...node, scope: nodeScope, embedding };
 }

@@ -1,0 +1,189 @@
+/** SQLite-specific behaviour beyond the shared conformance suite. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectMemError, makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
+import { createSqliteStore } from './sqlite.js';
+import { ftsMatchQuery, searchText } from './text.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let fileN = 0;
+const file = () => join(dir, `t-${++fileN}.db`);
+const META = { schemaVersion: 1, embeddingModel: 'test', dimension: 16 };
+const A = testScope('alice');
+
+async function open(path = ':memory:', ann?: Parameters<typeof createSqliteStore>[0]['ann']) {
+  const s = createSqliteStore({ path, ann });
+  await s.open(META);
+  return s;
+}
+
+describe('query escaping (text.ts)', () => {
+  it('quotes every word and ORs them; operators become words', () => {
+    expect(ftsMatchQuery('NEAR( a "b" -c* AND')).toBe('"near" OR "a" OR "b" OR "c" OR "and"');
+    expect(ftsMatchQuery('?!* "" ()')).toBeNull();
+    expect(ftsMatchQuery('咖啡')).toBe('"咖" OR "啡" OR "咖啡"');
+  });
+  it('normalises diacritics, width, case and emoji the same way for text and query', () => {
+    expect(searchText('Café ＡＢＣ')).toBe('cafe abc');
+    expect(searchText('🎉')).toContain('emj1f389');
+    expect(searchText('كَتَبَ')).toBe('كتب');
+  });
+});
+
+describe('sqlite lexical search extras', () => {
+  it('folds diacritics (Latin, Arabic, Hebrew), finds emoji, single CJK characters and Thai words', async () => {
+    const store = await open();
+    const texts = ['Café Müller', 'كَتَبَ الوَلَدُ الدَّرْسَ', 'שָׁלוֹם עולם', 'great party 🎉 tonight', '我喜欢吃苹果', 'ฉันชอบกินข้าวผัดมาก'];
+    const ns = texts.map((t, i) => makeNode(A, t, unitVector(16, i + 1)));
+    await store.write({ scope: A, nodes: ns });
+    const first = async (q: string) => (await store.lexicalSearch(A, q, 3))[0]?.node.text;
+    expect(await first('cafe muller')).toBe(texts[0]);
+    expect(await first('كتب')).toBe(texts[1]);
+    expect(await first('שלום')).toBe(texts[2]);
+    expect(await first('🎉')).toBe(texts[3]);
+    expect(await first('苹果')).toBe(texts[4]);
+    expect(await first('果')).toBe(texts[4]);
+    expect(await first('ข้าวผัด')).toBe(texts[5]);
+    expect(await store.lexicalSearch(A, '梨子', 3)).toEqual([]);
+    await store.close();
+  });
+});
+
+describe('sqlite HNSW index', () => {
+  it('builds in the background, stays in step with writes, updates and forgets, and agrees with exact search', async () => {
+    const dim = 16;
+    const ann = await createSqliteStore({ path: ':memory:', ann: { threshold: 200 } });
+    await ann.open(META);
+    const exact = await createSqliteStore({ path: ':memory:', ann: false });
+    await exact.open(META);
+    const ns = Array.from({ length: 600 }, (_, i) => makeNode(A, `item ${i}`, unitVector(dim, i + 1)));
+    for (let i = 0; i < ns.length; i += 150) {
+      await ann.write({ scope: A, nodes: ns.slice(i, i + 150) });
+      await exact.write({ scope: A, nodes: ns.slice(i, i + 150) });
+    }
+    const q0 = unitVector(dim, 9999);
+    const first = await ann.vectorSearch(A, q0, 5); // exact while the index builds
+    expect(first.map((h) => h.node.id)).toEqual((await exact.vectorSearch(A, q0, 5)).map((h) => h.node.id));
+    expect(ann.annStatus(A).state).not.toBe('none');
+    await ann.buildAnnIndex(A);
+    expect(ann.annStatus(A)).toEqual({ size: 600, state: 'ready' });
+    let agree = 0;
+    for (let qi = 0; qi < 30; qi++) {
+      const q = unitVector(dim, 20_000 + qi);
+      const a = await ann.vectorSearch(A, q, 10);
+      const e = await exact.vectorSearch(A, q, 10);
+      for (const h of a) expect(h.score).toBeCloseTo(cosine(h.node.embedding, q), 5);
+      agree += a.filter((h) => e.some((x) => x.node.id === h.node.id)).length;
+    }
+    expect(agree / 300).toBeGreaterThan(0.95); // recall@10 of the HNSW path vs exact
+
+    // In step with writes: a new node equal to the query is found first at once.
+    const q = unitVector(dim, 31_337);
+    const added = makeNode(A, 'new exact match', q);
+    await ann.write({ scope: A, nodes: [added] });
+    expect((await ann.vectorSearch(A, q, 1))[0].node.id).toBe(added.id);
+    // Upsert moves it; forget removes it.
+    const other = unitVector(dim, 4242);
+    await ann.write({ scope: A, nodes: [{ ...added, embedding: other }] });
+    expect((await ann.vectorSearch(A, other, 1))[0].node.id).toBe(added.id);
+    expect((await ann.vectorSearch(A, q, 3)).map((h) => h.node.id)).not.toContain(added.id);
+    expect(await ann.forget(A, added.id)).toBe(true);
+    expect((await ann.vectorSearch(A, other, 10)).map((h) => h.node.id)).not.toContain(added.id);
+    // Forgetting most of the scope triggers a rebuild; results stay correct.
+    for (const n of ns.slice(0, 450)) await ann.forget(A, n.id);
+    const rest = await ann.vectorSearch(A, q0, 200);
+    expect(rest.length).toBe(150);
+    expect(rest.map((h) => h.node.id).sort()).toEqual(ns.slice(450).map((n) => n.id).sort());
+    await ann.close();
+    await exact.close();
+  });
+});
+
+describe('sqlite files', () => {
+  it('keeps another handle\'s vector cache in step (data_version)', async () => {
+    const path = file();
+    const h1 = await open(path);
+    const h2 = await open(path);
+    const base = Array.from({ length: 20 }, (_, i) => makeNode(A, `base ${i}`, unitVector(16, i + 1)));
+    await h1.write({ scope: A, nodes: base });
+    const q = unitVector(16, 777);
+    expect((await h1.vectorSearch(A, q, 1))[0].node.id).not.toBe('late');
+    await h2.write({ scope: A, nodes: [makeNode(A, 'late', q, { id: 'late' })] });
+    expect((await h1.vectorSearch(A, q, 1))[0].node.id).toBe('late');
+    await h2.forget(A, 'late');
+    expect((await h1.vectorSearch(A, q, 5)).map((h) => h.node.id)).not.toContain('late');
+    await h1.close();
+    await h2.close();
+  });
+
+  it('refuses a file written by a newer schema version, naming both versions', async () => {
+    const path = file();
+    (await open(path)).close();
+    const raw = new Database(path);
+    raw.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
+    raw.close();
+    const e = await expectMemError(createSqliteStore({ path }).open(META), 'STORE_META_MISMATCH');
+    expect(e.message).toContain('99');
+    expect(e.message).toContain('1');
+  });
+
+  it('history is append-only even for raw SQL', async () => {
+    const path = file();
+    const store = await open(path);
+    const n = makeNode(A, 'x', unitVector(16, 1));
+    await store.write({ scope: A, nodes: [n], history: [makeHistory(A, 'ADD', n.id)] });
+    const raw = new Database(path);
+    expect(() => raw.prepare("UPDATE history SET op = 'NOOP'").run()).toThrow(/append-only/);
+    expect(() => raw.prepare('DELETE FROM history').run()).toThrow(/append-only/);
+    raw.close();
+    await store.close();
+  });
+
+  it('a failure in the middle of a write (injected) leaves nothing partial', async () => {
+    const path = file();
+    const store = await open(path);
+    const keep = makeNode(A, 'kept node', unitVector(16, 1));
+    await store.write({ scope: A, nodes: [keep] });
+    const raw = new Database(path);
+    // Fails on the last statement of the batch (history is written after nodes, FTS rows and relations).
+    raw.exec("CREATE TRIGGER inject BEFORE INSERT ON history WHEN NEW.op = 'NOOP' BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+    raw.close();
+    const x = makeNode(A, 'doomed node alpha', unitVector(16, 2));
+    const y = makeNode(A, 'doomed node beta', unitVector(16, 3));
+    await expectMemError(
+      store.write({
+        scope: A,
+        nodes: [x, y],
+        relations: [makeRelation(x.id, y.id), makeRelation(keep.id, x.id)],
+        nodeUpdates: [{ id: keep.id, obsoleteBy: x.id }],
+        history: [makeHistory(A, 'ADD', x.id), makeHistory(A, 'NOOP', y.id)],
+      }),
+      'STORE_ERROR',
+    );
+    expect((await store.list(A)).map((n) => n.id)).toEqual([keep.id]);
+    expect((await store.get(A, keep.id))!.obsoleteBy).toBeNull();
+    expect(await store.relations(A)).toEqual([]);
+    expect(await store.history(A)).toEqual([]);
+    expect(await store.lexicalSearch(A, 'doomed', 5)).toEqual([]);
+    expect((await store.vectorSearch(A, unitVector(16, 2), 5)).map((h) => h.node.id)).toEqual([keep.id]);
+    expect(store.checkIntegrity()).toEqual([]);
+    await store.close();
+  });
+
+  it('needs open() first; refuses use after close; validates k', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1))] }), 'STORE_ERROR');
+    await store.open(META);
+    await expectMemError(store.vectorSearch(A, unitVector(16, 1), -1), 'INVALID_INPUT');
+    await expectMemError(store.lexicalSearch(A, 'x', 1.5), 'INVALID_INPUT');
+    await expectMemError(store.list(A, { limit: -2 }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1), { provenance: { sourceId: null, contentHash: 'h', metadata: { big: 1n } as any } })] }), 'INVALID_INPUT');
+    await store.close();
+    await store.close();
+    await expectMemError(store.count(A), 'STORE_ERROR');
+  });
+});
