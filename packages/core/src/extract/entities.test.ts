@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { extractEntities, normalizeEntity } from './entities.js';
+import { extractKeywords } from './keywords.js';
+import { extract } from './extract.js';
+
+describe('extractEntities', () => {
+  it('finds people, places and organisations as normalised names', () => {
+    const e = extractEntities("Caroline went to the LGBTQ support group in New York yesterday with Melanie's kids.");
+    expect(e).toEqual(expect.arrayContaining(['caroline', 'new york', 'melanie', 'lgbtq']));
+    expect(e).not.toContain('yesterday');
+    expect(extractEntities('I visited Mount Rainier with Dr. Jane Doe last Saturday.')).toEqual(['mount rainier', 'jane doe']);
+    expect(extractEntities('I love Coca-Cola and Gina’s bakery in São Paulo.')).toEqual(['coca-cola', 'gina', 'são paulo']);
+  });
+  it('exact normalised names match across possessives, case and spacing', () => {
+    const a = extractEntities("Melanie's daughter loves horses.");
+    const b = extractEntities('I talked to MELANIE  today.');
+    const c = extractEntities('We met Melanie at the park.');
+    expect(a).toContain('melanie');
+    expect(b).toContain('melanie');
+    expect(c).toContain('melanie');
+    expect(normalizeEntity("  Melanie’s ")).toBe('melanie');
+    expect(normalizeEntity('the Joneses’')).toBe('the joneses');
+    expect(normalizeEntity('@caroline_s')).toBe('caroline_s');
+  });
+  it('skips calendar words, pronouns and filler; keeps mentions', () => {
+    expect(extractEntities('See you on Monday in March!')).toEqual([]);
+    expect(extractEntities("Hey! I'm so happy today.")).toEqual([]);
+    expect(extractEntities('we went hiking and it was fun.')).toEqual([]);
+    expect(extractEntities('Thanks @caroline_s for the tip')).toContain('caroline_s');
+    expect(extractEntities('')).toEqual([]);
+  });
+  it('deduplicates in order of first mention', () => {
+    expect(extractEntities('Sweden is where I grew up. My friends from Sweden visited, and Oslo too.')).toEqual(['sweden', 'oslo']);
+  });
+});
+
+describe('extractKeywords', () => {
+  it('returns content-word lemmas without stop words', () => {
+    const k = extractKeywords('Caroline went to the LGBTQ support group yesterday with her kids.');
+    expect(k).toEqual(expect.arrayContaining(['caroline', 'lgbtq', 'support', 'group', 'kid']));
+    for (const stop of ['the', 'to', 'with', 'her', 'go', 'went']) expect(k).not.toContain(stop);
+    expect(extractKeywords('I adopted two dogs and they are running around.')).toEqual(expect.arrayContaining(['adopt', 'dog', 'run']));
+    expect(extractKeywords('#pottery is my thing!!!')).toContain('pottery');
+    expect(extractKeywords('   ')).toEqual([]);
+  });
+  it('overlaps for paraphrases that share content words', () => {
+    const a = new Set(extractKeywords('Melanie painted a lake at sunrise.'));
+    const b = extractKeywords('At sunrise, Melanie was painting the lake.');
+    expect(b.filter((w) => a.has(w)).length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('extract', () => {
+  it('combines the three', () => {
+    const r = extract('Caroline adopted a puppy two weekends ago.', '2023-05-08T13:56:00Z');
+    expect(r.entities).toEqual(['caroline']);
+    expect(r.keywords).toEqual(expect.arrayContaining(['adopt', 'puppy']));
+    expect(r.eventTime?.start).toBe('2023-04-29T00:00:00.000Z');
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * One lazily created wink-nlp pipeline (sbd, pos, ner) shared by entity and keyword extraction
+ * (wink-nlp + wink-eng-lite-web-model, MIT). Loading the model takes ~0.1 s, paid on first use,
+ * not at import. A small LRU keyed by text lets `extractEntities` and `extractKeywords` on the same
+ * text parse it once.
+ */
+import { createRequire } from 'node:module';
+
+export interface ParsedToken {
+  value: string;
+  lower: string;
+  lemma: string;
+  pos: string;
+  stop: boolean;
+  /** Whitespace before the token ('' when glued to the previous token). */
+  space: string;
+  /** Index of the sentence the token belongs to, and whether it opens it. */
+  sentence: number;
+  sentenceStart: boolean;
+}
+
+export interface ParsedText {
+  tokens: ParsedToken[];
+  /** wink named entities: value, type (DATE, CARDINAL, HASHTAG, MENTION, EMAIL, URL, …) and token span. */
+  entities: { value: string; type: string; start: number; end: number }[];
+}
+
+interface WinkNlp {
+  readDoc(text: string): any;
+  its: any;
+}
+
+let nlp: WinkNlp | null = null;
+
+function pipeline(): WinkNlp {
+  if (!nlp) {
+    const req = createRequire(import.meta.url);
+    const winkNLP = req('wink-nlp');
+    const model = req('wink-eng-lite-web-model');
+    nlp = (winkNLP.default ?? winkNLP)(model.default ?? model, ['sbd', 'pos', 'ner']) as WinkNlp;
+  }
+  return nlp;
+}
+
+const LRU_SIZE = 256;
+const cache = new Map<string, ParsedText>();
+
+/** Parse `text` with wink-nlp (cached; the result must be treated as read-only). */
+export function parseText(text: string): ParsedText {
+  const hit = cache.get(text);
+  if (hit) {
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit;
+  }
+  const p = pipeline();
+  const its = p.its;
+  const doc = p.readDoc(text);
+  const tokens: ParsedToken[] = [];
+  doc.sentences().each((s: any, si: number) => {
+    let first = true;
+    s.tokens().each((t: any) => {
+      const value = t.out() as string;
+      tokens.push({
+        value,
+        lower: value.toLowerCase(),
+        lemma: String(t.out(its.lemma)).toLowerCase(),
+        pos: t.out(its.pos),
+        stop: Boolean(t.out(its.stopWordFlag)),
+        space: t.out(its.precedingSpaces) ?? '',
+        sentence: si,
+        sentenceStart: first,
+      });
+      first = false;
+    });
+  });
+  const entities: ParsedText['entities'] = [];
+  doc.entities().each((e: any) => {
+    const span = e.out(its.span) as [number, number];
+    const d = e.out(its.detail) as { value: string; type: string };
+    entities.push({ value: d.value, type: d.type, start: span[0], end: span[1] });
+  });
+  const parsed = { tokens, entities };
+  cache.set(text, parsed);
+  if (cache.size > LRU_SIZE) cache.delete(cache.keys().next().value as string);
+  return parsed;
+}

@@ -1,0 +1,312 @@
+/**
+ * Event-time resolution: relative and absolute time expressions in a text, resolved against the
+ * OBSERVATION time (never "now"), in UTC. chrono-node does the bulk; the rules below add what it
+ * misses or resolves to a point where the expression names a period (ours).
+ */
+import * as chrono from 'chrono-node';
+import { MemValidationError } from '../errors.js';
+
+/** Size of the period an expression names. */
+export type TimeGranularity = 'instant' | 'day' | 'weekend' | 'week' | 'month' | 'season' | 'year';
+
+/**
+ * A resolved expression. `start` inclusive, `end` exclusive (UTC ISO-8601): "yesterday" observed
+ * 2023-05-08 → [2023-05-07T00:00Z, 2023-05-08T00:00Z). For a clock time (`instant`) `end` is null
+ * unless the text gives a range.
+ */
+export interface ResolvedEventTime {
+  start: string;
+  end: string | null;
+  /** The matched text, as written. */
+  expression: string;
+  granularity: TimeGranularity;
+  /** Character offset of the expression in the text. */
+  index: number;
+}
+
+const DAY = 86_400_000;
+
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
+  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50,
+  'a couple of': 2, 'a couple': 2, 'couple of': 2, 'a few': 3, few: 3, several: 3,
+};
+const NUM = `(\\d{1,3}|a couple of|a couple|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)`;
+
+function parseCount(s: string): number {
+  const t = s.toLowerCase().replace(/\s+/g, ' ').trim();
+  if (/^\d+$/.test(t)) return Number(t);
+  return NUMBER_WORDS[t] ?? NaN;
+}
+
+/** 00:00 UTC of the day containing `t` (ms). */
+export function utcDayStart(t: number): number {
+  return Math.floor(t / DAY) * DAY;
+}
+
+/** Monday 00:00 UTC of the ISO week containing `t` (ms). Weeks start on Monday (ISO 8601). */
+export function utcWeekStart(t: number): number {
+  const d = utcDayStart(t);
+  const dow = (new Date(d).getUTCDay() + 6) % 7; // Monday = 0
+  return d - dow * DAY;
+}
+
+function monthStart(year: number, month: number): number {
+  return Date.UTC(year, month, 1);
+}
+
+type Interval = { start: number; end: number | null; granularity: TimeGranularity };
+type Rule = { re: RegExp; resolve: (m: RegExpExecArray, ref: number) => Interval | null };
+
+const SEASON_START: Record<string, number> = { spring: 2, summer: 5, fall: 8, autumn: 8, winter: 11 }; // meteorological, N. hemisphere
+
+/** The season (meteorological, northern hemisphere) containing `t`, as [start, end). */
+function seasonOf(t: number, name: string, yearOffsetFromCurrent: number): Interval {
+  const d = new Date(t);
+  const m0 = SEASON_START[name];
+  // the season instance whose start is in the current "season year": for winter Dec(y)..Feb(y+1)
+  let y = d.getUTCFullYear();
+  if (name === 'winter' && d.getUTCMonth() < 2) y -= 1;
+  y += yearOffsetFromCurrent;
+  return { start: monthStart(y, m0), end: monthStart(y, m0 + 3), granularity: 'season' };
+}
+
+function weekendOfWeek(weekStart: number): Interval {
+  return { start: weekStart + 5 * DAY, end: weekStart + 7 * DAY, granularity: 'weekend' };
+}
+
+const RULES: Rule[] = [
+  // --- weekends: the weekend of an ISO week; "last weekend" = weekend of the previous ISO week ---
+  {
+    re: /\b(?:the\s+)?weekend\s+before\s+last\b/gi,
+    resolve: (_m, ref) => weekendOfWeek(utcWeekStart(ref) - 14 * DAY),
+  },
+  {
+    re: new RegExp(`\\b${NUM}\\s+weekends?\\s+ago\\b`, 'gi'),
+    resolve: (m, ref) => {
+      const n = parseCount(m[1]);
+      return Number.isFinite(n) ? weekendOfWeek(utcWeekStart(ref) - 7 * n * DAY) : null;
+    },
+  },
+  {
+    re: /\b(this\s+past|last|previous|past|this|this\s+coming|the\s+coming|next|the\s+following)\s+weekend\b/gi,
+    resolve: (m, ref) => {
+      const w = m[1].toLowerCase().replace(/\s+/g, ' ');
+      const off = w === 'this' || w === 'this coming' || w === 'the coming' ? 0 : w === 'next' || w === 'the following' ? 1 : -1;
+      return weekendOfWeek(utcWeekStart(ref) + 7 * off * DAY);
+    },
+  },
+  // --- weeks (ISO, Monday start) ---
+  {
+    re: /\b(?:the\s+)?week\s+before\s+last\b/gi,
+    resolve: (_m, ref) => ({ start: utcWeekStart(ref) - 14 * DAY, end: utcWeekStart(ref) - 7 * DAY, granularity: 'week' }),
+  },
+  {
+    re: new RegExp(`\\b${NUM}\\s+weeks?\\s+ago\\b`, 'gi'),
+    resolve: (m, ref) => {
+      const n = parseCount(m[1]);
+      if (!Number.isFinite(n)) return null;
+      const s = utcWeekStart(ref - 7 * n * DAY);
+      return { start: s, end: s + 7 * DAY, granularity: 'week' };
+    },
+  },
+  {
+    re: /\b(?:(earlier|later)\s+)?(last|previous|past|this|next|the\s+following|the\s+coming)\s+week\b/gi,
+    resolve: (m, ref) => {
+      const w = m[2].toLowerCase().replace(/\s+/g, ' ');
+      if (w === 'past') return { start: utcDayStart(ref) - 7 * DAY, end: utcDayStart(ref) + DAY, granularity: 'week' };
+      const off = w === 'this' ? 0 : w === 'next' || w === 'the following' || w === 'the coming' ? 1 : -1;
+      const s = utcWeekStart(ref) + 7 * off * DAY;
+      return { start: s, end: s + 7 * DAY, granularity: 'week' };
+    },
+  },
+  // --- days counted back (number words chrono may miss) ---
+  {
+    re: new RegExp(`\\b${NUM}\\s+days?\\s+ago\\b`, 'gi'),
+    resolve: (m, ref) => {
+      const n = parseCount(m[1]);
+      if (!Number.isFinite(n)) return null;
+      const s = utcDayStart(ref) - n * DAY;
+      return { start: s, end: s + DAY, granularity: 'day' };
+    },
+  },
+  // --- months ---
+  {
+    re: /\b(?:the\s+)?month\s+before\s+last\b/gi,
+    resolve: (_m, ref) => {
+      const d = new Date(ref);
+      return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth() - 2), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() - 1), granularity: 'month' };
+    },
+  },
+  {
+    re: new RegExp(`\\b${NUM}\\s+months?\\s+ago\\b`, 'gi'),
+    resolve: (m, ref) => {
+      const n = parseCount(m[1]);
+      if (!Number.isFinite(n)) return null;
+      const d = new Date(ref);
+      return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth() - n), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() - n + 1), granularity: 'month' };
+    },
+  },
+  {
+    re: /\b(?:(earlier|later)\s+)?(last|previous|past|this|next|the\s+following|the\s+coming)\s+month\b/gi,
+    resolve: (m, ref) => {
+      const w = m[2].toLowerCase().replace(/\s+/g, ' ');
+      const d = new Date(ref);
+      if (w === 'past') return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'month' };
+      const off = w === 'this' ? 0 : w === 'next' || w === 'the following' || w === 'the coming' ? 1 : -1;
+      return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth() + off), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() + off + 1), granularity: 'month' };
+    },
+  },
+  // --- seasons ---
+  {
+    re: /\b(this\s+past|last|this|next|the\s+coming|this\s+coming)\s+(spring|summer|fall|autumn|winter)\b/gi,
+    resolve: (m, ref) => {
+      const w = m[1].toLowerCase().replace(/\s+/g, ' ');
+      const name = m[2].toLowerCase();
+      const cur = seasonOf(ref, name, 0);
+      if (w === 'this' || w === 'this coming' || w === 'the coming') {
+        // "this summer" = this year's; "the coming summer" = the next one that has not ended
+        if (w !== 'this' && cur.end! <= ref) return seasonOf(ref, name, 1);
+        return cur;
+      }
+      if (w === 'next') return cur.start > ref ? cur : seasonOf(ref, name, 1);
+      // last / this past: the most recent such season that has started before the reference and is not the current one
+      return cur.start < ref && cur.end! <= ref ? cur : seasonOf(ref, name, -1);
+    },
+  },
+  // --- years ---
+  {
+    re: /\b(?:the\s+)?year\s+before\s+last\b/gi,
+    resolve: (_m, ref) => {
+      const y = new Date(ref).getUTCFullYear() - 2;
+      return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
+    },
+  },
+  {
+    re: new RegExp(`\\b${NUM}\\s+years?\\s+ago\\b`, 'gi'),
+    resolve: (m, ref) => {
+      const n = parseCount(m[1]);
+      if (!Number.isFinite(n)) return null;
+      const y = new Date(ref).getUTCFullYear() - n;
+      return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
+    },
+  },
+  {
+    re: /\b(?:(earlier|later)\s+)?(last|previous|past|this|next|the\s+following|the\s+coming)\s+year\b/gi,
+    resolve: (m, ref) => {
+      const w = m[2].toLowerCase().replace(/\s+/g, ' ');
+      if (w === 'past') {
+        const d = new Date(ref);
+        return { start: Date.UTC(d.getUTCFullYear() - 1, d.getUTCMonth(), d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'year' };
+      }
+      const off = w === 'this' ? 0 : w === 'next' || w === 'the following' || w === 'the coming' ? 1 : -1;
+      const y = new Date(ref).getUTCFullYear() + off;
+      return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
+    },
+  },
+  // --- a bare year after a preposition: "in 2022", "since 2019", "back in 1999" ---
+  {
+    re: /\b(?:in|during|since|back\s+in|around|until|till|by|of|from)\s+((?:19|20)\d{2})\b(?![-/:.]\d)/gi,
+    resolve: (m) => {
+      const y = Number(m[1]);
+      return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
+    },
+  },
+];
+
+// chrono expressions that do not locate an event.
+const CHRONO_SKIP = /^(now|right now|currently|today's|at the moment)$/i;
+
+function toReference(observedAt: string | Date | number): number {
+  let t: number;
+  if (observedAt instanceof Date) t = observedAt.getTime();
+  else if (typeof observedAt === 'number') t = observedAt;
+  else if (typeof observedAt === 'string') {
+    if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(observedAt.trim())) {
+      throw new MemValidationError('BAD_DATE', `resolveEventTime: observedAt "${observedAt}" has no time zone (use Z or ±hh:mm)`);
+    }
+    t = Date.parse(observedAt);
+  } else t = NaN;
+  if (!Number.isFinite(t)) throw new MemValidationError('BAD_DATE', `resolveEventTime: invalid observedAt ${String(observedAt)}`);
+  return t;
+}
+
+function fromChrono(r: chrono.ParsedResult): Interval {
+  const s = r.start;
+  const start = s.date().getTime();
+  if (r.end) {
+    const end = r.end.date().getTime();
+    if (s.isCertain('hour')) return { start, end, granularity: 'instant' };
+    return { start: utcDayStart(start), end: utcDayStart(end) + DAY, granularity: 'day' };
+  }
+  if (s.isCertain('hour') || s.isCertain('minute')) return { start, end: null, granularity: 'instant' };
+  if (s.isCertain('day') || s.isCertain('weekday')) return { start: utcDayStart(start), end: utcDayStart(start) + DAY, granularity: 'day' };
+  if (s.isCertain('month')) {
+    const d = new Date(start);
+    return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth()), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() + 1), granularity: 'month' };
+  }
+  if (s.isCertain('year')) {
+    const y = new Date(start).getUTCFullYear();
+    return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
+  }
+  // Implied-only components ("tonight", "this morning", "a month ago"): the day it lands on.
+  return { start: utcDayStart(start), end: utcDayStart(start) + DAY, granularity: 'day' };
+}
+
+/**
+ * Every time expression in `text`, resolved against `observedAt`, in text order. See
+ * `resolveEventTime`. Throws BAD_DATE for an invalid or zone-less `observedAt`.
+ */
+export function resolveEventTimes(text: string, observedAt: string | Date | number): ResolvedEventTime[] {
+  const ref = toReference(observedAt);
+  if (typeof text !== 'string' || text.trim() === '') return [];
+  const found: { index: number; length: number; expression: string; iv: Interval }[] = [];
+  for (const rule of RULES) {
+    rule.re.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = rule.re.exec(text))) {
+      const iv = rule.resolve(m, ref);
+      if (iv) found.push({ index: m.index, length: m[0].length, expression: m[0], iv });
+    }
+  }
+  // Rule matches win over overlapping chrono results; among rules, the longest match at a position wins.
+  found.sort((a, b) => a.index - b.index || b.length - a.length);
+  const kept: typeof found = [];
+  for (const f of found) {
+    const last = kept[kept.length - 1];
+    if (last && f.index < last.index + last.length) continue;
+    kept.push(f);
+  }
+  const overlaps = (i: number, len: number) => kept.some((k) => i < k.index + k.length && k.index < i + len);
+  const results = chrono.parse(text, { instant: new Date(ref), timezone: 0 });
+  const fromC: typeof found = [];
+  for (const r of results) {
+    if (CHRONO_SKIP.test(r.text.trim())) continue;
+    if (overlaps(r.index, r.text.length)) continue;
+    fromC.push({ index: r.index, length: r.text.length, expression: r.text, iv: fromChrono(r) });
+  }
+  return [...kept, ...fromC]
+    .sort((a, b) => a.index - b.index)
+    .map((f) => ({
+      start: new Date(f.iv.start).toISOString(),
+      end: f.iv.end === null ? null : new Date(f.iv.end).toISOString(),
+      expression: f.expression,
+      granularity: f.iv.granularity,
+      index: f.index,
+    }));
+}
+
+/**
+ * `resolveEventTime(text, observedAt)` → the first time expression of `text` resolved against the
+ * observation time, as a UTC half-open interval `[start, end)` with the matched `expression`, or
+ * null. Relative expressions ("yesterday", "last Saturday", "two weekends ago", "the week before
+ * last", "a few days ago", "last summer", "next month", "in 2022") are anchored to `observedAt`,
+ * never to the current clock (Jev-Mem write path, step 1). Weeks are ISO weeks (Monday start),
+ * "last weekend" is the Saturday–Sunday of the previous ISO week, seasons are meteorological
+ * (northern hemisphere), "a few" = 3, "a couple" = 2 (ours). Parsing: chrono-node 2 (English),
+ * `timezone: 0`, plus the rules above. Throws BAD_DATE for an invalid or zone-less `observedAt`.
+ */
+export function resolveEventTime(text: string, observedAt: string | Date | number): ResolvedEventTime | null {
+  return resolveEventTimes(text, observedAt)[0] ?? null;
+}
