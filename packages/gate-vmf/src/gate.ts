@@ -1,0 +1,313 @@
+/**
+ * `createNoveltyGate` — the SAGE gate of seed 001 §3 over named scopes (factory and state: ours).
+ */
+import { GateError } from './errors.js';
+import {
+  density,
+  emaThreshold,
+  estimateKappa,
+  novelty,
+  routeByNovelty,
+  targetThreshold,
+  vmfScoreFromShiftedSum,
+  clampUnit,
+  type GateAction,
+} from './math.js';
+import { resolveGateOptions, type GateOptions, type ResolvedGateOptions } from './options.js';
+import { ScopeState } from './scope.js';
+import { restoreScopes, snapshotScope, type GateSnapshot } from './snapshot.js';
+import { IvfIndex } from './ivf.js';
+
+export type { GateAction };
+
+/** One routing decision (seed 001 §3.3–3.4). All numbers are JSON-safe finite numbers. */
+export interface GateDecision {
+  /** Add (ν ≥ τ + δ), Update (τ ≤ ν < τ + δ) or Noop (ν < τ); Add when the scope is empty. */
+  action: GateAction;
+  /** ν = (1 − s_vMF)/2 ∈ [0, 1]; 1 when N = 0. */
+  novelty: number;
+  /** s_vMF ∈ [−1, 1] (cosine scale); −1 when N = 0 (no score is computed). */
+  score: number;
+  /** τ_t used for this decision (the value a commit of this vector stores as the EMA state). */
+  threshold: number;
+  /** κ used (κ̂ from R̄, clipped; or the fixed κ). */
+  kappa: number;
+  /** ρ_t = N/V_t (App. D); 0 when N = 0, N when N < 2. */
+  density: number;
+  /** The stored memory with the largest cosine to the candidate, null when N = 0. */
+  nearest: { id: string; cosine: number } | null;
+  /** N of the scope at decision time (ours). */
+  n: number;
+  /** 'exact' (every memory scanned) or 'fast' (cluster index with a certificate) (ours). */
+  mode: 'exact' | 'fast';
+  /** Upper bound of |score − exact score|: 0 in exact mode, ≤ fastMaxError in fast mode (ours). */
+  scoreError: number;
+}
+
+export interface ScopeStats {
+  n: number;
+  dimension: number;
+  commits: number;
+  tau: number | null;
+  kappa: number;
+  density: number;
+  logVolume: number;
+  pcaComponents: number;
+  refits: number;
+  index: { clusters: number; builtAt: number } | null;
+}
+
+export interface NoveltyGate {
+  /** Route a candidate (sync, read-only). N = 0 → Add without scoring. @throws GateError on bad scope/vector */
+  route(scope: string, vector: ArrayLike<number>): GateDecision;
+  /** Store a memory vector and advance the τ EMA. @throws GateError (DUPLICATE_ID, vector errors); state unchanged on error */
+  commit(scope: string, id: string, vector: ArrayLike<number>): void;
+  /** Remove a memory; false when the id is not in the scope. The τ EMA does not move. */
+  remove(scope: string, id: string): boolean;
+  /** Replace the vector of a stored memory (after an Update merge is re-embedded). @throws GateError UNKNOWN_ID */
+  replace(scope: string, id: string, vector: ArrayLike<number>): void;
+  size(scope: string): number;
+  has(scope: string, id: string): boolean;
+  /** Ids of a scope in storage order. */
+  ids(scope: string): string[];
+  /** Every scope that has had a commit (also ones that are empty again), sorted. */
+  scopes(): string[];
+  /** Forget a scope entirely (memories and τ state); false if unknown. */
+  dropScope(scope: string): boolean;
+  stats(scope: string): ScopeStats | null;
+  /** JSON-safe snapshot; `createNoveltyGate({ state })` restores it exactly (same decisions, bit for bit). */
+  serialize(): GateSnapshot;
+  /** The resolved options. */
+  readonly options: Readonly<ResolvedGateOptions>;
+}
+
+function checkScope(scope: unknown): asserts scope is string {
+  if (typeof scope !== 'string') throw new GateError('BAD_SCOPE', `scope must be a string, got ${typeof scope}`);
+}
+
+function checkId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) throw new GateError('BAD_ID', 'id must be a non-empty string');
+}
+
+/**
+ * Validate a vector and return it as a unit Float64Array.
+ * @throws GateError DIMENSION_MISMATCH | NON_FINITE | ZERO_VECTOR | NOT_NORMALIZED
+ */
+export function toUnitVector(
+  vector: ArrayLike<number>,
+  dimension: number | undefined,
+  normalize: boolean,
+  normTolerance: number,
+): Float64Array {
+  if (vector === null || typeof vector !== 'object' || typeof (vector as any).length !== 'number') {
+    throw new GateError('DIMENSION_MISMATCH', 'vector must be an array or typed array of numbers');
+  }
+  const d = vector.length;
+  if (d === 0) throw new GateError('DIMENSION_MISMATCH', 'vector is empty');
+  if (dimension !== undefined && d !== dimension) {
+    throw new GateError('DIMENSION_MISMATCH', `vector has dimension ${d}, expected ${dimension}`, { details: { got: d, expected: dimension } });
+  }
+  const out = new Float64Array(d);
+  let s = 0;
+  for (let j = 0; j < d; j++) {
+    const x = vector[j];
+    if (typeof x !== 'number' || !Number.isFinite(x)) {
+      throw new GateError('NON_FINITE', `vector[${j}] is ${String(x)}`, { details: { index: j } });
+    }
+    out[j] = x;
+    s += x * x;
+  }
+  const norm = Math.sqrt(s);
+  if (!(norm > 0) || !Number.isFinite(norm)) throw new GateError('ZERO_VECTOR', 'vector has zero (or unrepresentable) length');
+  if (!normalize && Math.abs(norm - 1) > normTolerance) {
+    throw new GateError('NOT_NORMALIZED', `vector has norm ${norm}; pass unit vectors or set normalize: true`, { details: { norm } });
+  }
+  for (let j = 0; j < d; j++) out[j] /= norm;
+  return out;
+}
+
+export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot } = {}): NoveltyGate {
+  const { state, ...rest } = options ?? {};
+  let opt: ResolvedGateOptions;
+  const scopes = new Map<string, ScopeState>();
+  const indexes = new Map<string, IvfIndex>();
+  if (state !== undefined) {
+    const restored = restoreScopes(state, rest);
+    opt = restored.options;
+    for (const [k, v] of restored.scopes) scopes.set(k, v);
+    for (const [k, v] of restored.indexes) indexes.set(k, v);
+  } else {
+    opt = resolveGateOptions(rest);
+  }
+  const densityOpt = {
+    pcaDims: opt.pcaDims,
+    rangeFloor: opt.rangeFloor,
+    densityRefit: opt.densityRefit,
+    refitFraction: opt.refitFraction,
+    refitMin: opt.refitMin,
+  };
+  const clips = { rBarMax: opt.rBarMax, kappaMin: opt.kappaMin, kappaMax: opt.kappaMax };
+  const fixedKappa = opt.kappa === 'auto' ? null : opt.kappa;
+  const thr = { tau0: opt.tau0, tauMin: opt.tauMin, lambda: opt.lambda };
+
+  const unit = (v: ArrayLike<number>, s: ScopeState | undefined) =>
+    toUnitVector(v, s ? s.d : opt.dimension, opt.normalize, opt.normTolerance);
+
+  /** τ_t for the scope as it is now: EMA of the stored τ and τ*(ρ_now) (§3.4). */
+  const thresholdNow = (s: ScopeState | undefined): { tau: number; rho: number } => {
+    const n = s ? s.n : 0;
+    const rho = n === 0 ? 0 : density(n, s!.logVolume);
+    return { tau: emaThreshold(s ? s.tau : null, targetThreshold(rho, thr), opt.alpha), rho };
+  };
+
+  const maintainIndex = (scope: string, s: ScopeState) => {
+    if (opt.mode !== 'fast') return;
+    const idx = indexes.get(scope);
+    if (s.n >= opt.fastMinN && (!idx || idx.needsRebuild(s.n))) indexes.set(scope, IvfIndex.build(s));
+    else if (idx && s.n < opt.fastMinN / 2) indexes.delete(scope);
+  };
+
+  const gate: NoveltyGate = {
+    options: opt,
+
+    route(scope, vector) {
+      checkScope(scope);
+      const s = scopes.get(scope);
+      const q = unit(vector, s);
+      const { tau, rho } = thresholdNow(s);
+      if (!s || s.n === 0) {
+        const kappa = fixedKappa ?? estimateKappa(0, q.length, clips);
+        return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, n: 0, mode: 'exact', scoreError: 0 };
+      }
+      const kappa = s.kappa(fixedKappa, clips);
+      const idx = opt.mode === 'fast' ? indexes.get(scope) : undefined;
+      let max: number;
+      let arg: number;
+      let shifted: number;
+      let scoreError = 0;
+      let mode: 'exact' | 'fast' = 'exact';
+      let score: number;
+      const fast = idx ? idx.search(s, q, kappa, opt.fastMaxError, opt.fastScanBudget) : null;
+      if (fast) {
+        ({ max, arg } = fast);
+        score = fast.score;
+        scoreError = fast.error;
+        mode = 'fast';
+      } else {
+        ({ max, arg } = s.scanAll(q));
+        shifted = s.shiftedSum(kappa, max);
+        score = vmfScoreFromShiftedSum(max, shifted, s.n, kappa);
+      }
+      const nu = novelty(score);
+      return {
+        action: routeByNovelty(nu, tau, opt.delta),
+        novelty: nu,
+        score,
+        threshold: tau,
+        kappa,
+        density: rho,
+        nearest: { id: s.ids[arg], cosine: clampUnit(max) },
+        n: s.n,
+        mode,
+        scoreError,
+      };
+    },
+
+    commit(scope, id, vector) {
+      checkScope(scope);
+      checkId(id);
+      let s = scopes.get(scope);
+      const v = unit(vector, s);
+      if (s?.index.has(id)) throw new GateError('DUPLICATE_ID', `id ${JSON.stringify(id)} is already in scope ${JSON.stringify(scope)}`);
+      const { tau } = thresholdNow(s);
+      if (!s) {
+        s = new ScopeState(v.length, densityOpt);
+        scopes.set(scope, s);
+      }
+      s.tau = tau;
+      s.commits++;
+      const r = s.append(id, v);
+      s.afterChange();
+      const idx = indexes.get(scope);
+      if (idx && !idx.needsRebuild(s.n)) idx.insert(s, r);
+      maintainIndex(scope, s);
+    },
+
+    remove(scope, id) {
+      checkScope(scope);
+      checkId(id);
+      const s = scopes.get(scope);
+      const r = s?.index.get(id);
+      if (!s || r === undefined) return false;
+      const idx = indexes.get(scope);
+      const moved = s.removeRow(r);
+      idx?.onRemove(r, moved);
+      s.afterChange();
+      maintainIndex(scope, s);
+      return true;
+    },
+
+    replace(scope, id, vector) {
+      checkScope(scope);
+      checkId(id);
+      const s = scopes.get(scope);
+      const r = s?.index.get(id);
+      if (!s || r === undefined) throw new GateError('UNKNOWN_ID', `id ${JSON.stringify(id)} is not in scope ${JSON.stringify(scope)}`);
+      const v = unit(vector, s);
+      s.overwrite(r, v);
+      s.afterChange();
+      indexes.get(scope)?.onReplace(s, r);
+    },
+
+    size(scope) {
+      checkScope(scope);
+      return scopes.get(scope)?.n ?? 0;
+    },
+
+    has(scope, id) {
+      checkScope(scope);
+      return scopes.get(scope)?.index.has(id) ?? false;
+    },
+
+    ids(scope) {
+      checkScope(scope);
+      return scopes.get(scope)?.ids.slice() ?? [];
+    },
+
+    scopes() {
+      return [...scopes.keys()].sort();
+    },
+
+    dropScope(scope) {
+      checkScope(scope);
+      indexes.delete(scope);
+      return scopes.delete(scope);
+    },
+
+    stats(scope) {
+      checkScope(scope);
+      const s = scopes.get(scope);
+      if (!s) return null;
+      const idx = indexes.get(scope);
+      return {
+        n: s.n,
+        dimension: s.d,
+        commits: s.commits,
+        tau: s.tau,
+        kappa: s.kappa(fixedKappa, clips),
+        density: s.n === 0 ? 0 : density(s.n, s.logVolume),
+        logVolume: s.logVolume,
+        pcaComponents: s.kEff,
+        refits: s.refits,
+        index: idx ? { clusters: idx.clusters, builtAt: idx.builtAt } : null,
+      };
+    },
+
+    serialize() {
+      const out: GateSnapshot = { format: '@mem/gate-vmf', version: 1, options: { ...opt }, scopes: [] };
+      for (const name of [...scopes.keys()].sort()) out.scopes.push(snapshotScope(name, scopes.get(name)!, indexes.get(name) ?? null));
+      return out;
+    },
+  };
+  return gate;
+}

@@ -1,0 +1,414 @@
+/**
+ * Per-scope state of the novelty gate (ours): the memories of one scope as one contiguous
+ * Float32Array (N × d, row-major, grown by doubling) plus an id index, the running sum Σ mᵢ (for
+ * R̄ and κ̂), and the incremental PCA box that gives the density ρ_t of seed 001 App. D.
+ *
+ * Density upkeep (ours; the authors refit PCA on every change):
+ * - the scatter matrix Σ mᵢmᵢᵀ (d × d) is updated in O(d²) per commit/remove once N ≥ d/2 (below
+ *   that, refits work on the data directly, O(N·d) per block product, and no d × d matrix is kept);
+ * - the principal basis (top d′ eigenvectors of the covariance) is refit when the number of changes
+ *   since the last fit reaches max(refitMin, ⌈refitFraction · N⌉), when the number of components
+ *   min(d′, d, N) changes, or on every change with `densityRefit: 'always'`;
+ * - every row's projection on the current basis is kept (N × d′), so the per-component min/max are
+ *   exact for the current basis at all times (a remove that held an extreme rescans N × d′ numbers).
+ * So V_t is exact for the basis of the last refit; the only approximation is the basis' age, bounded
+ * by the refit schedule and measured against per-change refits in scope.test.ts and the bench.
+ */
+import { gramTopEigen, topEigen } from './pca.js';
+import { estimateKappa, meanResultantLength, pcaLogVolume, type KappaClips } from './math.js';
+
+/** Up to this N the basis is computed exactly from the N × N Gram matrix. */
+const GRAM_MAX_N = 64;
+
+export interface DensityOptions {
+  pcaDims: number;
+  rangeFloor: number;
+  densityRefit: 'periodic' | 'always';
+  refitFraction: number;
+  refitMin: number;
+}
+
+export class ScopeState {
+  readonly d: number;
+  n = 0;
+  data: Float32Array;
+  ids: string[] = [];
+  index = new Map<string, number>();
+  /** Σ mᵢ over stored rows (Float64). */
+  sum: Float64Array;
+  /** Upper triangle of Σ mᵢmᵢᵀ (d × d, Float64), or null while N < d/2. */
+  scatter: Float64Array | null = null;
+  /** Principal basis: kEff × d rows, orthonormal; null when N < 2. */
+  basis: Float64Array | null = null;
+  kEff = 0;
+  /** Projections of every row on the basis (capacity × pcaDims). */
+  proj: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+  changesSinceFit = 0;
+  logVolume = 0;
+  /** τ_{t} of the last commit (EMA state, seed 001 §3.4), null before the first commit. */
+  tau: number | null = null;
+  /** Commits so far (t). */
+  commits = 0;
+  /** Refits done (stats). */
+  refits = 0;
+  /** Scratch for cosines (capacity). */
+  cos: Float64Array;
+
+  constructor(d: number, private readonly opt: DensityOptions, capacity = 16) {
+    this.d = d;
+    this.data = new Float32Array(capacity * d);
+    this.sum = new Float64Array(d);
+    this.proj = new Float64Array(capacity * opt.pcaDims);
+    this.lo = new Float64Array(opt.pcaDims);
+    this.hi = new Float64Array(opt.pcaDims);
+    this.cos = new Float64Array(capacity);
+  }
+
+  get capacity(): number {
+    return this.data.length / this.d;
+  }
+
+  ensureCapacity(n: number): void {
+    if (n <= this.capacity) return;
+    let cap = Math.max(16, this.capacity);
+    while (cap < n) cap *= 2;
+    const data = new Float32Array(cap * this.d);
+    data.set(this.data.subarray(0, this.n * this.d));
+    this.data = data;
+    const proj = new Float64Array(cap * this.opt.pcaDims);
+    proj.set(this.proj.subarray(0, this.n * this.opt.pcaDims));
+    this.proj = proj;
+    this.cos = new Float64Array(cap);
+  }
+
+  /** Append a unit row (already validated). Returns its row number. */
+  append(id: string, v: Float64Array): number {
+    this.ensureCapacity(this.n + 1);
+    const r = this.n;
+    const d = this.d;
+    this.data.set(v, r * d); // rounds to Float32
+    this.n++;
+    this.ids.push(id);
+    this.index.set(id, r);
+    this.accumulate(r, +1);
+    this.projectRow(r);
+    this.extendBox(r);
+    return r;
+  }
+
+  /** Remove row r by moving the last row into its place. Returns the row that moved (or -1). */
+  removeRow(r: number): number {
+    const d = this.d;
+    const k = this.opt.pcaDims;
+    this.accumulate(r, -1);
+    const last = this.n - 1;
+    const id = this.ids[r];
+    const heldExtreme = this.basis !== null && this.holdsExtreme(r);
+    this.index.delete(id);
+    if (r !== last) {
+      this.data.copyWithin(r * d, last * d, last * d + d);
+      this.proj.copyWithin(r * k, last * k, last * k + k);
+      const movedId = this.ids[last];
+      this.ids[r] = movedId;
+      this.index.set(movedId, r);
+    }
+    this.ids.pop();
+    this.n--;
+    if (heldExtreme) this.rescanBox();
+    return r !== last ? last : -1;
+  }
+
+  /** Overwrite row r with a new unit vector. */
+  overwrite(r: number, v: Float64Array): void {
+    const heldExtreme = this.basis !== null && this.holdsExtreme(r);
+    this.accumulate(r, -1);
+    this.data.set(v, r * this.d);
+    this.accumulate(r, +1);
+    this.projectRow(r);
+    if (heldExtreme) this.rescanBox();
+    else this.extendBox(r);
+  }
+
+  /** Add (sign = +1) or subtract (−1) row r to the sum and scatter. */
+  private accumulate(r: number, sign: 1 | -1): void {
+    const d = this.d;
+    const base = r * d;
+    const x = this.data;
+    for (let j = 0; j < d; j++) this.sum[j] += sign * x[base + j];
+    const S = this.scatter;
+    if (S) {
+      for (let i = 0; i < d; i++) {
+        const xi = sign * x[base + i];
+        if (xi === 0) continue;
+        const off = i * d;
+        for (let j = i; j < d; j++) S[off + j] += xi * x[base + j];
+      }
+    }
+  }
+
+  private projectRow(r: number): void {
+    if (!this.basis) return;
+    const d = this.d;
+    const k = this.opt.pcaDims;
+    const B = this.basis;
+    const x = this.data;
+    const base = r * d;
+    for (let c = 0; c < this.kEff; c++) {
+      let s = 0;
+      const off = c * d;
+      for (let j = 0; j < d; j++) s += B[off + j] * x[base + j];
+      this.proj[r * k + c] = s;
+    }
+  }
+
+  private holdsExtreme(r: number): boolean {
+    const k = this.opt.pcaDims;
+    for (let c = 0; c < this.kEff; c++) {
+      const p = this.proj[r * k + c];
+      if (p <= this.lo[c] || p >= this.hi[c]) return true;
+    }
+    return false;
+  }
+
+  private extendBox(r: number): void {
+    if (!this.basis) return;
+    const k = this.opt.pcaDims;
+    for (let c = 0; c < this.kEff; c++) {
+      const p = this.proj[r * k + c];
+      if (p < this.lo[c]) this.lo[c] = p;
+      if (p > this.hi[c]) this.hi[c] = p;
+    }
+    this.logVolume = this.computeLogVolume();
+  }
+
+  private rescanBox(): void {
+    const k = this.opt.pcaDims;
+    this.lo.fill(Infinity);
+    this.hi.fill(-Infinity);
+    for (let r = 0; r < this.n; r++) {
+      for (let c = 0; c < this.kEff; c++) {
+        const p = this.proj[r * k + c];
+        if (p < this.lo[c]) this.lo[c] = p;
+        if (p > this.hi[c]) this.hi[c] = p;
+      }
+    }
+    this.logVolume = this.computeLogVolume();
+  }
+
+  /** max − min per component (length kEff). */
+  ranges(): Float64Array {
+    const out = new Float64Array(this.kEff);
+    for (let c = 0; c < this.kEff; c++) out[c] = this.n > 0 ? this.hi[c] - this.lo[c] : 0;
+    return out;
+  }
+
+  private computeLogVolume(): number {
+    if (this.n < 2 || !this.basis) return 0;
+    return pcaLogVolume(this.ranges(), this.n, this.opt.rangeFloor);
+  }
+
+  /**
+   * Bookkeeping after one change (commit, remove or replace): count it and refit when the schedule
+   * says so. Deterministic in the history of changes, so a replay rebuilds the same state.
+   */
+  afterChange(): void {
+    this.changesSinceFit++;
+    const d = this.d;
+    if (this.scatter === null && this.n * 2 >= d) this.buildScatter();
+    if (this.n < 2) {
+      this.basis = null;
+      this.kEff = 0;
+      this.logVolume = 0;
+      this.changesSinceFit = 0;
+      return;
+    }
+    const kWant = Math.min(this.opt.pcaDims, d, this.n);
+    const due =
+      this.basis === null ||
+      kWant !== this.kEff ||
+      this.opt.densityRefit === 'always' ||
+      this.changesSinceFit >= Math.max(this.opt.refitMin, Math.ceil(this.opt.refitFraction * this.n));
+    if (due) this.refit(kWant);
+  }
+
+  private buildScatter(): void {
+    const d = this.d;
+    this.scatter = new Float64Array(d * d);
+    const S = this.scatter;
+    const x = this.data;
+    for (let r = 0; r < this.n; r++) {
+      const base = r * d;
+      for (let i = 0; i < d; i++) {
+        const xi = x[base + i];
+        if (xi === 0) continue;
+        const off = i * d;
+        for (let j = i; j < d; j++) S[off + j] += xi * x[base + j];
+      }
+    }
+  }
+
+  /** Refit the principal basis (top kWant eigenvectors of the covariance) and every projection. */
+  refit(kWant: number): void {
+    const d = this.d;
+    const n = this.n;
+    const mu = new Float64Array(d);
+    for (let j = 0; j < d; j++) mu[j] = this.sum[j] / n;
+    let apply: (V: Float64Array, rows: number, out: Float64Array) => void;
+    if (n <= GRAM_MAX_N) {
+      this.basis = gramTopEigen(this.data, n, d, mu, kWant).vectors;
+      this.kEff = kWant;
+      this.finishRefit();
+      return;
+    }
+    if (this.scatter) {
+      // C = S/N − μμᵀ as a full symmetric matrix.
+      const S = this.scatter;
+      const C = new Float64Array(d * d);
+      for (let i = 0; i < d; i++) {
+        for (let j = i; j < d; j++) {
+          const c = S[i * d + j] / n - mu[i] * mu[j];
+          C[i * d + j] = c;
+          C[j * d + i] = c;
+        }
+      }
+      apply = (V, rows, out) => {
+        out.fill(0, 0, rows * d);
+        for (let a = 0; a < rows; a++) {
+          const vo = a * d;
+          for (let t = 0; t < d; t++) {
+            const v = V[vo + t];
+            if (v === 0) continue;
+            const co = t * d;
+            for (let j = 0; j < d; j++) out[vo + j] += v * C[co + j];
+          }
+        }
+      };
+    } else {
+      // C V = (1/N) Σᵣ (xᵣ − μ)(xᵣ − μ)ᵀ V, straight from the rows.
+      const x = this.data;
+      const xc = new Float64Array(d);
+      apply = (V, rows, out) => {
+        out.fill(0, 0, rows * d);
+        for (let r = 0; r < n; r++) {
+          const base = r * d;
+          for (let j = 0; j < d; j++) xc[j] = x[base + j] - mu[j];
+          for (let a = 0; a < rows; a++) {
+            const vo = a * d;
+            let s = 0;
+            for (let j = 0; j < d; j++) s += V[vo + j] * xc[j];
+            s /= n;
+            for (let j = 0; j < d; j++) out[vo + j] += s * xc[j];
+          }
+        }
+      };
+    }
+    const warm = this.basis !== null && this.kEff === kWant;
+    const eig = topEigen(apply, d, kWant, { warm: this.basis, warmRows: Math.min(this.kEff, kWant), maxIter: warm ? 8 : 40 });
+    this.basis = eig.vectors;
+    this.kEff = kWant;
+    this.finishRefit();
+  }
+
+  private finishRefit(): void {
+    const n = this.n;
+    const kWant = this.kEff;
+    const k = this.opt.pcaDims;
+    this.proj.fill(0);
+    for (let r = 0; r < n; r++) this.projectRow(r);
+    this.lo.fill(Infinity);
+    this.hi.fill(-Infinity);
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < kWant; c++) {
+        const p = this.proj[r * k + c];
+        if (p < this.lo[c]) this.lo[c] = p;
+        if (p > this.hi[c]) this.hi[c] = p;
+      }
+    }
+    this.logVolume = this.computeLogVolume();
+    this.changesSinceFit = 0;
+    this.refits++;
+  }
+
+  /** Rebuild projections and box from the stored basis (after restoring a snapshot). */
+  reproject(): void {
+    const k = this.opt.pcaDims;
+    this.lo.fill(Infinity);
+    this.hi.fill(-Infinity);
+    for (let r = 0; r < this.n; r++) {
+      this.projectRow(r);
+      for (let c = 0; c < this.kEff; c++) {
+        const p = this.proj[r * k + c];
+        if (p < this.lo[c]) this.lo[c] = p;
+        if (p > this.hi[c]) this.hi[c] = p;
+      }
+    }
+    this.logVolume = this.computeLogVolume();
+  }
+
+  /** κ̂ of the current memories (seed 001 §3.3), or the fixed κ. */
+  kappa(fixed: number | null, clips: KappaClips): number {
+    if (fixed !== null) return fixed;
+    return estimateKappa(meanResultantLength(this.sum, this.n), this.d, clips);
+  }
+
+  /**
+   * The exact pass: cosines of every row with q (unit, Float64) into `this.cos`, returning the
+   * largest cosine and its row. One tight loop over the contiguous matrix, unrolled by 4.
+   */
+  scanAll(q: Float64Array): { max: number; arg: number } {
+    const d = this.d;
+    const n = this.n;
+    const x = this.data;
+    const out = this.cos;
+    const d4 = d - (d % 4);
+    let max = -Infinity;
+    let arg = -1;
+    for (let r = 0, base = 0; r < n; r++, base += d) {
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j < d4; j += 4) {
+        s0 += x[base + j] * q[j];
+        s1 += x[base + j + 1] * q[j + 1];
+        s2 += x[base + j + 2] * q[j + 2];
+        s3 += x[base + j + 3] * q[j + 3];
+      }
+      for (; j < d; j++) s0 += x[base + j] * q[j];
+      const c = s0 + s1 + (s2 + s3);
+      out[r] = c;
+      if (c > max) {
+        max = c;
+        arg = r;
+      }
+    }
+    return { max, arg };
+  }
+
+  /** Σ exp(κ(cosᵣ − max)) over the cosines left by {@link scanAll}. */
+  shiftedSum(kappa: number, max: number): number {
+    const c = this.cos;
+    let s = 0;
+    for (let r = 0; r < this.n; r++) s += Math.exp(kappa * (c[r] - max));
+    return s;
+  }
+
+  /** Cosine of row r with q. */
+  dotRow(r: number, q: Float64Array): number {
+    const d = this.d;
+    const x = this.data;
+    const base = r * d;
+    let s0 = 0;
+    let s1 = 0;
+    let j = 0;
+    for (; j + 1 < d; j += 2) {
+      s0 += x[base + j] * q[j];
+      s1 += x[base + j + 1] * q[j + 1];
+    }
+    if (j < d) s0 += x[base + j] * q[j];
+    return s0 + s1;
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * JSON snapshots of the gate (ours): every number that decides a route is stored exactly — vectors
+ * as Float32 bytes, running sums, scatter and PCA basis as Float64 bytes (base64) — so a restored
+ * gate decides bit for bit like the one that was serialized.
+ */
+import { z } from 'zod';
+import { GateError } from './errors.js';
+import { decodeF32, decodeF64, decodeI32, encodeF32, encodeF64, encodeI32 } from './codec.js';
+import { gateOptionsSchema, resolveGateOptions, type ResolvedGateOptions } from './options.js';
+import { ScopeState } from './scope.js';
+import { IvfIndex } from './ivf.js';
+
+export interface IvfSnapshot {
+  builtAt: number;
+  top: string;
+  childStart: string;
+  centroids: string;
+  cosRadius: string;
+  /** member rows of all clusters, concatenated (Int32) */
+  members: string;
+  /** member count per cluster (Int32) */
+  counts: string;
+}
+
+export interface ScopeSnapshot {
+  scope: string;
+  dimension: number;
+  ids: string[];
+  /** N × d Float32, base64 */
+  vectors: string;
+  /** Σ mᵢ, Float64 base64 */
+  sum: string;
+  /** upper triangle of Σ mᵢmᵢᵀ row by row, Float64 base64; null while not kept */
+  scatter: string | null;
+  /** principal basis kEff × d, Float64 base64 */
+  basis: string | null;
+  pcaComponents: number;
+  changesSinceFit: number;
+  refits: number;
+  tau: number | null;
+  commits: number;
+  index: IvfSnapshot | null;
+}
+
+export interface GateSnapshot {
+  format: '@mem/gate-vmf';
+  version: 1;
+  options: ResolvedGateOptions;
+  scopes: ScopeSnapshot[];
+}
+
+const ivfSchema = z.object({
+  builtAt: z.number().int().nonnegative(),
+  top: z.string(),
+  childStart: z.string(),
+  centroids: z.string(),
+  cosRadius: z.string(),
+  members: z.string(),
+  counts: z.string(),
+});
+
+const scopeSchema = z.object({
+  scope: z.string(),
+  dimension: z.number().int().positive(),
+  ids: z.array(z.string().min(1)),
+  vectors: z.string(),
+  sum: z.string(),
+  scatter: z.string().nullable(),
+  basis: z.string().nullable(),
+  pcaComponents: z.number().int().nonnegative(),
+  changesSinceFit: z.number().int().nonnegative(),
+  refits: z.number().int().nonnegative(),
+  tau: z.number().finite().nullable(),
+  commits: z.number().int().nonnegative(),
+  index: ivfSchema.nullable(),
+});
+
+const snapshotSchema = z.object({
+  format: z.literal('@mem/gate-vmf'),
+  version: z.literal(1),
+  options: z.record(z.string(), z.unknown()),
+  scopes: z.array(scopeSchema),
+});
+
+function bad(msg: string): never {
+  throw new GateError('BAD_SNAPSHOT', msg);
+}
+
+export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null): ScopeSnapshot {
+  const d = s.d;
+  let scatter: string | null = null;
+  if (s.scatter) {
+    const up = new Float64Array((d * (d + 1)) / 2);
+    let o = 0;
+    for (let i = 0; i < d; i++) for (let j = i; j < d; j++) up[o++] = s.scatter[i * d + j];
+    scatter = encodeF64(up);
+  }
+  let index: IvfSnapshot | null = null;
+  if (idx) {
+    const p = idx.toParts();
+    const counts = Int32Array.from(p.members.map((m) => m.length));
+    const all = new Int32Array(counts.reduce((a, b) => a + b, 0));
+    let o = 0;
+    for (const m of p.members) {
+      all.set(m, o);
+      o += m.length;
+    }
+    index = {
+      builtAt: p.builtAt,
+      top: encodeF64(p.top),
+      childStart: encodeI32(p.childStart),
+      centroids: encodeF64(p.centroids),
+      cosRadius: encodeF64(p.cosRadius),
+      members: encodeI32(all),
+      counts: encodeI32(counts),
+    };
+  }
+  return {
+    scope: name,
+    dimension: d,
+    ids: s.ids.slice(),
+    vectors: encodeF32(s.data.subarray(0, s.n * d)),
+    sum: encodeF64(s.sum),
+    scatter,
+    basis: s.basis ? encodeF64(s.basis) : null,
+    pcaComponents: s.kEff,
+    changesSinceFit: s.changesSinceFit,
+    refits: s.refits,
+    tau: s.tau,
+    commits: s.commits,
+    index,
+  };
+}
+
+/**
+ * Validate and rebuild the scopes of a snapshot. `overrides` are options passed next to `state`;
+ * they may change routing parameters but not the ones the stored state was built with.
+ * @throws GateError BAD_SNAPSHOT | BAD_OPTIONS
+ */
+export function restoreScopes(
+  state: unknown,
+  overrides: Record<string, unknown>,
+): { options: ResolvedGateOptions; scopes: Map<string, ScopeState>; indexes: Map<string, IvfIndex> } {
+  const parsed = snapshotSchema.safeParse(state);
+  if (!parsed.success) bad(`Invalid gate snapshot: ${z.prettifyError(parsed.error)}`);
+  const snap = parsed.data;
+  const base = gateOptionsSchema.safeParse(snap.options);
+  if (!base.success) bad(`Invalid options in gate snapshot: ${z.prettifyError(base.error)}`);
+  const options = resolveGateOptions({ ...base.data, ...overrides });
+  for (const key of ['pcaDims', 'dimension'] as const) {
+    if (options[key] !== base.data[key]) throw new GateError('BAD_OPTIONS', `option ${key} cannot differ from the snapshot's`);
+  }
+  const densityOpt = {
+    pcaDims: options.pcaDims,
+    rangeFloor: options.rangeFloor,
+    densityRefit: options.densityRefit,
+    refitFraction: options.refitFraction,
+    refitMin: options.refitMin,
+  };
+  const scopes = new Map<string, ScopeState>();
+  const indexes = new Map<string, IvfIndex>();
+  for (const sc of snap.scopes) {
+    if (scopes.has(sc.scope)) bad(`duplicate scope ${JSON.stringify(sc.scope)}`);
+    const d = sc.dimension;
+    if (options.dimension !== undefined && d !== options.dimension) bad(`scope ${sc.scope}: dimension ${d} ≠ ${options.dimension}`);
+    const n = sc.ids.length;
+    const vec = decodeF32(sc.vectors);
+    const sum = decodeF64(sc.sum);
+    if (!vec || vec.length !== n * d) bad(`scope ${sc.scope}: vectors do not hold ${n} × ${d} floats`);
+    if (!sum || sum.length !== d) bad(`scope ${sc.scope}: sum has the wrong length`);
+    for (let i = 0; i < vec.length; i++) if (!Number.isFinite(vec[i])) bad(`scope ${sc.scope}: non-finite vector entry`);
+    const s = new ScopeState(d, densityOpt, Math.max(16, n));
+    s.data.set(vec);
+    s.n = n;
+    s.ids = sc.ids.slice();
+    sc.ids.forEach((id, r) => {
+      if (s.index.has(id)) bad(`scope ${sc.scope}: duplicate id ${JSON.stringify(id)}`);
+      s.index.set(id, r);
+    });
+    s.sum.set(sum);
+    if (sc.scatter !== null) {
+      const up = decodeF64(sc.scatter);
+      if (!up || up.length !== (d * (d + 1)) / 2) bad(`scope ${sc.scope}: scatter has the wrong length`);
+      s.scatter = new Float64Array(d * d);
+      let o = 0;
+      for (let i = 0; i < d; i++) for (let j = i; j < d; j++) s.scatter[i * d + j] = up[o++];
+    }
+    if (sc.basis !== null) {
+      const b = decodeF64(sc.basis);
+      if (!b || b.length !== sc.pcaComponents * d || sc.pcaComponents > options.pcaDims) bad(`scope ${sc.scope}: basis has the wrong shape`);
+      s.basis = b.slice();
+      s.kEff = sc.pcaComponents;
+    } else if (n >= 2) bad(`scope ${sc.scope}: basis missing for N ≥ 2`);
+    s.changesSinceFit = sc.changesSinceFit;
+    s.refits = sc.refits;
+    s.tau = sc.tau;
+    s.commits = sc.commits;
+    s.reproject();
+    scopes.set(sc.scope, s);
+    if (sc.index) {
+      const ix = sc.index;
+      const top = decodeF64(ix.top);
+      const childStart = decodeI32(ix.childStart);
+      const centroids = decodeF64(ix.centroids);
+      const cosRadius = decodeF64(ix.cosRadius);
+      const all = decodeI32(ix.members);
+      const counts = decodeI32(ix.counts);
+      if (!top || !childStart || !centroids || !cosRadius || !all || !counts) bad(`scope ${sc.scope}: index arrays are malformed`);
+      const nl = cosRadius.length;
+      if (counts.length !== nl || centroids.length !== nl * d || top.length !== (childStart.length - 1) * d || childStart[childStart.length - 1] !== nl) {
+        bad(`scope ${sc.scope}: index shapes do not match`);
+      }
+      const members: Int32Array[] = [];
+      let o = 0;
+      const seen = new Uint8Array(n);
+      for (let c = 0; c < nl; c++) {
+        const m = all.slice(o, o + counts[c]);
+        o += counts[c];
+        for (const r of m) {
+          if (r < 0 || r >= n || seen[r]) bad(`scope ${sc.scope}: index members are not a partition of the rows`);
+          seen[r] = 1;
+        }
+        members.push(m);
+      }
+      if (o !== n || all.length !== n) bad(`scope ${sc.scope}: index does not cover every row`);
+      indexes.set(sc.scope, new IvfIndex({ d, builtAt: ix.builtAt, top: top.slice(), childStart: childStart.slice(), centroids: centroids.slice(), cosRadius: cosRadius.slice(), members }, s.capacity));
+    }
+  }
+  return { options, scopes, indexes };
+}

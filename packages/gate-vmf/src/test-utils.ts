@@ -1,0 +1,58 @@
+/** Deterministic synthetic unit vectors for tests and the bench (ours). */
+import { mulberry32 } from './pca.js';
+
+export function rng(seed: number) {
+  const u = mulberry32(seed);
+  const gauss = () => {
+    let a = 0;
+    while (a === 0) a = u();
+    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
+  };
+  return { u, gauss };
+}
+
+export function normalizeInPlace(v: Float64Array | Float32Array): typeof v {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  const n = Math.sqrt(s);
+  for (let i = 0; i < v.length; i++) v[i] /= n;
+  return v;
+}
+
+export function randomUnit(d: number, r: ReturnType<typeof rng>): Float64Array {
+  const v = new Float64Array(d);
+  for (let i = 0; i < d; i++) v[i] = r.gauss();
+  return normalizeInPlace(v) as Float64Array;
+}
+
+/** A unit vector at cosine ≈ `cos` to `centre` (random perpendicular direction). */
+export function near(centre: ArrayLike<number>, cos: number, r: ReturnType<typeof rng>): Float64Array {
+  const d = centre.length;
+  const p = randomUnit(d, r);
+  let dot = 0;
+  for (let i = 0; i < d; i++) dot += p[i] * centre[i];
+  for (let i = 0; i < d; i++) p[i] -= dot * centre[i];
+  normalizeInPlace(p);
+  const s = Math.sqrt(Math.max(0, 1 - cos * cos));
+  const out = new Float64Array(d);
+  for (let i = 0; i < d; i++) out[i] = cos * centre[i] + s * p[i];
+  return normalizeInPlace(out) as Float64Array;
+}
+
+/**
+ * A topic mixture on the sphere: `topics` random centres; each vector is a centre plus isotropic
+ * noise giving cosine ≈ `spread` to its centre; a decaying spectrum is added so PCA has structure.
+ */
+export function topicMixture(n: number, d: number, topics: number, spread: number, seed: number): { vectors: Float32Array; topicOf: Int32Array; centres: Float64Array[] } {
+  const r = rng(seed);
+  const centres = Array.from({ length: topics }, () => randomUnit(d, r));
+  const vectors = new Float32Array(n * d);
+  const topicOf = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = Math.floor(r.u() * topics);
+    topicOf[i] = t;
+    const v = near(centres[t], spread, r);
+    vectors.set(v, i * d);
+  }
+  return { vectors, topicOf, centres };
+}
