@@ -72,7 +72,7 @@ async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, ext
     onSetupProgress: (e) => {
       if (!started) {
         started = true;
-        progress.start(e.phase, e.total);
+        progress.start(e.phase, e.total, { percentOnly: true });
       }
       progress.update(e.done, { total: e.total });
     },

@@ -68,7 +68,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       if (!setupStarted) {
         setupStarted = true;
         say(c.dim('  first run: building the embedder\'s binary cache of the GloVe vectors (once per machine)…'));
-        progress.start(e.phase, e.total);
+        progress.start(e.phase, e.total, { percentOnly: true });
       }
       progress.update(e.done, { total: e.total });
     },
@@ -143,6 +143,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       for (const [j, e] of r.evidence.entries()) {
         const mark = q.evidence.includes(e.sourceId ?? '') ? c.green('✓') : ' ';
         say(`   ${mark} ${j + 1}. ${String(e.sourceId ?? '').padEnd(5)} ${e.observedAt.slice(0, 10)} ${e.speaker ?? ''}: ${truncate(e.text, 78)} ${c.dim(`(${fmt(e.score, 2)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`);
+        if (e.eventTime) say(c.dim(`              "${e.eventTime.expression}" → event time ${e.eventTime.start.slice(0, 10)}${e.eventTime.end ? ` … ${e.eventTime.end.slice(0, 10)}` : ''}`));
       }
       if (r.mode === 'llm') say(`   ${c.green('answer (System Two)')}: ${r.answer}`);
       else say(`   ${c.yellow('answer (offline: top evidence, not generated)')}: ${truncate(r.answer, 100)}`);

@@ -5,7 +5,7 @@
 import cliProgress from 'cli-progress';
 
 export interface Progress {
-  start(label: string, total: number): void;
+  start(label: string, total: number, options?: { percentOnly?: boolean }): void;
   update(done: number, extra?: { total?: number }): void;
   stop(): void;
 }
@@ -16,12 +16,12 @@ export function createProgress(options: { enabled: boolean }): Progress {
   if (!options.enabled || !process.stderr.isTTY) return NOOP;
   let bar: cliProgress.SingleBar | null = null;
   return {
-    start(label, total) {
+    start(label, total, opts = {}) {
       bar?.stop();
       bar = new cliProgress.SingleBar(
         {
           stream: process.stderr,
-          format: `${label.padEnd(22)} [{bar}] {value}/{total} {percentage}% | {duration_formatted}`,
+          format: `${label.padEnd(22)} [{bar}] ${opts.percentOnly ? '' : '{value}/{total} '}{percentage}% | {duration_formatted}`,
           hideCursor: true,
           clearOnComplete: false,
           etaBuffer: 50,

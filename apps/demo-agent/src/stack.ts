@@ -14,9 +14,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import * as core from '@mem/core';
-import * as retrievalPkg from '@mem/retrieval';
+import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever, toContext } from '@mem/retrieval';
 import * as systemOnePkg from '@mem/system-one';
-import * as gatePkg from '@mem/gate-vmf';
+import { createOfflineBackend, createSystemOne, type SystemOne } from '@mem/system-one';
 import type {
   Embedder,
   GateDecisionRecord,
@@ -31,7 +31,7 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { MemError, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS } from '@mem/core';
+import { createMemory, createWinkEmbedder, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 
@@ -51,12 +51,18 @@ export interface StackOptions {
   onSetupProgress?: (event: { phase: string; done: number; total: number }) => void;
 }
 
-/** What `add` reports per stored observation. */
+/** What `add` reports per observation. */
 export interface AddedNode {
   node: MemoryNode;
+  /** The gate's routing, or 'duplicate' when the same observation was already stored. */
+  action: GateDecisionRecord['action'] | 'duplicate';
   gate: GateDecisionRecord | null;
-  /** False when the observation was already stored (same content hash) and nothing was written. */
+  /** False for duplicates (nothing new written). */
   created: boolean;
+  /** Relations written with this observation. */
+  relations: number;
+  /** System-One calls this observation cost. */
+  controllerCalls: number;
 }
 
 export interface AskResult {
@@ -65,7 +71,7 @@ export interface AskResult {
   mode: 'llm' | 'evidence';
   answer: string;
   model: string | null;
-  evidence: { id: string; text: string; speaker: string | null; observedAt: string; sourceId: string | null; score: number; via: string[] }[];
+  evidence: { id: string; text: string; speaker: string | null; observedAt: string; eventTime: MemoryNode['eventTime']; sourceId: string | null; score: number; via: string[] }[];
   context: string;
   trace: TraceView;
   ms: number;
@@ -81,9 +87,8 @@ export interface Stack {
   readonly store: MemoryStore;
   readonly embedder: Embedder;
   readonly retriever: Retriever;
-  readonly memory: any;
-  readonly systemOne: any;
-  readonly gate: any;
+  readonly memory: Memory;
+  readonly systemOne: SystemOne;
   readonly systemTwo: SystemTwo | null;
   readonly storeKind: StoreKind;
   readonly dbPath: string | null;
@@ -136,10 +141,8 @@ async function openStore(options: StackOptions, env: NodeJS.ProcessEnv): Promise
   return { store: await create({ path: dbPath }), dbPath };
 }
 
-function createSystemOneFor(env: NodeJS.ProcessEnv, embedder: Embedder, llm: SystemTwoConfig | null): any {
-  const createSystemOne = need(systemOnePkg, '@mem/system-one', 'createSystemOne');
-  const createOffline = need(systemOnePkg, '@mem/system-one', 'createOfflineBackend');
-  const offline = createOffline({ embed: (texts: string[]) => embedder.embed(texts) });
+function createSystemOneFor(env: NodeJS.ProcessEnv, embedder: Embedder, llm: SystemTwoConfig | null): SystemOne {
+  const offline = createOfflineBackend({ embed: (texts: string[]) => embedder.embed(texts) });
   const wanted = (env.MEM_SYSTEM_ONE ?? 'offline').toLowerCase();
   if (wanted === 'openai') {
     if (!llm) throw new MemValidationError('INVALID_INPUT', 'MEM_SYSTEM_ONE=openai needs MEM_LLM_BASE_URL, MEM_LLM_API_KEY, MEM_LLM_MODEL');
@@ -151,66 +154,82 @@ function createSystemOneFor(env: NodeJS.ProcessEnv, embedder: Embedder, llm: Sys
   return createSystemOne({ backend: offline });
 }
 
-function createRetrieverFor(kind: RetrieverKind, store: MemoryStore, embedder: Embedder, systemOne: any): Retriever {
+function createRetrieverFor(kind: RetrieverKind, store: MemoryStore, embedder: Embedder, systemOne: SystemOne): Retriever {
   switch (kind) {
     case 'jev':
-      return need(retrievalPkg, '@mem/retrieval', 'createJevRetriever')({ store, embedder, systemOne });
+      return createJevRetriever({ store, embedder, systemOne });
     case 'bm25':
-      return need(retrievalPkg, '@mem/retrieval', 'createBm25Retriever')({ store });
+      return createBm25Retriever({ store });
     case 'dense':
-      return need(retrievalPkg, '@mem/retrieval', 'createDenseRetriever')({ store, embedder });
+      return createDenseRetriever({ store, embedder });
     case 'hybrid':
-      return need(retrievalPkg, '@mem/retrieval', 'createHybridRetriever')({ store, embedder });
+      return createHybridRetriever({ store, embedder });
     default:
       throw new MemValidationError('INVALID_INPUT', `Unknown retriever "${String(kind)}" (jev, bm25, dense, hybrid)`);
   }
 }
 
-/** Normalise what `Memory.add` returns into one AddedNode per observation. */
-function normalizeAdded(result: any): AddedNode[] {
-  const items: any[] = Array.isArray(result) ? result : Array.isArray(result?.nodes) ? result.nodes : Array.isArray(result?.results) ? result.results : result ? [result] : [];
-  return items.map((item) => {
-    const node: MemoryNode = item?.node ?? item;
-    const gate = item?.gate ?? item?.decision ?? node?.gate ?? null;
-    const created = item?.created ?? (item?.duplicate === true ? false : item?.status ? item.status !== 'duplicate' : true);
-    return { node, gate, created };
-  });
+/** One AddedNode per `Memory.add` result. */
+function toAdded(r: AddResult): AddedNode {
+  return {
+    node: r.node,
+    action: r.action,
+    gate: r.node.gate ?? null,
+    created: r.action !== 'duplicate',
+    relations: r.relations?.length ?? 0,
+    controllerCalls: r.controllerCalls ?? 0,
+  };
+}
+
+/** Typical first-run build time of the wink binary cache on a 2-core machine, ms (measured: ~10 s). */
+const EXPECTED_CACHE_BUILD_MS = 12_000;
+
+/**
+ * Load the embedder. The first run on a machine converts the 307 MB GloVe JSON into a binary cache;
+ * the embedder reports no byte progress, so when loading takes longer than 300 ms we report an
+ * elapsed-time estimate (capped at 95 % until done).
+ */
+async function loadEmbedder(embedder: WinkEmbedder, onProgress: StackOptions['onSetupProgress']): Promise<void> {
+  const loading = embedder.load();
+  if (!onProgress) {
+    await loading;
+    return;
+  }
+  const phase = 'embedder cache (first run, est.)';
+  const t0 = performance.now();
+  let started = false;
+  const timer = setInterval(() => {
+    const elapsed = performance.now() - t0;
+    if (elapsed < 300) return;
+    started = true;
+    onProgress({ phase, done: Math.min(Math.round(elapsed), Math.round(EXPECTED_CACHE_BUILD_MS * 0.95)), total: EXPECTED_CACHE_BUILD_MS });
+  }, 200);
+  try {
+    await loading;
+  } finally {
+    clearInterval(timer);
+  }
+  if (started) onProgress({ phase, done: EXPECTED_CACHE_BUILD_MS, total: EXPECTED_CACHE_BUILD_MS });
 }
 
 /** Pack evidence for System Two: `toContext` from @mem/retrieval when present, else a plain list. */
 function packContext(result: SearchResult, tokenBudget: number): string {
-  const toContext = (retrievalPkg as any).toContext;
-  if (typeof toContext === 'function') {
-    const packed = toContext(result, { tokenBudget });
-    if (typeof packed === 'string') return packed;
-    if (packed && typeof packed.text === 'string') return packed.text;
-    if (packed && typeof packed.context === 'string') return packed.context;
-  }
-  return result.evidence
-    .map((e) => `[${e.node.observedAt.slice(0, 16).replace('T', ' ')}] ${e.node.speaker ? `${e.node.speaker}: ` : ''}${e.node.text}`)
-    .join('\n');
+  return toContext(result, { tokenBudget }).text;
 }
 
 export async function createStack(options: StackOptions): Promise<Stack> {
   const env = options.env ?? process.env;
   const scope = resolveScope(options.scope);
   const llm = options.systemTwo === undefined ? systemTwoConfigFromEnv(env) : options.systemTwo;
-  const createWinkEmbedder = need(core, '@mem/core', 'createWinkEmbedder');
-  const embedder: Embedder = await createWinkEmbedder({
-    onProgress: options.onSetupProgress
-      ? (e: any) => options.onSetupProgress!({ phase: e?.phase ?? 'embedder cache', done: e?.done ?? e?.bytes ?? 0, total: e?.total ?? 1 })
-      : undefined,
-  });
-  // Some embedders load lazily; warm up now so the one-time cache build happens here, with progress.
-  if (typeof (embedder as any).ready === 'function') await (embedder as any).ready();
-  else await embedder.embed(['warm up']);
+  const embedder = createWinkEmbedder();
+  await loadEmbedder(embedder, options.onSetupProgress);
   const { store, dbPath } = await openStore(options, env);
   const systemOne = createSystemOneFor(env, embedder, llm);
-  const gate = need(gatePkg, '@mem/gate-vmf', 'createNoveltyGate')();
   const retriever = createRetrieverFor(options.retriever ?? 'jev', store, embedder, systemOne);
-  const memory = await need(core, '@mem/core', 'createMemory')({ store, embedder, systemOne, gate, retriever });
+  // Gate: createMemory's default, one SAGE gate per scope (rebuilt from the store on first use).
+  const memory = createMemory({ store, embedder, systemOne: systemOne as any, retriever });
   const systemTwo = llm ? createSystemTwo(llm) : null;
-  return buildStack({ scope, store, embedder, retriever, memory, systemOne, gate, systemTwo, storeKind: options.store ?? 'sqlite', dbPath });
+  return buildStack({ scope, store, embedder, retriever, memory, systemOne, systemTwo, storeKind: options.store ?? 'sqlite', dbPath });
 }
 
 interface Parts {
@@ -218,9 +237,8 @@ interface Parts {
   store: MemoryStore;
   embedder: Embedder;
   retriever: Retriever;
-  memory: any;
-  systemOne: any;
-  gate: any;
+  memory: Memory;
+  systemOne: SystemOne;
   systemTwo: SystemTwo | null;
   storeKind: StoreKind;
   dbPath: string | null;
@@ -238,15 +256,14 @@ function buildStack(p: Parts): Stack {
       const out: AddedNode[] = [];
       for (let i = 0; i < observations.length; i += batchSize) {
         const batch = observations.slice(i, i + batchSize).map((o) => ({ ...o, scope }));
-        out.push(...normalizeAdded(await memory.add(batch)));
+        out.push(...(await memory.add(batch)).map(toAdded));
         options.onProgress?.(Math.min(i + batchSize, observations.length), observations.length);
       }
       return out;
     },
     async search(query, options = {}) {
       if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'The query is empty');
-      if (typeof memory.search === 'function') return memory.search(query, { scope, k: options.k ?? 10, now: options.now });
-      return p.retriever.search({ scope, query, k: options.k ?? 10, now: options.now });
+      return memory.search(query, { scope, k: options.k ?? 10, now: options.now });
     },
     async ask(question, options = {}) {
       const t0 = performance.now();
@@ -257,6 +274,7 @@ function buildStack(p: Parts): Stack {
         text: e.node.text,
         speaker: e.node.speaker,
         observedAt: e.node.observedAt,
+        eventTime: e.node.eventTime ?? null,
         sourceId: e.node.provenance?.sourceId ?? null,
         score: e.score,
         via: (e.path ?? []).map((r) => r.subtype),
@@ -273,7 +291,7 @@ function buildStack(p: Parts): Stack {
       return { question, mode, answer, model: p.systemTwo?.model ?? null, evidence, context, trace: normalizeTrace(result.trace), ms: performance.now() - t0 };
     },
     async get(id) {
-      const node = await store.get(scope, id);
+      const node = await memory.get(id, { scope });
       if (!node) throw new MemNotFoundError(`No memory ${id} in this scope`, { details: { id } });
       return node;
     },
@@ -283,17 +301,11 @@ function buildStack(p: Parts): Stack {
       return store.neighbors(scope, [id], { views: views?.length ? views : undefined, direction: 'both', limit: options.limit ?? 100 });
     },
     async forget(id) {
-      if (typeof memory.forget === 'function') {
-        const r = await memory.forget(id, { scope }).catch(async (e: unknown) => {
-          if (MemError.isInstance(e) && e.code === 'NODE_NOT_FOUND') return false;
-          throw e;
-        });
-        return r !== false;
-      }
-      return store.forget(scope, id);
+      // Through the Memory facade so the node also leaves the scope's SAGE gate.
+      return memory.forget(id, { scope });
     },
     async history(options = {}) {
-      return store.history(scope, { nodeId: options.nodeId, limit: options.limit ?? 100 });
+      return memory.history({ scope, nodeId: options.nodeId, limit: options.limit ?? 100 });
     },
     async list(options = {}) {
       return store.list(scope, { limit: options.limit ?? 100, orderBy: 'observedAt', order: 'asc' });
@@ -326,7 +338,10 @@ function buildStack(p: Parts): Stack {
         byView[r.view] = (byView[r.view] ?? 0) + 1;
         bySubtype[r.subtype] = (bySubtype[r.subtype] ?? 0) + 1;
       }
-      const memStats = typeof memory.stats === 'function' ? await memory.stats({ scope }).catch(() => null) : null;
+      const nodeList = await store.list(scope, { limit: 1_000_000 });
+      const gate = { add: 0, update: 0, noop: 0, none: 0 };
+      for (const n of nodeList) gate[n.gate?.action ?? 'none'] += 1;
+      const m = await memory.stats();
       return {
         scope,
         store: p.storeKind,
@@ -337,14 +352,15 @@ function buildStack(p: Parts): Stack {
         relationsBySubtype: bySubtype,
         embedder: { model: p.embedder.model, dimension: p.embedder.dimension },
         retriever: p.retriever.name,
-        systemOne: typeof p.systemOne?.stats === 'function' ? p.systemOne.stats() : null,
+        systemOne: p.systemOne.stats(),
         systemTwo: p.systemTwo ? { model: p.systemTwo.model } : null,
-        memory: memStats,
+        gate,
+        /** Counters of this process's Memory (all scopes), since it was created. */
+        session: { writes: m.writes, duplicates: m.duplicates, gate: m.gate, controllerCalls: m.controllerCalls, controllerCallsSaved: m.controllerCallsSaved, consolidations: m.consolidations },
       };
     },
     async close() {
-      if (typeof memory.close === 'function') await memory.close();
-      else await store.close();
+      await memory.close();
     },
   };
   return stack;

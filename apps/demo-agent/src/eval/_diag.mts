@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { createMemory, createSqliteStore, createWinkEmbedder, resolveScope } from '@mem/core';
+import { createSystemOne } from '@mem/system-one';
+import { createNoveltyGate } from '@mem/gate-vmf';
+import { createJevRetriever } from '@mem/retrieval';
+import { conversationObservations, conversationQuestions } from './locomo.ts';
+const data = JSON.parse(readFileSync('/work/shared/data/locomo/locomo10-dev.json', 'utf8'));
+const c = Number(process.env.CONV ?? 0);
+const obs = conversationObservations(data[c], c);
+const qs = conversationQuestions(data[c], c);
+const embedder = createWinkEmbedder();
+const systemOne: any = createSystemOne();
+const memory = createMemory({ store: createSqliteStore({ path: ':memory:' }), embedder, systemOne, gate: () => createNoveltyGate() as any });
+const scope = resolveScope({ userId: 'x' });
+await memory.add(obs.map((o) => ({ text: o.text, speaker: o.speaker, observedAt: o.observedAt, sourceId: o.sourceId, scope, metadata: { session: o.session, turn: o.turn } })));
+console.log(JSON.stringify(await memory.stats()));
+const jev = createJevRetriever({ store: memory.store, systemOne, embedder });
+for (const q of qs.slice(0, 6)) {
+  const t = performance.now();
+  const r: any = await jev.search({ scope, query: q.question, k: 10, now: '2023-11-01T00:00:00Z' });
+  const tr = r.trace;
+  console.log(q.question, q.evidence, (performance.now() - t).toFixed(0), 'ms');
+  console.log(' routing', JSON.stringify(tr.routing), 'active', tr.activeViews, 'depth', tr.depth, 'budgets', JSON.stringify(tr.budgets), 'stop', tr.stopReason, 'calls', tr.controllerCalls, JSON.stringify(tr.timings));
+  console.log(' rounds', JSON.stringify(tr.rounds.map((x: any) => ({ a: x.admitted, e: x.edgesExamined, s: x.stopping, ms: x.ms.toFixed(0) }))));
+  console.log(' top', r.evidence.slice(0, 10).map((e: any) => `${e.node.provenance.sourceId}:${e.score.toFixed(3)}${e.path.length ? '*' : ''}`).join(' '));
+}
+const rels = await memory.store.relations(scope, { limit: 100000 });
+const cnt: Record<string, number> = {};
+for (const r of rels) cnt[r.subtype] = (cnt[r.subtype] ?? 0) + 1;
+console.log(cnt);
+await memory.close();
