@@ -1,0 +1,448 @@
+/**
+ * Pure Cypher builders (ours): every store method is one or more `{ cypher, params }` pairs built
+ * here, so each can be unit-tested without a server. Rules every builder follows:
+ * - every value (ids, text, scope fields, vectors, limits) is a query parameter;
+ * - labels, relationship types, property keys and index names come only from `schema.ts`
+ *   constants and `@mem/core`'s closed enums, never from caller input;
+ * - every query on `:Memory` / `:MemoryHistory` filters on `scopeKey = $scopeKey`
+ *   (the one exception is `buildScopesQuery`, which lists the scopes themselves).
+ */
+import neo4j from 'neo4j-driver';
+import type { HistoryEntry, ListOptions, MemoryNode, NeighborQuery, Relation, RelationSubtype, RelationView, ResolvedScope, StoreMeta, WriteBatch } from '@mem/core';
+import { RELATION_VIEWS, scopeKey, searchTokens } from '@mem/core';
+import { historyToProps, nodeToProps, relationToProps, uidOf } from './codec.js';
+import { HISTORY_LABEL, INDEX_NAMES, MEMORY_LABEL, META_LABEL, VIEW_REL_TYPES } from './schema.js';
+
+export interface CypherQuery {
+  /** Stable name of the query (for traces and tests). */
+  name: string;
+  cypher: string;
+  params: Record<string, unknown>;
+}
+
+/** Key of the single `:MemoryMeta` node. */
+export const META_KEY = 'meta';
+
+/** Neo4j integer parameter (JS numbers are sent as floats, which LIMIT/SKIP reject). */
+export function int(n: number): ReturnType<typeof neo4j.int> {
+  return neo4j.int(Math.max(0, Math.floor(n)));
+}
+
+const q = (name: string, cypher: string, params: Record<string, unknown>): CypherQuery => ({
+  name,
+  cypher: cypher.replace(/\s+/g, ' ').trim(),
+  params,
+});
+
+/** Relationship-type alternation for the given views, e.g. `SEMANTIC|CAUSAL` (closed enum only). */
+export function relTypesFor(views?: readonly RelationView[]): string {
+  const vs = views ?? RELATION_VIEWS;
+  const types = [...new Set(vs.map((v) => VIEW_REL_TYPES[v]))];
+  if (types.length === 0 || types.some((t) => t === undefined)) throw new Error(`unknown relation view in ${JSON.stringify(vs)}`);
+  return types.join('|');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema and metadata
+
+/**
+ * Idempotent schema statements (each runs in its own auto-commit transaction): uniqueness
+ * constraints on `:Memory(uid)` (uid = [scopeKey, id]: ids are unique per scope) and
+ * `:MemoryMeta(key)`, range indexes on the scope key, content hash, history order and relationship
+ * uids, a cosine vector index on `embedding` with the embedder's dimension, and a full-text index
+ * (whitespace analyzer) on `searchText`, core's normalised token string of `text`.
+ */
+export function buildSchemaQueries(dimension: number): CypherQuery[] {
+  return [
+    q('constraint.memoryId', `CREATE CONSTRAINT ${INDEX_NAMES.idConstraint} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) REQUIRE m.uid IS UNIQUE`, {}),
+    q('constraint.metaKey', `CREATE CONSTRAINT ${INDEX_NAMES.metaConstraint} IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE m.key IS UNIQUE`, {}),
+    q('index.scope', `CREATE INDEX ${INDEX_NAMES.scope} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey)`, {}),
+    q('index.contentHash', `CREATE INDEX ${INDEX_NAMES.contentHash} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey, m.contentHash)`, {}),
+    q('index.history', `CREATE INDEX ${INDEX_NAMES.historyScope} IF NOT EXISTS FOR (h:${HISTORY_LABEL}) ON (h.scopeKey, h.seq)`, {}),
+    q(
+      'index.vector',
+      `CREATE VECTOR INDEX ${INDEX_NAMES.vector} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.embedding)
+       OPTIONS { indexConfig: { \`vector.dimensions\`: toInteger($dimension), \`vector.similarity_function\`: 'cosine' } }`,
+      { dimension: int(dimension) },
+    ),
+    q(
+      'index.fulltext',
+      `CREATE FULLTEXT INDEX ${INDEX_NAMES.fulltext} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON EACH [m.searchText]
+       OPTIONS { indexConfig: { \`fulltext.analyzer\`: 'whitespace' } }`,
+      {},
+    ),
+    ...RELATION_VIEWS.map((view) =>
+      q(
+        `index.relation.${view}`,
+        `CREATE INDEX ${INDEX_NAMES.relationUid}_${view} IF NOT EXISTS FOR ()-[e:${VIEW_REL_TYPES[view]}]-() ON (e.uid)`,
+        {},
+      ),
+    ),
+  ];
+}
+
+/** Wait until the store's indexes are online (the vector / full-text indexes populate asynchronously). */
+export function buildAwaitIndexesQuery(timeoutSeconds: number): CypherQuery {
+  return q('index.await', 'CALL db.awaitIndexes(toInteger($timeoutSeconds))', { timeoutSeconds: int(timeoutSeconds) });
+}
+
+export function buildReadMetaQuery(): CypherQuery {
+  return q('meta.read', `MATCH (x:${META_LABEL} {key: $key}) RETURN x {.*} AS meta`, { key: META_KEY });
+}
+
+/** Create the meta node on first open (MERGE is safe under the key constraint); returns what is recorded. */
+export function buildInitMetaQuery(meta: StoreMeta): CypherQuery {
+  return q(
+    'meta.init',
+    `MERGE (x:${META_LABEL} {key: $key})
+     ON CREATE SET x.schemaVersion = $schemaVersion, x.embeddingModel = $embeddingModel, x.dimension = $dimension, x.seq = 0
+     RETURN x {.*} AS meta`,
+    { key: META_KEY, schemaVersion: int(meta.schemaVersion), embeddingModel: meta.embeddingModel, dimension: int(meta.dimension) },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes (all run inside one transaction by the store)
+
+/**
+ * Reserve `count` sequence numbers (base + 1 … base + count) from the counter on the `:MemoryMeta`
+ * node. Setting `_lock` first takes the node's write lock, so concurrent writers serialise and
+ * numbers are never handed out twice. Used for node/relation insertion order and history `seq`.
+ */
+export function buildReserveSeqQuery(count: number): CypherQuery {
+  return q(
+    'write.reserveSeq',
+    `MATCH (x:${META_LABEL} {key: $key})
+     SET x._lock = true
+     WITH x, coalesce(x.seq, 0) AS base
+     SET x.seq = base + $count
+     REMOVE x._lock
+     RETURN base`,
+    { key: META_KEY, count: int(count) },
+  );
+}
+
+/**
+ * Upsert nodes by (scope, id) — the same semantics as the SQLite store: a node written again
+ * replaces its properties and keeps its insertion number. `rids[i]` numbers `nodes[i]`.
+ */
+export function buildUpsertNodesQuery(scope: ResolvedScope, nodes: readonly MemoryNode[], rids: readonly number[] = []): CypherQuery {
+  return q(
+    'write.nodes',
+    `UNWIND $nodes AS n
+     WITH n WHERE n.scopeKey = $scopeKey
+     MERGE (m:${MEMORY_LABEL} {uid: n.uid})
+     WITH m, n, m.rid AS oldRid
+     SET m = n
+     SET m.rid = coalesce(oldRid, n.rid)
+     RETURN count(m) AS written`,
+    { scopeKey: scopeKey(scope), nodes: nodes.map((n, i) => nodeToProps(n, rids[i] ?? 0)) },
+  );
+}
+
+/** Apply `obsoleteBy` updates; counts only rows whose node (and non-null target) exist in the scope. */
+export function buildNodeUpdatesQuery(scope: ResolvedScope, updates: NonNullable<WriteBatch['nodeUpdates']>): CypherQuery {
+  return q(
+    'write.nodeUpdates',
+    `UNWIND $updates AS u
+     MATCH (m:${MEMORY_LABEL} {uid: u.uid})
+     WHERE m.scopeKey = $scopeKey
+     OPTIONAL MATCH (t:${MEMORY_LABEL} {uid: u.targetUid})
+     WHERE t.scopeKey = $scopeKey
+     WITH m, u, t WHERE u.targetUid IS NULL OR t IS NOT NULL
+     SET m.obsoleteBy = CASE WHEN u.setObsoleteBy THEN u.obsoleteBy ELSE m.obsoleteBy END
+     RETURN count(m) AS updated`,
+    {
+      scopeKey: scopeKey(scope),
+      updates: updates.map((u) => ({
+        uid: uidOf(scope, u.id),
+        setObsoleteBy: u.obsoleteBy !== undefined,
+        obsoleteBy: u.obsoleteBy ?? null,
+        targetUid: u.obsoleteBy ? uidOf(scope, u.obsoleteBy) : null,
+      })),
+    },
+  );
+}
+
+/**
+ * Relations are upserted by (scope, id) like the SQLite store: one query per relationship type
+ * removes earlier relationships with the batch's relation ids (returning their insertion numbers,
+ * which the re-written relation keeps), then {@link buildCreateRelationsQueries} creates them.
+ */
+export function buildClearRelationsQueries(scope: ResolvedScope, relations: readonly Relation[]): CypherQuery[] {
+  const uids = relations.map((r) => uidOf(scope, r.id));
+  return RELATION_VIEWS.map((view) =>
+    q(
+      `write.relations.clear.${view}`,
+      `MATCH (a:${MEMORY_LABEL})-[o:${VIEW_REL_TYPES[view]}]->(:${MEMORY_LABEL})
+       WHERE o.uid IN $uids AND a.scopeKey = $scopeKey
+       WITH o, o.id AS id, o.rid AS rid
+       DELETE o
+       RETURN id, rid`,
+      { scopeKey: scopeKey(scope), uids },
+    ),
+  );
+}
+
+/** One query per relation view present in the batch; the relationship type is the view's enum type. */
+export function buildCreateRelationsQueries(scope: ResolvedScope, relations: readonly Relation[], rids: ReadonlyMap<string, number> = new Map()): CypherQuery[] {
+  const byView = new Map<RelationView, Relation[]>();
+  for (const r of relations) {
+    if (!VIEW_REL_TYPES[r.view]) throw new Error(`unknown relation view ${JSON.stringify(r.view)}`);
+    const list = byView.get(r.view) ?? [];
+    list.push(r);
+    byView.set(r.view, list);
+  }
+  return [...byView.entries()].map(([view, rels]) =>
+    q(
+      `write.relations.${view}`,
+      `UNWIND $relations AS r
+       MATCH (a:${MEMORY_LABEL} {uid: r.fromUid}) WHERE a.scopeKey = $scopeKey
+       MATCH (b:${MEMORY_LABEL} {uid: r.toUid}) WHERE b.scopeKey = $scopeKey
+       CREATE (a)-[e:${VIEW_REL_TYPES[view]}]->(b)
+       SET e = r.props
+       RETURN count(e) AS written`,
+      {
+        scopeKey: scopeKey(scope),
+        relations: rels.map((r) => ({
+          fromUid: uidOf(scope, r.from),
+          toUid: uidOf(scope, r.to),
+          props: relationToProps(scope, r, rids.get(r.id) ?? 0),
+        })),
+      },
+    ),
+  );
+}
+
+/** Append history rows; `seqs[i]` is the store-assigned sequence number of `rows[i]`. */
+export function buildAppendHistoryQuery(scope: ResolvedScope, rows: readonly HistoryEntry[], seqs: readonly number[] = []): CypherQuery {
+  return q(
+    'write.history',
+    `UNWIND $rows AS h
+     WITH h WHERE h.scopeKey = $scopeKey
+     CREATE (y:${HISTORY_LABEL})
+     SET y = h
+     RETURN count(y) AS written`,
+    { scopeKey: scopeKey(scope), rows: rows.map((h, i) => historyToProps(h, seqs[i] ?? 0)) },
+  );
+}
+
+/** Delete a node with its relationships (and so its index entries); returns `rels` = relationships removed, no row when absent. */
+export function buildForgetQuery(scope: ResolvedScope, id: string): CypherQuery {
+  return q(
+    'write.forget',
+    `MATCH (m:${MEMORY_LABEL} {uid: $uid})
+     WHERE m.scopeKey = $scopeKey
+     WITH m, COUNT { (m)-[:${relTypesFor()}]-() } AS rels
+     DETACH DELETE m
+     RETURN rels`,
+    { scopeKey: scopeKey(scope), uid: uidOf(scope, id) },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export function buildGetQuery(scope: ResolvedScope, id: string): CypherQuery {
+  return q('read.get', `MATCH (m:${MEMORY_LABEL} {uid: $uid}) WHERE m.scopeKey = $scopeKey RETURN m {.*} AS node`, {
+    scopeKey: scopeKey(scope),
+    uid: uidOf(scope, id),
+  });
+}
+
+/** Nodes in the order of `ids` (duplicates and absent ids dropped). */
+export function buildGetManyQuery(scope: ResolvedScope, ids: readonly string[]): CypherQuery {
+  return q(
+    'read.getMany',
+    `UNWIND range(0, size($uids) - 1) AS i
+     MATCH (m:${MEMORY_LABEL} {uid: $uids[i]})
+     WHERE m.scopeKey = $scopeKey
+     RETURN m {.*} AS node
+     ORDER BY i`,
+    { scopeKey: scopeKey(scope), uids: [...new Set(ids)].map((id) => uidOf(scope, id)) },
+  );
+}
+
+const ORDER_KEYS = { observedAt: 'observedMs', createdAt: 'createdMs' } as const;
+const DIRECTIONS = { asc: 'ASC', desc: 'DESC' } as const;
+
+export function buildListQuery(scope: ResolvedScope, options: ListOptions = {}): CypherQuery {
+  const key = ORDER_KEYS[options.orderBy ?? 'observedAt'];
+  const dir = DIRECTIONS[options.order ?? 'asc'];
+  if (!key || !dir) throw new Error('invalid list ordering');
+  const params: Record<string, unknown> = { scopeKey: scopeKey(scope), offset: int(options.offset ?? 0) };
+  let limit = '';
+  if (options.limit !== undefined) {
+    params.limit = int(options.limit);
+    limit = 'LIMIT $limit';
+  }
+  return q(
+    'read.list',
+    `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey
+     RETURN m {.*} AS node
+     ORDER BY m.${key} ${dir}, m.rid ${dir}
+     SKIP $offset ${limit}`,
+    params,
+  );
+}
+
+export function buildCountQuery(scope: ResolvedScope): CypherQuery {
+  return q('read.count', `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey RETURN count(m) AS count`, { scopeKey: scopeKey(scope) });
+}
+
+export function buildFindByContentHashQuery(scope: ResolvedScope, contentHash: string): CypherQuery {
+  return q(
+    'read.contentHash',
+    `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey AND m.contentHash = $contentHash
+     RETURN m {.*} AS node ORDER BY m.rid LIMIT 1`,
+    { scopeKey: scopeKey(scope), contentHash },
+  );
+}
+
+/**
+ * Exact k-NN inside the scope. `vector.similarity.cosine` returns (1 + cos)/2 in [0, 1]
+ * (Neo4j docs); the query maps it back to cosine in [-1, 1].
+ */
+export function buildVectorSearchExactQuery(scope: ResolvedScope, vector: ArrayLike<number>, k: number): CypherQuery {
+  return q(
+    'read.vector.exact',
+    `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey
+     WITH m, vector.similarity.cosine(m.embedding, $vector) AS s
+     ORDER BY s DESC, m.rid ASC
+     LIMIT $k
+     RETURN m {.*} AS node, 2 * s - 1 AS score`,
+    { scopeKey: scopeKey(scope), vector: Array.from(vector), k: int(k) },
+  );
+}
+
+/**
+ * Approximate k-NN through the vector index. The index spans all scopes, so it is asked for
+ * `candidates` neighbours and filtered to the scope afterwards; the store falls back to the exact
+ * query when fewer than k survive.
+ */
+export function buildVectorSearchIndexQuery(scope: ResolvedScope, vector: ArrayLike<number>, k: number, candidates: number): CypherQuery {
+  return q(
+    'read.vector.index',
+    `CALL db.index.vector.queryNodes($indexName, $candidates, $vector) YIELD node, score
+     WITH node, score WHERE node.scopeKey = $scopeKey
+     RETURN node {.*} AS node, 2 * score - 1 AS score
+     ORDER BY score DESC, node.rid ASC
+     LIMIT $k`,
+    { indexName: INDEX_NAMES.vector, scopeKey: scopeKey(scope), vector: Array.from(vector), k: int(k), candidates: int(Math.max(k, candidates)) },
+  );
+}
+
+/**
+ * Turn free text into a Lucene query that cannot be interpreted as syntax: core's `searchTokens`
+ * (the SQLite store's normalisation: lower case, CJK unigrams + bigrams, …) keeps only runs of
+ * letters and digits, so no Lucene operator character survives and AND/OR/NOT are lower-cased
+ * words; they are OR-ed so BM25 ranks by how many query words a memory contains.
+ * Returns null when nothing searchable is left.
+ */
+export function toLuceneQuery(text: string, maxTokens = 64): string | null {
+  const tokens = searchTokens(text, maxTokens);
+  if (tokens.length === 0) return null;
+  return tokens.join(' OR ');
+}
+
+/** Full-text (Lucene BM25) search filtered to the scope. Caller text goes in only through `toLuceneQuery` as a parameter. */
+export function buildLexicalSearchQuery(scope: ResolvedScope, luceneQuery: string, k: number): CypherQuery {
+  return q(
+    'read.lexical',
+    `CALL db.index.fulltext.queryNodes($indexName, $query) YIELD node, score
+     WITH node, score WHERE node.scopeKey = $scopeKey
+     RETURN node {.*} AS node, score
+     ORDER BY score DESC, node.rid ASC
+     LIMIT $k`,
+    { indexName: INDEX_NAMES.fulltext, scopeKey: scopeKey(scope), query: luceneQuery, k: int(k) },
+  );
+}
+
+const REL_RETURN = `e {.id, .view, .subtype, .probability, .origin, .createdAt, from: startNode(e).id, to: endNode(e).id} AS relation`;
+
+export function buildNeighborsQuery(scope: ResolvedScope, ids: readonly string[], query: NeighborQuery = {}): CypherQuery {
+  const types = relTypesFor(query.views);
+  const direction = query.direction ?? 'both';
+  const pattern =
+    direction === 'out'
+      ? `(a:${MEMORY_LABEL})-[e:${types}]->(b:${MEMORY_LABEL})`
+      : direction === 'in'
+        ? `(a:${MEMORY_LABEL})<-[e:${types}]-(b:${MEMORY_LABEL})`
+        : direction === 'both'
+          ? `(a:${MEMORY_LABEL})-[e:${types}]-(b:${MEMORY_LABEL})`
+          : null;
+  if (!pattern) throw new Error('invalid neighbour direction');
+  const params: Record<string, unknown> = {
+    scopeKey: scopeKey(scope),
+    ids: [...new Set(ids)],
+    subtypes: query.subtypes ? [...query.subtypes] : null,
+  };
+  let limit = '';
+  if (query.limit !== undefined) {
+    params.limit = int(query.limit);
+    limit = 'LIMIT $limit';
+  }
+  return q(
+    'read.neighbors',
+    `MATCH ${pattern}
+     WHERE a.scopeKey = $scopeKey AND b.scopeKey = $scopeKey AND a.id IN $ids
+       AND ($subtypes IS NULL OR e.subtype IN $subtypes)
+     RETURN ${REL_RETURN}, b {.*} AS node, a.id AS fromId
+     ORDER BY e.probability DESC, e.rid ASC, fromId ASC
+     ${limit}`,
+    params,
+  );
+}
+
+export function buildRelationsQuery(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): CypherQuery {
+  const params: Record<string, unknown> = { scopeKey: scopeKey(scope), nodeId: options.nodeId ?? null };
+  let limit = '';
+  if (options.limit !== undefined) {
+    params.limit = int(options.limit);
+    limit = 'LIMIT $limit';
+  }
+  return q(
+    'read.relations',
+    `MATCH (a:${MEMORY_LABEL})-[e:${relTypesFor()}]->(b:${MEMORY_LABEL})
+     WHERE a.scopeKey = $scopeKey AND b.scopeKey = $scopeKey
+       AND ($nodeId IS NULL OR a.id = $nodeId OR b.id = $nodeId)
+     RETURN ${REL_RETURN}
+     ORDER BY e.rid ASC
+     ${limit}`,
+    params,
+  );
+}
+
+/** History rows of the scope (optionally of one node), oldest first; with `limit`, the latest `limit` rows. */
+export function buildHistoryQuery(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): CypherQuery {
+  const params: Record<string, unknown> = { scopeKey: scopeKey(scope), nodeId: options.nodeId ?? null };
+  let limit = '';
+  if (options.limit !== undefined) {
+    params.limit = int(options.limit);
+    limit = 'LIMIT $limit';
+  }
+  return q(
+    'read.history',
+    `MATCH (h:${HISTORY_LABEL})
+     WHERE h.scopeKey = $scopeKey AND ($nodeId IS NULL OR h.nodeId = $nodeId)
+     WITH h ORDER BY h.seq DESC ${limit}
+     RETURN h {.*} AS entry
+     ORDER BY entry.seq ASC`,
+    params,
+  );
+}
+
+/** Every scope holding at least one node (the only query without a scope filter: it lists scopes). */
+export function buildScopesQuery(): CypherQuery {
+  return q(
+    'read.scopes',
+    `MATCH (m:${MEMORY_LABEL})
+     WITH DISTINCT m.scopeKey AS scopeKey, m.namespace AS namespace, m.userId AS userId, m.agentId AS agentId, m.runId AS runId
+     RETURN namespace, userId, agentId, runId
+     ORDER BY scopeKey`,
+    {},
+  );
+}
+
+/** All subtypes a view may carry (closed enum), for validation. */
+export type { RelationSubtype };

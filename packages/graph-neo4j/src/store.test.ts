@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import { MemError, scopeKey, type StoreMeta } from '@mem/core';
+import { createNeo4jStore } from './store.js';
+import type { CypherQuery } from './queries.js';
+import type { Row } from './runner.js';
+import { makeNode, makeRelation, recordingRunner, scopeA, scopeB } from './test/fixtures.js';
+
+const META: StoreMeta = { schemaVersion: 1, embeddingModel: 'test-model', dimension: 4 };
+
+/** Default answers: the counts a server would report when every row matched. */
+function respondAll(q: CypherQuery): Row[] {
+  if (q.name === 'meta.init') return [{ meta: { key: 'meta', ...META, seq: 0 } }];
+  if (q.name === 'write.reserveSeq') return [{ base: 100 }];
+  if (q.name === 'write.nodes') return [{ written: (q.params.nodes as unknown[]).length }];
+  if (q.name === 'write.nodeUpdates') return [{ updated: (q.params.updates as unknown[]).length }];
+  if (q.name.startsWith('write.relations.clear')) return [];
+  if (q.name.startsWith('write.relations')) return [{ written: (q.params.relations as unknown[]).length }];
+  if (q.name === 'write.history') return [{ written: (q.params.rows as unknown[]).length }];
+  if (q.name === 'write.forget') return [{ rels: 2 }];
+  return [];
+}
+
+async function opened(respond: (q: CypherQuery) => Row[] = respondAll) {
+  const runner = recordingRunner((q) => (q.name === 'meta.init' ? respondAll(q) : respond(q)));
+  const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });
+  await store.open(META);
+  runner.log.length = 0;
+  runner.committed = 0;
+  return { runner, store };
+}
+
+describe('createNeo4jStore (recording runner: queries and store logic, no server)', () => {
+  it('open: verifies, creates schema idempotently, waits for indexes, records meta', async () => {
+    const runner = recordingRunner(respondAll);
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });
+    await store.open(META);
+    expect(runner.log[0].mode).toBe('verify');
+    expect(runner.log.map((l) => l.query?.name)).toEqual([
+      undefined,
+      'meta.read',
+      'constraint.memoryId',
+      'constraint.metaKey',
+      'index.scope',
+      'index.contentHash',
+      'index.history',
+      'index.vector',
+      'index.fulltext',
+      'index.relation.semantic',
+      'index.relation.temporal',
+      'index.relation.causal',
+      'index.relation.entity',
+      'index.await',
+      'meta.init',
+    ]);
+    expect((runner.log.find((l) => l.query?.name === 'index.vector')!.query!.params.dimension as any).toNumber()).toBe(4);
+  });
+
+  it('open: a recorded meta that differs throws StoreMetaMismatchError naming both, before any schema change', async () => {
+    const runner = recordingRunner((q) => (q.name === 'meta.read' ? [{ meta: { key: 'meta', schemaVersion: 1, embeddingModel: 'other', dimension: 8 } }] : []));
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });
+    const err = await store.open(META).catch((e) => e);
+    expect(MemError.isInstance(err) && err.code).toBe('STORE_META_MISMATCH');
+    expect(err.message).toContain('other');
+    expect(err.message).toContain('test-model');
+    expect(err.message).toContain('dimension 8 vs 4');
+    expect(runner.log.some((l) => l.mode === 'schema')).toBe(false);
+  });
+
+  it('rejects use before open and bad meta', async () => {
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner: recordingRunner() });
+    await expect(store.get(scopeA, 'x')).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    await expect(store.open({ ...META, dimension: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('write: one transaction, nodes then updates then one query per view then history', async () => {
+    const { runner, store } = await opened();
+    const a = makeNode('a', 'first');
+    const b = makeNode('b', 'second');
+    await store.write({
+      scope: scopeA,
+      nodes: [a, b],
+      nodeUpdates: [{ id: 'old', obsoleteBy: 'a' }],
+      relations: [makeRelation('r1', 'a', 'b', 'RELATED_TO'), makeRelation('r2', 'a', 'b', 'PRECEDES')],
+      history: [{ scope: scopeA, op: 'ADD', nodeId: 'a', at: a.createdAt, data: {} }],
+    });
+    expect(runner.log.every((l) => l.mode === 'write' && l.tx === runner.log[0].tx)).toBe(true);
+    expect(runner.log.map((l) => l.query!.name)).toEqual([
+      'write.reserveSeq',
+      'write.nodes',
+      'write.nodeUpdates',
+      'write.relations.clear.semantic',
+      'write.relations.clear.temporal',
+      'write.relations.clear.causal',
+      'write.relations.clear.entity',
+      'write.relations.semantic',
+      'write.relations.temporal',
+      'write.history',
+    ]);
+    for (const l of runner.log.slice(1)) expect(l.query!.params.scopeKey).toBe(scopeKey(scopeA));
+    // 2 nodes + 2 relations + 1 history row numbered from the reserved base (100) + 1
+    expect((runner.log[0].query!.params.count as any).toNumber()).toBe(5);
+    expect((runner.log[1].query!.params.nodes as any[]).map((n) => n.rid)).toEqual([101, 102]);
+    expect((runner.log[7].query!.params.relations as any[]).map((r) => r.props.rid)).toEqual([103]);
+    expect((runner.log[9].query!.params.rows as any[]).map((r) => r.seq)).toEqual([105]);
+    expect(runner.committed).toBe(1);
+  });
+
+  it('write: a missing relation endpoint rolls the whole batch back with MemNotFoundError', async () => {
+    const { runner, store } = await opened((q) => (q.name.startsWith('write.relations.') && !q.name.includes('clear') ? [{ written: 0 }] : respondAll(q)));
+    const err = await store.write({ scope: scopeA, nodes: [makeNode('a', 'x')], relations: [makeRelation('r', 'a', 'ghost')] }).catch((e) => e);
+    expect(err.code).toBe('NODE_NOT_FOUND');
+    expect(runner.rolledBack).toBe(1);
+    expect(runner.committed).toBe(0);
+  });
+
+  it('write: invalid batches are refused before any query is sent', async () => {
+    const { runner, store } = await opened();
+    const cases: [string, any][] = [
+      ['INVALID_INPUT', { scope: scopeA, nodes: [makeNode('a', 'x', scopeB)] }],
+      ['DIMENSION_MISMATCH', { scope: scopeA, nodes: [{ ...makeNode('a', 'x'), embedding: new Float32Array(3) }] }],
+      ['NON_FINITE_VECTOR', { scope: scopeA, nodes: [{ ...makeNode('a', 'x'), embedding: new Float32Array([NaN, 0, 0, 0]) }] }],
+      ['INVALID_INPUT', { scope: scopeA, relations: [{ ...makeRelation('r', 'a', 'b', 'LEADS_TO'), view: 'semantic' }] }],
+      ['INVALID_INPUT', { scope: scopeA, relations: [{ ...makeRelation('r', 'a', 'b'), subtype: 'HATES' }] }],
+      ['INVALID_INPUT', { scope: scopeA, relations: [{ ...makeRelation('r', 'a', 'b'), probability: 1.5 }] }],
+      ['INVALID_INPUT', { scope: scopeA, nodes: [makeNode('a', 'x'), makeNode('a', 'y')] }],
+      ['INVALID_INPUT', { scope: scopeA, history: [{ scope: scopeB, op: 'ADD', nodeId: null, at: '2024-01-01T00:00:00Z', data: {} }] }],
+      ['SCOPE_MISSING', { scope: { namespace: 'default', userId: '', agentId: '', runId: '' }, nodes: [] }],
+      ['TEXT_EMPTY', { scope: scopeA, nodes: [makeNode('a', '  ')] }],
+    ];
+    for (const [code, batch] of cases) await expect(store.write(batch), code).rejects.toMatchObject({ code });
+    expect(runner.log).toHaveLength(0);
+  });
+
+  it('reads send one scoped query each and decode rows', async () => {
+    const a = makeNode('a', "O'Brien's `東京` trip");
+    const row = { node: { ...Object.fromEntries(Object.entries((await import('./codec.js')).nodeToProps(a))) } };
+    const { runner, store } = await opened((q) => {
+      if (q.name === 'read.count') return [{ count: 3 }];
+      if (q.name.startsWith('read.vector') || q.name === 'read.lexical') return [{ ...row, score: 0.5 }];
+      if (q.name === 'read.get' || q.name === 'read.getMany' || q.name === 'read.list' || q.name === 'read.contentHash') return [row];
+      return [];
+    });
+    const got = await store.get(scopeA, 'a');
+    expect(got!.text).toBe(a.text);
+    expect(got!.scope).toEqual(scopeA);
+    expect(Array.from(got!.embedding)).toEqual(Array.from(a.embedding));
+    expect(got!.eventTime).toEqual(a.eventTime);
+    expect(got!.gate).toEqual(a.gate);
+    expect(got!.provenance).toEqual(a.provenance);
+    expect(await store.count(scopeA)).toBe(3);
+    expect((await store.vectorSearch(scopeA, a.embedding, 2))[0].score).toBe(0.5);
+    expect((await store.lexicalSearch(scopeA, "O'Brien", 2))[0].node.id).toBe('a');
+    expect(await store.lexicalSearch(scopeA, '*** ???', 2)).toEqual([]); // nothing searchable: no query sent
+    expect(await store.getMany(scopeA, [])).toEqual([]);
+    await store.getMany(scopeA, ['a']);
+    await store.list(scopeA, { limit: 1 });
+    await store.findByContentHash(scopeA, 'hash-a');
+    await store.neighbors(scopeA, ['a'], { views: ['entity'] });
+    await store.relations(scopeA, { nodeId: 'a' });
+    await store.history(scopeA, { limit: 2 });
+    expect(runner.log.every((l) => l.mode === 'read')).toBe(true);
+    for (const l of runner.log) expect(l.query!.params.scopeKey, l.query!.name).toBe(scopeKey(scopeA));
+    expect(runner.log.find((l) => l.query!.name === 'read.lexical')!.query!.params.query).toBe('o OR brien');
+    await expect(store.neighbors(scopeA, ['a'], { subtypes: ['LOVES' as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('vectorSearch index mode falls back to the exact query when the scope filter leaves < k', async () => {
+    const runner = recordingRunner(respondAll);
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner, vectorSearch: 'index', vectorCandidates: 50 });
+    await store.open(META);
+    runner.log.length = 0;
+    await store.vectorSearch(scopeA, new Float32Array([1, 0, 0, 0]), 3);
+    expect(runner.log.map((l) => l.query!.name)).toEqual(['read.vector.index', 'read.vector.exact']);
+    await expect(store.vectorSearch(scopeA, new Float32Array([1, 0, 0]), 3)).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH' });
+  });
+
+  it('forget: deletes and appends FORGET in the same transaction; absent → false, no history', async () => {
+    const { runner, store } = await opened();
+    expect(await store.forget(scopeA, 'a')).toBe(true);
+    const tx = runner.log[0].tx;
+    expect(runner.log.map((l) => [l.query!.name, l.tx])).toEqual([
+      ['write.reserveSeq', tx],
+      ['write.forget', tx],
+      ['write.history', tx],
+    ]);
+    expect((runner.log[2].query!.params.rows as any[])[0]).toMatchObject({ op: 'FORGET', nodeId: 'a', seq: 101, data: '{"relationsRemoved":2}' });
+    const none = await opened((q) => (q.name === 'write.forget' ? [] : respondAll(q)));
+    expect(await none.store.forget(scopeA, 'a')).toBe(false);
+    expect(none.runner.log.map((l) => l.query!.name)).toEqual(['write.reserveSeq', 'write.forget']);
+  });
+
+  it('maps runner failures to typed errors and closes the runner once', async () => {
+    const runner = recordingRunner(respondAll);
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });
+    await store.open(META);
+    runner.read = async () => {
+      throw Object.assign(new Error('boom'), { code: 'Neo.ClientError.Statement.SyntaxError' });
+    };
+    await expect(store.count(scopeA)).rejects.toMatchObject({ code: 'STORE_ERROR', details: { code: 'Neo.ClientError.Statement.SyntaxError', operation: 'count' } });
+    await store.close();
+    await store.close();
+    expect(runner.closed).toBe(true);
+    await expect(store.count(scopeA)).rejects.toMatchObject({ code: 'STORE_ERROR' });
+  });
+});
