@@ -3,7 +3,7 @@
  * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
  * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { MemValidationError, type Scope } from '@mem/core';
@@ -14,8 +14,7 @@ import { runDemo } from './demo.js';
 import { c, errorBody, exitCodeFor, fmt, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
-// Modules written by other work streams; imported by path so the CLI runs before they land.
-const EVAL_MODULE = './eval/index.js';
+// The gate service module is written by another work stream; imported by path so the CLI runs before it lands.
 const GATE_MODULE = './gate/index.js';
 
 interface GlobalOpts {
@@ -236,37 +235,43 @@ export function buildProgram(): Command {
     .option('--audit <file>', 'apply corrected evidence/answers from locomo-audit-errors.json')
     .option('--out <file>', 'write the JSON report here')
     .option('--dump <file>', 'write one JSONL line per question and system')
-    .action(async (opts: any, cmd: Command) => {
+    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
-      let mod: any;
-      try {
-        mod = await import(/* optional module */ EVAL_MODULE);
-      } catch (e) {
-        throw new MemValidationError('INVALID_INPUT', `The LoCoMo evaluation engine (src/eval) is not available: ${(e as Error).message}`);
-      }
-      if (typeof mod.runLocomoEval !== 'function') throw new MemValidationError('INVALID_INPUT', 'src/eval does not export runLocomoEval');
-      const ks = String(opts.k).split(',').map((s: string) => Number(s.trim()));
-      if (ks.some((n: number) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
+      const engine = await import('./eval/engine.js');
+      const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
+      if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
       const progress = createProgress({ enabled: !o.json });
-      const report = await mod.runLocomoEval({
+      const log = (line: string) => {
+        if (!o.json) process.stderr.write(`${line}\n`);
+      };
+      const report = await engine.runLocomoEval({
         data: opts.data,
-        systems: String(opts.systems).split(',').map((s: string) => s.trim()).filter(Boolean),
-        k: ks,
+        systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
+        ks,
         budgetTokens: opts.budgetTokens,
         conversations: opts.conversations,
         audit: opts.audit,
-        out: opts.out,
         dump: opts.dump,
-        json: !!o.json,
-        onProgress: (e: { label?: string; phase?: string; done: number; total: number }) => {
-          if (e.done === 0) progress.start(e.label ?? e.phase ?? 'eval', e.total);
-          progress.update(e.done, { total: e.total });
-          if (e.done >= e.total) progress.stop();
+        onProgress: (e) => {
+          if (e.phase === 'build') {
+            progress.stop();
+            log(c.dim(`conversation ${e.conversation} · ${e.system}: building memory from ${e.observations} observations…`));
+          } else if (e.phase === 'built') {
+            log(c.dim(`conversation ${e.conversation} · ${e.system}: built in ${e.seconds.toFixed(1)} s`));
+          } else if (e.phase === 'query') {
+            if (e.done <= 1) progress.start(`conv ${e.conversation} ${e.system} queries`, e.total);
+            progress.update(e.done, { total: e.total });
+            if (e.done >= e.total) progress.stop();
+          }
         },
-        log: o.json ? () => {} : (line: string) => console.log(line),
       });
       progress.stop();
-      if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (opts.out) writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+      print(o, report, () => {
+        console.log(engine.formatLocomoMarkdown(report));
+        if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
+        if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+      });
     });
 
   program
