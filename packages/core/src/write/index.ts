@@ -1,1 +1,50 @@
-export {};
+// Write path, consolidation and the Memory facade (Jev-Mem write path behind the SAGE gate).
+export {
+  createMemory,
+  defaultExtractor,
+  defaultQuestions,
+  MEMORY_DEFAULTS,
+  MEMORY_SCHEMA_VERSION,
+  type AddOptions,
+  type Memory,
+  type MemoryOptions,
+  type MemoryStats,
+  type RetrieverDeps,
+} from './memory.js';
+export { Writer, emptyCounters, memoryItem, type AddResult, type QuestionSet, type WriteCounters, type WriterConfig } from './writer.js';
+export type { WriteGate, WriteController, ControllerQuestion, ControllerAnswer, Extractor, Summarizer } from './ports.js';
+export { GateRegistry, isGateMember, type ScopeRuntime, type RecentWrite } from './gates.js';
+export {
+  DEFAULT_MAX_TEXT_BYTES,
+  validateObservation,
+  contentHash,
+  normalizeTextForHash,
+  isWellFormed,
+  type NormalizedObservation,
+  type ValidateOptions,
+} from './validate.js';
+export { normalizeObservedAt, zonedWallTimeToUtc, timeZoneOffsetMs, assertTimeZone } from './time.js';
+export {
+  DAY_MS,
+  positiveCosine,
+  vectorSignal,
+  entitySignal,
+  keywordSignal,
+  timeSignal,
+  candidateScore,
+  normalizeKeyword,
+} from './signals.js';
+export {
+  DEFAULT_RELATION_THRESHOLD,
+  CONCURRENT_TOLERANCE_MS,
+  temporalRuleEdge,
+  temporalOrderEdge,
+  edgesFromPairAnswers,
+  sharesEntity,
+  finalizeEdges,
+  type EdgeDraft,
+  type PairPlan,
+} from './relations.js';
+export { episodeKey, turnNumber } from './episode.js';
+export { uuidv7 } from './ids.js';
+export { KeyedQueue } from './queue.js';

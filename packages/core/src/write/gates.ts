@@ -1,0 +1,157 @@
+/**
+ * Per-scope gate state for the write path (ours). The SAGE gate keeps its memory (unit vectors, κ,
+ * adaptive τ) in process; the store is the source of truth. On first use of a scope the gate is
+ * rebuilt by replaying the scope's commits in their original order (node ids are UUIDv7, so id order
+ * is write order), which reproduces the exact same state a long-running process would have: a
+ * restarted process decides the same. After a failed write or a `forget` the scope's state is
+ * dropped and rebuilt the same way on next use.
+ *
+ * Replay rule (the same rule the live write path follows): a stored node is committed to the gate
+ * unless its gate action is `noop` (SAGE: a Noop adds nothing to the gate's memory; under the
+ * `annotate` policy the node is still stored, but it does not count as a new memory for novelty).
+ */
+import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import { nodeEpisodeKey } from './episode.js';
+import type { WriteGate } from './ports.js';
+
+/** A node the consolidation pass may review: the node and its top discovered candidates. */
+export interface RecentWrite {
+  node: MemoryNode;
+  candidates: { node: MemoryNode; cosine: number }[];
+  /** Candidate ids already linked RELATED_TO by the relation step. */
+  related: Set<string>;
+}
+
+/** In-process state of one scope. */
+export interface ScopeRuntime {
+  key: string;
+  scope: ResolvedScope;
+  gate: WriteGate;
+  /** Stored writes since the last consolidation pass. */
+  sinceConsolidation: number;
+  /** The last `consolidateEvery` Add/Update writes (bounded). */
+  recent: RecentWrite[];
+  /** Last stored node id (and its time) of each episode key, for the SAME_EPISODE chain. */
+  lastByEpisode: Map<string, string>;
+}
+
+/** Snapshot of the cheap parts of a runtime, to restore after a failed write. */
+export interface RuntimeSnapshot {
+  sinceConsolidation: number;
+  recent: RecentWrite[];
+  lastByEpisode: Map<string, string>;
+}
+
+/** True when replay commits this node to the gate. */
+export function isGateMember(node: Pick<MemoryNode, 'gate'>): boolean {
+  return node.gate?.action !== 'noop';
+}
+
+const PAGE = 2000;
+
+export class GateRegistry {
+  private readonly runtimes = new Map<string, Promise<ScopeRuntime>>();
+
+  /**
+   * @param source a shared gate instance, or a factory making one gate per scope (default; exact
+   *   rollback and forget by rebuild)
+   */
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly source: { shared: WriteGate } | { factory: (scopeKey: string) => WriteGate },
+  ) {}
+
+  /** The runtime of a scope, rebuilding its gate from the store on first use. */
+  runtime(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
+    let rt = this.runtimes.get(key);
+    if (!rt) {
+      rt = this.rebuild(scope, key);
+      this.runtimes.set(key, rt);
+      rt.catch(() => {
+        if (this.runtimes.get(key) === rt) this.runtimes.delete(key);
+      });
+    }
+    return rt;
+  }
+
+  /** Whether a scope's state is in memory. */
+  loaded(key: string): boolean {
+    return this.runtimes.has(key);
+  }
+
+  /**
+   * Drop a scope's in-process state; it is rebuilt from the store on next use. With a shared gate
+   * instance the given ids are removed from it instead (the adaptive τ then keeps its EMA history).
+   */
+  async invalidate(key: string, committedIds: readonly string[] = []): Promise<void> {
+    const rt = this.runtimes.get(key);
+    this.runtimes.delete(key);
+    if ('shared' in this.source) {
+      const gate = this.source.shared;
+      for (const id of committedIds) gate.remove(key, id);
+      if (rt) {
+        // the shared gate may hold commits made before a forget; rebuild-by-replay is not possible on it
+        await rt.catch(() => undefined);
+      }
+    }
+  }
+
+  /** Remove one node from a scope's gate (forget). */
+  async forget(key: string, id: string): Promise<void> {
+    if ('shared' in this.source) {
+      this.source.shared.remove(key, id);
+      const rt = this.runtimes.get(key);
+      if (rt) {
+        const r = await rt.catch(() => null);
+        if (r) for (const [ep, last] of r.lastByEpisode) if (last === id) r.lastByEpisode.delete(ep);
+        if (r) r.recent = r.recent.filter((w) => w.node.id !== id && !w.candidates.some((c) => c.node.id === id));
+      }
+      return;
+    }
+    await this.invalidate(key);
+  }
+
+  /** Every node of a scope in write order (UUIDv7 id order). */
+  private async allNodes(scope: ResolvedScope): Promise<MemoryNode[]> {
+    const out: MemoryNode[] = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await this.store.list(scope, { orderBy: 'createdAt', order: 'asc', limit: PAGE, offset });
+      out.push(...page);
+      if (page.length < PAGE) break;
+    }
+    out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return out;
+  }
+
+  private async rebuild(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
+    const shared = 'shared' in this.source;
+    const gate = shared ? this.source.shared : this.source.factory(key);
+    const rt: ScopeRuntime = { key, scope, gate, sinceConsolidation: 0, recent: [], lastByEpisode: new Map() };
+    const count = await this.store.count(scope);
+    if (count === 0) return rt;
+    const nodes = await this.allNodes(scope);
+    const replayGate = !shared || gate.size(key) === 0;
+    for (const node of nodes) {
+      if (replayGate && isGateMember(node)) gate.commit(key, node.id, node.embedding);
+      const ep = nodeEpisodeKey(node);
+      if (ep) rt.lastByEpisode.set(ep, node.id);
+    }
+    return rt;
+  }
+
+  /** Snapshot the cheap parts of a runtime (not the gate). */
+  static snapshot(rt: ScopeRuntime): RuntimeSnapshot {
+    return { sinceConsolidation: rt.sinceConsolidation, recent: rt.recent.slice(), lastByEpisode: new Map(rt.lastByEpisode) };
+  }
+
+  static restore(rt: ScopeRuntime, s: RuntimeSnapshot): void {
+    rt.sinceConsolidation = s.sinceConsolidation;
+    rt.recent = s.recent;
+    rt.lastByEpisode = s.lastByEpisode;
+  }
+
+  /** Drop every runtime (close). */
+  clear(): void {
+    this.runtimes.clear();
+  }
+}

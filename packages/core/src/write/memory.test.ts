@@ -1,0 +1,408 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createNoveltyGate } from '@mem/gate-vmf';
+import { createSystemOne } from '@mem/system-one';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWinkEmbedder } from '../embed/index.js';
+import { MemError } from '../errors.js';
+import { createSqliteStore } from '../store/index.js';
+import type { Embedder, ObservationInput, Retriever } from '../types.js';
+import { createMemory, type MemoryOptions } from './memory.js';
+import { failingController, failingEmbedder, flakyStore, scriptedController, scriptedGate } from './test-kit.js';
+
+let embedder: Embedder;
+let dir: string;
+beforeAll(async () => {
+  embedder = createWinkEmbedder();
+  await embedder.embed(['warm up']);
+  dir = mkdtempSync(join(tmpdir(), 'mem-write-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const scope = { userId: 'mira' };
+const make = (o: Partial<MemoryOptions> = {}) => createMemory({ embedder, ...o });
+
+/** Our own sample dialogue (not LoCoMo text). */
+const dialogue: ObservationInput[] = [
+  'My old bicycle broke on the way to work.',
+  'I bought a new bicycle yesterday because my old one broke.',
+  'The new bicycle is red and has twelve gears.',
+  'Tom recommended the bike shop on Baker Street.',
+  'I am learning to bake sourdough bread on weekends.',
+  'My sourdough starter is called Bubbles.',
+  'Tom and I went hiking in the Alps last summer.',
+  'I prefer tea over coffee in the morning.',
+  'My sister Lena is visiting from Berlin next week.',
+  'Lena works as a nurse in a Berlin hospital.',
+].map((text, i) => ({
+  text,
+  speaker: 'Mira',
+  observedAt: new Date(Date.UTC(2024, 4, 14 + Math.floor(i / 3), 10, i)).toISOString(),
+  scope,
+  sourceId: `D${1 + Math.floor(i / 3)}:${(i % 3) + 1}`,
+}));
+
+function signature(rs: { action: string; relations: { subtype: string; from: string; to: string }[]; node: { id: string } }[]) {
+  const idx = new Map(rs.map((r, i) => [r.node.id, i]));
+  return rs.map((r) => ({
+    action: r.action,
+    rel: r.relations
+      .filter((x) => idx.has(x.from) && idx.has(x.to))
+      .map((x) => `${idx.get(x.from)}-${x.subtype}->${idx.get(x.to)}`)
+      .sort(),
+  }));
+}
+
+describe('createMemory: add end to end (real SQLite store, gate, offline controller)', () => {
+  it('stores a node with gate decision, types, entities, provenance; get/list/history/stats', async () => {
+    const m = make();
+    const r = await m.add(dialogue[0]!);
+    expect(r.action).toBe('add');
+    expect(r.stored).toBe(true);
+    expect(r.controllerCalls).toBe(1); // typing only: nothing to relate to yet
+    const got = await m.get(r.node.id, { scope });
+    expect(got?.text).toBe(dialogue[0]!.text);
+    expect(got?.gate?.action).toBe('add');
+    expect(got?.observedAt).toBe(dialogue[0]!.observedAt);
+    expect(got?.provenance.sourceId).toBe('D1:1');
+    expect(Object.keys(got!.types).sort()).toEqual(['episodic', 'preference', 'procedural', 'semantic']);
+    expect(got!.embedding.length).toBe(embedder.dimension);
+    const r2 = await m.add(dialogue[1]!);
+    expect(r2.controllerCalls).toBe(r2.action === 'add' ? 2 : 1);
+    expect((await m.list({ scope })).map((n) => n.id)).toEqual([r.node.id, r2.node.id]);
+    const h = await m.history({ scope });
+    expect(h.map((e) => e.op)).toContain(r2.action.toUpperCase());
+    const s = await m.stats();
+    expect(s.nodes['default|mira||']).toBe(2);
+    expect(s.writes).toBe(2);
+    expect(s.gate.add + s.gate.update + s.gate.noop).toBe(2);
+    // episode chain: D1:1 -> D1:2
+    expect(r2.relations.some((x) => x.subtype === 'SAME_EPISODE' && x.from === r.node.id && x.to === r2.node.id && x.origin === 'rule')).toBe(true);
+    await m.close();
+  });
+
+  it('a batch has sequential semantics: same decisions and edges as one-by-one adds', async () => {
+    const a = make();
+    const b = make();
+    const batch = await a.add(dialogue);
+    const single = [];
+    for (const o of dialogue) single.push(await b.add(o));
+    expect(signature(batch)).toEqual(signature(single));
+    // later observations found earlier ones of the same batch as candidates
+    expect(batch.slice(1).some((r) => r.relations.some((x) => x.subtype === 'PRECEDES'))).toBe(true);
+    expect((await a.stats()).controllerCalls).toBe((await b.stats()).controllerCalls);
+    await a.close();
+    await b.close();
+  });
+
+  it('deterministic edges: exact entity → SAME_ENTITY weight 1, timestamps → PRECEDES', async () => {
+    const m = make({ gate: scriptedGate(() => 'add') });
+    const [x, y] = await m.add([
+      { text: 'Lena lives in Berlin.', scope, observedAt: '2024-01-01T00:00:00Z' },
+      { text: 'Lena likes cycling along the river.', scope, observedAt: '2024-01-03T00:00:00Z' },
+    ]);
+    const ent = y!.relations.find((r) => r.subtype === 'SAME_ENTITY');
+    expect(ent).toMatchObject({ from: y!.node.id, to: x!.node.id, probability: 1, origin: 'rule', view: 'entity' });
+    expect(y!.relations.find((r) => r.subtype === 'PRECEDES')).toMatchObject({ from: x!.node.id, to: y!.node.id, probability: 1 });
+    await m.close();
+  });
+
+  it('one batched relation call per Add with pair_i_* keys; alias asked only without exact entity match; p ≥ θ_rel kept', async () => {
+    const { controller, stats } = scriptedController((k) => {
+      if (/^pair_\d+_semantic$/.test(k)) return 0.6; // exactly θ: kept
+      if (/^pair_\d+_causes$/.test(k)) return 0.59; // below θ: dropped
+      return 0.1;
+    });
+    const m = make({ systemOne: controller, gate: scriptedGate(() => 'add'), consolidateEvery: 0 });
+    await m.add({ text: 'Lena lives in Berlin.', scope, observedAt: '2024-01-01T00:00:00Z' });
+    await m.add({ text: 'Anna visits the museum.', scope, observedAt: '2024-01-02T00:00:00Z' });
+    stats.keys.length = 0;
+    const callsBefore = stats.calls;
+    const r = await m.add({ text: 'Lena went to the museum with Anna.', scope, observedAt: '2024-01-03T00:00:00Z' });
+    expect(stats.calls - callsBefore).toBe(2); // typing + ONE relation call
+    expect(r.controllerCalls).toBe(2);
+    const pairKeys = stats.keys.filter((k) => k.startsWith('pair_'));
+    expect(pairKeys.filter((k) => k.endsWith('_semantic'))).toHaveLength(2);
+    // both candidates share an exact entity (Lena / Anna): no alias question; times known: no temporal_order
+    expect(pairKeys.some((k) => k.endsWith('_entity_alias'))).toBe(false);
+    expect(pairKeys.some((k) => k.endsWith('_temporal_order'))).toBe(false);
+    expect(r.relations.filter((x) => x.subtype === 'RELATED_TO' && x.origin === 'controller')).toHaveLength(2);
+    expect(r.relations.some((x) => x.subtype === 'LEADS_TO')).toBe(false);
+    const r2 = await m.add({ text: 'Paul admires Bruno.', scope, observedAt: '2024-01-04T00:00:00Z' });
+    expect(r2.action).toBe('add');
+    expect(stats.keys.some((k) => k.endsWith('_entity_alias'))).toBe(true);
+    await m.close();
+  });
+
+  it('gate Noop (annotate): stored, REDUNDANT_WITH nearest, relation call saved; Update: UPDATES edge', async () => {
+    const gate = scriptedGate((n) => (n === 1 ? 'noop' : 'update'));
+    const m = make({ gate, consolidateEvery: 0 });
+    const a = await m.add({ text: 'I love green tea.', scope, observedAt: '2024-01-01T00:00:00Z' });
+    const b = await m.add({ text: 'I really love green tea.', scope, observedAt: '2024-01-02T00:00:00Z' });
+    expect(b.action).toBe('noop');
+    expect(b.stored).toBe(true);
+    expect(b.controllerCalls).toBe(1);
+    expect(b.relations).toEqual([expect.objectContaining({ subtype: 'REDUNDANT_WITH', from: b.node.id, to: a.node.id })]);
+    const c = await m.add({ text: 'I now prefer black tea.', scope, observedAt: '2024-01-03T00:00:00Z' });
+    expect(c.action).toBe('update');
+    expect(c.relations).toEqual([expect.objectContaining({ subtype: 'UPDATES', from: c.node.id, to: a.node.id })]);
+    const s = await m.stats();
+    expect(s.controllerCallsSaved).toBe(2);
+    expect(s.gate).toMatchObject({ add: 1, noop: 1, update: 1 });
+    expect(s.nodes['default|mira||']).toBe(3); // nothing dropped
+    expect(gate.members.get('default|mira||')).toEqual([a.node.id, c.node.id]); // Noop not committed
+    await m.close();
+  });
+
+  it("policy 'drop': a Noop is returned but not stored", async () => {
+    const m = make({ gate: scriptedGate(() => 'noop'), policy: 'drop' });
+    await m.add({ text: 'I love green tea.', scope, observedAt: '2024-01-01T00:00:00Z' });
+    const b = await m.add({ text: 'I love green tea a lot.', scope, observedAt: '2024-01-02T00:00:00Z' });
+    expect(b).toMatchObject({ action: 'noop', stored: false, relations: [] });
+    expect(await m.get(b.node.id, { scope })).toBeNull();
+    expect((await m.stats()).gate.dropped).toBe(1);
+    expect((await m.list({ scope })).length).toBe(1);
+    await m.close();
+  });
+
+  it('summarizer: Update escalates to a System-Two merge (derived node, UPDATES both, originals kept)', async () => {
+    const calls: string[][] = [];
+    const m = make({
+      gate: scriptedGate(() => 'update'),
+      summarizer: {
+        async summarize(req) {
+          calls.push(req.memories.map((x) => x.text));
+          return req.memories.map((x) => x.text).join(' Then: ');
+        },
+      },
+    });
+    const a = await m.add({ text: 'I live in Paris.', scope, observedAt: '2024-01-01T00:00:00Z' });
+    const b = await m.add({ text: 'I moved to Lyon.', scope, observedAt: '2024-02-01T00:00:00Z' });
+    expect(calls).toEqual([['I live in Paris.', 'I moved to Lyon.']]);
+    const nodes = await m.list({ scope });
+    expect(nodes).toHaveLength(3);
+    const derived = nodes.find((n) => n.id !== a.node.id && n.id !== b.node.id)!;
+    expect(derived.text).toBe('I live in Paris. Then: I moved to Lyon.');
+    expect(derived.provenance.metadata).toEqual({ derivedFrom: [a.node.id, b.node.id], derivation: 'update' });
+    const rel = await m.store.relations(m.store ? { namespace: 'default', userId: 'mira', agentId: '', runId: '' } : (null as any));
+    expect(rel.filter((r) => r.from === derived.id && r.subtype === 'UPDATES').map((r) => r.to).sort()).toEqual([a.node.id, b.node.id].sort());
+    await m.close();
+  });
+
+  it('consolidation every N writes: CONTRADICTS / REDUNDANT_WITH / OBSOLETES ≥ 0.85, obsolescence recorded, nothing deleted', async () => {
+    const { controller, stats } = scriptedController((k) => {
+      if (k.endsWith('_obsolete')) return 0.9;
+      if (k.endsWith('_contradiction')) return 0.86;
+      if (k.endsWith('_redundant')) return 0.84; // below 0.85
+      if (k.endsWith('_representation')) return { choice: 'merge', probabilities: { merge: 0.95, keep_separate: 0.05 } };
+      return 0.2;
+    });
+    const m = make({ systemOne: controller, gate: scriptedGate(() => 'add'), consolidateEvery: 3 });
+    const rs = await m.add([
+      { text: 'The meeting is on Monday.', scope, observedAt: '2024-01-01T00:00:00Z' },
+      { text: 'The meeting moved to Tuesday.', scope, observedAt: '2024-01-02T00:00:00Z' },
+      { text: 'The meeting is now on Wednesday.', scope, observedAt: '2024-01-03T00:00:00Z' },
+    ]);
+    expect(stats.keys.some((k) => k.endsWith('_representation'))).toBe(true);
+    const all = rs.flatMap((r) => r.relations);
+    expect(all.some((r) => r.subtype === 'CONTRADICTS' && r.origin === 'controller')).toBe(true);
+    expect(all.some((r) => r.subtype === 'REDUNDANT_WITH')).toBe(false);
+    const obs = all.filter((r) => r.subtype === 'OBSOLETES');
+    expect(obs.length).toBeGreaterThan(0);
+    const nodes = await m.list({ scope });
+    expect(nodes).toHaveLength(3); // merge approved but no summarizer: no System Two, nothing deleted
+    for (const target of new Set(obs.map((e) => e.to))) {
+      const newest = obs.filter((e) => e.to === target).map((e) => e.from).sort().at(-1);
+      expect(nodes.find((n) => n.id === target)!.obsoleteBy).toBe(newest);
+    }
+    expect((await m.history({ scope })).some((h) => h.op === 'OBSOLETE')).toBe(true);
+    expect((await m.stats()).consolidations).toBe(1);
+    // third write carries the consolidation calls
+    expect(rs[2]!.controllerCalls).toBeGreaterThan(2);
+    await m.close();
+  });
+
+  it('identical observation added twice concurrently yields one node; concurrent adds lose nothing', async () => {
+    const m = make();
+    const o = dialogue[3]!;
+    const [x, y] = await Promise.all([m.add(o), m.add({ ...o })]);
+    expect([x.action, y.action].filter((a) => a === 'duplicate')).toHaveLength(1);
+    expect(x.node.id).toBe(y.node.id);
+    const texts = Array.from({ length: 40 }, (_, i) => `Note number ${i}: buy ${['milk', 'eggs', 'rice', 'tea'][i % 4]} for day ${i}`);
+    const res = await Promise.all(texts.map((text, i) => m.add({ text, scope, observedAt: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString() })));
+    expect(res.every((r) => r.stored)).toBe(true);
+    expect(new Set(res.map((r) => r.node.id)).size).toBe(40);
+    expect((await m.list({ scope, limit: 1000 })).length).toBe(41);
+    // identical within one batch
+    const dup = await m.add([o, o]);
+    expect(dup.map((r) => r.action)).toEqual(['duplicate', 'duplicate']);
+    await m.close();
+  });
+
+  it('scopes never leak: writes and searches are per scope', async () => {
+    const m = make();
+    await m.add({ text: 'Secret plan for the surprise party.', scope: { userId: 'a' } });
+    await m.add({ text: 'Grocery list for the week.', scope: { userId: 'b' } });
+    const ra = await m.search('surprise party', { scope: { userId: 'b' }, k: 5 });
+    expect(ra.evidence.map((e) => e.node.text)).toEqual(['Grocery list for the week.']);
+    const s = await m.stats();
+    expect(s.nodes).toEqual({ 'default|a||': 1, 'default|b||': 1 });
+    await m.close();
+  });
+
+  it('search delegates to an injected Retriever (or a factory given the deps)', async () => {
+    const seen: unknown[] = [];
+    const retriever: Retriever = { name: 'fake', search: async (req) => (seen.push(req), { evidence: [] }) };
+    const m = make({ retriever: (deps) => (expect(deps.store).toBeDefined(), retriever) });
+    await m.search('hi', { scope, k: 3 });
+    expect(seen).toEqual([{ scope: { namespace: 'default', userId: 'mira', agentId: '', runId: '' }, query: 'hi', k: 3, now: undefined }]);
+    await m.close();
+  });
+
+  it('unicode, emoji, CJK and right-to-left text through the whole path', async () => {
+    const m = make();
+    const texts = [
+      '我昨天在东京买了一辆新自行车 🚲',
+      'أحب القهوة العربية في الصباح',
+      'שלום! אני גר בתל אביב',
+      'Ça va? Ünïcödé ñandú — naïve café 👩‍👩‍👧‍👦🏳️‍🌈',
+      '東京タワーに行きました。とても綺麗でした！',
+    ];
+    const rs = await m.add(texts.map((text, i) => ({ text, scope, observedAt: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(), speaker: 'ميرا' })));
+    for (let i = 0; i < texts.length; i++) {
+      const got = await m.get(rs[i]!.node.id, { scope });
+      expect(got?.text).toBe(texts[i]);
+      expect(got?.speaker).toBe('ميرا');
+    }
+    for (const t of texts) {
+      const { evidence } = await m.search(t, { scope, k: 1 });
+      expect(evidence[0]?.node.text).toBe(t);
+    }
+    const lex = await m.store.lexicalSearch({ namespace: 'default', userId: 'mira', agentId: '', runId: '' }, 'القهوة', 3);
+    expect(lex[0]?.node.text).toBe(texts[1]);
+    await m.close();
+  });
+
+  it('rejects invalid input with typed errors and writes nothing (batch validated first)', async () => {
+    const m = make();
+    await expect(m.add({ text: '   ', scope })).rejects.toMatchObject({ code: 'TEXT_EMPTY', category: 'validation' });
+    const err = await m.add([dialogue[0]!, { text: 'ok', scope, observedAt: '2024-01-01T10:00' }]).catch((e) => e);
+    expect(MemError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ code: 'MISSING_TIMEZONE', details: { index: 1 } });
+    expect(await m.list({ scope })).toEqual([]);
+    const tz = await m.add({ text: 'ok', scope, observedAt: '2024-01-01T10:00' }, { timeZone: 'America/New_York' });
+    expect(tz.node.observedAt).toBe('2024-01-01T15:00:00.000Z');
+    expect(() => createMemory({ timeZone: 'Nowhere/City' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => createMemory({ candidateK: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await m.close();
+  });
+
+  it('get/forget/history are scoped; forget removes the node from the gate', async () => {
+    const m = make();
+    const r = await m.add(dialogue[0]!);
+    expect(await m.get(r.node.id, { scope: { userId: 'other' } })).toBeNull();
+    expect(await m.forget(r.node.id, { scope: { userId: 'other' } })).toBe(false);
+    expect(await m.forget(r.node.id, { scope })).toBe(true);
+    expect(await m.get(r.node.id, { scope })).toBeNull();
+    expect((await m.history({ scope })).map((h) => h.op)).toContain('FORGET');
+    // the gate no longer holds it: the same text is an Add again (N = 0)
+    const again = await m.add({ ...dialogue[0]!, sourceId: 'again' });
+    expect(again.action).toBe('add');
+    expect(again.node.gate?.nearest).toBeNull();
+    await m.close();
+  });
+});
+
+describe('gate state: rebuilt from the store, in step with forget and failures', () => {
+  const extra: ObservationInput = { text: 'I bought a second bicycle for my sister.', scope, observedAt: '2024-06-01T00:00:00Z', speaker: 'Mira' };
+  const gateOf = (r: { node: { gate: any } }) => ({ ...r.node.gate, nearest: r.node.gate.nearest?.cosine });
+
+  it('a restarted process decides the same (replay of commits in order)', async () => {
+    const path = join(dir, 'restart.db');
+    const live = make();
+    await live.add(dialogue);
+    const liveNext = await live.add(extra);
+    await live.close();
+
+    const first = make({ store: createSqliteStore({ path }) });
+    await first.add(dialogue.slice(0, 5));
+    await first.add(dialogue.slice(5));
+    await first.close();
+    const second = make({ store: createSqliteStore({ path }) });
+    const next = await second.add(extra);
+    expect(gateOf(next)).toEqual(gateOf(liveNext));
+    await second.close();
+  });
+
+  it('after forget the gate decides as a process that never saw the node', async () => {
+    const a = make();
+    const rs = await a.add(dialogue);
+    await a.forget(rs[1]!.node.id, { scope });
+    const ra = await a.add(extra);
+    const b = make();
+    await b.add(dialogue.filter((_, i) => i !== 1));
+    const rb = await b.add(extra);
+    expect(gateOf(ra)).toEqual(gateOf(rb));
+    await a.close();
+    await b.close();
+  });
+
+  it('a store write that throws leaves nothing, a typed error, and the gate unchanged', async () => {
+    const twin = make();
+    await twin.add(dialogue.slice(0, 4));
+    const twinNext = await twin.add(extra);
+
+    const { store, fail } = flakyStore(createSqliteStore({ path: ':memory:' }));
+    const m = make({ store });
+    await m.add(dialogue.slice(0, 4));
+    const before = await m.history({ scope });
+    fail.on = true;
+    const err = await m.add(dialogue.slice(4)).catch((e) => e);
+    expect(MemError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ code: 'WRITE_FAILED', details: { stage: 'store' } });
+    expect((await m.list({ scope })).length).toBe(4);
+    expect(await m.history({ scope })).toEqual(before);
+    expect((await m.stats()).writes).toBe(4);
+    fail.on = false;
+    const next = await m.add(extra);
+    expect(gateOf(next)).toEqual(gateOf(twinNext));
+    await m.close();
+    await twin.close();
+  });
+
+  it('an embedder or controller failing mid-batch writes nothing and leaves the gate unchanged', async () => {
+    const twin = make();
+    await twin.add(dialogue.slice(0, 2));
+    const twinNext = await twin.add(extra);
+
+    const m1 = make({ embedder: failingEmbedder(embedder, 3), embedBatchSize: 2 });
+    await m1.add(dialogue.slice(0, 2)); // embed call 1
+    const e1 = await m1.add(dialogue.slice(2)).catch((e) => e); // calls 2, 3 (throws)
+    expect(e1).toMatchObject({ code: 'EMBEDDER_ERROR' });
+    expect((await m1.list({ scope })).length).toBe(2);
+    expect(gateOf(await m1.add(extra))).toEqual(gateOf(twinNext));
+
+    const isRelation = (qs: Record<string, unknown>) => Object.keys(qs).some((k) => k.startsWith('pair_'));
+    const m2 = make({ systemOne: failingController(createSystemOne() as any, 3, isRelation) });
+    await m2.add(dialogue.slice(0, 2));
+    const e2 = await m2.add(dialogue.slice(2)).catch((e) => e);
+    expect(MemError.isInstance(e2)).toBe(true);
+    expect(e2).toMatchObject({ code: 'WRITE_FAILED', details: { stage: 'relations' } });
+    expect((await m2.list({ scope })).length).toBe(2);
+    expect(gateOf(await m2.add(extra))).toEqual(gateOf(twinNext));
+    await Promise.all([m1.close(), m2.close(), twin.close()]);
+  });
+
+  it('a shared gate instance is used as-is and failed commits are removed from it', async () => {
+    const gate = createNoveltyGate();
+    const { store, fail } = flakyStore(createSqliteStore({ path: ':memory:' }));
+    const m = make({ gate: gate as any, store });
+    await m.add(dialogue.slice(0, 3));
+    const size = gate.size('default|mira||');
+    fail.on = true;
+    await expect(m.add(dialogue.slice(3))).rejects.toMatchObject({ code: 'WRITE_FAILED' });
+    expect(gate.size('default|mira||')).toBe(size);
+    await m.close();
+  });
+});

@@ -1,0 +1,368 @@
+/**
+ * The `Memory` facade (ours; vercel/ai-style `createX` factory): one object that validates, writes
+ * through the Jev-Mem write path behind the SAGE gate, searches through an injected `Retriever`,
+ * and reads, lists, forgets and reports.
+ */
+import { createNoveltyGate } from '@mem/gate-vmf';
+import { batches, catalogue, createSystemOne } from '@mem/system-one';
+import { createWinkEmbedder } from '../embed/index.js';
+import { MemError, MemValidationError } from '../errors.js';
+import { extract } from '../extract/index.js';
+import { resolveScope, scopeKey } from '../scope.js';
+import { createSqliteStore } from '../store/index.js';
+import {
+  RELATION_VIEWS,
+  type Embedder,
+  type HistoryEntry,
+  type ListOptions,
+  type MemoryNode,
+  type MemoryStore,
+  type ObservationInput,
+  type RelationView,
+  type Retriever,
+  type Scope,
+  type SearchResult,
+} from '../types.js';
+import { GateRegistry } from './gates.js';
+import type { ControllerQuestion, Extractor, Summarizer, WriteController, WriteGate } from './ports.js';
+import { KeyedQueue } from './queue.js';
+import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
+import { assertTimeZone } from './time.js';
+import { DEFAULT_MAX_TEXT_BYTES, validateObservation, type NormalizedObservation } from './validate.js';
+import { emptyCounters, Writer, type AddResult, type QuestionSet, type WriteCounters } from './writer.js';
+
+/** Version of the memory model written by this write path (recorded in the store's meta). */
+export const MEMORY_SCHEMA_VERSION = 1;
+
+/** Defaults of `createMemory` (sources in the doc of each option). */
+export const MEMORY_DEFAULTS = Object.freeze({
+  policy: 'annotate' as const,
+  maxTextBytes: DEFAULT_MAX_TEXT_BYTES,
+  relationThreshold: DEFAULT_RELATION_THRESHOLD,
+  consolidationThreshold: 0.85,
+  consolidateEvery: 20,
+  candidateK: 10,
+  consolidationPairs: 3,
+  embedBatchSize: 128,
+});
+
+/** Dependencies handed to a retriever factory. */
+export interface RetrieverDeps {
+  store: MemoryStore;
+  embedder: Embedder;
+  systemOne: WriteController;
+}
+
+export interface MemoryOptions {
+  /** Where memories live. Default: `createSqliteStore({ path: ':memory:' })` (gone on close — pass a file store to keep data). */
+  store?: MemoryStore;
+  /** Default: `createWinkEmbedder()` (offline, 100-d GloVe + SIF). */
+  embedder?: Embedder;
+  /** System-One controller. Default: `createSystemOne()` (offline backend, no model weights). */
+  systemOne?: WriteController;
+  /**
+   * SAGE gate. Default: one `createNoveltyGate()` per scope. Pass gate options (object without
+   * `route`) to tune every scope's gate, a factory `(scopeKey) => gate`, or one shared gate
+   * instance (then rollback after a failed write removes the batch's commits but cannot rewind the
+   * adaptive τ EMA; the per-scope forms rebuild exactly).
+   */
+  gate?: WriteGate | ((scopeKey: string) => WriteGate) | Record<string, unknown>;
+  /** Read path; a Retriever or a factory receiving `{ store, embedder, systemOne }`. Default: dense top-k fallback (see `search`). */
+  retriever?: Retriever | ((deps: RetrieverDeps) => Retriever);
+  /** `annotate` (default; Jev-Mem keeps every observation) or `drop` (SAGE: a Noop is not stored). DESIGN.md step 6, ours. */
+  policy?: 'annotate' | 'drop';
+  /** System Two for SAGE Update merges and approved consolidation merges. Default: none (never called). */
+  summarizer?: Summarizer;
+  /** IANA zone for zone-less observedAt strings. Default: none (such strings are rejected with MISSING_TIMEZONE). */
+  timeZone?: string;
+  /** Maximum text size in UTF-8 bytes. Default 65 536 (64 KiB). */
+  maxTextBytes?: number;
+  /** θ_rel: minimum p of a learned edge. Default 0.60 (seed 000). */
+  relationThreshold?: number;
+  /** Consolidation pass every this many stored writes per scope. Default 20 (seed 000); 0 disables. */
+  consolidateEvery?: number;
+  /** K_w: candidates per new memory. Default 10 (seed 000). */
+  candidateK?: number;
+  /** Entity / keyword / event-time extraction. Default: `extract` from src/extract (entities, keywords, event time). */
+  extractor?: Extractor;
+  /** Texts per embedder call in batch adds. Default 128. */
+  embedBatchSize?: number;
+  /** Clock in ms (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface AddOptions {
+  /** IANA zone for zone-less observedAt strings of this call (overrides the memory's `timeZone`). */
+  timeZone?: string;
+}
+
+export interface MemoryStats {
+  /** Stored nodes per scope key (`namespace|userId|agentId|runId`). */
+  nodes: Record<string, number>;
+  /** Relations per view, over all scopes. */
+  relations: Record<RelationView, number>;
+  /** Since this Memory was created. */
+  writes: number;
+  duplicates: number;
+  gate: WriteCounters['gate'];
+  controllerCalls: number;
+  controllerCallsSaved: number;
+  consolidations: number;
+  summarizerCalls: number;
+}
+
+export interface Memory {
+  readonly store: MemoryStore;
+  readonly embedder: Embedder;
+  readonly systemOne: WriteController;
+  /**
+   * Write one observation, or many (batched: embedded and asked in batches, with sequential
+   * semantics — each observation sees the earlier ones as candidates). Validation of every
+   * observation happens first: one invalid observation → MemValidationError (details.index) and
+   * nothing is written. The observations of one scope are written atomically; a multi-scope array
+   * is written one scope after another (each atomic), after all fallible work is done.
+   * @throws MemValidationError (bad input), MemError `WRITE_FAILED` / `EMBEDDER_ERROR` (a collaborator failed; nothing written)
+   */
+  add(observation: ObservationInput, options?: AddOptions): Promise<AddResult>;
+  add(observations: ObservationInput[], options?: AddOptions): Promise<AddResult[]>;
+  /** Delegates to the Retriever; without one, dense top-k by cosine (score = cosine in [-1, 1], path = []). */
+  search(query: string, options: { scope: Scope; k?: number; now?: string }): Promise<SearchResult>;
+  get(id: string, options: { scope: Scope }): Promise<MemoryNode | null>;
+  list(options: { scope: Scope } & ListOptions): Promise<MemoryNode[]>;
+  /** Remove a node, its relations and index entries (the history row stays) and drop it from the gate. Returns false if absent. */
+  forget(id: string, options: { scope: Scope }): Promise<boolean>;
+  history(options: { scope: Scope; nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
+  stats(): Promise<MemoryStats>;
+  /** Wait for pending writes, then close the store. */
+  close(): Promise<void>;
+}
+
+function isGate(x: unknown): x is WriteGate {
+  return !!x && typeof x === 'object' && typeof (x as any).route === 'function' && typeof (x as any).commit === 'function';
+}
+
+function checkNumber(name: string, v: number | undefined, min: number, max: number, integer = false): void {
+  if (v === undefined) return;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+    throw new MemValidationError('INVALID_INPUT', `${name} must be ${integer ? 'an integer' : 'a number'} in [${min}, ${max}]`, {
+      details: { option: name, value: v },
+    });
+  }
+}
+
+/** Question set from `@mem/system-one`'s catalogue (seed 000 templates; keys `pair_i_*`). */
+export function defaultQuestions(): QuestionSet {
+  return {
+    typing: () => batches.typing() as Record<string, ControllerQuestion>,
+    relations: (count, opts) => batches.relations(count, opts) as Record<string, ControllerQuestion>,
+    consolidation: (count) => {
+      const out: Record<string, ControllerQuestion> = {};
+      for (let i = 0; i < count; i++) {
+        out[`pair_${i}_redundant`] = catalogue.consolidation.redundant(i);
+        out[`pair_${i}_contradiction`] = catalogue.consolidation.contradiction(i);
+        out[`pair_${i}_obsolete`] = catalogue.consolidation.obsolete(i);
+        out[`pair_${i}_link`] = catalogue.consolidation.link(i);
+        out[`pair_${i}_representation`] = catalogue.consolidation.representation(i);
+      }
+      return out;
+    },
+  };
+}
+
+/** Default extractor: `@mem/core`'s `extract` (wink-nlp entities and keywords, relative time against observedAt). */
+export function defaultExtractor(): Extractor {
+  return { extract: (text, observedAt) => extract(text, observedAt) };
+}
+
+/**
+ * Create a memory. Every option has an offline default, so `createMemory()` works without any
+ * network or model download (wink GloVe embedder, offline System-One backend, SQLite `:memory:`).
+ *
+ * @example
+ * const memory = createMemory();
+ * await memory.add({ text: 'Mira: my old bicycle broke.', speaker: 'Mira', observedAt: '2024-05-14T10:00:00Z', scope: { userId: 'mira' } });
+ * const { evidence } = await memory.search('Why did Mira buy a bicycle?', { scope: { userId: 'mira' } });
+ * @throws MemValidationError `INVALID_INPUT` for an invalid option (unknown time zone, out-of-range number)
+ */
+export function createMemory(options: MemoryOptions = {}): Memory {
+  checkNumber('maxTextBytes', options.maxTextBytes, 1, 1 << 30, true);
+  checkNumber('relationThreshold', options.relationThreshold, 0, 1);
+  checkNumber('consolidateEvery', options.consolidateEvery, 0, 1e9, true);
+  checkNumber('candidateK', options.candidateK, 0, 1000, true);
+  checkNumber('embedBatchSize', options.embedBatchSize, 1, 1e6, true);
+  if (options.timeZone !== undefined) assertTimeZone(options.timeZone);
+  if (options.policy !== undefined && options.policy !== 'annotate' && options.policy !== 'drop') {
+    throw new MemValidationError('INVALID_INPUT', `policy must be "annotate" or "drop", got ${String(options.policy)}`);
+  }
+  const store = options.store ?? createSqliteStore({ path: ':memory:' });
+  const embedder = options.embedder ?? createWinkEmbedder();
+  const systemOne: WriteController = options.systemOne ?? (createSystemOne() as unknown as WriteController);
+  const now = options.now ?? Date.now;
+  const gateOpt = options.gate;
+  const gateSource = isGate(gateOpt)
+    ? { shared: gateOpt }
+    : typeof gateOpt === 'function'
+      ? { factory: gateOpt as (k: string) => WriteGate }
+      : { factory: () => createNoveltyGate((gateOpt ?? {}) as any) as unknown as WriteGate };
+  const gates = new GateRegistry(store, gateSource);
+  const counters = emptyCounters();
+  const writer = new Writer({
+    store,
+    embedder,
+    controller: systemOne,
+    extractor: options.extractor ?? defaultExtractor(),
+    gates,
+    questions: defaultQuestions(),
+    policy: options.policy ?? MEMORY_DEFAULTS.policy,
+    summarizer: options.summarizer,
+    relationThreshold: options.relationThreshold ?? MEMORY_DEFAULTS.relationThreshold,
+    consolidationThreshold: MEMORY_DEFAULTS.consolidationThreshold,
+    consolidateEvery: options.consolidateEvery ?? MEMORY_DEFAULTS.consolidateEvery,
+    candidateK: options.candidateK ?? MEMORY_DEFAULTS.candidateK,
+    consolidationPairs: MEMORY_DEFAULTS.consolidationPairs,
+    embedBatchSize: options.embedBatchSize ?? MEMORY_DEFAULTS.embedBatchSize,
+    now,
+    counters,
+  });
+  const queue = new KeyedQueue();
+  let retriever: Retriever | null = null;
+  let opened: Promise<void> | null = null;
+  let closed = false;
+
+  const ready = (): Promise<void> => {
+    if (closed) return Promise.reject(new MemError('STORE_UNAVAILABLE', 'unavailable', 'This memory is closed'));
+    if (!opened) {
+      opened = store
+        .open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: embedder.model, dimension: embedder.dimension })
+        .catch((e) => {
+          opened = null;
+          throw e;
+        });
+    }
+    return opened;
+  };
+
+  const getRetriever = (): Retriever | null => {
+    if (retriever) return retriever;
+    const r = options.retriever;
+    if (!r) return null;
+    retriever = typeof r === 'function' ? r({ store, embedder, systemOne }) : r;
+    return retriever;
+  };
+
+  async function add(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
+    const many = Array.isArray(input);
+    const list = many ? input : [input];
+    const timeZone = addOptions.timeZone ?? options.timeZone;
+    if (addOptions.timeZone !== undefined) assertTimeZone(addOptions.timeZone);
+    const validated: NormalizedObservation[] = list.map((o, index) => {
+      try {
+        return validateObservation(o, { maxTextBytes: options.maxTextBytes, timeZone, now });
+      } catch (e) {
+        if (many && MemError.isInstance(e)) {
+          const err = e as MemError;
+          throw new MemValidationError(err.code, `observation ${index}: ${err.message}`, { cause: e, details: { ...err.details, index } });
+        }
+        throw e;
+      }
+    });
+    if (validated.length === 0) return [];
+    await ready();
+    const groups = new Map<string, { index: number; obs: NormalizedObservation }[]>();
+    validated.forEach((obs, index) => {
+      let g = groups.get(obs.scopeKey);
+      if (!g) groups.set(obs.scopeKey, (g = []));
+      g.push({ index, obs });
+    });
+    const out: AddResult[] = new Array(validated.length);
+    await queue.run([...groups.keys()], async () => {
+      for (const [key, items] of groups) {
+        const res = await writer.writeScope(items[0]!.obs.scope, key, items);
+        for (const r of res) out[r.index] = r.result;
+      }
+    });
+    return many ? out : out[0];
+  }
+
+  const memory: Memory = {
+    store,
+    embedder,
+    systemOne,
+    add: add as Memory['add'],
+
+    async search(query, opts) {
+      if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'query is empty');
+      const scope = resolveScope(opts?.scope);
+      const k = opts.k ?? 10;
+      checkNumber('k', k, 1, 10_000, true);
+      await ready();
+      const r = getRetriever();
+      if (r) return r.search({ scope, query, k, now: opts.now });
+      const [v] = await embedder.embed([query]);
+      const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
+      return { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };
+    },
+
+    async get(id, opts) {
+      const scope = resolveScope(opts?.scope);
+      await ready();
+      return store.get(scope, id);
+    },
+
+    async list(opts) {
+      const scope = resolveScope(opts?.scope);
+      await ready();
+      const { scope: _s, ...rest } = opts;
+      return store.list(scope, rest);
+    },
+
+    async forget(id, opts) {
+      const scope = resolveScope(opts?.scope);
+      const key = scopeKey(scope);
+      await ready();
+      return queue.run([key], async () => {
+        const removed = await store.forget(scope, id);
+        if (removed) await gates.forget(key, id);
+        return removed;
+      });
+    },
+
+    async history(opts) {
+      const scope = resolveScope(opts?.scope);
+      await ready();
+      return store.history(scope, { nodeId: opts.nodeId, limit: opts.limit });
+    },
+
+    async stats() {
+      await ready();
+      await queue.idle();
+      const nodes: Record<string, number> = {};
+      const relations = Object.fromEntries(RELATION_VIEWS.map((v) => [v, 0])) as Record<RelationView, number>;
+      for (const scope of await store.scopes()) {
+        nodes[scopeKey(scope)] = await store.count(scope);
+        for (const r of await store.relations(scope)) relations[r.view]++;
+      }
+      return {
+        nodes,
+        relations,
+        writes: counters.writes,
+        duplicates: counters.duplicates,
+        gate: { ...counters.gate },
+        controllerCalls: counters.controllerCalls,
+        controllerCallsSaved: counters.controllerCallsSaved,
+        consolidations: counters.consolidations,
+        summarizerCalls: counters.summarizerCalls,
+      };
+    },
+
+    async close() {
+      if (closed) return;
+      await queue.idle();
+      closed = true;
+      gates.clear();
+      await store.close();
+    },
+  };
+  return memory;
+}
+

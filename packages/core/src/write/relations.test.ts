@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { edgesFromPairAnswers, finalizeEdges, sharesEntity, temporalRuleEdge } from './relations.js';
+
+const n = (id: string, observedAt: string, eventTime: any = null) => ({ id, observedAt, eventTime });
+
+describe('rule edges', () => {
+  it('PRECEDES from the earlier to the later, CONCURRENT when close or overlapping', () => {
+    expect(temporalRuleEdge(n('b', '2024-05-16T10:00:00.000Z'), n('a', '2024-05-14T10:00:00.000Z'))).toMatchObject({ from: 'a', to: 'b', subtype: 'PRECEDES', probability: 1 });
+    expect(temporalRuleEdge(n('a', '2024-05-14T10:00:00.000Z'), n('b', '2024-05-14T10:00:30.000Z'))?.subtype).toBe('CONCURRENT');
+    // event time wins over observation time
+    const b = n('b', '2024-05-16T10:00:00.000Z', { start: '2024-05-15T00:00:00.000Z', end: '2024-05-15T23:59:59.999Z', expression: 'yesterday' });
+    const a = n('a', '2024-05-15T12:00:00.000Z');
+    expect(temporalRuleEdge(b, a)?.subtype).toBe('CONCURRENT');
+    expect(temporalRuleEdge(n('x', 'garbage'), a)).toBeNull();
+  });
+  it('exact normalized entity match', () => {
+    expect(sharesEntity(['Mira', 'bicycle'], ['mira'])).toBe(true);
+    expect(sharesEntity(['Mira'], ['Tom'])).toBe(false);
+    expect(sharesEntity([], ['Tom'])).toBe(false);
+  });
+});
+
+describe('pair answers → edges (θ_rel)', () => {
+  const plans = [
+    { candidateId: 'c0', askAlias: true, askTemporalOrder: true },
+    { candidateId: 'c1', askAlias: false, askTemporalOrder: false },
+  ];
+  it('keeps p ≥ θ only, with the right directions', () => {
+    const answers = {
+      pair_0_semantic: 0.6,
+      pair_0_causes: 0.59,
+      pair_0_caused_by: 0.9,
+      pair_0_same_episode: 0.1,
+      pair_0_entity_alias: 0.7,
+      pair_0_temporal_order: { choice: 'after', probabilities: { after: 0.8, before: 0.2 } },
+      pair_1_semantic: 0.2,
+      pair_1_causes: 0.95,
+      pair_1_entity_alias: 0.99, // not asked: ignored
+    };
+    const e = edgesFromPairAnswers('v', plans, answers, 0.6);
+    const s = e.map((d) => `${d.from}-${d.subtype}->${d.to}`).sort();
+    expect(s).toEqual(['c0-LEADS_TO->v', 'c0-PRECEDES->v', 'v-ENTITY_ALIAS->c0', 'v-LEADS_TO->c1', 'v-RELATED_TO->c0']);
+  });
+  it('finalize dedups (from,to,subtype) keeping max p and assigns views', () => {
+    const r = finalizeEdges(
+      [
+        { from: 'a', to: 'b', subtype: 'SAME_EPISODE', probability: 0.7, origin: 'controller' },
+        { from: 'a', to: 'b', subtype: 'SAME_EPISODE', probability: 1, origin: 'rule' },
+        { from: 'a', to: 'a', subtype: 'RELATED_TO', probability: 1, origin: 'rule' },
+      ],
+      '2024-01-01T00:00:00.000Z',
+    );
+    expect(r).toHaveLength(1);
+    expect(r[0]!.relation).toMatchObject({ view: 'temporal', probability: 1, origin: 'rule' });
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { MemError } from '../errors.js';
+import { normalizeObservedAt, timeZoneOffsetMs, zonedWallTimeToUtc } from './time.js';
+
+const code = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    expect(MemError.isInstance(e)).toBe(true);
+    return (e as MemError).code;
+  }
+  return 'no error';
+};
+
+describe('normalizeObservedAt', () => {
+  it('keeps zoned ISO strings as UTC', () => {
+    expect(normalizeObservedAt('2024-05-14T10:00:00Z')).toBe('2024-05-14T10:00:00.000Z');
+    expect(normalizeObservedAt('2024-05-14T12:00:00+02:00')).toBe('2024-05-14T10:00:00.000Z');
+    expect(normalizeObservedAt('2024-05-14T05:30:00-0430')).toBe('2024-05-14T10:00:00.000Z');
+    expect(normalizeObservedAt('2024-05-14 10:00:00.123456Z')).toBe('2024-05-14T10:00:00.123Z');
+  });
+
+  it('accepts Date and epoch milliseconds', () => {
+    expect(normalizeObservedAt(new Date(Date.UTC(2024, 0, 2, 3, 4, 5)))).toBe('2024-01-02T03:04:05.000Z');
+    expect(normalizeObservedAt(0)).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('rejects a zone-less string without timeZone', () => {
+    expect(code(() => normalizeObservedAt('2024-05-14T10:00:00'))).toBe('MISSING_TIMEZONE');
+    expect(code(() => normalizeObservedAt('2024-05-14'))).toBe('MISSING_TIMEZONE');
+  });
+
+  it('reads a zone-less string in the given IANA zone, across DST', () => {
+    expect(normalizeObservedAt('2024-05-14T10:00:00', 'Europe/Paris')).toBe('2024-05-14T08:00:00.000Z'); // CEST
+    expect(normalizeObservedAt('2024-01-14T10:00:00', 'Europe/Paris')).toBe('2024-01-14T09:00:00.000Z'); // CET
+    expect(normalizeObservedAt('2024-07-01T00:00', 'America/New_York')).toBe('2024-07-01T04:00:00.000Z');
+    expect(normalizeObservedAt('2024-07-01T00:00', 'Asia/Kolkata')).toBe('2024-06-30T18:30:00.000Z');
+    // spring-forward gap 02:30 does not exist in Paris on 2024-03-31: later offset
+    expect(normalizeObservedAt('2024-03-31T02:30:00', 'Europe/Paris')).toBe('2024-03-31T01:30:00.000Z');
+    // fall-back ambiguity 02:30 on 2024-10-27 happens twice: earlier instant
+    expect(normalizeObservedAt('2024-10-27T02:30:00', 'Europe/Paris')).toBe('2024-10-27T00:30:00.000Z');
+  });
+
+  it('rejects bad dates and unknown zones', () => {
+    expect(code(() => normalizeObservedAt('2024-02-30T10:00:00Z'))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt('2024-13-01T10:00:00Z'))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt('yesterday'))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt('1:56 pm on 8 May, 2023'))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt(Number.NaN))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt(new Date('nope')))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt('2024-05-14T10:00:00', 'Mars/Olympus'))).toBe('INVALID_INPUT');
+  });
+
+  it('offsets agree with Intl', () => {
+    const t = Date.UTC(2024, 6, 1, 12);
+    expect(timeZoneOffsetMs('UTC', t)).toBe(0);
+    expect(timeZoneOffsetMs('Asia/Tokyo', t)).toBe(9 * 3600_000);
+    expect(zonedWallTimeToUtc(Date.UTC(2024, 6, 1, 21), 'Asia/Tokyo')).toBe(t);
+  });
+});

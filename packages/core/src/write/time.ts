@@ -1,0 +1,142 @@
+/**
+ * Timestamp normalisation for observations (ours). Every stored time is UTC ISO-8601 with
+ * milliseconds (`2024-05-14T10:00:00.000Z`). A timestamp string without a zone is ambiguous, so it
+ * is rejected (`MISSING_TIMEZONE`) unless the caller names an IANA time zone to read it in; the
+ * wall-clock → UTC conversion uses `Intl.DateTimeFormat` (no tz database of our own).
+ */
+import { MemValidationError } from '../errors.js';
+
+/** `YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]` (or a space), optional zone `Z` / `±HH:MM` / `±HHMM` / `±HH`. */
+const ISO_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** 0000-01-01T00:00:00.000Z */
+const MIN_MS = -62_167_219_200_000;
+const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const dtfCache = new Map<string, Intl.DateTimeFormat>();
+
+/** The `Intl.DateTimeFormat` for a zone; throws MemValidationError `INVALID_INPUT` for an unknown IANA name. */
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = dtfCache.get(timeZone);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        era: 'short',
+      });
+    } catch (cause) {
+      throw new MemValidationError('INVALID_INPUT', `Unknown IANA time zone "${timeZone}"`, { cause, details: { timeZone } });
+    }
+    dtfCache.set(timeZone, f);
+  }
+  return f;
+}
+
+/** Throws `INVALID_INPUT` unless `timeZone` is a valid IANA zone name. */
+export function assertTimeZone(timeZone: string): void {
+  formatterFor(timeZone);
+}
+
+/** Offset of `timeZone` from UTC at instant `utcMs`, in ms (e.g. +7 200 000 for CEST). */
+export function timeZoneOffsetMs(timeZone: string, utcMs: number): number {
+  const parts = formatterFor(timeZone).formatToParts(new Date(utcMs));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? '0');
+  let year = get('year');
+  if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
+  const wall = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const secondsFloor = utcMs - (((utcMs % 1000) + 1000) % 1000);
+  return wall - secondsFloor;
+}
+
+/**
+ * UTC instant of a wall-clock time read in `timeZone` (ms since epoch). A time that does not
+ * exist (spring-forward gap) is read with the offset before the transition (02:30 → 03:30 in
+ * Paris), an ambiguous one (fall-back) as the earlier instant — Temporal's "compatible" rule.
+ */
+export function zonedWallTimeToUtc(wallMs: number, timeZone: string): number {
+  // offsets a day before and after bracket any transition near this wall time
+  const before = timeZoneOffsetMs(timeZone, wallMs - 86_400_000);
+  const after = timeZoneOffsetMs(timeZone, wallMs + 86_400_000);
+  const valid = [...new Set([before, after])]
+    .map((o) => wallMs - o)
+    .filter((utc) => timeZoneOffsetMs(timeZone, utc) === wallMs - utc);
+  if (valid.length) return Math.min(...valid); // ambiguous (fall-back): the earlier instant
+  return wallMs - before; // gap (spring-forward): keep the pre-transition offset → a later wall time
+}
+
+function fail(code: 'BAD_DATE' | 'MISSING_TIMEZONE', message: string, value: unknown): never {
+  throw new MemValidationError(code, message, { details: { observedAt: value } });
+}
+
+function checkRange(ms: number, value: unknown): number {
+  if (!Number.isFinite(ms) || ms < MIN_MS || ms > MAX_MS) fail('BAD_DATE', 'observedAt is out of range (years 0000–9999)', value);
+  return ms;
+}
+
+/**
+ * Normalise an observation time to UTC ISO-8601 (ours).
+ * - `Date` (valid) and epoch **milliseconds** (finite number) are instants.
+ * - strings must be ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]]` with a zone (`Z`, `±HH:MM`); a
+ *   zone-less string is read in `timeZone` (IANA) when given, else `MISSING_TIMEZONE`.
+ * Throws MemValidationError `BAD_DATE` for anything else (including impossible dates like 02-30).
+ */
+export function normalizeObservedAt(value: string | Date | number, timeZone?: string): string {
+  if (value instanceof Date) {
+    return new Date(checkRange(value.getTime(), value)).toISOString();
+  }
+  if (typeof value === 'number') {
+    return new Date(checkRange(value, value)).toISOString();
+  }
+  if (typeof value !== 'string') fail('BAD_DATE', 'observedAt must be an ISO-8601 string, a Date or epoch milliseconds', value);
+  const m = ISO_RE.exec(value.trim());
+  if (!m) fail('BAD_DATE', `observedAt "${value}" is not an ISO-8601 timestamp`, value);
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  const ms = Math.floor(Number(`0.${frac}`) * 1000);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
+    fail('BAD_DATE', `observedAt "${value}" has a field out of range`, value);
+  }
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // Date.UTC treats years 0..99 as 1900+; fix explicitly
+  const wallDate = new Date(wall);
+  if (year < 100) wallDate.setUTCFullYear(year);
+  const wallMs = wallDate.getTime();
+  if (wallDate.getUTCDate() !== day || wallDate.getUTCMonth() !== month - 1) {
+    fail('BAD_DATE', `observedAt "${value}" is not a calendar date`, value);
+  }
+  let utc: number;
+  if (zone) {
+    if (zone === 'Z' || zone === 'z') utc = wallMs;
+    else {
+      const sign = zone[0] === '-' ? -1 : 1;
+      const digits = zone.slice(1).replace(':', '');
+      const oh = Number(digits.slice(0, 2));
+      const om = Number(digits.slice(2, 4) || '0');
+      if (oh > 23 || om > 59) fail('BAD_DATE', `observedAt "${value}" has an invalid zone offset`, value);
+      utc = wallMs - sign * (oh * 60 + om) * 60_000;
+    }
+  } else {
+    if (!timeZone) {
+      fail(
+        'MISSING_TIMEZONE',
+        `observedAt "${value}" has no time zone; add "Z" or an offset, or pass the timeZone option (IANA, e.g. "Europe/Paris")`,
+        value,
+      );
+    }
+    utc = zonedWallTimeToUtc(wallMs, timeZone);
+  }
+  return new Date(checkRange(utc, value)).toISOString();
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { MemError, MemValidationError } from '../errors.js';
+import { contentHash, DEFAULT_MAX_TEXT_BYTES, validateObservation } from './validate.js';
+
+const scope = { userId: 'u1' };
+const codeOf = (input: any, opts?: any) => {
+  try {
+    validateObservation(input, opts);
+    return 'ok';
+  } catch (e) {
+    expect(MemError.isInstance(e)).toBe(true);
+    expect(e).toBeInstanceOf(MemValidationError);
+    return (e as MemError).code;
+  }
+};
+
+describe('validateObservation', () => {
+  it('normalizes a valid observation', () => {
+    const o = validateObservation({
+      text: 'Cafe\u0301 talk',
+      speaker: '  Mira ',
+      observedAt: '2024-05-14T12:00:00+02:00',
+      scope,
+      sourceId: 'D1:3',
+      metadata: { session: 1, tags: ['a'], nested: { ok: true, n: null } },
+    });
+    expect(o.text).toBe('Café talk'); // NFC
+    expect(o.speaker).toBe('Mira');
+    expect(o.observedAt).toBe('2024-05-14T10:00:00.000Z');
+    expect(o.scope).toEqual({ namespace: 'default', userId: 'u1', agentId: '', runId: '' });
+    expect(o.scopeKey).toBe('default|u1||');
+    expect(o.contentHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(o.metadata).toEqual({ session: 1, tags: ['a'], nested: { ok: true, n: null } });
+  });
+
+  it('defaults observedAt to now', () => {
+    const o = validateObservation({ text: 'x', scope }, { now: () => Date.UTC(2020, 0, 1) });
+    expect(o.observedAt).toBe('2020-01-01T00:00:00.000Z');
+    expect(o.observedAtDefaulted).toBe(true);
+  });
+
+  it('typed codes', () => {
+    expect(codeOf({ text: '', scope })).toBe('TEXT_EMPTY');
+    expect(codeOf({ text: ' \n\t\u3000', scope })).toBe('TEXT_EMPTY');
+    expect(codeOf({ text: 'x'.repeat(DEFAULT_MAX_TEXT_BYTES + 1), scope })).toBe('TEXT_TOO_LONG');
+    expect(codeOf({ text: 'x'.repeat(DEFAULT_MAX_TEXT_BYTES), scope })).toBe('ok');
+    expect(codeOf({ text: '日本語', scope }, { maxTextBytes: 8 })).toBe('TEXT_TOO_LONG'); // 9 UTF-8 bytes
+    expect(codeOf({ text: 'x', scope, observedAt: '2024-05-14T10:00:00' })).toBe('MISSING_TIMEZONE');
+    expect(codeOf({ text: 'x', scope, observedAt: '2024-05-14T10:00:00' }, { timeZone: 'Asia/Tokyo' })).toBe('ok');
+    expect(codeOf({ text: 'x', scope, observedAt: 'soon' })).toBe('BAD_DATE');
+    expect(codeOf({ text: 'x' })).toBe('SCOPE_MISSING');
+    expect(codeOf({ text: 'x', scope: {} })).toBe('SCOPE_MISSING');
+    expect(codeOf({ text: 'x', scope: { userId: 'a|b' } })).toBe('SCOPE_INVALID');
+    expect(codeOf({ text: 42, scope })).toBe('INVALID_INPUT');
+    expect(codeOf({ text: 'x', scope, userId: 'typo' })).toBe('INVALID_INPUT');
+    expect(codeOf({ text: 'bad \uD800 surrogate', scope })).toBe('INVALID_INPUT');
+    expect(codeOf({ text: 'x', scope, metadata: { f: () => 1 } })).toBe('INVALID_INPUT');
+    expect(codeOf({ text: 'x', scope, metadata: { n: Number.POSITIVE_INFINITY } })).toBe('INVALID_INPUT');
+    expect(codeOf({ text: 'x', scope, metadata: { d: new Date() } })).toBe('INVALID_INPUT');
+    const cyc: any = { a: 1 };
+    cyc.self = cyc;
+    expect(codeOf({ text: 'x', scope, metadata: cyc })).toBe('INVALID_INPUT');
+    expect(codeOf({ text: 'x', scope, metadata: [1] })).toBe('INVALID_INPUT');
+    expect(codeOf(null)).toBe('INVALID_INPUT');
+  });
+
+  it('content hash covers scope, normalized text, speaker, time and source', () => {
+    const base = { scopeKey: 'k', text: 'hello  world', speaker: 'a', observedAt: 't', sourceId: 's' };
+    const h = contentHash(base);
+    expect(contentHash({ ...base, text: ' hello world ' })).toBe(h);
+    expect(contentHash({ ...base, scopeKey: 'k2' })).not.toBe(h);
+    expect(contentHash({ ...base, text: 'Hello world' })).not.toBe(h);
+    expect(contentHash({ ...base, speaker: null })).not.toBe(h);
+    expect(contentHash({ ...base, observedAt: 't2' })).not.toBe(h);
+    expect(contentHash({ ...base, sourceId: null })).not.toBe(h);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Validation of `Observation` inputs (ours; DESIGN.md "Write path" step 1). Everything here runs
+ * before any embedder, controller or store call, so a rejected observation writes nothing.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { MemValidationError, type MemErrorCode } from '../errors.js';
+import { resolveScope, scopeKey } from '../scope.js';
+import type { ObservationInput, ResolvedScope } from '../types.js';
+import { normalizeObservedAt } from './time.js';
+
+/** Default maximum UTF-8 size of an observation's text: 64 KiB. */
+export const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
+const MAX_SPEAKER = 256;
+const MAX_SOURCE_ID = 512;
+const MAX_METADATA_BYTES = 64 * 1024;
+const MAX_METADATA_DEPTH = 32;
+
+/** An observation after validation: text kept as given (NFC), time in UTC, scope resolved. */
+export interface NormalizedObservation {
+  text: string;
+  speaker: string | null;
+  /** UTC ISO-8601. */
+  observedAt: string;
+  /** True when the caller gave no observedAt (the write time was used). */
+  observedAtDefaulted: boolean;
+  scope: ResolvedScope;
+  scopeKey: string;
+  sourceId: string | null;
+  metadata: Record<string, unknown>;
+  /** sha256 (hex) of scope key + normalized text + speaker + observedAt + sourceId. */
+  contentHash: string;
+}
+
+export interface ValidateOptions {
+  /** Default 65 536 (64 KiB), measured in UTF-8 bytes. */
+  maxTextBytes?: number;
+  /** IANA zone used to read zone-less observedAt strings. */
+  timeZone?: string;
+  /** Injected clock (ms) for the default observedAt. */
+  now?: () => number;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** True when the string has no lone UTF-16 surrogate (String#isWellFormed, ES2024). */
+export function isWellFormed(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
+}
+
+const memIssue = (code: MemErrorCode, message: string) => ({ code: 'custom' as const, message, params: { memCode: code } });
+
+/** Recursive JSON-safety check: plain objects, arrays, strings, finite numbers, booleans, null. */
+function jsonProblem(value: unknown, path: string, depth: number, seen: Set<object>): string | null {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return null;
+    case 'number':
+      return Number.isFinite(value) ? null : `${path} is not a finite number`;
+    case 'object': {
+      if (depth > MAX_METADATA_DEPTH) return `${path} is nested deeper than ${MAX_METADATA_DEPTH}`;
+      if (seen.has(value)) return `${path} is a circular reference`;
+      seen.add(value);
+      try {
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) {
+            const p = jsonProblem(value[i], `${path}[${i}]`, depth + 1, seen);
+            if (p) return p;
+          }
+          return null;
+        }
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) return `${path} is not a plain object`;
+        for (const [k, v] of Object.entries(value)) {
+          const p = jsonProblem(v, `${path}.${k}`, depth + 1, seen);
+          if (p) return p;
+        }
+        return null;
+      } finally {
+        seen.delete(value);
+      }
+    }
+    default:
+      return `${path} is a ${typeof value}, not JSON`;
+  }
+}
+
+const ObservationSchema = z
+  .object({
+    text: z.string({ error: 'text must be a string' }),
+    speaker: z.string().nullish(),
+    observedAt: z.union([z.string(), z.date(), z.number()]).nullish(),
+    scope: z.unknown().optional(),
+    sourceId: z.string().nullish(),
+    metadata: z.unknown().optional(),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.text.trim().length === 0) ctx.addIssue(memIssue('TEXT_EMPTY', 'text is empty or whitespace only'));
+    if (!isWellFormed(o.text)) ctx.addIssue(memIssue('INVALID_INPUT', 'text contains a lone UTF-16 surrogate'));
+    if (o.speaker != null && (o.speaker.length > MAX_SPEAKER || !isWellFormed(o.speaker))) {
+      ctx.addIssue(memIssue('INVALID_INPUT', `speaker must be well-formed and at most ${MAX_SPEAKER} characters`));
+    }
+    if (o.sourceId != null && (o.sourceId.length > MAX_SOURCE_ID || !isWellFormed(o.sourceId))) {
+      ctx.addIssue(memIssue('INVALID_INPUT', `sourceId must be well-formed and at most ${MAX_SOURCE_ID} characters`));
+    }
+    if (o.metadata !== undefined && o.metadata !== null) {
+      if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) {
+        ctx.addIssue(memIssue('INVALID_INPUT', 'metadata must be a plain JSON object'));
+      } else {
+        const p = jsonProblem(o.metadata, 'metadata', 0, new Set());
+        if (p) ctx.addIssue(memIssue('INVALID_INPUT', `metadata must be JSON-serializable: ${p}`));
+        else if (Buffer.byteLength(JSON.stringify(o.metadata)) > MAX_METADATA_BYTES) {
+          ctx.addIssue(memIssue('INVALID_INPUT', `metadata is larger than ${MAX_METADATA_BYTES} bytes as JSON`));
+        }
+      }
+    }
+  });
+
+/** Text normalisation used for the content hash (ours): NFC, trimmed, whitespace runs → one space. */
+export function normalizeTextForHash(text: string): string {
+  return text.normalize('NFC').trim().replace(/\s+/gu, ' ');
+}
+
+/** sha256 (hex) of scope key + normalized text + speaker + observedAt + sourceId, NUL-separated (ours). */
+export function contentHash(parts: {
+  scopeKey: string;
+  text: string;
+  speaker: string | null;
+  observedAt: string;
+  sourceId: string | null;
+}): string {
+  return createHash('sha256')
+    .update([parts.scopeKey, normalizeTextForHash(parts.text), parts.speaker ?? '', parts.observedAt, parts.sourceId ?? ''].join('\u0000'))
+    .digest('hex');
+}
+
+/**
+ * Validate and normalise one observation. Throws MemValidationError with code `TEXT_EMPTY`,
+ * `TEXT_TOO_LONG`, `BAD_DATE`, `MISSING_TIMEZONE`, `SCOPE_MISSING`, `SCOPE_INVALID` or
+ * `INVALID_INPUT` (unknown key, wrong type, non-JSON metadata, lone surrogate).
+ */
+export function validateObservation(input: ObservationInput, options: ValidateOptions = {}): NormalizedObservation {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new MemValidationError('INVALID_INPUT', 'An observation must be an object { text, scope, ... }');
+  }
+  const parsed = ObservationSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const code = ((issue as any).params?.memCode as MemErrorCode | undefined) ?? 'INVALID_INPUT';
+    const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+    throw new MemValidationError(code, `${where}${issue.message}`, { details: { path: issue.path.map(String) } });
+  }
+  const o = parsed.data;
+  const maxBytes = options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
+  const text = o.text.normalize('NFC');
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxBytes) {
+    throw new MemValidationError('TEXT_TOO_LONG', `text is ${bytes} bytes; the maximum is ${maxBytes} (UTF-8)`, {
+      details: { bytes, maxTextBytes: maxBytes },
+    });
+  }
+  const scope = resolveScope(o.scope as any);
+  const key = scopeKey(scope);
+  const observedAtDefaulted = o.observedAt === undefined || o.observedAt === null;
+  const observedAt = observedAtDefaulted
+    ? new Date((options.now ?? Date.now)()).toISOString()
+    : normalizeObservedAt(o.observedAt as string | Date | number, options.timeZone);
+  const speaker = o.speaker?.trim() ? o.speaker.trim().normalize('NFC') : null;
+  const sourceId = o.sourceId?.trim() ? o.sourceId.trim() : null;
+  const metadata = o.metadata ? (JSON.parse(JSON.stringify(o.metadata)) as Record<string, unknown>) : {};
+  return {
+    text,
+    speaker,
+    observedAt,
+    observedAtDefaulted,
+    scope,
+    scopeKey: key,
+    sourceId,
+    metadata,
+    contentHash: contentHash({ scopeKey: key, text, speaker, observedAt, sourceId }),
+  };
+}

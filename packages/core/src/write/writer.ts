@@ -1,0 +1,694 @@
+/**
+ * The Jev-Mem write path behind the SAGE gate (seed 000 "write path"; seed 001 §3; DESIGN.md
+ * "Write path"). One call writes the observations of ONE scope atomically (one `store.write`):
+ *
+ *   validate (caller) → dedup by content hash → embed (batched) → extract entities / keywords /
+ *   event time → type scores (4 Nouls) → SAGE gate → candidate discovery (K_w, four signals) →
+ *   rule edges (episode chain, timestamps, exact entities) → ONE relation call per Add (pair_i_*)
+ *   → edges with p ≥ θ_rel → consolidation every `consolidateEvery` stored writes → store.write.
+ *
+ * Batches keep sequential semantics: observation i is routed by a gate that already holds
+ * observations < i and sees them as candidates (an in-memory "pending" index next to the store),
+ * while the expensive calls (embedding, typing, relations, consolidation) are issued in batches.
+ * Anything that fails before the store acknowledges the write leaves the store untouched and the
+ * scope's gate state is rebuilt (see gates.ts), so nothing partial remains.
+ */
+import { MemError } from '../errors.js';
+import type { Embedder, GateAction, HistoryEntry, MemoryNode, MemoryStore, Relation, ResolvedScope, TypeScores } from '../types.js';
+import { normalizeEntity } from '../extract/index.js';
+import { episodeKey, nodeEpisodeKey } from './episode.js';
+import { GateRegistry, isGateMember, type RecentWrite, type ScopeRuntime } from './gates.js';
+import { uuidv7 } from './ids.js';
+import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
+import {
+  edgesFromPairAnswers,
+  finalizeEdges,
+  noulValue,
+  temporalRuleEdge,
+  type EdgeDraft,
+  type PairPlan,
+  type RelationBatchBuilder,
+} from './relations.js';
+import {
+  candidateScore,
+  entitySignal,
+  keywordSignal,
+  normalizeKeyword,
+  timeSignal,
+  vectorSignal,
+} from './signals.js';
+import { contentHash, type NormalizedObservation } from './validate.js';
+
+/** The outcome of one observation. */
+export interface AddResult {
+  /** The stored node (or, for `duplicate`, the node already stored; for a dropped Noop, the unstored node). */
+  node: MemoryNode;
+  /** The gate's routing, or `duplicate` when an identical observation (same content hash) is already stored. */
+  action: GateAction | 'duplicate';
+  /** False for a Noop under policy `drop` and for duplicates (nothing new was written). */
+  stored: boolean;
+  /** Relations written by this observation's write (its rule and learned edges, and those of a consolidation pass it triggered). */
+  relations: Relation[];
+  /** System-One calls spent on this observation (typing, relations, and a consolidation pass it triggered). */
+  controllerCalls: number;
+}
+
+/** Counters since the Memory was created. */
+export interface WriteCounters {
+  writes: number;
+  duplicates: number;
+  gate: { add: number; update: number; noop: number; dropped: number };
+  controllerCalls: number;
+  /** Relation calls not made because the gate routed the observation to Noop or Update. */
+  controllerCallsSaved: number;
+  consolidations: number;
+  summarizerCalls: number;
+}
+
+export function emptyCounters(): WriteCounters {
+  return {
+    writes: 0,
+    duplicates: 0,
+    gate: { add: 0, update: 0, noop: 0, dropped: 0 },
+    controllerCalls: 0,
+    controllerCallsSaved: 0,
+    consolidations: 0,
+    summarizerCalls: 0,
+  };
+}
+
+export interface QuestionSet {
+  /** The four typing Nouls on `{ observation }`. */
+  typing: () => Record<string, ControllerQuestion>;
+  relations: RelationBatchBuilder;
+  /** `pair_i_{redundant,contradiction,obsolete,link,representation}` on `{ new_memory, candidates }`. */
+  consolidation: (count: number) => Record<string, ControllerQuestion>;
+}
+
+export interface WriterConfig {
+  store: MemoryStore;
+  embedder: Embedder;
+  controller: WriteController;
+  extractor: Extractor;
+  gates: GateRegistry;
+  questions: QuestionSet;
+  policy: 'annotate' | 'drop';
+  summarizer?: Summarizer;
+  /** θ_rel, default 0.60. */
+  relationThreshold: number;
+  /** Threshold of consolidation edges and escalations, default 0.85. */
+  consolidationThreshold: number;
+  /** Default 20. 0 disables consolidation. */
+  consolidateEvery: number;
+  /** K_w, default 10. */
+  candidateK: number;
+  /** Candidates per reviewed node in a consolidation pass, default 3. */
+  consolidationPairs: number;
+  /** Texts per embedder call, default 128. */
+  embedBatchSize: number;
+  now: () => number;
+  counters: WriteCounters;
+}
+
+interface Candidate {
+  node: MemoryNode;
+  cosine: number;
+  score: number;
+  sharedEntity: boolean;
+}
+
+interface Pending {
+  /** Index in the caller's batch. */
+  index: number;
+  obs: NormalizedObservation;
+  node: MemoryNode;
+  entitySet: Set<string>;
+  keywordSet: Set<string>;
+  action: GateAction;
+  stored: boolean;
+  committed: boolean;
+  drafts: EdgeDraft[];
+  plans: PairPlan[];
+  candidates: Candidate[];
+  relationState: Record<string, unknown> | null;
+  calls: number;
+  nearest: MemoryNode | null;
+}
+
+const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
+
+function dot(a: Float32Array, b: Float32Array): number {
+  const n = Math.min(a.length, b.length);
+  let s = 0;
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+function wrapError(stage: string, e: unknown): MemError {
+  if (MemError.isInstance(e) && (e as MemError).code === 'WRITE_FAILED') return e as MemError;
+  const msg = e instanceof Error ? e.message : String(e);
+  const code = stage === 'embed' && !MemError.isInstance(e) ? 'EMBEDDER_ERROR' : 'WRITE_FAILED';
+  const category = MemError.isInstance(e) ? ((e as MemError).category ?? 'internal') : 'unavailable';
+  return new MemError(code, category === 'validation' ? 'internal' : category, `Write failed at ${stage}; nothing was written: ${msg}`, {
+    cause: e,
+    details: { stage, causeCode: MemError.isInstance(e) ? (e as MemError).code : undefined },
+  });
+}
+
+/** Validate one embedder output vector (dimension, finite, non-zero) and return it at unit norm. */
+export function unitEmbedding(v: ArrayLike<number> | undefined, dimension: number, index: number): Float32Array {
+  if (!v || v.length !== dimension) {
+    throw new MemError('DIMENSION_MISMATCH', 'internal', `Embedder returned a vector of length ${v?.length ?? 0} for text ${index}; expected ${dimension}`, {
+      details: { index, expected: dimension, actual: v?.length ?? 0 },
+    });
+  }
+  let sq = 0;
+  for (let i = 0; i < dimension; i++) {
+    const x = v[i]!;
+    if (!Number.isFinite(x)) {
+      throw new MemError('NON_FINITE_VECTOR', 'internal', `Embedder returned a non-finite value for text ${index}`, { details: { index } });
+    }
+    sq += x * x;
+  }
+  if (!(sq > 0)) throw new MemError('ZERO_VECTOR', 'internal', `Embedder returned a zero vector for text ${index}`, { details: { index } });
+  const out = new Float32Array(dimension);
+  const inv = 1 / Math.sqrt(sq);
+  for (let i = 0; i < dimension; i++) out[i] = v[i]! * inv;
+  return out;
+}
+
+/** The memory item a controller state carries for a node (see `@mem/system-one` catalogue `MemoryItem`). */
+export function memoryItem(node: MemoryNode, cosine?: number): Record<string, unknown> {
+  const item: Record<string, unknown> = { text: node.text, time: node.observedAt };
+  if (node.speaker) item.speaker = node.speaker;
+  if (node.eventTime) {
+    item.start = node.eventTime.start;
+    if (node.eventTime.end) item.end = node.eventTime.end;
+  }
+  if (node.entities.length) item.entities = node.entities;
+  if (node.keywords.length) item.keywords = node.keywords;
+  const ep = nodeEpisodeKey(node);
+  if (ep) item.session = ep;
+  if (cosine !== undefined) item.cosine = cosine;
+  return item;
+}
+
+/** Write path of one memory instance; `writeScope` must be called under the scope's queue. */
+export class Writer {
+  constructor(private readonly cfg: WriterConfig) {}
+
+  private async ask(state: Record<string, unknown>, questions: Record<string, ControllerQuestion>, stage: string) {
+    try {
+      const r = await this.cfg.controller.ask(state, questions);
+      return r.answers;
+    } catch (e) {
+      throw wrapError(stage, e);
+    }
+  }
+
+  private async embedAll(texts: string[]): Promise<Float32Array[]> {
+    const { embedder, embedBatchSize } = this.cfg;
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += embedBatchSize) {
+      const chunk = texts.slice(i, i + embedBatchSize);
+      let vs: ArrayLike<number>[];
+      try {
+        vs = await embedder.embed(chunk);
+      } catch (e) {
+        throw wrapError('embed', e);
+      }
+      if (!Array.isArray(vs) || vs.length !== chunk.length) {
+        throw new MemError('EMBEDDER_ERROR', 'internal', `Embedder returned ${vs?.length} vectors for ${chunk.length} texts`);
+      }
+      chunk.forEach((_, j) => out.push(unitEmbedding(vs[j], embedder.dimension, i + j)));
+    }
+    return out;
+  }
+
+  private async extract(text: string, observedAt: string) {
+    try {
+      const r = await this.cfg.extractor.extract(text, observedAt);
+      const ev = r.eventTime;
+      return {
+        entities: [...new Set(r.entities)],
+        keywords: [...new Set(r.keywords)],
+        eventTime: ev ? { start: ev.start, end: ev.end ?? null, expression: ev.expression } : null,
+      };
+    } catch (e) {
+      throw wrapError('extract', e);
+    }
+  }
+
+  private typeScores(answers: Record<string, ControllerAnswer>): TypeScores {
+    const out = {} as TypeScores;
+    for (const k of TYPE_KEYS) out[k] = noulValue(answers[k]);
+    return out;
+  }
+
+  /**
+   * Candidate discovery for a new node (DESIGN.md step 3): the union of the top-K_w vector hits and
+   * lexical (BM25 over entities + keywords) hits, from the store and from earlier observations of the
+   * same batch, scored by the four signals; the top K_w are kept. O(K_w) store work per write.
+   */
+  private async discover(scope: ResolvedScope, p: Pending, pendingStored: Pending[], tokenIndex: Map<string, Pending[]>): Promise<Candidate[]> {
+    const { store, candidateK: K } = this.cfg;
+    const v = p.node.embedding;
+    const pool = new Map<string, MemoryNode>();
+    const vecHits: { node: MemoryNode; cosine: number }[] = [];
+    let storeVec, storeLex;
+    try {
+      const lexQuery = [...p.node.entities, ...p.node.keywords].join(' ').trim();
+      [storeVec, storeLex] = await Promise.all([
+        store.vectorSearch(scope, v, K),
+        lexQuery ? store.lexicalSearch(scope, lexQuery, K) : Promise.resolve([]),
+      ]);
+    } catch (e) {
+      throw wrapError('candidates', e);
+    }
+    for (const h of storeVec) vecHits.push({ node: h.node, cosine: h.score });
+    for (const q of pendingStored) vecHits.push({ node: q.node, cosine: dot(v, q.node.embedding) });
+    vecHits.sort((a, b) => b.cosine - a.cosine);
+    const topVector = new Set<string>();
+    for (const h of vecHits.slice(0, K)) {
+      topVector.add(h.node.id);
+      pool.set(h.node.id, h.node);
+    }
+    for (const h of storeLex) if (!pool.has(h.node.id)) pool.set(h.node.id, h.node);
+    const seenTok = new Set<Pending>();
+    for (const t of [...p.entitySet, ...p.keywordSet]) {
+      for (const q of tokenIndex.get(t) ?? []) {
+        if (seenTok.has(q)) continue;
+        seenTok.add(q);
+        pool.set(q.node.id, q.node);
+      }
+    }
+    pool.delete(p.node.id);
+    const t0 = Date.parse(p.node.observedAt);
+    const scored: Candidate[] = [];
+    for (const u of pool.values()) {
+      const cosine = dot(v, u.embedding);
+      const uEnt = new Set(u.entities.map(normalizeEntity));
+      let shared = false;
+      for (const e of p.entitySet) if (uEnt.has(e)) shared = true;
+      const score = candidateScore({
+        vector: vectorSignal(cosine, topVector.has(u.id)),
+        entity: entitySignal(shared),
+        keyword: keywordSignal(p.keywordSet, new Set(u.keywords.map(normalizeKeyword))),
+        time: timeSignal(t0 - Date.parse(u.observedAt)),
+      });
+      scored.push({ node: u, cosine, score, sharedEntity: shared });
+    }
+    scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? 1 : -1));
+    return scored.slice(0, K);
+  }
+
+  /** Build a derived node (System-Two merge / promotion); never called without a summarizer. */
+  private async derivedNode(
+    scope: ResolvedScope,
+    key: string,
+    kind: 'update' | 'merge' | 'promote',
+    sources: MemoryNode[],
+  ): Promise<MemoryNode> {
+    const summarizer = this.cfg.summarizer!;
+    const ordered = [...sources].sort((a, b) => a.observedAt.localeCompare(b.observedAt));
+    let text: string;
+    try {
+      this.cfg.counters.summarizerCalls++;
+      text = await summarizer.summarize({
+        kind,
+        scope,
+        memories: ordered.map((n) => ({ id: n.id, text: n.text, speaker: n.speaker, observedAt: n.observedAt })),
+      });
+    } catch (e) {
+      throw wrapError('summarize', e);
+    }
+    if (typeof text !== 'string' || !text.trim()) {
+      throw new MemError('WRITE_FAILED', 'internal', 'Summarizer returned an empty text; nothing was written', { details: { stage: 'summarize' } });
+    }
+    const observedAt = ordered[ordered.length - 1]!.observedAt;
+    const [embedding] = await this.embedAll([text]);
+    const ex = await this.extract(text, observedAt);
+    const types = {} as TypeScores;
+    for (const k of TYPE_KEYS) types[k] = Math.max(...sources.map((s) => s.types[k] ?? 0));
+    const metadata = { derivedFrom: ordered.map((n) => n.id), derivation: kind };
+    return {
+      id: uuidv7(this.cfg.now()),
+      scope,
+      text,
+      speaker: null,
+      observedAt,
+      eventTime: ex.eventTime,
+      entities: ex.entities,
+      keywords: ex.keywords,
+      types,
+      embedding: embedding!,
+      gate: null,
+      provenance: { sourceId: null, contentHash: contentHash({ scopeKey: key, text, speaker: null, observedAt, sourceId: null }), metadata },
+      obsoleteBy: null,
+      createdAt: new Date(this.cfg.now()).toISOString(),
+    };
+  }
+
+  /**
+   * Write the observations of one scope (all validated, same scope) atomically. Must run under the
+   * scope's queue. Returns one result per observation in order.
+   */
+  async writeScope(scope: ResolvedScope, key: string, observations: { index: number; obs: NormalizedObservation }[]): Promise<{ index: number; result: AddResult }[]> {
+    const cfg = this.cfg;
+    const { store, counters } = cfg;
+    const rt = await cfg.gates.runtime(scope, key);
+    const snapshot = GateRegistry.snapshot(rt);
+    const pendings: Pending[] = [];
+    const results: { index: number; result: AddResult }[] = [];
+    const committed: string[] = [];
+    let gateTouched = false;
+    const countersBefore = structuredClone(counters);
+    try {
+      // 1. dedup against the store and within the batch (content hash)
+      const fresh: { index: number; obs: NormalizedObservation }[] = [];
+      const seen = new Map<string, number>();
+      const existing = await Promise.all(
+        observations.map((o) => store.findByContentHash(scope, o.obs.contentHash).catch((e) => Promise.reject(wrapError('dedup', e)))),
+      );
+      const dupOf: { index: number; node: MemoryNode | null; batchIndex?: number }[] = [];
+      observations.forEach((o, i) => {
+        const hit = existing[i];
+        if (hit) dupOf.push({ index: o.index, node: hit });
+        else if (seen.has(o.obs.contentHash)) dupOf.push({ index: o.index, node: null, batchIndex: seen.get(o.obs.contentHash)! });
+        else {
+          seen.set(o.obs.contentHash, fresh.length);
+          fresh.push(o);
+        }
+      });
+
+      // 2. embed (batched) + extraction + typing (one call per observation, issued together)
+      const vectors = await this.embedAll(fresh.map((f) => f.obs.text));
+      const extracted = await Promise.all(fresh.map((f) => this.extract(f.obs.text, f.obs.observedAt)));
+      const typingQs = cfg.questions.typing();
+      const typed = await Promise.all(fresh.map((f) => this.ask({ observation: f.obs.text }, typingQs, 'typing')));
+      const createdAt = new Date(cfg.now()).toISOString();
+
+      // 3. sequential: gate → candidates → rule edges → relation plan
+      const pendingStored: Pending[] = [];
+      const tokenIndex = new Map<string, Pending[]>();
+      const byId = new Map<string, Pending>();
+      for (let i = 0; i < fresh.length; i++) {
+        const { index, obs } = fresh[i]!;
+        const ex = extracted[i]!;
+        const embedding = vectors[i]!;
+        const decision = rt.gate.route(key, embedding);
+        const node: MemoryNode = {
+          id: uuidv7(cfg.now()),
+          scope,
+          text: obs.text,
+          speaker: obs.speaker,
+          observedAt: obs.observedAt,
+          eventTime: ex.eventTime,
+          entities: ex.entities,
+          keywords: ex.keywords,
+          types: this.typeScores(typed[i]!),
+          embedding,
+          gate: {
+            action: decision.action,
+            novelty: decision.novelty,
+            score: decision.score,
+            threshold: decision.threshold,
+            kappa: decision.kappa,
+            density: decision.density,
+            nearest: decision.nearest ? { id: decision.nearest.id, cosine: decision.nearest.cosine } : null,
+          },
+          provenance: { sourceId: obs.sourceId, contentHash: obs.contentHash, metadata: obs.metadata },
+          obsoleteBy: null,
+          createdAt,
+        };
+        const p: Pending = {
+          index,
+          obs,
+          node,
+          entitySet: new Set(ex.entities.map(normalizeEntity).filter(Boolean)),
+          keywordSet: new Set(ex.keywords.map(normalizeKeyword).filter(Boolean)),
+          action: decision.action,
+          stored: !(cfg.policy === 'drop' && decision.action === 'noop'),
+          committed: false,
+          drafts: [],
+          plans: [],
+          candidates: [],
+          relationState: null,
+          calls: 1,
+          nearest: null,
+        };
+        pendings.push(p);
+        if (!p.stored) continue;
+
+        // nearest memory for Noop / Update (gate's nearest by cosine)
+        if (decision.nearest && decision.action !== 'add') {
+          p.nearest = byId.get(decision.nearest.id)?.node ?? (await store.get(scope, decision.nearest.id).catch(() => null));
+        }
+        // SAME_EPISODE chain (rule, ours): previous stored observation of the same episode
+        const ep = episodeKey(obs.sourceId, obs.metadata);
+        if (ep) {
+          const prev = rt.lastByEpisode.get(ep);
+          if (prev) p.drafts.push({ from: prev, to: node.id, subtype: 'SAME_EPISODE', probability: 1, origin: 'rule' });
+          rt.lastByEpisode.set(ep, node.id);
+        }
+        if (decision.action === 'add') {
+          p.candidates = await this.discover(scope, p, pendingStored, tokenIndex);
+          for (const c of p.candidates) {
+            const t = temporalRuleEdge(node, c.node);
+            if (t) t.probability = 1;
+            if (t) p.drafts.push(t);
+            if (c.sharedEntity) p.drafts.push({ from: node.id, to: c.node.id, subtype: 'SAME_ENTITY', probability: 1, origin: 'rule' });
+          }
+          p.plans = p.candidates.map((c) => ({
+            candidateId: c.node.id,
+            askAlias: !c.sharedEntity && node.entities.length > 0 && c.node.entities.length > 0,
+            askTemporalOrder: temporalRuleEdge(node, c.node) === null,
+          }));
+          if (p.candidates.length) {
+            p.relationState = { new_memory: memoryItem(node), candidates: p.candidates.map((c) => memoryItem(c.node, c.cosine)) };
+          }
+        } else if (p.nearest) {
+          const cos = Math.max(0, Math.min(1, decision.nearest!.cosine));
+          p.drafts.push({
+            from: node.id,
+            to: p.nearest.id,
+            subtype: decision.action === 'noop' ? 'REDUNDANT_WITH' : 'UPDATES',
+            probability: cos,
+            origin: 'rule',
+          });
+          counters.controllerCallsSaved++;
+        }
+        // commit to the gate (SAGE: Add and Update grow the gate's memory; Noop does not)
+        if (isGateMember(node)) {
+          gateTouched = true;
+          rt.gate.commit(key, node.id, embedding);
+          committed.push(node.id);
+          p.committed = true;
+        }
+        pendingStored.push(p);
+        byId.set(node.id, p);
+        for (const t of new Set([...p.entitySet, ...p.keywordSet])) {
+          let list = tokenIndex.get(t);
+          if (!list) tokenIndex.set(t, (list = []));
+          list.push(p);
+        }
+      }
+
+      // 4. relation calls (one per Add with candidates), issued together
+      await Promise.all(
+        pendingStored.map(async (p) => {
+          if (!p.relationState) return;
+          const qs = cfg.questions.relations(p.plans.length, {
+            alias: (i) => p.plans[i]!.askAlias,
+            temporalOrder: (i) => p.plans[i]!.askTemporalOrder,
+          });
+          const answers = await this.ask(p.relationState, qs, 'relations');
+          p.calls++;
+          p.drafts.push(...edgesFromPairAnswers(p.node.id, p.plans, answers, cfg.relationThreshold));
+        }),
+      );
+
+      // 5. System-Two merge on Update (only with a summarizer)
+      const derived: { node: MemoryNode; drafts: EdgeDraft[]; owner: Pending }[] = [];
+      if (cfg.summarizer) {
+        for (const p of pendingStored) {
+          if (p.action !== 'update' || !p.nearest) continue;
+          const d = await this.derivedNode(scope, key, 'update', [p.nearest, p.node]);
+          derived.push({
+            node: d,
+            owner: p,
+            drafts: [
+              { from: d.id, to: p.nearest.id, subtype: 'UPDATES', probability: 1, origin: 'rule' },
+              { from: d.id, to: p.node.id, subtype: 'UPDATES', probability: 1, origin: 'rule' },
+            ],
+          });
+        }
+      }
+
+      // 6. consolidation every `consolidateEvery` stored writes (seed 000 "periodic maintenance")
+      const nodeUpdates = new Map<string, string>();
+      const consolidationDrafts: EdgeDraft[] = [];
+      const draftOwner = new Map<EdgeDraft, Pending>();
+      const history: HistoryEntry[] = [];
+      const at = new Date(cfg.now()).toISOString();
+      if (cfg.consolidateEvery > 0) {
+        const passes: { owner: Pending; reviewed: RecentWrite[] }[] = [];
+        for (const p of pendingStored) {
+          if (p.action !== 'noop' && p.candidates.length) {
+            const related = new Set(p.drafts.filter((d) => d.subtype === 'RELATED_TO').map((d) => d.to));
+            rt.recent.push({
+              node: p.node,
+              candidates: p.candidates.slice(0, cfg.consolidationPairs).map((c) => ({ node: c.node, cosine: c.cosine })),
+              related,
+            });
+            if (rt.recent.length > cfg.consolidateEvery) rt.recent.shift();
+          }
+          rt.sinceConsolidation++;
+          if (rt.sinceConsolidation >= cfg.consolidateEvery) {
+            rt.sinceConsolidation = 0;
+            passes.push({ owner: p, reviewed: rt.recent });
+            rt.recent = [];
+          }
+        }
+        for (const pass of passes) {
+          counters.consolidations++;
+          await Promise.all(
+            pass.reviewed.map(async (w) => {
+              if (!w.candidates.length) return;
+              const qs = cfg.questions.consolidation(w.candidates.length);
+              const answers = await this.ask(
+                { new_memory: memoryItem(w.node), candidates: w.candidates.map((c) => memoryItem(c.node, c.cosine)) },
+                qs,
+                'consolidation',
+              );
+              pass.owner.calls++;
+              const th = cfg.consolidationThreshold;
+              for (let i = 0; i < w.candidates.length; i++) {
+                const c = w.candidates[i]!.node;
+                const red = noulValue(answers[`pair_${i}_redundant`]);
+                const con = noulValue(answers[`pair_${i}_contradiction`]);
+                const obs = noulValue(answers[`pair_${i}_obsolete`]);
+                const link = noulValue(answers[`pair_${i}_link`]);
+                const mark = consolidationDrafts.length;
+                if (red >= th) consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'REDUNDANT_WITH', probability: red, origin: 'controller' });
+                if (con >= th) consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'CONTRADICTS', probability: con, origin: 'controller' });
+                if (link >= th && !w.related.has(c.id)) {
+                  consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'RELATED_TO', probability: link, origin: 'controller' });
+                }
+                if (obs >= th) {
+                  consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'OBSOLETES', probability: obs, origin: 'controller' });
+                  // obsoleteBy points to the newest memory that made it obsolete (ids are time-ordered)
+                  const prev = nodeUpdates.get(c.id);
+                  if (!prev || prev < w.node.id) nodeUpdates.set(c.id, w.node.id);
+                }
+                for (const d of consolidationDrafts.slice(mark)) draftOwner.set(d, pass.owner);
+                const rep = answers[`pair_${i}_representation`];
+                if (cfg.summarizer && rep && typeof rep === 'object' && (rep.choice === 'merge' || rep.choice === 'promote')) {
+                  const pr = rep.probabilities?.[rep.choice] ?? 0;
+                  if (pr >= th && con < th) {
+                    const d = await this.derivedNode(scope, key, rep.choice, [c, w.node]);
+                    derived.push({
+                      node: d,
+                      owner: pass.owner,
+                      drafts: [
+                        { from: d.id, to: c.id, subtype: 'UPDATES', probability: pr, origin: 'controller' },
+                        { from: d.id, to: w.node.id, subtype: 'UPDATES', probability: pr, origin: 'controller' },
+                      ],
+                    });
+                  }
+                }
+              }
+            }),
+          );
+        }
+      }
+
+      // derived nodes join the gate's memory after the batch's own nodes (id order = replay order)
+      derived.sort((a, b) => (a.node.id < b.node.id ? -1 : 1));
+      for (const d of derived) {
+        gateTouched = true;
+        rt.gate.commit(key, d.node.id, d.node.embedding);
+        committed.push(d.node.id);
+      }
+
+      // 7. assemble the atomic batch
+      for (const p of pendingStored) for (const d of p.drafts) draftOwner.set(d, p);
+      for (const d of derived) for (const x of d.drafts) draftOwner.set(x, d.owner);
+      const allDrafts = [...pendingStored.flatMap((p) => p.drafts), ...consolidationDrafts, ...derived.flatMap((d) => d.drafts)];
+      const finalized = finalizeEdges(allDrafts, at);
+      const relations = finalized.map((f) => f.relation);
+      const pendingIds = new Map(pendingStored.map((p) => [p.node.id, p]));
+      const updates: { id: string; obsoleteBy: string }[] = [];
+      for (const [id, by] of nodeUpdates) {
+        const inBatch = pendingIds.get(id);
+        if (inBatch) inBatch.node.obsoleteBy = by;
+        else updates.push({ id, obsoleteBy: by });
+        history.push({ scope, op: 'OBSOLETE', nodeId: id, at, data: { obsoleteBy: by } });
+      }
+      for (const p of pendingStored) {
+        history.push({
+          scope,
+          op: p.action === 'add' ? 'ADD' : p.action === 'update' ? 'UPDATE' : 'NOOP',
+          nodeId: p.node.id,
+          at,
+          data: {
+            gate: p.node.gate,
+            candidates: p.candidates.length,
+            relations: finalized.filter((f) => draftOwner.get(f.draft) === p).length,
+            sourceId: p.obs.sourceId,
+          },
+        });
+      }
+      for (const d of derived) {
+        history.push({ scope, op: 'CONSOLIDATE', nodeId: d.node.id, at, data: { derivedFrom: d.node.provenance.metadata.derivedFrom } });
+      }
+      if (relations.length) {
+        history.push({ scope, op: 'RELATE', nodeId: null, at, data: { count: relations.length } });
+      }
+      const nodes = [...pendingStored.map((p) => p.node), ...derived.map((d) => d.node)];
+      if (nodes.length || updates.length) {
+        try {
+          await store.write({ scope, nodes, relations, history, nodeUpdates: updates.length ? updates : undefined });
+        } catch (e) {
+          throw wrapError('store', e);
+        }
+      }
+
+      // 8. results and counters (only after the store acknowledged)
+      const owned = new Map<Pending, Relation[]>();
+      for (const f of finalized) {
+        const owner = draftOwner.get(f.draft);
+        if (!owner) continue;
+        let l = owned.get(owner);
+        if (!l) owned.set(owner, (l = []));
+        l.push(f.relation);
+      }
+      for (const p of pendings) {
+        counters.controllerCalls += p.calls;
+        if (p.stored) counters.writes++;
+        counters.gate[p.action]++;
+        if (!p.stored) counters.gate.dropped++;
+        results.push({
+          index: p.index,
+          result: { node: p.node, action: p.action, stored: p.stored, relations: owned.get(p) ?? [], controllerCalls: p.calls },
+        });
+      }
+      for (const d of dupOf) {
+        counters.duplicates++;
+        const node = d.node ?? pendings.find((p) => p.obs.contentHash === fresh[d.batchIndex!]!.obs.contentHash)!.node;
+        results.push({ index: d.index, result: { node, action: 'duplicate', stored: false, relations: [], controllerCalls: 0 } });
+      }
+      results.sort((a, b) => a.index - b.index);
+      return results;
+    } catch (e) {
+      // nothing was written: restore the scope's in-process state
+      GateRegistry.restore(rt, snapshot);
+      Object.assign(counters, countersBefore);
+      if (gateTouched) await cfg.gates.invalidate(key, committed);
+      if (MemError.isInstance(e)) throw e;
+      throw wrapError('write', e);
+    }
+  }
+}
+
+export type { ScopeRuntime };
