@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRI
 CREATE TABLE scopes (
   sid INTEGER PRIMARY KEY,
   namespace TEXT NOT NULL, user_id TEXT NOT NULL, agent_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  node_count INTEGER NOT NULL DEFAULT 0,
   UNIQUE (namespace, user_id, agent_id, run_id)
 ) STRICT;
 CREATE TABLE nodes (

@@ -26,7 +26,7 @@ let childCmd: string[] = ['--import', 'tsx', '--conditions=@mem/source', child];
 beforeAll(async () => {
   try {
     const req = createRequire(createRequire(import.meta.url).resolve('tsx'));
-    const esbuild = req('esbuild') as typeof import('esbuild');
+    const esbuild = req('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };
     const outDir = join(pkgDir, 'node_modules', '.cache', 'mem-crash-test');
     mkdirSync(outDir, { recursive: true });
     const outfile = join(outDir, `child-${process.pid}.mjs`);

@@ -137,14 +137,14 @@ describe('sqlite store: random multi-scope operations never leak across scopes',
   it('exact vector scan', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), (ops) => runSequence(ops, false)),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   }, 60_000);
 
   it('with the HNSW index (threshold 2)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), (ops) => runSequence(ops, true)),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   }, 60_000);
 });

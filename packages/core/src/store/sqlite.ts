@@ -370,6 +370,7 @@ export class SqliteStore implements MemoryStore {
            RETURNING rid`,
         );
         const ftsDelete = this.stmt('DELETE FROM nodes_fts WHERE rowid = ?');
+        let added = 0;
         const ftsInsert = this.stmt('INSERT INTO nodes_fts (rowid, body) VALUES (?, ?)');
         for (const n of b.nodes) {
           const old = exists.get(sid, n.id) as { rid: number } | undefined;
@@ -394,9 +395,11 @@ export class SqliteStore implements MemoryStore {
             created_ms: Date.parse(n.createdAt),
           }) as { rid: number };
           if (old) ftsDelete.run(old.rid);
+          else added++;
           ftsInsert.run(row.rid, searchText(n.text));
           vectorOps.push({ rid: row.rid, v: n.embedding });
         }
+        if (added > 0) this.stmt('UPDATE scopes SET node_count = node_count + ? WHERE sid = ?').run(added, sid);
         const insertRel = this.stmt(
           `INSERT INTO relations (sid, id, from_id, to_id, view, subtype, probability, origin, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -435,6 +438,7 @@ export class SqliteStore implements MemoryStore {
         const rels = this.stmt('DELETE FROM relations WHERE sid = ? AND (from_id = ? OR to_id = ?)').run(theSid, id, id).changes;
         this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(row.rid);
         this.stmt('DELETE FROM nodes WHERE sid = ? AND rid = ?').run(theSid, row.rid);
+        this.stmt('UPDATE scopes SET node_count = node_count - 1 WHERE sid = ?').run(theSid);
         this.stmt('INSERT INTO history (sid, op, node_id, at, data) VALUES (?, ?, ?, ?, ?)').run(
           theSid,
           'FORGET',
@@ -460,9 +464,10 @@ export class SqliteStore implements MemoryStore {
   }
 
   private nodesByRid(sid: number, s: ResolvedScope, rids: number[]): Map<number, MemoryNode> {
-    const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.sid = ? AND n.rid IN (SELECT value FROM json_each(?))`).all(
-      sid,
+    // CROSS JOIN: look rows up by rowid (a plain `rid IN (...)` lets the planner scan the scope).
+    const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM json_each(?) AS j CROSS JOIN nodes n ON n.rid = j.value WHERE n.sid = ?`).all(
       JSON.stringify(rids),
+      sid,
     ) as NodeRow[];
     return new Map(rows.map((r) => [r.rid, rowToNode(r, s)]));
   }
@@ -529,7 +534,7 @@ export class SqliteStore implements MemoryStore {
   async count(scope: ResolvedScope): Promise<number> {
     const { sid } = this.scoped(scope);
     if (sid === undefined) return 0;
-    return (this.stmt('SELECT COUNT(*) AS c FROM nodes WHERE sid = ?').get(sid) as { c: number }).c;
+    return (this.stmt('SELECT node_count AS c FROM scopes WHERE sid = ?').get(sid) as { c: number }).c;
   }
 
   async findByContentHash(scope: ResolvedScope, contentHash: string): Promise<MemoryNode | null> {
@@ -546,7 +551,7 @@ export class SqliteStore implements MemoryStore {
     let sv = this.vectors.get(sid);
     if (!sv) {
       const meta = this.requireMeta();
-      const total = (this.stmt('SELECT COUNT(*) AS c FROM nodes WHERE sid = ?').get(sid) as { c: number }).c;
+      const total = (this.stmt('SELECT node_count AS c FROM scopes WHERE sid = ?').get(sid) as { c: number }).c;
       sv = new ScopeVectors(meta.dimension, this.annOptions, Math.max(64, total));
       for (const r of this.stmt('SELECT rid, embedding FROM nodes WHERE sid = ? ORDER BY rid').iterate(sid) as Iterable<{ rid: number; embedding: Buffer }>) {
         sv.upsert(r.rid, fromBlob(r.embedding));
@@ -715,7 +720,7 @@ export class SqliteStore implements MemoryStore {
   async scopes(): Promise<ResolvedScope[]> {
     this.requireMeta();
     const rows = this.stmt(
-      'SELECT namespace, user_id, agent_id, run_id FROM scopes s WHERE EXISTS (SELECT 1 FROM nodes n WHERE n.sid = s.sid) ORDER BY s.sid',
+      'SELECT namespace, user_id, agent_id, run_id FROM scopes WHERE node_count > 0 ORDER BY sid',
     ).all() as { namespace: string; user_id: string; agent_id: string; run_id: string }[];
     return rows.map((r) => ({ namespace: r.namespace, userId: r.user_id, agentId: r.agent_id, runId: r.run_id }));
   }
@@ -749,6 +754,8 @@ export class SqliteStore implements MemoryStore {
     }
     const orphans = db.prepare('SELECT COUNT(*) AS c FROM relations r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.sid = r.sid AND n.id = r.from_id) OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.sid = r.sid AND n.id = r.to_id)').get() as { c: number };
     if (orphans.c > 0) problems.push(`${orphans.c} relations with a missing endpoint`);
+    const counts = db.prepare('SELECT COUNT(*) AS c FROM scopes s WHERE node_count != (SELECT COUNT(*) FROM nodes n WHERE n.sid = s.sid)').get() as { c: number };
+    if (counts.c > 0) problems.push(`${counts.c} scopes with a wrong node_count`);
     return problems;
   }
 }

@@ -152,7 +152,30 @@ export class ScopeVectors {
     this.rids[slot] = rid;
     this.alive[slot] = 1;
     this.pos.set(rid, slot);
-    if (this.annState === 'ready') this.annAdd(slot);
+    // New vectors join the HNSW graph off the write path (a background drain); until then
+    // searches scan the tail [annAdded, n) exactly, so results are always complete.
+    if (this.annState === 'ready') this.scheduleDrain();
+  }
+
+  private draining = false;
+  private scheduleDrain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const tick = () => {
+      if (this.annState !== 'ready' || !this.ann) {
+        this.draining = false;
+        return;
+      }
+      const t0 = performance.now();
+      while (this.annAdded < this.n && performance.now() - t0 < 5) {
+        const slot = this.annAdded;
+        if (this.alive[slot]) this.annAdd(slot);
+        else this.annAdded = slot + 1;
+      }
+      if (this.annAdded < this.n) setImmediate(tick);
+      else this.draining = false;
+    };
+    setImmediate(tick);
   }
 
   remove(rid: number): void {
@@ -169,7 +192,8 @@ export class ScopeVectors {
   private compactOrGrow(): void {
     const dead = this.n - this.pos.size;
     // Compaction reorders slots; only when no HNSW build is in progress (slots < annAdded must stay put).
-    if (dead > this.n / 4 && this.annState !== 'building') {
+    const graphComplete = this.annState === 'none' || (this.annState === 'ready' && this.annAdded === this.n);
+    if (dead > this.n / 4 && graphComplete) {
       let w = 0;
       for (let r = 0; r < this.n; r++) {
         if (!this.alive[r]) continue;
@@ -252,6 +276,7 @@ export class ScopeVectors {
   /** Stop a background build and drop the HNSW graph (e.g. on close or eviction). */
   dispose(): void {
     this.cancelled = true;
+    this.annAdded = 0;
     this.ann = null;
     this.annState = 'none';
     this.building = null;
@@ -281,9 +306,15 @@ export class ScopeVectors {
         this.dispose();
         return this.exact(q, k);
       }
-      const want = Math.min(this.size, Math.max(k * 2, k + 10));
+      const inGraph = this.annCount - this.annDeleted;
+      const want = Math.min(inGraph, Math.max(k * 2, k + 10));
       this.ann.setEf(Math.max(this.ann_.efSearch, want));
-      const res = this.ann.searchKnn(Array.from(q), Math.min(want, this.annCount - this.annDeleted));
+      let res: { neighbors: number[] };
+      try {
+        res = want > 0 ? this.ann.searchKnn(Array.from(q), want) : { neighbors: [] };
+      } catch {
+        return this.exact(q, k);
+      }
       const top = new TopK(k);
       const d = this.dim;
       for (const rid of res.neighbors) {
@@ -293,6 +324,14 @@ export class ScopeVectors {
         const o = s * d;
         for (let j = 0; j < d; j++) dot += this.vecs[o + j] * q[j];
         top.push(rid, dot);
+      }
+      // Exact scan of the vectors written since the graph last caught up.
+      for (let s = this.annAdded; s < this.n; s++) {
+        if (!this.alive[s]) continue;
+        let dot = 0;
+        const o = s * d;
+        for (let j = 0; j < d; j++) dot += this.vecs[o + j] * q[j];
+        top.push(this.rids[s], dot);
       }
       return top.hits();
     }
