@@ -22,6 +22,12 @@ export interface SystemOneBackend {
   /** Name recorded in traces (e.g. `offline`, `openai:gpt-4o-mini`). */
   readonly name: string;
   answer(request: BackendRequest, options: BackendCallOptions): Promise<Record<string, unknown>>;
+  /**
+   * Optional synchronous path for in-process, CPU-bound backends (the offline one without an
+   * embedder). When present the controller calls it directly, without timers or the concurrency
+   * limit (there is nothing to time out or to overlap), which keeps the per-call overhead small.
+   */
+  answerSync?(request: BackendRequest): Record<string, unknown>;
   /** Release resources (HTTP agents, model sessions). */
   close?(): Promise<void>;
 }

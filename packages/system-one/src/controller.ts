@@ -13,7 +13,7 @@
  */
 import { type SystemOneBackend, sleep } from './backend';
 import { SystemOneError, toSystemOneError } from './errors';
-import { LruCache } from './lru';
+import { AnswerCache } from './lru';
 import { createOfflineBackend } from './offline/index';
 import {
   type Answer, type Answers, type Question, type ResolvedRef, type State, labelsOf, normalizeAnswer, resolveRefs,
@@ -116,10 +116,19 @@ function quickValid(q: any): boolean {
 }
 
 const qKeys = new WeakMap<object, string>();
+const qIntern = new Map<string, string>();
+let qCounter = 0;
+/** A short key per distinct question content (interned; the content string is built once per question object). */
 function questionKey(q: Question): string {
   let k = qKeys.get(q);
   if (k === undefined) {
-    k = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
+    const full = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
+    k = qIntern.get(full);
+    if (k === undefined) {
+      if (qIntern.size > 100_000) qIntern.clear();
+      k = `q${qCounter++}`;
+      qIntern.set(full, k);
+    }
     qKeys.set(q, k);
   }
   return k;
@@ -148,7 +157,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
   const backend = options.backend ?? createOfflineBackend();
   const fallback = options.fallback === undefined ? (options.backend ? createOfflineBackend() : null) : options.fallback;
   const cacheSize = options.cache === false ? 0 : typeof options.cache === 'number' ? options.cache : options.cache?.maxSize ?? 2048;
-  const cache = cacheSize > 0 ? new LruCache<string, Answer>(cacheSize) : null;
+  const cache = cacheSize > 0 ? new AnswerCache<Answer>(cacheSize) : null;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxRetries = options.maxRetries ?? 1;
   const sem = new Semaphore(Math.max(1, options.concurrency ?? 4));
@@ -193,6 +202,14 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     stats.calls++;
+    if (b.answerSync) {
+      // in-process synchronous backend: nothing to time out, retry or overlap
+      try {
+        return b.answerSync({ state, questions, refs });
+      } catch (e) {
+        throw toSystemOneError(e);
+      }
+    }
     return sem.run(async () => {
       let last: unknown;
       for (let attempt = 0; attempt <= retries; attempt++) {
@@ -231,15 +248,23 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
 
     const answers: Record<string, Answer> = {};
     const traces = new Map<string, AnswerTrace>();
-    const keys: Record<string, string> = {};
+    const keys: Record<string, [string, string]> = {};
     const pending: string[] = [];
+    const memo = new Map<unknown, string>();
+    // Key of a state value: strings as themselves (no copy, hash cached by V8), others as tagged stable JSON.
+    const valueKey = (v: unknown): string => {
+      if (typeof v === 'string' && v.charCodeAt(0) !== 0) return v;
+      let k = memo.get(v);
+      if (k === undefined) memo.set(v, (k = `\u0000${stableStringify(v)}`));
+      return k;
+    };
     for (const id of ids) {
       const q = questions[id];
       if (cache) {
         const r = refs[id];
-        const sv = r.length ? r.map((x) => stableStringify(x.value)).join('\u0002') : stableStringify(state);
-        keys[id] = `${backend.name}\u0001${questionKey(q)}\u0001${sv}`;
-        const hit = cache.get(keys[id]);
+        const sv = r.length === 1 ? valueKey(r[0].value) : r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
+        keys[id] = [sv, questionKey(q)];
+        const hit = cache.get(sv)?.get(keys[id][1]);
         if (hit !== undefined) {
           stats.cacheHits++;
           answers[id] = hit;
@@ -251,16 +276,24 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     }
 
     if (pending.length) {
-      const sub: Record<string, Question> = {};
-      const subRefs: Record<string, ResolvedRef[]> = {};
-      for (const id of pending) {
-        sub[id] = questions[id];
-        subRefs[id] = refs[id];
+      let sub: Record<string, Question> = questions;
+      let subRefs = refs;
+      if (pending.length !== ids.length) {
+        sub = {};
+        subRefs = {};
+        for (const id of pending) {
+          sub[id] = questions[id];
+          subRefs[id] = refs[id];
+        }
       }
       const failed: Record<string, SystemOneError> = {};
       const t0 = performance.now();
       try {
-        const raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
+        let raw: Record<string, unknown>;
+        if (backend.answerSync) {
+          stats.calls++;
+          raw = backend.answerSync({ state, questions: sub, refs: subRefs });
+        } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
         const ms = performance.now() - t0;
         for (const id of pending) {
           const r = raw?.[id];
@@ -269,7 +302,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
             if (r instanceof Error) throw toSystemOneError(r);
             const a = normalizeAnswer(id, sub[id], r);
             answers[id] = a;
-            if (cache) cache.set(keys[id], a);
+            if (cache) cache.put(keys[id][0], keys[id][1], a);
             traces.set(id, trace(id, sub[id], a, backend.name, false, false, ms));
           } catch (e) {
             failed[id] = toSystemOneError(e, 'INVALID_ANSWER');

@@ -130,9 +130,19 @@ export function resolvePath(state: unknown, path: string): unknown {
   return v === MISSING ? undefined : v;
 }
 
+const segCache = new Map<string, string[]>();
+function segments(path: string): string[] {
+  let s = segCache.get(path);
+  if (!s) {
+    if (segCache.size > 10_000) segCache.clear();
+    segCache.set(path, (s = path.split('.')));
+  }
+  return s;
+}
+
 function resolveOrMissing(state: unknown, path: string): unknown {
   let cur: unknown = state;
-  for (const seg of path.split('.')) {
+  for (const seg of segments(path)) {
     if (cur === null || typeof cur !== 'object') return MISSING;
     if (Array.isArray(cur)) {
       if (!/^\d+$/.test(seg)) return MISSING;
@@ -210,10 +220,13 @@ export function labelsOf(q: Question): string[] {
  * Accepts for a Choice: `{probabilities}` (renormalised; unknown labels rejected), or `{choice}` / a label string (one-hot).
  * @throws SystemOneError('INVALID_ANSWER')
  */
+function badAnswer(id: string, raw: unknown, why: string): SystemOneError {
+  return new SystemOneError('INVALID_ANSWER', `answer to "${id}" is invalid: ${why}`, { details: { id, raw } });
+}
+
 export function normalizeAnswer(id: string, q: Question, raw: unknown): Answer {
-  const bad = (why: string) =>
-    new SystemOneError('INVALID_ANSWER', `answer to "${id}" is invalid: ${why}`, { details: { id, raw } });
   if (q.type === 'noul') {
+    if (typeof raw === 'number' && raw >= 0 && raw <= 1) return raw;
     let p: unknown = raw;
     if (typeof raw === 'boolean') p = raw ? 1 : 0;
     else if (raw && typeof raw === 'object') {
@@ -225,10 +238,11 @@ export function normalizeAnswer(id: string, q: Question, raw: unknown): Answer {
         p = s > 0 ? (o.true as number) / s : NaN;
       } else if (typeof o.answer === 'boolean') p = o.answer ? 1 : 0;
     }
-    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 1) throw bad(`expected p in [0, 1], got ${JSON.stringify(raw)}`);
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 1) throw badAnswer(id, raw, `expected p in [0, 1], got ${JSON.stringify(raw)}`);
     return p;
   }
   const labels = Object.keys(q.criteria);
+  const bad = (why: string) => badAnswer(id, raw, why);
   let probs: Record<string, number> | undefined;
   if (typeof raw === 'string') raw = { choice: raw };
   if (raw && typeof raw === 'object') {

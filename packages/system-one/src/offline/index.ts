@@ -86,8 +86,21 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
   const vectors = new Map<string, ArrayLike<number>>();
   const base = lexicalContext(range);
 
+  const scoreAll = (req: BackendRequest, ctx: ScoreContext): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const id of Object.keys(req.questions)) {
+      try {
+        out[id] = scoreQuestion(req.questions[id], req.refs[id], ctx);
+      } catch (e) {
+        out[id] = e instanceof Error ? e : new Error(String(e));
+      }
+    }
+    return out;
+  };
+
   return {
     name: 'offline',
+    ...(options.embed ? {} : { answerSync: (req: BackendRequest) => scoreAll(req, base) }),
     async answer(req: BackendRequest) {
       let ctx = base;
       if (options.embed) {
@@ -125,15 +138,7 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
           },
         };
       }
-      const out: Record<string, unknown> = {};
-      for (const id of Object.keys(req.questions)) {
-        try {
-          out[id] = scoreQuestion(req.questions[id], req.refs[id], ctx);
-        } catch (e) {
-          out[id] = e instanceof Error ? e : new Error(String(e));
-        }
-      }
-      return out;
+      return scoreAll(req, ctx);
     },
   };
 }

@@ -1,0 +1,204 @@
+/**
+ * Bench of the offline backend (run: `pnpm bench` in packages/system-one).
+ * 1. Accuracy, AUC and ECE per question kind on the hand-labelled set in ./dataset.ts, asked through
+ *    the controller (accuracy at p >= 0.5 for Nouls, argmax for Choices; ECE on the predicted class's
+ *    probability, 10 bins). Baseline in the same run: a constant predictor (the majority label).
+ * 2. Throughput: questions per second on one core, relation batches (10 candidates x 6 questions) and
+ *    6-question routing calls, through the controller vs a plain loop of the same scorers; p50 of one
+ *    routing call; overhead ratio = controller / plain.
+ */
+import { batches, catalogue, type CatalogueKind } from '../src/catalogue';
+import { createSystemOne } from '../src/controller';
+import { lexicalContext, scoreQuestion } from '../src/offline/index';
+import { type Question, resolveRefs } from '../src/schema';
+import { dataset } from './dataset';
+import { auc, ece, percentile } from './metrics';
+
+const TEMPLATES: Record<CatalogueKind, () => Question> = {
+  'typing.episodic': catalogue.typing.episodic, 'typing.semantic': catalogue.typing.semantic,
+  'typing.procedural': catalogue.typing.procedural, 'typing.preference': catalogue.typing.preference,
+  'relation.semantic': () => catalogue.relation.semantic(0), 'relation.causes': () => catalogue.relation.causes(0),
+  'relation.caused_by': () => catalogue.relation.causedBy(0), 'relation.same_episode': () => catalogue.relation.sameEpisode(0),
+  'relation.entity_alias': () => catalogue.relation.entityAlias(0), 'relation.temporal_order': () => catalogue.relation.temporalOrder(0),
+  'consolidation.redundant': () => catalogue.consolidation.redundant(0), 'consolidation.contradiction': () => catalogue.consolidation.contradiction(0),
+  'consolidation.obsolete': () => catalogue.consolidation.obsolete(0), 'consolidation.link': () => catalogue.consolidation.link(0),
+  'consolidation.representation': () => catalogue.consolidation.representation(0),
+  'routing.semantic': catalogue.routing.semantic, 'routing.temporal': catalogue.routing.temporal, 'routing.causal': catalogue.routing.causal,
+  'routing.entity': catalogue.routing.entity, 'routing.multi_hop_need': catalogue.routing.multiHopNeed,
+  'routing.recency_importance': catalogue.routing.recencyImportance,
+  'scoring.relevance': () => catalogue.scoring.relevance(0), 'scoring.relation_usefulness': () => catalogue.scoring.relationUsefulness(0),
+  'scoring.new_information': () => catalogue.scoring.newInformation(0), 'scoring.supports_current_evidence': () => catalogue.scoring.supportsCurrentEvidence(0),
+  'stopping.evidence_sufficient': catalogue.stopping.evidenceSufficient, 'stopping.continue_useful': catalogue.stopping.continueUseful,
+  'stopping.missing_evidence': catalogue.stopping.missingEvidence, 'stopping.contradiction': catalogue.stopping.contradiction,
+};
+
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : ' — ');
+const pad = (s: string, n: number) => s.padEnd(n);
+
+async function accuracy(): Promise<void> {
+  const s1 = createSystemOne({ cache: false });
+  const rows: { kind: string; n: number; acc: number; auc: number; ece: number; base: number }[] = [];
+  const kinds = [...new Set(dataset.map((c) => c.kind))];
+  let totN = 0;
+  let totCorrect = 0;
+  let totBase = 0;
+  for (const kind of kinds) {
+    const cs = dataset.filter((c) => c.kind === kind);
+    const q = TEMPLATES[kind]();
+    const scores: number[] = [];
+    const labels: number[] = [];
+    const conf: number[] = [];
+    const correct: boolean[] = [];
+    for (const c of cs) {
+      const { answers } = await s1.ask(c.state, { q });
+      const a = answers.q;
+      if (typeof a === 'number') {
+        scores.push(a);
+        labels.push(c.label as number);
+        const pred = a >= 0.5 ? 1 : 0;
+        conf.push(pred ? a : 1 - a);
+        correct.push(pred === c.label);
+      } else {
+        conf.push(a.probabilities[a.choice]);
+        correct.push(a.choice === c.label);
+      }
+    }
+    const counts = new Map<unknown, number>();
+    for (const c of cs) counts.set(c.label, (counts.get(c.label) ?? 0) + 1);
+    const base = Math.max(...counts.values()) / cs.length;
+    const acc = correct.filter(Boolean).length / cs.length;
+    rows.push({ kind, n: cs.length, acc, auc: scores.length ? auc(scores, labels) : NaN, ece: ece(conf, correct), base });
+    totN += cs.length;
+    totCorrect += correct.filter(Boolean).length;
+    totBase += base * cs.length;
+  }
+  console.log('\n## Offline backend on the hand-labelled set (bench/dataset.ts)\n');
+  console.log('| kind | n | accuracy | majority baseline | AUC | ECE |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.kind} | ${r.n} | ${f2(r.acc)} | ${f2(r.base)} | ${f2(r.auc)} | ${f2(r.ece)} |`);
+  console.log(`| **all** | ${totN} | ${f2(totCorrect / totN)} | ${f2(totBase / totN)} | | |`);
+  const groups = [...new Set(rows.map((r) => r.kind.split('.')[0]))];
+  console.log('\nPer group (question-weighted): ' + groups.map((g) => {
+    const rs = rows.filter((r) => r.kind.startsWith(g + '.'));
+    const n = rs.reduce((a, r) => a + r.n, 0);
+    return `${g} ${f2(rs.reduce((a, r) => a + r.acc * r.n, 0) / n)}`;
+  }).join(', '));
+}
+
+// ---------------------------------------------------------------------------------------------
+// speed
+// ---------------------------------------------------------------------------------------------
+
+const NAMES = ['Ana', 'Bruno', 'Chen', 'Dara', 'Eli', 'Femi', 'Gus', 'Hiro', 'Ida', 'Jon', 'Kai', 'Lia', 'Milo', 'Nia', 'Odo', 'Pia'];
+const TOPICS = ['the pottery class', 'her new bike', 'the trip to Oslo', 'his sister', 'the garden', 'the concert', 'the promotion', 'the move', 'the bakery', 'chess club'];
+const FORMS = ['When did {n} talk about {t}?', 'Why did {n} care so much about {t}?', 'What might {n} think of {t}?', 'What did {n} say about {t} recently?', 'Would {n} enjoy {t} again?', 'How long has {n} been into {t}?'];
+
+/** Distinct queries (a fresh set per run, so memoised text features never make a later run faster). */
+function queries(count: number, salt: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) {
+    const n = NAMES[i % NAMES.length];
+    const t = TOPICS[Math.floor(i / NAMES.length) % TOPICS.length];
+    out.push(FORMS[(i + salt) % FORMS.length].replace('{n}', n).replace('{t}', `${t} ${salt}x${i}`));
+  }
+  return out;
+}
+
+function relationStates(count: number, salt: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    new_memory: { text: `${NAMES[i % 16]} bought a ticket for ${TOPICS[i % 10]} (${salt}.${i}) because a friend recommended it.`, time: '2024-05-02T10:00:00Z' },
+    candidates: Array.from({ length: 10 }, (_, j) => ({
+      text: `${NAMES[(i + j) % 16]} mentioned ${TOPICS[(i + j) % 10]} on day ${j} (${salt}.${i}.${j}).`,
+      time: `2024-05-0${1 + (j % 9)}T0${j % 10}:00:00Z`,
+    })),
+  }));
+}
+
+async function speed(): Promise<void> {
+  const ctx = lexicalContext();
+  const routing = batches.routing();
+  const relQs = batches.relations(10);
+  const relCount = Object.keys(relQs).length;
+
+  const plain = (state: Record<string, unknown>, qs: Record<string, Question>) => {
+    const out: Record<string, unknown> = {};
+    for (const id of Object.keys(qs)) out[id] = scoreQuestion(qs[id], resolveRefs(id, qs[id], state), ctx);
+    return out;
+  };
+
+  // warm-up (JIT) on a separate salt
+  {
+    const s1 = createSystemOne();
+    for (const q of queries(2000, 99)) await s1.ask({ query: q }, routing);
+    for (const q of queries(2000, 98)) plain({ query: q }, routing);
+    for (const st of relationStates(100, 97)) await s1.ask(st, relQs);
+    for (const st of relationStates(100, 96)) plain(st, relQs);
+  }
+
+  const rounds = 3;
+  const N = 3000;
+  const ctrlLat: number[] = [];
+  const plainLat: number[] = [];
+  let ctrlMs = 0;
+  let plainMs = 0;
+  for (let r = 0; r < rounds; r++) {
+    const s1 = createSystemOne();
+    const qa = queries(N, 2 * r);
+    const qb = queries(N, 2 * r + 1);
+    const order = r % 2 === 0;
+    const runCtrl = async (qs: string[]) => {
+      const t = performance.now();
+      for (const q of qs) {
+        const t0 = performance.now();
+        await s1.ask({ query: q }, routing);
+        ctrlLat.push(performance.now() - t0);
+      }
+      ctrlMs += performance.now() - t;
+    };
+    const runPlain = (qs: string[]) => {
+      const t = performance.now();
+      for (const q of qs) {
+        const t0 = performance.now();
+        plain({ query: q }, routing);
+        plainLat.push(performance.now() - t0);
+      }
+      plainMs += performance.now() - t;
+    };
+    if (order) {
+      await runCtrl(qa);
+      runPlain(qb);
+    } else {
+      runPlain(qa);
+      await runCtrl(qb);
+    }
+  }
+  const qTot = rounds * N * 6;
+  const cP50 = percentile(ctrlLat, 50) * 1000;
+  const pP50 = percentile(plainLat, 50) * 1000;
+
+  const RS = 150;
+  let relCtrl = 0;
+  let relPlain = 0;
+  for (let r = 0; r < rounds; r++) {
+    const s1 = createSystemOne();
+    const a = relationStates(RS, 10 + 2 * r);
+    const b = relationStates(RS, 11 + 2 * r);
+    let t = performance.now();
+    for (const st of r % 2 ? a : b) await s1.ask(st, relQs);
+    relCtrl += performance.now() - t;
+    t = performance.now();
+    for (const st of r % 2 ? b : a) plain(st, relQs);
+    relPlain += performance.now() - t;
+  }
+  const relTot = rounds * RS * relCount;
+
+  console.log('\n## Speed (offline backend, one core, distinct states per run)\n');
+  console.log('| workload | controller | plain loop of the scorers | overhead ratio |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| routing, 6-question calls: questions/s | ${Math.round(qTot / (ctrlMs / 1000)).toLocaleString('en-US')} | ${Math.round(qTot / (plainMs / 1000)).toLocaleString('en-US')} | ${(ctrlMs / plainMs).toFixed(2)}x |`);
+  console.log(`| routing call p50 (µs) | ${cP50.toFixed(1)} | ${pP50.toFixed(1)} | ${(cP50 / pP50).toFixed(2)}x |`);
+  console.log(`| relation batches (10 candidates x 6 questions): questions/s | ${Math.round(relTot / (relCtrl / 1000)).toLocaleString('en-US')} | ${Math.round(relTot / (relPlain / 1000)).toLocaleString('en-US')} | ${(relCtrl / relPlain).toFixed(2)}x |`);
+}
+
+await accuracy();
+await speed();
