@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTransformersEmbedder } from './transformers.js';
+import { writeTinyBertFolder, type TinyModel } from './fixtures/tiny-onnx.js';
+
+const unit = (v: number[]) => {
+  const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return v.map((x) => x / n);
+};
+
+describe('createTransformersEmbedder (tiny ONNX model built in the test)', () => {
+  let root: string;
+  let tiny: TinyModel;
+  beforeAll(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'mem-tfjs-'));
+    tiny = writeTinyBertFolder(path.join(root, 'tiny-bert'), ['cat', 'dog', 'kitten', 'puppy', 'car', 'runs', 'sleeps']);
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('runs the local model and returns masked-mean-pooled unit vectors of the config dimension', async () => {
+    const e = createTransformersEmbedder({ modelPath: tiny.dir });
+    expect(e.dimension).toBe(16);
+    expect(e.model).toBe('transformers:tiny-bert:mean');
+    // different lengths in one batch -> padding must be masked out
+    const [a, b, c] = await e.embed(['Cat', 'cat dog kitten', 'cat zebra']);
+    const id = (w: string) => tiny.vocab.indexOf(w);
+    const mean = (ids: number[]) => tiny.table[0].map((_, d) => ids.reduce((s, i) => s + tiny.table[i][d], 0) / ids.length);
+    const want = [unit(mean([id('cat')])), unit(mean([id('cat'), id('dog'), id('kitten')])), unit(mean([id('cat'), 1 /* [UNK] */]))];
+    [a, b, c].forEach((v, k) => {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(16);
+      for (let d = 0; d < 16; d++) expect(v[d]).toBeCloseTo(want[k][d], 5);
+    });
+  }, 60_000);
+
+  it('cls pooling takes the first token; batches split by batchSize', async () => {
+    const e = createTransformersEmbedder({ modelPath: tiny.dir, pooling: 'cls', batchSize: 1 });
+    const out = await e.embed(['dog runs', 'puppy sleeps']);
+    const first = unit(tiny.table[tiny.vocab.indexOf('dog')]);
+    for (let d = 0; d < 16; d++) expect(out[0][d]).toBeCloseTo(first[d], 5);
+    expect(out).toHaveLength(2);
+  }, 60_000);
+
+  it('typed errors: missing folder names the path; missing config; wrong dimension; empty text', async () => {
+    const missing = path.join(root, 'nope');
+    let err: any;
+    try {
+      createTransformersEmbedder({ modelPath: missing });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'MODEL_NOT_FOUND', details: { path: missing } });
+    expect(err.message).toContain(missing);
+    const empty = path.join(root, 'empty');
+    mkdirSync(empty);
+    expect(() => createTransformersEmbedder({ modelPath: empty })).toThrow(expect.objectContaining({ code: 'MODEL_NOT_FOUND' }));
+    const wrong = createTransformersEmbedder({ modelPath: tiny.dir, dimension: 32 });
+    await expect(wrong.embed(['cat'])).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH' });
+    await expect(createTransformersEmbedder({ modelPath: tiny.dir }).embed([''])).rejects.toMatchObject({ code: 'TEXT_EMPTY' });
+  }, 60_000);
+
+  it('a folder without model weights -> EMBEDDER_ERROR (never a download)', async () => {
+    const dir = path.join(root, 'no-weights');
+    writeTinyBertFolder(dir, ['cat']);
+    rmSync(path.join(dir, 'onnx'), { recursive: true });
+    await expect(createTransformersEmbedder({ modelPath: dir }).embed(['cat'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+  }, 60_000);
+});
