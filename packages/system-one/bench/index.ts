@@ -33,7 +33,6 @@ const TEMPLATES: Record<CatalogueKind, () => Question> = {
 };
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : ' — ');
-const pad = (s: string, n: number) => s.padEnd(n);
 
 async function accuracy(): Promise<void> {
   const s1 = createSystemOne({ cache: false });

@@ -11,3 +11,6 @@ export { createSystemOne, stableStringify } from './controller';
 export type { SystemOne, SystemOneOptions, SystemOneStats, AnswerTrace, AskResult } from './controller';
 export { createOfflineBackend, routeFeatures } from './offline/index';
 export type { OfflineBackendOptions } from './offline/index';
+export { createOpenAIBackend, buildPrompt } from './backends/openai';
+export type { OpenAIBackendOptions } from './backends/openai';
+export { parseLenientJson } from './backends/parse';

@@ -184,9 +184,9 @@ export function resolveRefs(id: string, q: Question, state: State): ResolvedRef[
   return out;
 }
 
-/** Render a state value for a prompt: strings as-is, memory items as `text [speaker, time]`, others as JSON. */
+/** Render a state value for a prompt: strings quoted, memory items as `"text" (speaker; time; entities)`, lists numbered, others as JSON. */
 export function renderValue(v: unknown): string {
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return `"${v}"`;
   if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as any).text === 'string') {
     const it = v as Record<string, unknown>;
     const meta: string[] = [];
