@@ -145,6 +145,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
     densityRefit: opt.densityRefit,
     refitFraction: opt.refitFraction,
     refitMin: opt.refitMin,
+    lambda: opt.lambda,
   };
   const clips = { rBarMax: opt.rBarMax, kappaMin: opt.kappaMin, kappaMax: opt.kappaMax };
   const fixedKappa = opt.kappa === 'auto' ? null : opt.kappa;

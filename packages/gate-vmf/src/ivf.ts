@@ -164,16 +164,15 @@ export class IvfIndex {
   static build(s: ScopeState): IvfIndex {
     const n = s.n;
     const d = s.d;
-    const nlist = Math.max(16, Math.round(Math.sqrt(n)));
+    const nlist = Math.max(16, Math.round(2 * Math.sqrt(n)));
     const k1 = Math.ceil(Math.sqrt(nlist));
-    const k2 = Math.ceil(nlist / k1);
     const sample = (size: number) => {
       const m = Math.min(n, size);
       const out = new Int32Array(m);
       for (let i = 0; i < m; i++) out[i] = Math.floor((i * n) / m);
       return out;
     };
-    const top = kmeans(s, sample(64 * k1), k1, 6);
+    const top = kmeans(s, sample(64 * k1), k1, 8);
     const s2 = sample(32 * nlist);
     const groups: number[][] = Array.from({ length: k1 }, () => []);
     for (let i = 0; i < s2.length; i++) groups[argmaxDot(top, 0, k1, s.data, s2[i] * d, d).c].push(s2[i]);
@@ -188,8 +187,9 @@ export class IvfIndex {
         total += 1;
         continue;
       }
-      const kk = Math.min(k2, rows.length);
-      parts.push(kmeans(s, rows, kk, 6));
+      // children in proportion to the group's share of the sample
+      const kk = Math.max(1, Math.min(rows.length, Math.round((nlist * rows.length) / s2.length)));
+      parts.push(kmeans(s, rows, kk, 8));
       total += kk;
     }
     childStart[k1] = total;

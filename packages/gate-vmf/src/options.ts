@@ -41,16 +41,16 @@ export const gateOptionsSchema = z
     densityRefit: z.enum(['periodic', 'always']).default('periodic'),
     /** Refit after max(refitMin, ⌈refitFraction·N⌉) changes (ours). Default 0.05. */
     refitFraction: z.number().finite().min(0).max(1).default(0.05),
-    /** See refitFraction (ours). Default 16. */
-    refitMin: z.number().int().min(1).default(16),
+    /** See refitFraction (ours). Default 8. */
+    refitMin: z.number().int().min(1).default(8),
     /** 'exact' scans every memory; 'fast' uses the cluster index with a certified error for scopes with N ≥ fastMinN (ours). */
     mode: z.enum(['exact', 'fast']).default('exact'),
     /** Smallest scope that uses the index in fast mode (ours). Default 20 000. */
     fastMinN: z.number().int().min(64).default(20_000),
     /** Largest error of s_vMF that fast mode may report, else it scans more or falls back to exact (ours). Default 1e−3. */
     fastMaxError: pos.default(1e-3),
-    /** Share of N that fast mode scans through the index before it gives up and runs the exact pass (ours). Default 0.25. */
-    fastScanBudget: z.number().finite().gt(0).max(1).default(0.25),
+    /** Share of N that fast mode scans through the index before it gives up and runs the exact pass (ours). Default 0.1. */
+    fastScanBudget: z.number().finite().gt(0).max(1).default(0.1),
   })
   .strict();
 

@@ -7,8 +7,9 @@
  * - the scatter matrix Σ mᵢmᵢᵀ (d × d) is updated in O(d²) per commit/remove once N ≥ d/2 (below
  *   that, refits work on the data directly, O(N·d) per block product, and no d × d matrix is kept);
  * - the principal basis (top d′ eigenvectors of the covariance) is refit when the number of changes
- *   since the last fit reaches max(refitMin, ⌈refitFraction · N⌉), when the number of components
- *   min(d′, d, N) changes, or on every change with `densityRefit: 'always'`;
+ *   since the last fit reaches max(refitMin, ⌈refitFraction · N⌉); on every change while N ≤ 32,
+ *   while λρ < 296 (where τ* is sensitive to ρ, see SENSITIVE_LAMBDA_RHO), or with
+ *   `densityRefit: 'always'` (the authors' behaviour);
  * - every row's projection on the current basis is kept (N × d′), so the per-component min/max are
  *   exact for the current basis at all times (a remove that held an extreme rescans N × d′ numbers).
  * So V_t is exact for the basis of the last refit; the only approximation is the basis' age, bounded
@@ -18,7 +19,7 @@ import { gramTopEigen, topEigen } from './pca.js';
 import { estimateKappa, meanResultantLength, pcaLogVolume, type KappaClips } from './math.js';
 
 /** Up to this N the basis is computed exactly from the N × N Gram matrix. */
-const GRAM_MAX_N = 64;
+const GRAM_MAX_N = 32;
 
 export interface DensityOptions {
   pcaDims: number;
@@ -26,7 +27,17 @@ export interface DensityOptions {
   densityRefit: 'periodic' | 'always';
   refitFraction: number;
   refitMin: number;
+  /** λ of τ* (seed 001 §3.4): below ρ = SENSITIVE_LAMBDA_RHO/λ the density is refit on every change. */
+  lambda: number;
 }
+
+/**
+ * τ* = τ_min + τ₀e^{−λρ} equals τ_min in double precision once λρ ≥ 40 (e^{−40}·τ₀ is below half an ulp
+ * of τ_min = 0.025). While λρ < 40·e² ≈ 296, a ρ that is off by less than a factor e² could still
+ * move τ*, so the basis is refit on every change there (the authors' behaviour); above it a stale
+ * basis can only change τ* if its log V error exceeds 2, far above what is measured (ours).
+ */
+const SENSITIVE_LAMBDA_RHO = 40 * Math.E ** 2;
 
 export class ScopeState {
   readonly d: number;
@@ -229,6 +240,8 @@ export class ScopeState {
       this.basis === null ||
       kWant !== this.kEff ||
       this.opt.densityRefit === 'always' ||
+      this.n <= GRAM_MAX_N ||
+      this.opt.lambda * this.n * Math.exp(-this.logVolume) < SENSITIVE_LAMBDA_RHO ||
       this.changesSinceFit >= Math.max(this.opt.refitMin, Math.ceil(this.opt.refitFraction * this.n));
     if (due) this.refit(kWant);
   }

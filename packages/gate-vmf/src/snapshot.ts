@@ -156,6 +156,7 @@ export function restoreScopes(
     densityRefit: options.densityRefit,
     refitFraction: options.refitFraction,
     refitMin: options.refitMin,
+    lambda: options.lambda,
   };
   const scopes = new Map<string, ScopeState>();
   const indexes = new Map<string, IvfIndex>();
