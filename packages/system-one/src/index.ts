@@ -14,3 +14,5 @@ export type { OfflineBackendOptions } from './offline/index';
 export { createOpenAIBackend, buildPrompt } from './backends/openai';
 export type { OpenAIBackendOptions } from './backends/openai';
 export { parseLenientJson } from './backends/parse';
+export { createJevHttpBackend } from './backends/jev-http';
+export type { JevHttpBackendOptions } from './backends/jev-http';
