@@ -1,0 +1,173 @@
+import { mkdtemp, readFile, rm, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNoveltyGate } from '@mem/gate-vmf';
+import type { Embedder } from '@mem/core';
+import { createGateApp } from './app.js';
+import { readState } from './state.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+async function tempDir() {
+  const d = await mkdtemp(join(tmpdir(), 'mem-gate-app-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Unit vector close to axis i (tilt toward axis i+1). */
+function axis(d: number, i: number, tilt = 0): number[] {
+  const v = new Array(d).fill(0);
+  v[i] = 1;
+  v[(i + 1) % d] = tilt;
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+/** Unit vector e_0 + eps·e_j. */
+function near0(d: number, j: number, eps: number): number[] {
+  const v = new Array(d).fill(0);
+  v[0] = 1;
+  v[j] += eps;
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+const post = (app: ReturnType<typeof createGateApp>, path: string, body: unknown) =>
+  app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('gate service (app.request)', () => {
+  it('routes an empty scope to add, a repeat to noop, and reports the fixed-τ filter', async () => {
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }) });
+    let r = await post(app, '/v1/gate/route', { scope: 'user:a', vector: axis(16, 0) });
+    expect(r.status).toBe(200);
+    let body = ((await r.json()) as any);
+    expect(body.decision).toMatchObject({ action: 'add', n: 0, nearest: null });
+    expect(body.noopFilter).toEqual({ tauNoop: 0.572, noop: false });
+    // a tight cluster around axis 0: a near-repeat is redundant
+    const cluster = (i: number) => near0(16, i + 1, 0.15);
+    for (let i = 0; i < 8; i++) expect((await post(app, '/v1/gate/commit', { scope: 'user:a', id: `m${i}`, vector: cluster(i) })).status).toBe(200);
+    r = await post(app, '/v1/gate/route', { scope: 'user:a', vector: cluster(3) });
+    body = ((await r.json()) as any);
+    expect(body.decision.action).toBe('noop');
+    expect(body.decision.nearest).toEqual({ id: 'm3', cosine: expect.closeTo(1, 6) });
+    expect(body.noopFilter.noop).toBe(true);
+    // a direction no memory points to is novel
+    r = await post(app, '/v1/gate/route', { scope: 'user:a', vector: axis(16, 12) });
+    expect(((await r.json()) as any).decision.action).toBe('add');
+    // scopes do not leak
+    r = await post(app, '/v1/gate/route', { scope: 'user:b', vector: axis(16, 3) });
+    expect(((await r.json()) as any).decision).toMatchObject({ action: 'add', n: 0 });
+    // the service's decision equals the library's
+    const lib = createNoveltyGate({ normalize: true });
+    for (let i = 0; i < 8; i++) lib.commit('user:a', `m${i}`, cluster(i));
+    const want = lib.route('user:a', axis(16, 2, 0.4));
+    const got = ((await (await post(app, '/v1/gate/route', { scope: 'user:a', vector: axis(16, 2, 0.4) })).json()) as any).decision;
+    expect(got.score).toBe(want.score);
+    expect(got.threshold).toBe(want.threshold);
+    expect(got.action).toBe(want.action);
+  });
+
+  it('validates input with JSON errors and codes', async () => {
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }) });
+    const cases: [unknown, number, string][] = [
+      [{ scope: 'x' }, 400, 'INVALID_INPUT'],
+      [{ scope: 'x', vector: [1, 0], text: 'both' }, 400, 'INVALID_INPUT'],
+      [{ scope: '', vector: [1, 0] }, 400, 'INVALID_INPUT'],
+      [{ scope: 'x', vector: ['a'] }, 400, 'INVALID_INPUT'],
+      [{ scope: 'x', vector: [0, 0] }, 400, 'ZERO_VECTOR'],
+      [{ scope: 'x', text: 'no embedder here' }, 400, 'TEXT_UNSUPPORTED'],
+    ];
+    for (const [body, status, code] of cases) {
+      const r = await post(app, '/v1/gate/route', body);
+      expect(r.status, JSON.stringify(body)).toBe(status);
+      expect(((await r.json()) as any).error.code, JSON.stringify(body)).toBe(code);
+    }
+    const bad = await app.request('/v1/gate/route', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.code).toMatch(/INVALID/);
+    await post(app, '/v1/gate/commit', { scope: 'x', id: 'a', vector: [1, 0, 0] });
+    let r = await post(app, '/v1/gate/commit', { scope: 'x', id: 'a', vector: [0, 1, 0] });
+    expect(r.status).toBe(409);
+    expect(((await r.json()) as any).error.code).toBe('DUPLICATE_ID');
+    r = await post(app, '/v1/gate/commit', { scope: 'x', id: 'b', vector: [0, 1] });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.code).toBe('DIMENSION_MISMATCH');
+    r = await post(app, '/v1/gate/commit', { scope: 'x', id: 'a', vector: [0, 1, 0], replace: true });
+    expect((await r.json()) as any).toMatchObject({ replaced: true, size: 1 });
+    r = await app.request('/v1/gate/x/nope', { method: 'DELETE' });
+    expect(r.status).toBe(404);
+    expect(((await r.json()) as any).error.code).toBe('UNKNOWN_ID');
+    r = await app.request('/v1/nothing');
+    expect(r.status).toBe(404);
+  });
+
+  it('delete and stats, with scopes that need URL encoding', async () => {
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }) });
+    const scope = 'default|alice/ü||run 1';
+    for (let i = 0; i < 3; i++) await post(app, '/v1/gate/commit', { scope, id: `id/${i}`, vector: axis(8, i) });
+    let r = await app.request(`/v1/gate/${encodeURIComponent(scope)}/stats`);
+    let body = ((await r.json()) as any);
+    expect(body).toMatchObject({ scope, size: 3, stats: { n: 3, dimension: 8, commits: 3 } });
+    r = await app.request(`/v1/gate/${encodeURIComponent(scope)}/${encodeURIComponent('id/1')}`, { method: 'DELETE' });
+    expect((await r.json()) as any).toEqual({ scope, id: 'id/1', removed: true, size: 2 });
+    r = await app.request(`/v1/gate/${encodeURIComponent('unknown scope')}/stats`);
+    body = ((await r.json()) as any);
+    expect(body).toEqual({ scope: 'unknown scope', size: 0, stats: null });
+  });
+
+  it('embeds text with the configured embedder', async () => {
+    const seen: string[] = [];
+    const embedder: Embedder = {
+      model: 'letters',
+      dimension: 26,
+      async embed(texts) {
+        seen.push(...texts);
+        return texts.map((t) => {
+          const v = new Float32Array(26);
+          for (const ch of t.toLowerCase()) if (ch >= 'a' && ch <= 'z') v[ch.charCodeAt(0) - 97] += 1;
+          const n = Math.hypot(...v);
+          return v.map((x) => x / n);
+        });
+      },
+    };
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }), embedder });
+    await post(app, '/v1/gate/commit', { scope: 's', id: 'a', text: 'abc abc' });
+    const body: any = await (await post(app, '/v1/gate/route', { scope: 's', text: 'cab' })).json();
+    expect(body.decision.nearest).toEqual({ id: 'a', cosine: expect.closeTo(1, 6) });
+    expect(seen).toEqual(['abc abc', 'cab']);
+  });
+
+  it('persists every mutation atomically; a failed write is rolled back with 503', async () => {
+    const dir = await tempDir();
+    const statePath = join(dir, 'state', 'gate.json');
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }), statePath });
+    await post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: axis(8, 0) });
+    await post(app, '/v1/gate/commit', { scope: 's', id: 'b', vector: axis(8, 1) });
+    let snap = await readState(statePath);
+    expect(snap!.scopes[0].ids).toEqual(['a', 'b']);
+    await app.request('/v1/gate/s/a', { method: 'DELETE' });
+    snap = await readState(statePath);
+    expect(snap!.scopes[0].ids).toEqual(['b']);
+    expect(JSON.parse(await readFile(statePath, 'utf8'))).toEqual(app.gate.serialize());
+
+    // make the target unwritable: a directory where the file should go
+    const blocked = join(dir, 'blocked');
+    await mkdir(join(blocked, 'gate.json'), { recursive: true });
+    const app2 = createGateApp({ gate: createNoveltyGate({ normalize: true }), statePath: join(blocked, 'gate.json') });
+    const r = await post(app2, '/v1/gate/commit', { scope: 's', id: 'a', vector: axis(8, 0) });
+    expect(r.status).toBe(503);
+    expect(((await r.json()) as any).error.code).toBe('STATE_NOT_PERSISTED');
+    expect(app2.gate.size('s')).toBe(0); // rolled back
+  });
+
+  it('serves an OpenAPI 3.1 document with the four gate routes', async () => {
+    const app = createGateApp({ gate: createNoveltyGate() });
+    const doc: any = await (await app.request('/openapi.json')).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/v1/gate/commit', '/v1/gate/route', '/v1/gate/{scope}/stats', '/v1/gate/{scope}/{id}']);
+    expect(doc.components.schemas.RouteRequest.properties).toHaveProperty('vector');
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * `startGateServer` — the process behind `mem gate serve` (ours): restores the gate from
+ * `statePath` (if the file exists), serves `createGateApp` on 127.0.0.1 by default.
+ */
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createNoveltyGate, type GateOptions, type NoveltyGate } from '@mem/gate-vmf';
+import { createWinkEmbedder, type Embedder } from '@mem/core';
+import { createGateApp, type GateApp } from './app.js';
+import { readState } from './state.js';
+
+export interface GateServerOptions {
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** 0 = a free port. Default 8788. */
+  port?: number;
+  /** JSON state file; restored on start, rewritten atomically after every mutation. Omitted = in-memory. */
+  statePath?: string;
+  /** Gate options for a new state (ignored when a state file is restored: it carries its options). Default `{ normalize: true }`. */
+  gateOptions?: GateOptions;
+  /** Embedder for `text` requests. Default core's offline `createWinkEmbedder()`; `null` disables text. */
+  embedder?: Embedder | null;
+  bodyLimit?: number;
+}
+
+export interface RunningGateServer {
+  url: string;
+  host: string;
+  port: number;
+  app: GateApp;
+  /** The gate being served (after a restore: the restored one). */
+  readonly gate: NoveltyGate;
+  /** True when the state came from `statePath`. */
+  restored: boolean;
+  close(): Promise<void>;
+}
+
+export async function startGateServer(options: GateServerOptions = {}): Promise<RunningGateServer> {
+  const state = options.statePath ? await readState(options.statePath) : null;
+  const gate = state ? createNoveltyGate({ state }) : createNoveltyGate({ normalize: true, ...(options.gateOptions ?? {}) });
+  const embedder = options.embedder === null ? undefined : (options.embedder ?? createWinkEmbedder());
+  const app = createGateApp({ gate, embedder, statePath: options.statePath, bodyLimit: options.bodyLimit });
+  const host = options.host ?? '127.0.0.1';
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: options.port ?? 8788, hostname: host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    host,
+    port,
+    app,
+    get gate() {
+      return app.gate;
+    },
+    restored: state !== null,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as any).closeAllConnections?.();
+      });
+      await app.flush();
+    },
+  };
+}

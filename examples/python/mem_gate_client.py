@@ -1,0 +1,151 @@
+"""Client for the @mem gate service (`mem gate serve`), standard library only (urllib, json).
+
+The service runs the SAGE von Mises-Fisher novelty gate (seed 001, section 3): ask it before you
+write a memory whether the new fact is novel (add), a near-duplicate (noop) or in the narrow band
+where a merge with the nearest memory pays (update); tell it what you stored (commit) and what you
+deleted (delete), per scope.
+
+    from mem_gate_client import GateClient
+    gate = GateClient("http://127.0.0.1:8788")
+    d = gate.route("user:alice", text="I adopted a cat named Miso")
+    if d["decision"]["action"] != "noop":
+        memory_id = my_store.add(...)
+        gate.commit("user:alice", memory_id, text="I adopted a cat named Miso")
+
+Errors from the service raise GateServiceError with the service's error code
+(e.g. INVALID_INPUT, DUPLICATE_ID, UNKNOWN_ID, DIMENSION_MISMATCH, STATE_NOT_PERSISTED).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Optional, Sequence
+
+__all__ = ["GateClient", "GateServiceError"]
+
+DEFAULT_URL = "http://127.0.0.1:8788"
+
+
+class GateServiceError(Exception):
+    """An error answered by the gate service (status, code, message) or a transport failure (status 0)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class GateClient:
+    """Thin JSON client for the four gate endpoints. Thread-safe (no shared mutable state)."""
+
+    def __init__(self, base_url: str = DEFAULT_URL, timeout: float = 30.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+
+    # -- endpoints -----------------------------------------------------------------------------
+
+    def route(
+        self,
+        scope: str,
+        vector: Optional[Sequence[float]] = None,
+        text: Optional[str] = None,
+        tau_noop: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """Decision for a candidate (read-only): {"scope", "decision": {action, novelty, score,
+        threshold, kappa, density, nearest, n}, "noopFilter": {tauNoop, noop}}. Give vector or text."""
+        body: Dict[str, Any] = {"scope": scope, **self._payload(vector, text)}
+        if tau_noop is not None:
+            body["tauNoop"] = tau_noop
+        return self._request("POST", "/v1/gate/route", body)
+
+    def commit(
+        self,
+        scope: str,
+        memory_id: str,
+        vector: Optional[Sequence[float]] = None,
+        text: Optional[str] = None,
+        replace: bool = False,
+    ) -> Dict[str, Any]:
+        """Record a stored memory: {"scope", "id", "size", "replaced"}."""
+        body: Dict[str, Any] = {"scope": scope, "id": memory_id, **self._payload(vector, text)}
+        if replace:
+            body["replace"] = True
+        return self._request("POST", "/v1/gate/commit", body)
+
+    def delete(self, scope: str, memory_id: str) -> Dict[str, Any]:
+        """Forget a memory: {"scope", "id", "removed": True, "size"}; UNKNOWN_ID (404) if absent."""
+        return self._request("DELETE", f"/v1/gate/{_seg(scope)}/{_seg(memory_id)}")
+
+    def stats(self, scope: str) -> Dict[str, Any]:
+        """{"scope", "size", "stats": {n, dimension, commits, tau, kappa, density, ...} or None}."""
+        return self._request("GET", f"/v1/gate/{_seg(scope)}/stats")
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _payload(vector: Optional[Sequence[float]], text: Optional[str]) -> Dict[str, Any]:
+        if (vector is None) == (text is None):
+            raise ValueError("give exactly one of vector or text")
+        return {"vector": [float(x) for x in vector]} if vector is not None else {"text": text}
+
+    def _request(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        req = urllib.request.Request(self.base_url + path, data=data, method=method)
+        req.add_header("accept", "application/json")
+        if data is not None:
+            req.add_header("content-type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return json.loads(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError as e:
+            raw = e.read().decode("utf-8", "replace")
+            try:
+                err = json.loads(raw)["error"]
+                raise GateServiceError(e.code, err.get("code", "HTTP_ERROR"), err.get("message", raw)) from None
+            except (ValueError, KeyError, TypeError):
+                raise GateServiceError(e.code, "HTTP_ERROR", raw) from None
+        except urllib.error.URLError as e:
+            raise GateServiceError(0, "UNREACHABLE", f"{self.base_url}: {e.reason}") from None
+
+
+def _seg(value: str) -> str:
+    return urllib.parse.quote(value, safe="")
+
+
+def _main(argv: Sequence[str]) -> int:
+    """python3 mem_gate_client.py [--url URL] route|commit|delete|stats SCOPE [ID] [TEXT]"""
+    args = list(argv)
+    url = DEFAULT_URL
+    if len(args) >= 2 and args[0] == "--url":
+        url, args = args[1], args[2:]
+    if not args:
+        print(_main.__doc__, file=sys.stderr)
+        return 2
+    client = GateClient(url)
+    cmd, rest = args[0], args[1:]
+    try:
+        if cmd == "route" and len(rest) == 2:
+            out = client.route(rest[0], text=rest[1])
+        elif cmd == "commit" and len(rest) == 3:
+            out = client.commit(rest[0], rest[1], text=rest[2])
+        elif cmd == "delete" and len(rest) == 2:
+            out = client.delete(rest[0], rest[1])
+        elif cmd == "stats" and len(rest) == 1:
+            out = client.stats(rest[0])
+        else:
+            print(_main.__doc__, file=sys.stderr)
+            return 2
+    except GateServiceError as e:
+        print(json.dumps({"error": {"status": e.status, "code": e.code, "message": e.message}}))
+        return 1
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
