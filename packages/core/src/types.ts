@@ -122,7 +122,9 @@ export interface HistoryEntry {
 /** Written atomically: all or nothing. */
 export interface WriteBatch {
   scope: ResolvedScope;
+  /** Node ids are unique per scope; a node whose id already exists in the scope replaces it (upsert). */
   nodes?: MemoryNode[];
+  /** Endpoints must exist in this batch or in the store, in the same scope. A relation id that exists is replaced. */
   relations?: Relation[];
   history?: HistoryEntry[];
   /** Partial updates of existing nodes in the same scope (e.g. obsoleteBy). */
@@ -146,6 +148,7 @@ export interface NeighborQuery {
   subtypes?: RelationSubtype[];
   /** 'out' = relations from the given ids, 'in' = to them, 'both'. Default 'both'. */
   direction?: 'out' | 'in' | 'both';
+  /** Results are ordered by relation probability, highest first; `limit` keeps the first ones. */
   limit?: number;
 }
 
@@ -190,6 +193,7 @@ export interface MemoryStore {
   relations(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<Relation[]>;
   /** Remove the node, its relations and index entries; appends a FORGET history row. Returns false if absent. */
   forget(scope: ResolvedScope, id: string): Promise<boolean>;
+  /** Ascending seq; with `limit`, the latest `limit` rows (still ascending). */
   history(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   /** Every scope that holds at least one node. */
   scopes(): Promise<ResolvedScope[]>;

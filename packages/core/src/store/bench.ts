@@ -60,6 +60,8 @@ async function main(): Promise<void> {
         await store.write({ scope, nodes });
         for (const x of nodes) ids.push(x.id);
         n += size;
+        // The write path searches as it writes (candidate discovery); so does the bulk load.
+        await store.vectorSearch(scope, nodes[0].embedding, 10);
       }
       const loadS = (performance.now() - tLoad) / 1000;
       // Warm the read path (vector cache; HNSW once the scope is above the threshold).

@@ -727,11 +727,11 @@ export class SqliteStore implements MemoryStore {
 
   // ---------------------------------------------------------------- maintenance (SQLite only)
 
-  /** Build (or wait for) the HNSW index of a scope now, regardless of the threshold. Resolves when ready. */
+  /** Build (or finish building) the HNSW index of a scope now, synchronously, regardless of the threshold. */
   async buildAnnIndex(scope: ResolvedScope): Promise<void> {
     const { sid } = this.scoped(scope);
     if (sid === undefined || !this.annOptions) return;
-    await this.scopeVectors(sid).buildAnn();
+    await this.scopeVectors(sid).buildAnn(0);
   }
 
   /** State of a scope's in-process vector index. */

@@ -39,13 +39,24 @@ export interface AnnOptions {
   efConstruction?: number;
   /** HNSW ef at query time (raised to 2k when k is larger). Default 96. */
   efSearch?: number;
-  /** 'background' (default): build in small slices between events, scanning exactly until ready; 'blocking': build on the first search. */
+  /** Vectors written since the HNSW graph last caught up are scanned exactly up to this many; beyond it the next search inserts them. Default 1024. */
+  maxTail?: number;
+  /**
+   * 'background' (default): build in ~20 ms slices between other work (an unref'd timer, so it never
+   * keeps the process alive) and one slice per search, scanning exactly until ready; 'blocking':
+   * build inside the first search.
+   */
   build?: 'background' | 'blocking';
 }
 
 export type ResolvedAnnOptions = Required<AnnOptions>;
 
-export const ANN_DEFAULTS: ResolvedAnnOptions = { threshold: 5000, m: 16, efConstruction: 64, efSearch: 96, build: 'background' };
+export const ANN_DEFAULTS: ResolvedAnnOptions = { threshold: 5000, m: 16, efConstruction: 64, efSearch: 96, maxTail: 1024, build: 'background' };
+
+/** Run `fn` on a later turn of the event loop without keeping the process alive for it. */
+function later(fn: () => void): void {
+  setTimeout(fn, 0).unref();
+}
 
 export interface Hit {
   rid: number;
@@ -103,7 +114,7 @@ export class ScopeVectors {
   private annDeleted = 0;
   private annCount = 0;
   private building: Promise<void> | null = null;
-  private cancelled = false;
+  private generation = 0;
   lastUsed = 0;
 
   constructor(
@@ -172,10 +183,10 @@ export class ScopeVectors {
         if (this.alive[slot]) this.annAdd(slot);
         else this.annAdded = slot + 1;
       }
-      if (this.annAdded < this.n) setImmediate(tick);
+      if (this.annAdded < this.n) later(tick);
       else this.draining = false;
     };
-    setImmediate(tick);
+    later(tick);
   }
 
   remove(rid: number): void {
@@ -227,13 +238,29 @@ export class ScopeVectors {
     return !!this.ann_ && this.size > this.ann_.threshold && loadHnsw() !== null;
   }
 
+  /** Add pending slots to the graph for up to `sliceMs` (0 = until done). True when the graph is complete. */
+  private buildStep(sliceMs: number): boolean {
+    const t0 = performance.now();
+    while (this.annAdded < this.n) {
+      const slot = this.annAdded;
+      if (this.alive[slot]) this.annAdd(slot);
+      else this.annAdded = slot + 1;
+      if (sliceMs > 0 && (slot & 63) === 0 && performance.now() - t0 > sliceMs) return false;
+    }
+    this.annState = 'ready';
+    return true;
+  }
+
   /**
-   * Build the HNSW graph (idempotent). `slice` = ms of work per event-loop turn (0 = build at once).
-   * Resolves when ready.
+   * Build the HNSW graph (idempotent). `slice` = ms of work per event-loop turn; 0 = build (or
+   * finish a background build) synchronously now. Resolves when ready.
    */
   buildAnn(slice = 20): Promise<void> {
     if (this.annState === 'ready') return Promise.resolve();
-    if (this.building) return this.building;
+    if (this.annState === 'building') {
+      if (slice <= 0) this.buildStep(0);
+      return this.building ?? Promise.resolve();
+    }
     const Ctor = loadHnsw();
     if (!Ctor || !this.ann_) return Promise.resolve();
     const opts = this.ann_;
@@ -244,38 +271,27 @@ export class ScopeVectors {
     this.annAdded = 0;
     this.annCount = 0;
     this.annDeleted = 0;
-    this.cancelled = false;
-    const step = (): boolean => {
-      const t0 = performance.now();
-      while (this.annAdded < this.n) {
-        const slot = this.annAdded;
-        if (this.alive[slot]) this.annAdd(slot);
-        else this.annAdded = slot + 1;
-        if (slice > 0 && (slot & 63) === 0 && performance.now() - t0 > slice) return false;
-      }
-      this.annState = 'ready';
-      return true;
-    };
+    const generation = ++this.generation;
     if (slice <= 0) {
-      step();
+      this.buildStep(0);
       return Promise.resolve();
     }
     this.building = new Promise<void>((resolve) => {
       const tick = () => {
-        if (this.cancelled) return resolve();
-        if (step()) {
-          this.building = null;
-          resolve();
-        } else setImmediate(tick);
+        if (generation !== this.generation || this.annState !== 'building') return resolve();
+        if (this.buildStep(slice)) resolve();
+        else later(tick);
       };
-      setImmediate(tick);
+      later(tick);
+    }).finally(() => {
+      if (generation === this.generation) this.building = null;
     });
     return this.building;
   }
 
   /** Stop a background build and drop the HNSW graph (e.g. on close or eviction). */
   dispose(): void {
-    this.cancelled = true;
+    this.generation++;
     this.annAdded = 0;
     this.ann = null;
     this.annState = 'none';
@@ -300,12 +316,19 @@ export class ScopeVectors {
   /** k-NN: HNSW candidates re-scored exactly when the graph is ready, otherwise an exact scan. */
   search(q: Float32Array, k: number): Hit[] {
     if (k <= 0 || this.size === 0) return [];
+    // A background build also advances by one slice per search, so it finishes even when the
+    // event loop never idles (a tight ingest loop).
+    if (this.annState === 'building') this.buildStep(20);
     if (this.annState === 'ready' && this.ann && this.ann_) {
       // Rebuild when more than half of the graph is tombstones.
       if (this.annDeleted > this.annCount / 2) {
         this.dispose();
         return this.exact(q, k);
       }
+      // Vectors written since the graph last caught up are scanned exactly; when that tail is
+      // longer than `maxTail`, they are inserted now (each vector is inserted once, so the cost is
+      // amortised over the writes; the write itself never touches the graph).
+      if (this.n - this.annAdded > this.ann_.maxTail) this.buildStep(0);
       const inGraph = this.annCount - this.annDeleted;
       const want = Math.min(inGraph, Math.max(k * 2, k + 10));
       this.ann.setEf(Math.max(this.ann_.efSearch, want));
