@@ -281,3 +281,25 @@ describe('createNoopFilter (seed 001 §3.5)', () => {
     expect(() => createNoopFilter({ tauNoop: NaN })).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
   });
 });
+
+describe('seed (bulk load, ours)', () => {
+  it('gives the same score, κ and nearest as committing the same vectors, and is all-or-nothing', () => {
+    const r = rng(30);
+    const vs = Array.from({ length: 200 }, () => randomUnit(d, r));
+    const a = createNoveltyGate();
+    const b = createNoveltyGate();
+    vs.forEach((v, i) => a.commit('s', `m${i}`, v));
+    b.seed('s', vs.map((v, i) => ({ id: `m${i}`, vector: v })));
+    const q = randomUnit(d, r);
+    const x = a.route('s', q);
+    const y = b.route('s', q);
+    expect(y.score).toBe(x.score);
+    expect(y.kappa).toBe(x.kappa);
+    expect(y.nearest).toEqual(x.nearest);
+    expect(b.size('s')).toBe(200);
+    const before = JSON.stringify(b.serialize());
+    expect(() => b.seed('s', [{ id: 'ok', vector: q }, { id: 'bad', vector: new Array(d).fill(0) }])).toThrow(expect.objectContaining({ code: 'ZERO_VECTOR' }));
+    expect(() => b.seed('s', [{ id: 'x', vector: q }, { id: 'x', vector: q }])).toThrow(expect.objectContaining({ code: 'DUPLICATE_ID' }));
+    expect(JSON.stringify(b.serialize())).toBe(before);
+  });
+});

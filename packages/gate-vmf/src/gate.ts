@@ -58,8 +58,19 @@ export interface ScopeStats {
 }
 
 export interface NoveltyGate {
-  /** Route a candidate (sync, read-only). N = 0 → Add without scoring. @throws GateError on bad scope/vector */
-  route(scope: string, vector: ArrayLike<number>): GateDecision;
+  /**
+   * Route a candidate (sync, read-only). N = 0 → Add without scoring. `options.mode` overrides the
+   * gate's mode for this call. @throws GateError on bad scope/vector
+   */
+  route(scope: string, vector: ArrayLike<number>, options?: { mode?: 'exact' | 'fast' }): GateDecision;
+  /**
+   * Bulk-load memories that already exist (e.g. from the store a wrapper sits on) (ours): validates
+   * every item first (all-or-nothing), appends them, refits the density once, and moves the τ EMA by
+   * one step (τ ← EMA(τ, τ*(ρ)) — τ*(ρ) itself when the scope had no τ yet). Cheaper than N commits;
+   * not the same state as N commits (those move the EMA N times).
+   * @throws GateError as commit (DUPLICATE_ID also for duplicates inside `items`)
+   */
+  seed(scope: string, items: Iterable<{ id: string; vector: ArrayLike<number> }>): void;
   /** Store a memory vector and advance the τ EMA. @throws GateError (DUPLICATE_ID, vector errors); state unchanged on error */
   commit(scope: string, id: string, vector: ArrayLike<number>): void;
   /** Remove a memory; false when the id is not in the scope. The τ EMA does not move. */
@@ -171,7 +182,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
   const gate: NoveltyGate = {
     options: opt,
 
-    route(scope, vector) {
+    route(scope, vector, callOptions) {
       checkScope(scope);
       const s = scopes.get(scope);
       const q = unit(vector, s);
@@ -181,7 +192,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
         return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, n: 0, mode: 'exact', scoreError: 0 };
       }
       const kappa = s.kappa(fixedKappa, clips);
-      const idx = opt.mode === 'fast' ? indexes.get(scope) : undefined;
+      const idx = (callOptions?.mode ?? opt.mode) === 'fast' ? indexes.get(scope) : undefined;
       let max: number;
       let arg: number;
       let shifted: number;
@@ -231,6 +242,34 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       s.afterChange();
       const idx = indexes.get(scope);
       if (idx && !idx.needsRebuild(s.n)) idx.insert(s, r);
+      maintainIndex(scope, s);
+    },
+
+    seed(scope, items) {
+      checkScope(scope);
+      let s = scopes.get(scope);
+      const list: { id: string; v: Float64Array }[] = [];
+      const seen = new Set<string>();
+      let dim = s ? s.d : opt.dimension;
+      for (const it of items) {
+        checkId(it?.id);
+        if (seen.has(it.id) || s?.index.has(it.id)) throw new GateError('DUPLICATE_ID', `id ${JSON.stringify(it.id)} is already in scope ${JSON.stringify(scope)}`);
+        seen.add(it.id);
+        const v = toUnitVector(it.vector, dim, opt.normalize, opt.normTolerance);
+        dim = v.length;
+        list.push({ id: it.id, v });
+      }
+      if (list.length === 0) return;
+      if (!s) {
+        s = new ScopeState(list[0].v.length, densityOpt, list.length);
+        scopes.set(scope, s);
+      }
+      s.appendBulk(list);
+      const { tau } = thresholdNow(s);
+      s.tau = tau;
+      s.commits += list.length;
+      const idx = indexes.get(scope);
+      if (idx && !idx.needsRebuild(s.n)) for (let r = s.n - list.length; r < s.n; r++) idx.insert(s, r);
       maintainIndex(scope, s);
     },
 

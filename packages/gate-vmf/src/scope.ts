@@ -109,6 +109,26 @@ export class ScopeState {
     return r;
   }
 
+  /** Append many rows and refit once (for `seed`). */
+  appendBulk(list: { id: string; v: Float64Array }[]): void {
+    this.ensureCapacity(this.n + list.length);
+    for (const { id, v } of list) {
+      const r = this.n;
+      this.data.set(v, r * this.d);
+      this.n++;
+      this.ids.push(id);
+      this.index.set(id, r);
+      this.accumulate(r, +1);
+    }
+    if (this.scatter === null && this.n * 2 >= this.d) this.buildScatter();
+    if (this.n < 2) {
+      this.basis = null;
+      this.kEff = 0;
+      this.logVolume = 0;
+    } else this.refit(Math.min(this.opt.pcaDims, this.d, this.n));
+    this.changesSinceFit = 0;
+  }
+
   /** Remove row r by moving the last row into its place. Returns the row that moved (or -1). */
   removeRow(r: number): number {
     const d = this.d;

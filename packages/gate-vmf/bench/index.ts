@@ -1,0 +1,212 @@
+/**
+ * Benchmark of @mem/gate-vmf (a script, not a test). Run: `pnpm bench` in packages/gate-vmf
+ * (= `npx tsx --conditions=@mem/source bench/index.ts`). Prints one markdown table.
+ *
+ * Data (synthetic, seeded): a "clustered store" — N unit vectors in N/100 tight topics (cosine 0.97
+ * to the topic centre) sharing a common direction (anisotropy 0.8, so κ̂ hits its cap of 50 as
+ * the seed reports for d ≥ 100). Candidates: half near-duplicates (cosine 0.97 to a stored
+ * memory), half novel (random directions).
+ *
+ * Columns:
+ * - exact p50/p95: route() in exact mode (ms);
+ * - scan p50: a tight Float32 dot-product scan over the same N × d (the floor), and exact/scan;
+ * - fast p50 (dup / novel), fast/exact on near-duplicates, fast share (routes certified without
+ *   fallback), max |fast − exact| score error and the largest reported bound;
+ * - commit: amortized ms per commit over one full refit interval (scatter update, projection,
+ *   box, refits); naive refit: the authors' per-change recompute (covariance from scratch +
+ *   ml-matrix eigendecomposition + projection of every row), ms per commit;
+ * - eig: our warm subspace iteration vs ml-matrix EigenvalueDecomposition on the same covariance.
+ * - growth: exact p50 at this N / at N/10.
+ */
+import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
+import { createNoveltyGate } from '../src/index.js';
+import { topEigen } from '../src/pca.js';
+import { near, randomUnit, rng, topicMixture } from '../src/test-utils.js';
+
+const DIMS = (process.env.BENCH_DIMS ?? '100,384').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 40);
+
+function pct(xs: number[], p: number): number {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+}
+
+function time<T>(fn: () => T): [number, T] {
+  const t = performance.now();
+  const out = fn();
+  return [performance.now() - t, out];
+}
+
+/** The floor: one tight pass of Float32 dot products (same unrolling as any good scalar loop). */
+function dotScan(x: Float32Array, n: number, d: number, q: Float64Array, out: Float64Array): number {
+  let best = -Infinity;
+  for (let r = 0, base = 0; r < n; r++, base += d) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j + 3 < d; j += 4) {
+      s0 += x[base + j] * q[j];
+      s1 += x[base + j + 1] * q[j + 1];
+      s2 += x[base + j + 2] * q[j + 2];
+      s3 += x[base + j + 3] * q[j + 3];
+    }
+    for (; j < d; j++) s0 += x[base + j] * q[j];
+    const c = s0 + s1 + (s2 + s3);
+    out[r] = c;
+    if (c > best) best = c;
+  }
+  return best;
+}
+
+function naiveRefit(x: Float32Array, n: number, d: number, k: number): number {
+  const mu = new Float64Array(d);
+  for (let r = 0; r < n; r++) for (let j = 0; j < d; j++) mu[j] += x[r * d + j];
+  for (let j = 0; j < d; j++) mu[j] /= n;
+  const C = new Float64Array(d * d);
+  const xc = new Float64Array(d);
+  for (let r = 0; r < n; r++) {
+    for (let j = 0; j < d; j++) xc[j] = x[r * d + j] - mu[j];
+    for (let a = 0; a < d; a++) {
+      const v = xc[a];
+      const off = a * d;
+      for (let b = a; b < d; b++) C[off + b] += v * xc[b];
+    }
+  }
+  const rows = Array.from({ length: d }, (_, a) => Array.from({ length: d }, (_, b) => (a <= b ? C[a * d + b] : C[b * d + a]) / n));
+  const e = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
+  const order = e.realEigenvalues.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0]).slice(0, k);
+  const V = e.eigenvectorMatrix;
+  let logV = 0;
+  for (const [, c] of order) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let r = 0; r < n; r++) {
+      let p = 0;
+      for (let j = 0; j < d; j++) p += x[r * d + j] * V.get(j, c);
+      if (p < lo) lo = p;
+      if (p > hi) hi = p;
+    }
+    logV += Math.log(Math.max(hi - lo, 1e-3));
+  }
+  return logV;
+}
+
+function eigCompare(x: Float32Array, n: number, d: number): { mine: number; lib: number } {
+  const m = Math.min(n, 5000);
+  const mu = new Float64Array(d);
+  for (let r = 0; r < m; r++) for (let j = 0; j < d; j++) mu[j] += x[r * d + j] / m;
+  const C = new Float64Array(d * d);
+  for (let r = 0; r < m; r++) for (let a = 0; a < d; a++) for (let b = a; b < d; b++) C[a * d + b] += ((x[r * d + a] - mu[a]) * (x[r * d + b] - mu[b])) / m;
+  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) C[a * d + b] = C[b * d + a];
+  const apply = (V: Float64Array, rows: number, out: Float64Array) => {
+    out.fill(0, 0, rows * d);
+    for (let a = 0; a < rows; a++)
+      for (let t = 0; t < d; t++) {
+        const v = V[a * d + t];
+        for (let j = 0; j < d; j++) out[a * d + j] += v * C[t * d + j];
+      }
+  };
+  const cold = topEigen(apply, d, 16);
+  const [mine] = time(() => topEigen(apply, d, 16, { warm: cold.vectors, maxIter: 8 }));
+  const rows = Array.from({ length: d }, (_, a) => Array.from(C.subarray(a * d, a * d + d)));
+  const [lib] = time(() => new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true }));
+  return { mine, lib };
+}
+
+const f = (x: number, digits = 2) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(digits));
+const e = (x: number) => x.toExponential(1);
+
+const rowsOut: string[] = [];
+const t0 = performance.now();
+for (const d of DIMS) {
+  let prevExact = 0;
+  for (const n of SIZES) {
+    const { vectors } = topicMixture(n, d, Math.max(10, Math.round(n / 100)), 0.97, 1000 + d + n);
+    const g = createNoveltyGate({ mode: 'fast', fastMinN: 5000 });
+    const items = Array.from({ length: n }, (_, i) => ({ id: `m${i}`, vector: vectors.subarray(i * d, i * d + d) }));
+    g.seed('s', items);
+    const r = rng(7 + n + d);
+    const dups: Float64Array[] = [];
+    const novel: Float64Array[] = [];
+    for (let t = 0; t < ROUTES; t++) {
+      const i = Math.floor(r.u() * n);
+      dups.push(near(vectors.subarray(i * d, i * d + d), 0.97, r));
+      novel.push(randomUnit(d, r));
+    }
+    const all = dups.flatMap((q, i) => [q, novel[i]]);
+    // warm-up, then exact route and the scan alternate per query so machine load hits both alike
+    const scanOut = new Float64Array(n);
+    for (const q of all.slice(0, 6)) {
+      g.route('s', q, { mode: 'exact' });
+      dotScan(vectors, n, d, q, scanOut);
+    }
+    const exactT: number[] = [];
+    const scanT: number[] = [];
+    const exactScore: number[] = [];
+    for (const q of all) {
+      const [t, dec] = time(() => g.route('s', q, { mode: 'exact' }));
+      exactT.push(t);
+      exactScore.push(dec.score);
+      scanT.push(time(() => dotScan(vectors, n, d, q, scanOut))[0]);
+    }
+    let fastDupT: number[] = [];
+    let fastNovelT: number[] = [];
+    const exactDupT: number[] = [];
+    let fastShare = 0;
+    let maxErr = 0;
+    let maxBound = 0;
+    const hasIndex = g.stats('s')!.index !== null;
+    if (hasIndex) {
+      for (const q of all.slice(0, 6)) g.route('s', q);
+      all.forEach((q, i) => {
+        const [t, dec] = time(() => g.route('s', q));
+        if (i % 2 === 0) {
+          fastDupT.push(t);
+          exactDupT.push(time(() => g.route('s', q, { mode: 'exact' }))[0]);
+        } else fastNovelT.push(t);
+        if (dec.mode === 'fast') fastShare++;
+        maxErr = Math.max(maxErr, Math.abs(dec.score - exactScore[i]));
+        maxBound = Math.max(maxBound, dec.scoreError);
+      });
+    } else {
+      fastDupT = [NaN];
+      fastNovelT = [NaN];
+    }
+    // density upkeep: commits over one full refit interval, on an exact-mode copy (no index upkeep)
+    const ge = createNoveltyGate({ state: { ...g.serialize(), options: { ...g.options, mode: 'exact' } } });
+    // smallest number of commits that is sure to contain one scheduled refit
+    let interval = 1;
+    while (interval < Math.max(ge.options.refitMin, Math.ceil(ge.options.refitFraction * (n + interval)))) interval++;
+    const extra = topicMixture(interval, d, 50, 0.97, 77 + n);
+    const refitsBefore = ge.stats('s')!.refits;
+    const [commitMs] = time(() => {
+      for (let i = 0; i < interval; i++) ge.commit('s', `x${i}`, extra.vectors.subarray(i * d, i * d + d));
+    });
+    const refits = ge.stats('s')!.refits - refitsBefore;
+    const [naiveMs] = time(() => naiveRefit(vectors, n, d, 16));
+    const eig = n === SIZES[0] ? eigCompare(vectors, n, d) : null;
+    if (process.env.BENCH_DEBUG) console.error({ refits, interval, commitMs });
+    const ex50 = pct(exactT, 0.5);
+    rowsOut.push(
+      `| ${d} | ${n.toLocaleString('en-US')} | ${f(ex50)} | ${f(pct(exactT, 0.95))} | ${f(pct(scanT, 0.5))} | ${f(ex50 / pct(scanT, 0.5))} | ` +
+        (hasIndex
+          ? `${f(pct(fastDupT, 0.5), 3)} | ${f(pct(fastNovelT, 0.5))} | ${f(pct(fastDupT, 0.5) / pct(exactDupT, 0.5), 3)} | ${Math.round((100 * fastShare) / all.length)}% | ${e(maxErr)} / ${e(maxBound)} | `
+          : `– | – | – | – | – | `) +
+        `${f(commitMs / interval, 3)} (${refits} refit / ${interval}) | ${f(naiveMs)} | ` +
+        `${eig ? `${f(eig.mine)} vs ${f(eig.lib)}` : ''} | ${prevExact ? f(ex50 / prevExact) + '×' : '–'} |`,
+    );
+    prevExact = ex50;
+    process.stderr.write(`done d=${d} N=${n} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+  }
+}
+
+console.log(`\n@mem/gate-vmf bench — node ${process.version}, ${ROUTES * 2} routes per row (half near-duplicates, half novel), times in ms\n`);
+console.log(
+  '| d | N | exact p50 | exact p95 | dot scan p50 | exact / scan | fast p50 (dup) | fast p50 (novel) | fast / exact (dup) | fast share | max err / bound | commit, amortized | naive refit per commit | eig top-16: ours (warm) vs ml-matrix | growth per 10×N |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rowsOut) console.log(r);
+console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s`);
