@@ -16,3 +16,5 @@ export type { OpenAIBackendOptions } from './backends/openai';
 export { parseLenientJson } from './backends/parse';
 export { createJevHttpBackend } from './backends/jev-http';
 export type { JevHttpBackendOptions } from './backends/jev-http';
+export { createTransformersBackend, checkModelFolder } from './backends/transformers';
+export type { TransformersBackendOptions } from './backends/transformers';
