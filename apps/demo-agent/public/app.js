@@ -74,11 +74,12 @@ async function ask(text) {
     ? `<span class="label llm">System Two · ${esc(r.model)}</span>`
     : '<span class="label evidence">offline: top evidence, not generated</span>';
   const items = r.evidence
-    .map((e) => `<li data-node="${esc(e.id)}">${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
+    .map((e) => `<li data-node="${esc(e.id)}">${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
     .join('');
   const li = addMessage('agent', `<span class="who">agent</span>${label}${esc(r.answer)}<ol class="evidence-list" data-testid="evidence">${items}</ol>`);
   li.querySelectorAll('[data-node]').forEach((el) => el.addEventListener('click', () => focusNode(el.dataset.node)));
   renderTrace(r);
+  lastEvidence = new Set(r.evidence.map((e) => e.id));
   if ($('remember-questions').checked) {
     const res = await api('/v1/observations', { method: 'POST', body: { observations: [obs] } });
     renderGate(res.added);
@@ -110,9 +111,16 @@ function gateMeter(g) {
     <div class="mark" style="left:${pct(g.threshold)}"></div></div>`;
 }
 
+function nearestText(nearest) {
+  const n = nodesById.get(nearest.id);
+  const name = n ? `${n.sourceId ? `${n.sourceId} ` : ''}“${short(n.text, 60)}”` : `${nearest.id.slice(0, 10)}…`;
+  return `${esc(name)} (cos ${f(nearest.cosine, 3)})`;
+}
+
 function renderGate(added) {
   const el = $('gate');
   if (!added?.length) return;
+  lastAdded = added;
   const counts = { add: 0, update: 0, noop: 0 };
   for (const a of added) if (a.gate) counts[a.gate.action] += 1;
   const shown = added.slice(-4).reverse();
@@ -126,7 +134,7 @@ function renderGate(added) {
         ${gateMeter(g)}
         <div class="gate-text">“${esc(short(a.node.text, 110))}”</div>
         <dl class="kv"><dt>s_vMF</dt><dd>${f(g.score)}</dd><dt>κ</dt><dd>${f(g.kappa, 1)}</dd><dt>density ρ</dt><dd>${f(g.density, 3)}</dd>
-        <dt>nearest</dt><dd>${g.nearest ? `${esc(g.nearest.id.slice(0, 10))}… (cos ${f(g.nearest.cosine, 3)})` : '–'}</dd></dl></div>`;
+        <dt>nearest</dt><dd>${g.nearest ? nearestText(g.nearest) : '–'}</dd></dl></div>`;
     })
     .join('');
   el.innerHTML = `${added.length > 1 ? `<p>${added.length} observations: <span class="badge add">add ${counts.add}</span> <span class="badge update">update ${counts.update}</span> <span class="badge noop">noop ${counts.noop}</span> · latest first:</p>` : ''}${items}`;
@@ -166,21 +174,26 @@ function renderTrace(r) {
 
 // ---------- graph ----------
 let cy;
-const hiddenViews = new Set();
+// Temporal edges (PRECEDES / SAME_EPISODE / CONCURRENT) outnumber the others by far: hidden until asked for.
+const hiddenViews = new Set(['temporal']);
+const nodesById = new Map();
+let lastAdded = null;
+let lastEvidence = new Set();
 
 function initGraph() {
-  $('legend').innerHTML = Object.entries(TYPE_COLORS).map(([k, c]) => `<span><span class="dot" style="background:${c}"></span>${k}</span>`).join('') + '<span><span class="dot" style="background:#fff;border:1.5px dashed #555"></span>noop</span>';
-  $('views').innerHTML = 'edges: ' + Object.entries(VIEW_COLORS).map(([v, c]) => `<label><input type="checkbox" data-view="${v}" checked /> <span class="bar-line" style="background:${c}"></span>${v} <span id="count-${v}"></span></label>`).join('');
+  $('legend').innerHTML = Object.entries(TYPE_COLORS).map(([k, c]) => `<span><span class="dot" style="background:${c}"></span>${k}</span>`).join('') + '<span><span class="dot" style="background:#fff;border:1.5px dashed #555"></span>noop</span><span><span class="dot" style="background:#fff;border:2.5px solid #f4b400"></span>last evidence</span>';
+  $('views').innerHTML = 'edges: ' + Object.entries(VIEW_COLORS).map(([v, c]) => `<label><input type="checkbox" data-view="${v}" ${hiddenViews.has(v) ? '' : 'checked'} /> <span class="bar-line" style="background:${c}"></span>${v} <span id="count-${v}"></span></label>`).join('');
   $('views').querySelectorAll('input').forEach((box) => box.addEventListener('change', () => {
     if (box.checked) hiddenViews.delete(box.dataset.view); else hiddenViews.add(box.dataset.view);
     applyViewFilter();
+    runLayout();
   }));
   cy = cytoscape({
     container: $('cy'),
-    wheelSensitivity: 0.3,
     style: [
-      { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 8, color: '#333', width: 14, height: 14, 'text-valign': 'bottom', 'text-margin-y': 2 } },
+      { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 7, color: '#444', width: 12, height: 12, 'text-valign': 'bottom', 'text-margin-y': 2, 'min-zoomed-font-size': 6 } },
       { selector: 'node[gate = "noop"]', style: { 'border-width': 1.5, 'border-style': 'dashed', 'border-color': '#444' } },
+      { selector: 'node.evidence', style: { 'border-width': 3, 'border-color': '#f4b400', 'border-style': 'solid', width: 16, height: 16 } },
       { selector: 'node:selected, node.focus', style: { width: 22, height: 22, 'border-width': 3, 'border-color': '#1d2430', 'border-style': 'solid' } },
       { selector: 'edge', style: { width: 'data(width)', 'line-color': 'data(color)', opacity: 0.55, 'curve-style': 'bezier', 'target-arrow-shape': 'data(arrow)', 'target-arrow-color': 'data(color)', 'arrow-scale': 0.6 } },
       { selector: 'edge.hidden-view', style: { display: 'none' } },
@@ -212,19 +225,29 @@ function focusNode(id) {
 async function refreshGraph() {
   const g = await api('/v1/graph?limit=400');
   const counts = {};
-  const known = new Set(cy.nodes().map((n) => n.id()));
+  // Keep the positions of nodes already drawn: the layout only reruns when the node set changes.
+  const positions = new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
   cy.batch(() => {
     cy.elements().remove();
-    cy.add(g.nodes.map((n) => ({ data: { ...n, label: n.sourceId ?? short(n.text, 16), color: TYPE_COLORS[n.type] ?? '#999' } })));
+    cy.add(g.nodes.map((n) => ({ data: { ...n, label: n.sourceId ?? short(n.text, 16), color: TYPE_COLORS[n.type] ?? '#999' }, position: positions.get(n.id) ?? { x: 0, y: 0 } })));
     cy.add(g.edges.map((e) => {
       counts[e.view] = (counts[e.view] ?? 0) + 1;
       return { data: { id: e.id, source: e.from, target: e.to, view: e.view, subtype: e.subtype, color: VIEW_COLORS[e.view] ?? '#999', width: 0.6 + 1.6 * e.probability, arrow: e.view === 'causal' || e.subtype === 'PRECEDES' || e.subtype === 'UPDATES' ? 'triangle' : 'none' } };
     }));
   });
   for (const v of Object.keys(VIEW_COLORS)) $(`count-${v}`).textContent = `(${counts[v] ?? 0})`;
+  cy.nodes().forEach((n) => n.toggleClass('evidence', lastEvidence.has(n.id())));
   applyViewFilter();
-  const changed = g.nodes.some((n) => !known.has(n.id)) || known.size !== g.nodes.length;
-  if (changed) cy.layout({ name: 'cose', animate: false, nodeRepulsion: 9000, idealEdgeLength: 60, randomize: true, fit: true, padding: 20 }).run();
+  nodesById.clear();
+  for (const n of g.nodes) nodesById.set(n.id, n);
+  const changed = g.nodes.some((n) => !positions.has(n.id)) || positions.size !== g.nodes.length;
+  if (changed) runLayout();
+}
+
+function runLayout() {
+  // Lay out on the visible edges only, so hidden views do not pull the picture together.
+  const eles = cy.nodes().union(cy.edges().not('.hidden-view'));
+  eles.layout({ name: 'cose', animate: false, nodeRepulsion: () => 12000, idealEdgeLength: () => 70, randomize: true, fit: true, padding: 24, componentSpacing: 60 }).run();
 }
 
 async function refreshStats() {
@@ -244,6 +267,7 @@ async function run(fn) {
   try {
     await fn();
     await refresh();
+    if (lastAdded) renderGate(lastAdded); // names of nearest memories are known after the refresh
     status('');
   } catch (e) {
     status(`${e.code ?? 'ERROR'}: ${e.message}`, true);

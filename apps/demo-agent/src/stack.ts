@@ -228,6 +228,14 @@ export async function createStack(options: StackOptions): Promise<Stack> {
   const retriever = createRetrieverFor(options.retriever ?? 'jev', store, embedder, systemOne);
   // Gate: createMemory's default, one SAGE gate per scope (rebuilt from the store on first use).
   const memory = createMemory({ store, embedder, systemOne: systemOne as any, retriever });
+  // Open the store now (createMemory opens lazily) so a model/dimension mismatch fails here, and the
+  // store-level reads below (relations, neighbours, counts) work before the first write.
+  try {
+    await memory.list({ scope, limit: 1 });
+  } catch (e) {
+    await memory.close().catch(() => undefined);
+    throw e;
+  }
   const systemTwo = llm ? createSystemTwo(llm) : null;
   return buildStack({ scope, store, embedder, retriever, memory, systemOne, systemTwo, storeKind: options.store ?? 'sqlite', dbPath });
 }

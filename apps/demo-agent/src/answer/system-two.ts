@@ -13,6 +13,8 @@ export interface SystemTwoConfig {
   model: string;
   /** Per-request timeout, ms. Default 60 000. */
   timeoutMs?: number;
+  /** Retries of a failed request (the openai client's backoff). Default 2. */
+  maxRetries?: number;
 }
 
 export interface SystemTwo {
@@ -37,7 +39,7 @@ export const SYSTEM_TWO_PROMPT =
   'Answer in one or two short sentences.';
 
 export function createSystemTwo(config: SystemTwoConfig): SystemTwo {
-  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: 2 });
+  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 });
   return {
     model: config.model,
     async answer(question, context, options = {}) {

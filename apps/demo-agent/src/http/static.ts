@@ -27,7 +27,8 @@ function files(): Record<string, string> {
     '/app.js': path.join(PUBLIC_DIR, 'app.js'),
     '/style.css': path.join(PUBLIC_DIR, 'style.css'),
     '/sample-conversation.json': path.join(PUBLIC_DIR, '..', 'data', 'sample-conversation.json'),
-    '/vendor/cytoscape.esm.min.mjs': require.resolve('cytoscape/dist/cytoscape.esm.min.mjs'),
+    // The package's exports map offers the ESM build only under "import"; locate it next to the CJS entry.
+    '/vendor/cytoscape.esm.min.mjs': path.join(path.dirname(require.resolve('cytoscape')), 'cytoscape.esm.min.mjs'),
   };
 }
 

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MemError } from '@mem/core';
+import { createStack, type Stack } from '../stack.js';
+import { createApi } from '../http/app.js';
+import { systemTwoConfigFromEnv } from './system-two.js';
+
+// A loopback stand-in for an OpenAI-compatible server (chat completions only).
+let server: http.Server;
+let baseURL = '';
+const requests: any[] = [];
+let fail = false;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const parsed = JSON.parse(body || '{}');
+      requests.push({ url: req.url, auth: req.headers.authorization, body: parsed });
+      if (fail) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'boom' } }));
+        return;
+      }
+      const user = parsed.messages?.find((m: any) => m.role === 'user')?.content ?? '';
+      const answer = user.includes('green tea') ? 'Green tea, since late March.' : 'I do not know.';
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'cmpl-1',
+          object: 'chat.completion',
+          created: 0,
+          model: parsed.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: answer } }],
+          usage: { prompt_tokens: 50, completion_tokens: 7, total_tokens: 57 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('System Two', () => {
+  it('reads its endpoint from MEM_LLM_* (all three or none)', () => {
+    expect(systemTwoConfigFromEnv({ MEM_LLM_BASE_URL: 'http://x/v1', MEM_LLM_API_KEY: 'k', MEM_LLM_MODEL: 'm' })).toEqual({ baseURL: 'http://x/v1', apiKey: 'k', model: 'm' });
+    expect(systemTwoConfigFromEnv({ MEM_LLM_BASE_URL: 'http://x/v1', MEM_LLM_MODEL: 'm' })).toBeNull();
+    expect(systemTwoConfigFromEnv({})).toBeNull();
+  });
+
+  it('writes the answer from the packed context through chat completions', async () => {
+    let stack: Stack | null = null;
+    try {
+      stack = await createStack({ db: ':memory:', scope: { userId: 'u' }, systemTwo: { baseURL, apiKey: 'test-key', model: 'stub-model', maxRetries: 0 } });
+      await stack.add([
+        { text: 'I switched from espresso to green tea in the mornings.', speaker: 'Maya', observedAt: '2025-03-27T19:00:00Z' },
+        { text: 'My dog Biscuit is a beagle.', speaker: 'Maya', observedAt: '2025-03-27T19:01:00Z' },
+      ]);
+      const r = await stack.ask('What does Maya drink in the morning?', { k: 2 });
+      expect(r.mode).toBe('llm');
+      expect(r.model).toBe('stub-model');
+      expect(r.answer).toBe('Green tea, since late March.');
+      const last = requests.at(-1);
+      expect(last.url).toBe('/v1/chat/completions');
+      expect(last.auth).toBe('Bearer test-key');
+      expect(last.body.model).toBe('stub-model');
+      const user = last.body.messages.find((m: any) => m.role === 'user').content;
+      expect(user).toContain('What does Maya drink in the morning?');
+      expect(user).toContain('green tea');
+
+      // A failing endpoint is a typed, retry-exhausted error → HTTP 503 without details of the server.
+      fail = true;
+      const err = await stack.ask('What does Maya drink?', { k: 1 }).catch((e) => e);
+      expect(MemError.isInstance(err)).toBe(true);
+      expect(err.category).toBe('unavailable');
+      const res = await createApi({ stack, playground: false }).request('/v1/ask', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'What does Maya drink?' }),
+      });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as any).error.code).toBe('INTERNAL');
+    } finally {
+      fail = false;
+      await stack?.close();
+    }
+  });
+});

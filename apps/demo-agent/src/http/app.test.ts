@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStack, type Stack } from '../stack.js';
+import { createApi } from './app.js';
+
+let stack: Stack;
+let app: ReturnType<typeof createApi>;
+
+const post = (path: string, body: unknown, init: RequestInit = {}) =>
+  app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(init.headers ?? {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+async function expectError(res: Response, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/application\/json/);
+  const body = (await res.json()) as any;
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  expect(JSON.stringify(body)).not.toMatch(/\n\s+at |\.ts:\d+/); // no stack traces
+  return body;
+}
+
+const OBS = [
+  { text: 'I adopted a beagle called Biscuit from the city shelter.', speaker: 'Maya', observedAt: '2025-03-07T19:00:00Z', sourceId: 'D1:1' },
+  { text: 'I switched from espresso to green tea because of my sleep.', speaker: 'Maya', observedAt: '2025-03-27T19:00:00Z', sourceId: 'D2:1' },
+  { text: 'My sister Lena lives in Lisbon.', speaker: 'Maya', observedAt: '2025-03-27T19:01:00Z', sourceId: 'D2:2' },
+];
+
+beforeAll(async () => {
+  stack = await createStack({ db: ':memory:', scope: { userId: 'maya' }, systemTwo: null });
+  app = createApi({ stack, bodyLimit: 20_000, playground: false });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('POST /v1/observations', () => {
+  it('stores observations with their gate decision and no embedding', async () => {
+    const res = await post('/v1/observations', { observations: OBS });
+    expect(res.status).toBe(200);
+    const { added } = (await res.json()) as any;
+    expect(added).toHaveLength(3);
+    expect(added[0].created).toBe(true);
+    expect(added[0].node.text).toBe(OBS[0].text);
+    expect(added[0].node.embedding).toBeUndefined();
+    expect(added[0].node.provenance.sourceId).toBe('D1:1');
+    expect(['add', 'update', 'noop']).toContain(added[2].gate.action);
+    expect(added[2].gate.threshold).toBeGreaterThan(0);
+  });
+  it('rejects bad input with JSON errors and writes nothing', async () => {
+    const before = ((await (await app.request('/v1/stats')).json()) as any).nodes;
+    await expectError(await post('/v1/observations', {}), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/observations', { observations: [] }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/observations', { observations: [{ text: 'ok' }, { text: '' }] }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/observations', { observations: [{ text: 42 }] }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/observations', '{"observations": [ {"text": '), 400, 'INVALID_JSON');
+    // A zone-less time is ambiguous: core rejects it (MemValidationError → 400 with its code).
+    await expectError(await post('/v1/observations', { observations: [{ text: 'hello there', observedAt: '2025-03-07 19:00' }] }), 400, 'MISSING_TIMEZONE');
+    await expectError(await post('/v1/observations', { observations: [{ text: 'x'.repeat(30_000) }] }), 413, 'PAYLOAD_TOO_LARGE');
+    const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
+    expect(after).toBe(before);
+  });
+});
+
+describe('POST /v1/search and /v1/ask', () => {
+  it('search returns scored evidence and the Jev trace', async () => {
+    const res = await post('/v1/search', { query: 'What does Maya drink now?', k: 2 });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.evidence.length).toBeGreaterThan(0);
+    expect(body.evidence.length).toBeLessThanOrEqual(2);
+    expect(body.evidence[0].node.embedding).toBeUndefined();
+    expect(body.trace.routing.semantic).toBeGreaterThanOrEqual(0);
+  });
+  it('ask offline returns the top evidence as the answer, labelled mode "evidence"', async () => {
+    const res = await post('/v1/ask', { question: 'Where does Lena live?', k: 3 });
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as any;
+    expect(r.mode).toBe('evidence');
+    expect(r.model).toBeNull();
+    expect(r.answer).toContain(r.evidence[0].text);
+    expect(r.evidence.map((e: any) => e.sourceId)).toContain('D2:2');
+    expect(Object.keys(r.trace.routing)).toEqual(expect.arrayContaining(['semantic', 'temporal', 'causal', 'entity']));
+    expect(typeof r.trace.stopReason).toBe('string');
+    expect(r.context).toContain('Lisbon');
+  });
+  it('rejects bad queries', async () => {
+    await expectError(await post('/v1/search', { query: '' }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/search', { query: 'x', k: 0 }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/search', { query: 'x', k: 'ten' }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/ask', { k: 3 }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/ask', { question: 'x', tokenBudget: 1 }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/ask', 'not json'), 400, 'INVALID_JSON');
+  });
+});
+
+describe('nodes, neighbours, forget, history, stats', () => {
+  it('gets a node, 404s unknown ids and other scopes', async () => {
+    const id = (await stack.list())[0].id;
+    const res = await app.request(`/v1/nodes/${id}`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).id).toBe(id);
+    await expectError(await app.request('/v1/nodes/does-not-exist'), 404, 'NODE_NOT_FOUND');
+    await expectError(await app.request(`/v1/nodes/${id}?userId=someone-else`), 404, 'NODE_NOT_FOUND');
+    await expectError(await app.request(`/v1/nodes/${id}?userId=a|b`), 400, 'SCOPE_INVALID');
+  });
+  it('lists neighbours, filtered by view', async () => {
+    const id = (await stack.list())[1].id;
+    const res = await app.request(`/v1/nodes/${id}/neighbors`);
+    expect(res.status).toBe(200);
+    const { neighbors } = (await res.json()) as any;
+    expect(neighbors.length).toBeGreaterThan(0);
+    expect(neighbors[0].node.embedding).toBeUndefined();
+    const temporal = (await (await app.request(`/v1/nodes/${id}/neighbors?views=temporal`)).json()) as any;
+    expect(temporal.neighbors.every((n: any) => n.relation.view === 'temporal')).toBe(true);
+    await expectError(await app.request(`/v1/nodes/${id}/neighbors?views=gossip`), 400, 'INVALID_INPUT');
+    await expectError(await app.request(`/v1/nodes/${id}/neighbors?limit=-1`), 400, 'INVALID_INPUT');
+    await expectError(await app.request('/v1/nodes/nope/neighbors'), 404, 'NODE_NOT_FOUND');
+  });
+  it('forgets a node (then 404), and history keeps a FORGET row', async () => {
+    const id = (await stack.list())[0].id;
+    const del = await app.request(`/v1/nodes/${id}`, { method: 'DELETE' });
+    expect(del.status).toBe(200);
+    expect((await del.json()) as any).toEqual({ id, forgotten: true });
+    await expectError(await app.request(`/v1/nodes/${id}`), 404, 'NODE_NOT_FOUND');
+    await expectError(await app.request(`/v1/nodes/${id}`, { method: 'DELETE' }), 404, 'NODE_NOT_FOUND');
+    const h = (await (await app.request(`/v1/history?nodeId=${id}`)).json()) as any;
+    expect(h.history.map((r: any) => r.op)).toContain('FORGET');
+    await expectError(await app.request('/v1/history?limit=0'), 400, 'INVALID_INPUT');
+    await expectError(await app.request('/v1/history?limit=abc'), 400, 'INVALID_INPUT');
+  });
+  it('reports stats and the graph of the scope', async () => {
+    const s = (await (await app.request('/v1/stats')).json()) as any;
+    expect(s.nodes).toBe(2);
+    expect(s.scope.userId).toBe('maya');
+    expect(Object.keys(s.relationsByView)).toEqual(['semantic', 'temporal', 'causal', 'entity']);
+    const other = (await (await app.request('/v1/stats?userId=nobody')).json()) as any;
+    expect(other.nodes).toBe(0);
+    const g = (await (await app.request('/v1/graph')).json()) as any;
+    expect(g.nodes).toHaveLength(2);
+    await expectError(await app.request('/v1/graph?limit=99999'), 400, 'INVALID_INPUT');
+  });
+});
+
+describe('document, auth, unknown routes, internal errors', () => {
+  it('serves the OpenAPI document listing every endpoint', async () => {
+    const doc = (await (await app.request('/openapi.json')).json()) as any;
+    expect(doc.openapi).toMatch(/^3\./);
+    for (const p of ['/v1/observations', '/v1/search', '/v1/ask', '/v1/nodes/{id}', '/v1/nodes/{id}/neighbors', '/v1/history', '/v1/stats']) {
+      expect(Object.keys(doc.paths)).toContain(p);
+    }
+    expect(Object.keys(doc.paths['/v1/nodes/{id}'])).toEqual(expect.arrayContaining(['get', 'delete']));
+  });
+  it('requires the bearer token when one is set', async () => {
+    const secured = createApi({ stack, token: 's3cret', playground: false });
+    await expectError(await secured.request('/v1/stats'), 401, 'UNAUTHORIZED');
+    await expectError(await secured.request('/v1/stats', { headers: { authorization: 'Bearer wrong' } }), 401, 'UNAUTHORIZED');
+    expect((await secured.request('/v1/stats', { headers: { authorization: 'Bearer s3cret' } })).status).toBe(200);
+    expect((await secured.request('/openapi.json')).status).toBe(200);
+  });
+  it('answers unknown routes with a JSON 404', async () => {
+    await expectError(await app.request('/v1/nope'), 404, 'NOT_FOUND');
+  });
+  it('hides internal error details from clients', async () => {
+    const broken = { ...stack, withScope: () => broken, search: async () => { throw new Error('secret path /etc/shadow exploded'); } } as unknown as Stack;
+    const seen: unknown[] = [];
+    const api = createApi({ stack: broken, playground: false, onInternalError: (e) => seen.push(e) });
+    const res = await api.request('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'x' }) });
+    const body = await expectError(res, 500, 'INTERNAL');
+    expect(body.error.message).toBe('Internal error');
+    expect(seen).toHaveLength(1);
+  });
+});
