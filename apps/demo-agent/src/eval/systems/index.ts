@@ -10,6 +10,7 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   bm25: bm25System,
   dense: denseSystem,
   hybrid: hybridSystem,
+  mem0: (ctx) => import('./mem0.js').then((m) => m.mem0System(ctx)), // real mem0ai OSS Memory, offline (issue 7)
   // Ablations of jev (issue 5): each mechanism switched off in turn.
   'jev-no-routing': jevSystem({ ablation: { routing: true } }),
   'jev-no-traversal': jevSystem({ ablation: { traversal: true } }),
