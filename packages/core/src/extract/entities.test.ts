@@ -29,6 +29,16 @@ describe('extractEntities', () => {
     expect(extractEntities('Thanks @caroline_s for the tip')).toContain('caroline_s');
     expect(extractEntities('')).toEqual([]);
   });
+  it('does not take sentence-initial common words for names (chat text)', () => {
+    expect(extractEntities('Glad you came!')).toEqual([]);
+    expect(extractEntities('Great to see you! Nice pic.')).toEqual([]);
+    expect(extractEntities('Yup, gonna do it. Woah!')).toEqual([]);
+    expect(extractEntities('Congrats on the new job, Melanie!')).toEqual(['melanie']);
+    // a common word that is also a name survives as a verb's subject or a possessor
+    expect(extractEntities('Nice pic! Max looks happy.')).toEqual(['max']);
+    expect(extractEntities("Max's collar is red.")).toEqual(['max']);
+    expect(extractEntities('Caroline went to the park.')).toEqual(['caroline']);
+  });
   it('deduplicates in order of first mention', () => {
     expect(extractEntities('Sweden is where I grew up. My friends from Sweden visited, and Oslo too.')).toEqual(['sweden', 'oslo']);
   });

@@ -1,7 +1,7 @@
 /**
  * Entity extraction (ours, on wink-nlp's POS tags and named entities).
  */
-import { parseText, type ParsedToken } from './nlp.js';
+import { commonWordLexicon, parseText, type ParsedToken } from './nlp.js';
 
 const TITLES = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'prof', 'sir', 'madam', 'mx', 'rev', 'fr', 'sr', 'jr', 'st', 'aunt', 'uncle']);
 const CALENDAR = new Set([
@@ -12,7 +12,11 @@ const CALENDAR = new Set([
   'today', 'yesterday', 'tomorrow', 'christmas', 'easter', 'halloween', 'thanksgiving',
 ]);
 // Words wink sometimes tags PROPN that are not names (interjections, pronoun contractions, chat filler).
-const NOT_NAMES = new Set(["i'm", "i’m", 'i', 'im', 'hey', 'hi', 'hello', 'ok', 'okay', 'yes', 'yeah', 'no', 'oh', 'wow', 'lol', 'omg', 'thanks', 'thank', 'haha', 'btw']);
+const NOT_NAMES = new Set([
+  "i'm", 'i’m', 'i', 'im', "i've", "i'd", "i'll", "how've", 'hey', 'hi', 'hello', 'ok', 'okay', 'yes', 'yeah', 'yep', 'yup', 'nope', 'no',
+  'oh', 'ooh', 'ooo', 'wow', 'woah', 'whoa', 'lol', 'lmao', 'omg', 'thanks', 'thank', 'thx', 'haha', 'hahaha', 'btw', 'idk', 'imo',
+  'tbh', 'ttyl', 'brb', 'np', 'gonna', 'gotta', 'wanna', 'gotcha', 'oof', 'ugh', 'yay', 'aw', 'aww', 'awww', 'hmm', 'mmm', 'mm', 'um',
+]);
 const ENTITY_TYPES = new Set(['MENTION', 'EMAIL', 'URL']);
 
 /**
@@ -37,8 +41,11 @@ function isNameToken(t: ParsedToken): boolean {
  * first mention: maximal runs of proper nouns (wink-nlp POS `PROPN`, joined across glued hyphens
  * as in "Coca-Cola"; leading titles such as "Dr." dropped; weekday, month and holiday names
  * excluded) plus wink's MENTION / EMAIL / URL entities. Pure and synchronous; ~0.1 ms for a
- * 20-word sentence after the model's one-time load. English only; lower-cased names ("berlin")
- * are not detected (no capitalisation cue), and a capitalised sentence-initial common noun may be.
+ * 20-word sentence after the model's one-time load. Sentence-initial capitals are weak evidence:
+ * a word there that wink's lexicon knows as a common word, never a proper noun ("Glad", "Nice")
+ * counts only before a verb or possessive or if capitalised elsewhere in the text. English only;
+ * lower-cased names ("berlin") are missed; "Caroline, hi!" misses caroline (a common word in the
+ * lexicon); "Pets are great" yields pets.
  */
 export function extractEntities(text: string): string[] {
   if (typeof text !== 'string' || text.trim() === '') return [];
@@ -55,6 +62,16 @@ export function extractEntities(text: string): string[] {
   for (const e of entities) {
     if (e.type === 'DATE' || e.type === 'TIME' || e.type === 'DURATION') for (let i = e.start; i <= e.end; i++) inTypedEntity[i] = 1;
   }
+  const lex = commonWordLexicon();
+  /** A capitalised word that is a common English word the lexicon never tags as a proper noun. */
+  const isCommonWord = (t: ParsedToken) => {
+    if (!lex) return false;
+    const w = t.lower.replace(/['’]s$/, '');
+    return !lex.isOOV(w) && !lex.hasSamePOS(w, 'PROPN');
+  };
+  // Capitalised mid-sentence somewhere in the text: strong evidence of a name.
+  const capitalisedInside = new Set<string>();
+  for (const t of tokens) if (!t.sentenceStart && isNameToken(t)) capitalisedInside.add(t.lower);
   let i = 0;
   while (i < tokens.length) {
     if (!isNameToken(tokens[i]) || inTypedEntity[i]) {
@@ -82,6 +99,19 @@ export function extractEntities(text: string): string[] {
     // drop leading titles ("Dr. Jane Doe" -> "jane doe") and calendar words
     const words = parts.join('').split(' ');
     while (words.length > 1 && TITLES.has(words[0].toLowerCase().replace(/\.$/, ''))) words.shift();
+    if (tokens[i].sentenceStart && isCommonWord(tokens[i]) && !capitalisedInside.has(tokens[i].lower)) {
+      // Sentence-initial capitals are weak evidence (wink tags every capitalised word PROPN): a
+      // common word there ("Glad", "Congrats", "Nice") is dropped from the front of a run, and kept
+      // alone only before a verb or a possessive ("Caroline went", "Max's") (ours).
+      if (j > i && words.length > 1 && words[0].toLowerCase() === tokens[i].lower) words.shift();
+      else if (j === i) {
+        const next = tokens[i + 1];
+        if (!next || (next.pos !== 'VERB' && next.pos !== 'AUX' && !/^['’]s$/.test(next.value))) {
+          i = j + 1;
+          continue;
+        }
+      }
+    }
     const name = words.join(' ');
     const norm = normalizeEntity(name);
     if (!(words.length === 1 && (CALENDAR.has(norm) || TITLES.has(norm.replace(/\.$/, ''))))) push(name);

@@ -30,16 +30,44 @@ interface WinkNlp {
   its: any;
 }
 
+/** Read-only view of the wink English lexicon (common words and the parts of speech they can take). */
+export interface WinkLexicon {
+  /** True if `word` (lower-case) is not in the model's built-in lexicon. */
+  isOOV(word: string): boolean;
+  /** True if the base-form `word` can take part of speech `pos` (e.g. 'PROPN'). */
+  hasSamePOS(word: string, pos: string): boolean;
+}
+
 let nlp: WinkNlp | null = null;
+let lexicon: WinkLexicon | null = null;
 
 function pipeline(): WinkNlp {
   if (!nlp) {
     const req = createRequire(import.meta.url);
     const winkNLP = req('wink-nlp');
     const model = req('wink-eng-lite-web-model');
-    nlp = (winkNLP.default ?? winkNLP)(model.default ?? model, ['sbd', 'pos', 'ner']) as WinkNlp;
+    const m = model.default ?? model;
+    // Capture the unpacked model so the lexicon can be queried (see `commonWordLexicon`).
+    let core: unknown = null;
+    const wrapped = { ...m, core: () => (core = m.core()) };
+    nlp = (winkNLP.default ?? winkNLP)(wrapped, ['sbd', 'pos', 'ner']) as WinkNlp;
+    try {
+      // wink-nlp does not export its lexicon lookup; its internal cache module gives read-only
+      // access to the same unpacked model (wink-nlp 2.x). Without it, entity filtering is weaker.
+      const Cache = req('wink-nlp/src/cache.js');
+      const c = core ? Cache(core, m.featureFn) : null;
+      if (c && typeof c.isOOV === 'function' && typeof c.hasSamePOS === 'function') lexicon = c as WinkLexicon;
+    } catch {
+      lexicon = null;
+    }
   }
   return nlp;
+}
+
+/** The wink lexicon, or null if this wink-nlp version does not expose it. Loads the pipeline. */
+export function commonWordLexicon(): WinkLexicon | null {
+  pipeline();
+  return lexicon;
 }
 
 const LRU_SIZE = 256;

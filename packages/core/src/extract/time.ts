@@ -59,6 +59,7 @@ function monthStart(year: number, month: number): number {
 type Interval = { start: number; end: number | null; granularity: TimeGranularity };
 type Rule = { re: RegExp; resolve: (m: RegExpExecArray, ref: number) => Interval | null };
 
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const SEASON_START: Record<string, number> = { spring: 2, summer: 5, fall: 8, autumn: 8, winter: 11 }; // meteorological, N. hemisphere
 
 /** The season (meteorological, northern hemisphere) containing `t`, as [start, end). */
@@ -83,7 +84,7 @@ const RULES: Rule[] = [
     resolve: (_m, ref) => weekendOfWeek(utcWeekStart(ref) - 14 * DAY),
   },
   {
-    re: new RegExp(`\\b${NUM}\\s+weekends?\\s+ago\\b`, 'gi'),
+    re: new RegExp(`\\b${NUM}\\s+weekends?\\s+(?:ago|back)\\b`, 'gi'),
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       return Number.isFinite(n) ? weekendOfWeek(utcWeekStart(ref) - 7 * n * DAY) : null;
@@ -103,7 +104,7 @@ const RULES: Rule[] = [
     resolve: (_m, ref) => ({ start: utcWeekStart(ref) - 14 * DAY, end: utcWeekStart(ref) - 7 * DAY, granularity: 'week' }),
   },
   {
-    re: new RegExp(`\\b${NUM}\\s+weeks?\\s+ago\\b`, 'gi'),
+    re: new RegExp(`\\b${NUM}\\s+weeks?\\s+(?:ago|back)\\b`, 'gi'),
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -123,7 +124,7 @@ const RULES: Rule[] = [
   },
   // --- days counted back (number words chrono may miss) ---
   {
-    re: new RegExp(`\\b${NUM}\\s+days?\\s+ago\\b`, 'gi'),
+    re: new RegExp(`\\b${NUM}\\s+days?\\s+(?:ago|back)\\b`, 'gi'),
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -140,7 +141,7 @@ const RULES: Rule[] = [
     },
   },
   {
-    re: new RegExp(`\\b${NUM}\\s+months?\\s+ago\\b`, 'gi'),
+    re: new RegExp(`\\b${NUM}\\s+months?\\s+(?:ago|back)\\b`, 'gi'),
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -156,6 +157,23 @@ const RULES: Rule[] = [
       if (w === 'past') return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'month' };
       const off = w === 'this' ? 0 : w === 'next' || w === 'the following' || w === 'the coming' ? 1 : -1;
       return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth() + off), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() + off + 1), granularity: 'month' };
+    },
+  },
+  // --- "last August", "this past March", "next June": the named calendar month ---
+  {
+    re: /\b(this\s+past|last|this|next)\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/gi,
+    resolve: (m, ref) => {
+      const w = m[1].toLowerCase().replace(/\s+/g, ' ');
+      const month = MONTHS.indexOf(m[2].toLowerCase());
+      const d = new Date(ref);
+      const cur = d.getUTCMonth();
+      let y = d.getUTCFullYear();
+      if (w === 'last' || w === 'this past') {
+        if (month >= cur) y -= 1; // the most recent such month that ended before this month
+      } else if (w === 'next') {
+        if (month <= cur) y += 1;
+      }
+      return { start: monthStart(y, month), end: monthStart(y, month + 1), granularity: 'month' };
     },
   },
   // --- seasons ---
@@ -184,7 +202,7 @@ const RULES: Rule[] = [
     },
   },
   {
-    re: new RegExp(`\\b${NUM}\\s+years?\\s+ago\\b`, 'gi'),
+    re: new RegExp(`\\b${NUM}\\s+years?\\s+(?:ago|back)\\b`, 'gi'),
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -215,8 +233,12 @@ const RULES: Rule[] = [
   },
 ];
 
-// chrono expressions that do not locate an event.
-const CHRONO_SKIP = /^(now|right now|currently|today's|at the moment)$/i;
+// chrono matches that do not locate an event (ours, from false positives seen in chat text):
+// "now"; bare part-of-day or "weekend" ("an awesome night", "plans for the weekend"); weekday
+// abbreviations that are common words ("the sun", "we sat"); durations and anchors relative to
+// another event ("for 3 years", "after a day", "within a week").
+const CHRONO_SKIP = /^(now|right now|currently|today's|at the moment|night|morning|evening|afternoon|noon|midnight|weekend|sun|sat|mon|tue|tues|wed|thu|thur|thurs|fri)\.?$/i;
+const CHRONO_SKIP_PREFIX = /^(for|after|within|over|during|since|until|till)\b/i;
 
 function toReference(observedAt: string | Date | number): number {
   let t: number;
@@ -282,7 +304,8 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
   const results = chrono.parse(text, { instant: new Date(ref), timezone: 0 });
   const fromC: typeof found = [];
   for (const r of results) {
-    if (CHRONO_SKIP.test(r.text.trim())) continue;
+    const t = r.text.trim();
+    if (CHRONO_SKIP.test(t) || CHRONO_SKIP_PREFIX.test(t)) continue;
     if (overlaps(r.index, r.text.length)) continue;
     fromC.push({ index: r.index, length: r.text.length, expression: r.text, iv: fromChrono(r) });
   }
