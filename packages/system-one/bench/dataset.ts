@@ -157,7 +157,8 @@ rel(m('The power went out during the storm.', '2024-11-02T19:00:00Z'),
   { semantic: 1, causes: 1, caused_by: 0, same_episode: 1, order: 'before' });
 rel(m('Tariq plays bass in a jazz trio.', '2024-02-10T10:00:00Z'),
   m('My sister is training for a marathon in October.', '2024-02-10T10:20:00Z'),
-  { semantic: 0, causes: 0, caused_by: 0, same_episode: 0, alias: 0, order: 'after' });
+  // order label corrected after the first run: 10:00 is before 10:20 (a labelling slip, not tuning)
+  { semantic: 0, causes: 0, caused_by: 0, same_episode: 0, alias: 0, order: 'before' });
 rel(m('The workshop ran from 9 to 5 on Saturday.', undefined, { start: '2024-03-16T09:00:00Z', end: '2024-03-16T17:00:00Z' }),
   m('We had a coffee break with pastries at the workshop.', undefined, { start: '2024-03-16T10:30:00Z', end: '2024-03-16T10:50:00Z' }),
   { semantic: 1, causes: 0, caused_by: 0, same_episode: 1, order: 'contains' });

@@ -11,38 +11,24 @@ import { batches, catalogue, type CatalogueKind } from '../src/catalogue';
 import { createSystemOne } from '../src/controller';
 import { lexicalContext, scoreQuestion } from '../src/offline/index';
 import { type Question, resolveRefs } from '../src/schema';
-import { dataset } from './dataset';
+import { dataset, type LabelledCase } from './dataset';
+import { TEMPLATES } from './templates';
+import { holdout } from './holdout';
 import { auc, ece, percentile } from './metrics';
 
-const TEMPLATES: Record<CatalogueKind, () => Question> = {
-  'typing.episodic': catalogue.typing.episodic, 'typing.semantic': catalogue.typing.semantic,
-  'typing.procedural': catalogue.typing.procedural, 'typing.preference': catalogue.typing.preference,
-  'relation.semantic': () => catalogue.relation.semantic(0), 'relation.causes': () => catalogue.relation.causes(0),
-  'relation.caused_by': () => catalogue.relation.causedBy(0), 'relation.same_episode': () => catalogue.relation.sameEpisode(0),
-  'relation.entity_alias': () => catalogue.relation.entityAlias(0), 'relation.temporal_order': () => catalogue.relation.temporalOrder(0),
-  'consolidation.redundant': () => catalogue.consolidation.redundant(0), 'consolidation.contradiction': () => catalogue.consolidation.contradiction(0),
-  'consolidation.obsolete': () => catalogue.consolidation.obsolete(0), 'consolidation.link': () => catalogue.consolidation.link(0),
-  'consolidation.representation': () => catalogue.consolidation.representation(0),
-  'routing.semantic': catalogue.routing.semantic, 'routing.temporal': catalogue.routing.temporal, 'routing.causal': catalogue.routing.causal,
-  'routing.entity': catalogue.routing.entity, 'routing.multi_hop_need': catalogue.routing.multiHopNeed,
-  'routing.recency_importance': catalogue.routing.recencyImportance,
-  'scoring.relevance': () => catalogue.scoring.relevance(0), 'scoring.relation_usefulness': () => catalogue.scoring.relationUsefulness(0),
-  'scoring.new_information': () => catalogue.scoring.newInformation(0), 'scoring.supports_current_evidence': () => catalogue.scoring.supportsCurrentEvidence(0),
-  'stopping.evidence_sufficient': catalogue.stopping.evidenceSufficient, 'stopping.continue_useful': catalogue.stopping.continueUseful,
-  'stopping.missing_evidence': catalogue.stopping.missingEvidence, 'stopping.contradiction': catalogue.stopping.contradiction,
-};
+
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : ' — ');
 
-async function accuracy(): Promise<void> {
+async function accuracy(set: readonly LabelledCase[], title: string): Promise<void> {
   const s1 = createSystemOne({ cache: false });
   const rows: { kind: string; n: number; acc: number; auc: number; ece: number; base: number }[] = [];
-  const kinds = [...new Set(dataset.map((c) => c.kind))];
+  const kinds = [...new Set(set.map((c) => c.kind))];
   let totN = 0;
   let totCorrect = 0;
   let totBase = 0;
   for (const kind of kinds) {
-    const cs = dataset.filter((c) => c.kind === kind);
+    const cs = set.filter((c) => c.kind === kind);
     const q = TEMPLATES[kind]();
     const scores: number[] = [];
     const labels: number[] = [];
@@ -71,7 +57,7 @@ async function accuracy(): Promise<void> {
     totCorrect += correct.filter(Boolean).length;
     totBase += base * cs.length;
   }
-  console.log('\n## Offline backend on the hand-labelled set (bench/dataset.ts)\n');
+  console.log(`\n## ${title}\n`);
   console.log('| kind | n | accuracy | majority baseline | AUC | ECE |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.kind} | ${r.n} | ${f2(r.acc)} | ${f2(r.base)} | ${f2(r.auc)} | ${f2(r.ece)} |`);
@@ -199,5 +185,6 @@ async function speed(): Promise<void> {
   console.log(`| relation batches (10 candidates x 6 questions): questions/s | ${Math.round(relTot / (relCtrl / 1000)).toLocaleString('en-US')} | ${Math.round(relTot / (relPlain / 1000)).toLocaleString('en-US')} | ${(relCtrl / relPlain).toFixed(2)}x |`);
 }
 
-await accuracy();
-await speed();
+await accuracy(dataset, 'Offline backend, development set (bench/dataset.ts; the scorers were tuned on it)');
+await accuracy(holdout, 'Offline backend, held-out set (bench/holdout.ts; never tuned on)');
+if (!process.argv.includes('--no-speed')) await speed();

@@ -83,6 +83,8 @@ function depthOf(refs: ResolvedRef[]): number {
 
 interface ItemFeatures extends TextFeatures {
   ents: Set<string>;
+  /** Content stems that are not part of an entity name (what the item is about, besides who). */
+  topic: Set<string>;
 }
 const itemCache = new WeakMap<object, ItemFeatures>();
 
@@ -103,8 +105,17 @@ function feat(it: Item): ItemFeatures {
     content = new Set(content);
     for (const k of kws) for (const w of k.toLowerCase().split(/\s+/)) if (w) content.add(stem(w));
   }
-  const out: ItemFeatures = { ...f, content, ents };
+  const out: ItemFeatures = { ...f, content, ents, topic: topicOf(content, ents) };
   itemCache.set(it, out);
+  return out;
+}
+
+function topicOf(content: Set<string>, ents: Set<string>): Set<string> {
+  if (!ents.size) return content;
+  const names = new Set<string>();
+  for (const e of ents) for (const t of e.split(' ')) names.add(stem(t));
+  const out = new Set<string>();
+  for (const c of content) if (!names.has(c)) out.add(c);
   return out;
 }
 
@@ -127,14 +138,26 @@ function relatedness(a: Item, b: Item, ctx: ScoreContext, cosine?: number): numb
   return 0.5 * lexical + 0.5 * ctx.scaleCosine(c);
 }
 
+const queryFeat = (q: string): ItemFeatures => feat(queryItem(q));
+/** Question-frame words that say what kind of answer is wanted, not what it is about. */
+const QUESTION_FRAME = /\b(how (long|many|much|often|far|old)|what (kind|type|sort) of|what time|the name of|name of|what happened|happen(ed)?)\b/gi;
+const queryItems = new Map<string, Item>();
+function queryItem(q: string): Item {
+  let it = queryItems.get(q);
+  if (!it) {
+    if (queryItems.size > 20_000) queryItems.clear();
+    queryItems.set(q, (it = { text: q.replace(QUESTION_FRAME, ' ') }));
+  }
+  return it;
+}
+
 /** Share of the query's content words and entities found in an item (query-side recall), with cosine mixing. */
 function queryMatch(query: string, it: Item, ctx: ScoreContext, cosine?: number): number {
-  const fq = features(query);
+  const fq = queryFeat(query);
   const fi = feat(it);
-  const terms = fq.content;
-  const covered = containment(terms, fi.content);
-  const ents = fq.entities.size ? sharedEntities(fq.entities, fi.ents) / fq.entities.size : 0;
-  const lexical = clamp01(0.75 * covered + 0.25 * ents + (fq.entities.size ? 0 : 0.1 * covered));
+  const covered = containment(fq.topic, fi.content);
+  const ents = fq.ents.size ? sharedEntities(fq.ents, fi.ents) / fq.ents.size : 0;
+  const lexical = clamp01(fq.ents.size ? 0.7 * covered + 0.3 * ents : covered);
   const c = cosine ?? ctx.embedCosine(query, it.text);
   if (c === undefined || !Number.isFinite(c)) return lexical;
   return 0.5 * lexical + 0.5 * ctx.scaleCosine(c);
@@ -150,8 +173,9 @@ function typingEpisodic(refs: ResolvedRef[]): number {
   const it = toItem(refs[0]?.value);
   const l = feat(it).lower;
   let x = -1.6;
-  if (CUES.pastEvent.test(l)) x += 1.6;
-  if (CUES.timeExpr.test(l) || /\b\w+ed\b/.test(l)) x += 1.0;
+  const past = CUES.pastEvent.test(l) || /\b\w{3,}ed (my|the|a|an|our|his|her|their|to|at|in|on|with|for|up|out)\b/.test(l);
+  if (past) x += 1.6;
+  if (CUES.timeExpr.test(l)) x += 1.0;
   if (/\b(i|we|my)\b/.test(l)) x += 0.3;
   if (CUES.habitual.test(l)) x -= 1.2;
   if (CUES.imperative.test(l) || /\bhow to\b/.test(l)) x -= 1.0;
@@ -164,7 +188,10 @@ function typingSemantic(refs: ResolvedRef[]): number {
   const l = feat(it).lower;
   let x = -1.0;
   if (CUES.fact.test(l)) x += 1.8;
-  if (/\b(is|are|has|have|am)\b/.test(l) && !CUES.pastEvent.test(l)) x += 0.5;
+  const past = CUES.pastEvent.test(l);
+  if (/\b(is|are|has|have|am)\b/.test(l) && !past) x += 1.0;
+  // generic present simple of a third-person subject ("water boils", "the library closes")
+  else if (/^(the |a |an |our |my |his |her |their )?\w+( \w+)? \w+(s|es)\b/.test(l) && !past && !/\b(i|we|you)\b/.test(l)) x += 1.0;
   if (CUES.timeExpr.test(l)) x -= 0.7;
   if (CUES.pastEvent.test(l)) x -= 0.6;
   if (CUES.imperative.test(l)) x -= 0.8;
@@ -180,7 +207,9 @@ function typingProcedural(refs: ResolvedRef[]): number {
   if (CUES.imperative.test(l)) x += 1.6;
   if (/\b(first|then|next|after that|finally)\b.*\b(then|next|after that|finally|and then)\b/.test(l)) x += 1.2;
   if (/\b(you|your)\b/.test(l)) x += 0.3;
-  if (CUES.habitual.test(l) && CUES.procedure.test(l)) x += 0.6;
+  if (CUES.habitual.test(l) && (CUES.procedure.test(l) || /\b(then|after that|before)\b/.test(l))) x += 1.2;
+  // an imperative after a purpose or condition clause: "To reset it, hold …", "When it beeps, take …"
+  if (/^(to|when|if|once|after|before)\b[^,]*, (then )?(add|mix|hold|press|take|put|turn|open|close|click|run|use|let|wait|remove|pour|stir|check|fill|select|set|keep|place|leave|cover|cut|wash|rinse|unplug|plug|restart|boil|heat)\b/.test(l)) x += 2.4;
   if (CUES.pastEvent.test(l) && !CUES.imperative.test(l)) x -= 0.6;
   return soft(logistic(x));
 }
@@ -239,6 +268,9 @@ function causalScore(x: Item, y: Item, ctx: ScoreContext): number {
   if (cy) ev = Math.max(ev, containment(fx.content, cy.cause) * 1.2 - 0.4 * containment(fx.content, cy.effect));
   const cx = causalClauses(fx.text);
   if (cx) ev = Math.max(ev, containment(fy.content, cx.effect) * 1.2 - 0.4 * containment(fy.content, cx.cause));
+  // "So now I can drive…", "That's why…": y's effect connective refers back to a previous statement
+  if (/^\s*(so|therefore|thus|hence|as a result|because of (that|this)|that's why|this is why|which is why|consequently)\b/.test(fy.lower)) ev = Math.max(ev, 0.55);
+  if (/^\s*(because|since|due to)\b/.test(fx.lower) && !cx) ev = Math.max(ev, 0.3);
   const ix = eventInterval(x);
   const iy = eventInterval(y);
   let order = 0;
@@ -268,7 +300,7 @@ function relSameEpisode(refs: ResolvedRef[], ctx: ScoreContext): number {
   const ib = eventInterval(b);
   if (ia && ib) {
     const gap = Math.max(0, Math.max(ia.start, ib.start) - Math.min(ia.end, ib.end));
-    if (gap <= 2 * MS.HOUR) z += 1.6;
+    if (gap <= 2 * MS.HOUR) z += 1.9;
     else if (gap <= 12 * MS.HOUR) z += 0.6;
     else if (gap <= 2 * MS.DAY) z -= 0.4;
     else z -= 2.0;
@@ -330,7 +362,7 @@ export function jaroWinkler(a: string, b: string): number {
 
 /** Alias score of two names (ours): nickname table, acronym, prefix, token subset, spelling similarity. */
 export function aliasScore(x: string, y: string): number {
-  if (x === y) return 0.55;
+  if (x === y) return 0.3;
   const gx = NICK_INDEX.get(x);
   if (gx !== undefined && gx === NICK_INDEX.get(y)) return 0.92;
   const acr = (s: string) => s.split(/\s+/).map((w) => w[0]).join('');
@@ -367,7 +399,11 @@ function relTemporalOrder(refs: ResolvedRef[]): Record<string, number> {
     const tol = 60_000;
     const conf = ia.assumed && ib.assumed ? 0.7 : 0.85;
     let label: string;
-    if (Math.abs(ia.start - ib.start) <= tol && Math.abs(ia.end - ib.end) <= tol) label = 'same_time';
+    const coarse = ia.relative || ib.relative;
+    const ma = (ia.start + ia.end) / 2;
+    const mb = (ib.start + ib.end) / 2;
+    if (coarse) label = Math.abs(ma - mb) <= tol ? 'same_time' : ma < mb ? 'before' : 'after';
+    else if (Math.abs(ia.start - ib.start) <= tol && Math.abs(ia.end - ib.end) <= tol) label = 'same_time';
     else if (ia.end < ib.start - tol || (ia.start === ia.end && ib.start === ib.end && ia.start < ib.start)) label = 'before';
     else if (ia.start > ib.end + tol || (ia.start === ia.end && ib.start === ib.end && ia.start > ib.start)) label = 'after';
     else if (ia.start >= ib.start - tol && ia.end <= ib.end + tol) label = 'during';
@@ -381,14 +417,24 @@ function relTemporalOrder(refs: ResolvedRef[]): Record<string, number> {
     } else out.unknown += 0.05;
   } else {
     const la = feat(a).lower;
+    const lb = feat(b).lower;
     const rel = intersectionSize(feat(a).content, feat(b).content) > 0;
+    const PAST = /\b(last (year|month|week)|\d+ (years?|months?|weeks?) ago|used to|when i was|as a (child|kid)|years ago|back then|in (19|20)\d\d|in (january|february|march|april|may|june|july|august|september|october|november|december))\b/;
+    const NOW = /\b(now|currently|these days|nowadays|today|this (year|month|week)|recently|just)\b/;
+    const causal = causalScore(a, b, ctxLexical) - causalScore(b, a, ctxLexical);
     if (/\b(before|earlier|prior to|previously|first)\b/.test(la) && rel) out.before += 0.5;
     else if (/\b(after|afterwards|later|then|since|following)\b/.test(la) && rel) out.after += 0.5;
     else if (/\b(while|during|meanwhile|at the same time)\b/.test(la) && rel) out.during += 0.4;
+    else if (PAST.test(lb) && !PAST.test(la)) out.after += 0.45;
+    else if (PAST.test(la) && !PAST.test(lb)) out.before += 0.45;
+    else if (NOW.test(la) && !NOW.test(lb)) out.after += 0.35;
+    else if (Math.abs(causal) > 0.25) out[causal > 0 ? 'before' : 'after'] += 0.45; // a cause precedes its effect
     out.unknown += 0.6;
   }
   return out;
 }
+
+const ctxLexical: ScoreContext = { embedCosine: () => undefined, scaleCosine: (c) => clamp01((c - 0.2) / 0.6) };
 
 // ---------------------------------------------------------------------------------------------
 // consolidation: on { new_memory, candidates[i] }
@@ -399,15 +445,34 @@ function redundancy(a: Item, b: Item, ctx: ScoreContext): number {
   const fb = feat(b);
   if (fa.lower === fb.lower) return 0.97;
   const jac = intersectionSize(fa.content, fb.content) / Math.max(1, fa.content.size + fb.content.size - intersectionSize(fa.content, fb.content));
-  const cont = Math.min(containment(fb.content, fa.content), containment(fa.content, fb.content));
+  const cont = (containment(fb.content, fa.content) + containment(fa.content, fb.content)) / 2;
   const c = num(b.cosine) ?? ctx.embedCosine(a.text, b.text);
   let z = -4 + 5 * jac + 3 * cont + (c !== undefined ? 2 * ctx.scaleCosine(c) - 1 : 0);
   if (fa.negated !== fb.negated) z -= 2;
   if (antonymConflict(fa.lower, fb.lower)) z -= 2;
   const na = new Set(fa.numbers);
   if (fb.numbers.some((x) => !na.has(x)) && fa.numbers.length) z -= 1.5;
+  if (/\b(again|another|once more|second time|every)\b/.test(fa.lower + ' ' + fb.lower)) z -= 2.5;
+  if (differentDays(fa.lower, fb.lower)) z -= 2.5;
   return soft(logistic(z));
 }
+
+const DAYWORD = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)s?\b/g;
+function differentDays(a: string, b: string): boolean {
+  const da = new Set([...a.matchAll(DAYWORD)].map((m) => m[1]));
+  const db = new Set([...b.matchAll(DAYWORD)].map((m) => m[1]));
+  return da.size > 0 && db.size > 0 && ![...da].some((d) => db.has(d));
+}
+const PROFESSION = /\b(?:works? as an?|is an?|job is|employed as an?) (?:[\w-]+ ){0,2}?(?<job>\w+(?:er|or|ist|ian|eon|ant|ent)|nurse|chef|doctor|pilot|lawyer|surgeon|teacher|engineer|designer|developer|accountant|pharmacist|architect|plumber|electrician|student)\b/;
+const STOP_DOING = /\b(quit|stopped|gave up|no longer|not anymore|doesn't .+ anymore|don't .+ anymore)\s+(\w+)/;
+
+const FRAMES = [
+  /\b(lives? in|living in|moved to|relocated to|based in|is from|lives? at)\s+(\w+(?: \w+)?)/,
+  /\b(married to|dating|engaged to)\s+(\w+)/,
+  /\b(drives? an?|owns? an?)\s+(?:new |old )?(\w+(?: \w+)?)/,
+  /\b(name is|called)\s+(\w+)/,
+  /\b(favou?rite \w+ is)\s+(\w+(?: \w+)?)/,
+];
 
 /** Same subject (shared entity or strong overlap) with a conflict: negation mismatch, antonyms, or a changed value. */
 function contradictionScore(a: Item, b: Item, ctx: ScoreContext): number {
@@ -417,13 +482,25 @@ function contradictionScore(a: Item, b: Item, ctx: ScoreContext): number {
   let conflict = 0;
   if (fa.negated !== fb.negated && intersectionSize(fa.content, fb.content) >= 2) conflict = Math.max(conflict, 0.8);
   if (antonymConflict(fa.lower, fb.lower)) conflict = Math.max(conflict, 0.75);
+  const stative = !CUES.pastEvent.test(fa.lower) && !CUES.pastEvent.test(fb.lower);
   const nb = new Set(fb.numbers);
-  if (fa.numbers.length && fb.numbers.length && !fa.numbers.some((x) => nb.has(x)) && intersectionSize(fa.content, fb.content) >= 2)
+  if (stative && fa.numbers.length && fb.numbers.length && !fa.numbers.some((x) => nb.has(x)) && intersectionSize(fa.content, fb.content) >= 2)
     conflict = Math.max(conflict, 0.6);
-  const frame = /\b(lives? in|live in|moved to|works? (at|for|as)|name is|favorite \w+ is|is from|married to|dating|studies|born in|allergic to|drives? a)\b\s*(\w+(?: \w+)?)/;
-  const ma = frame.exec(fa.lower);
-  const mb = frame.exec(fb.lower);
-  if (ma && mb && ma[1].split(' ')[0].slice(0, 4) === mb[1].split(' ')[0].slice(0, 4) && ma[3] !== mb[3]) conflict = Math.max(conflict, 0.7);
+  if (stative && differentDays(fa.lower, fb.lower) && intersectionSize(fa.topic, fb.topic) >= 2) conflict = Math.max(conflict, 0.65);
+  // same frame (residence, job, vehicle, …) with a different value
+  for (const frame of FRAMES) {
+    const ma = frame.exec(fa.lower);
+    const mb = frame.exec(fb.lower);
+    if (ma && mb && ma[ma.length - 1] !== mb[mb.length - 1]) conflict = Math.max(conflict, 0.7);
+  }
+  const pa = PROFESSION.exec(fa.lower);
+  const pb = PROFESSION.exec(fb.lower);
+  if (pa && pb && pa.groups!.job !== pb.groups!.job && sharedEntities(fa.ents, fb.ents) > 0) conflict = Math.max(conflict, 0.7);
+  // "quit smoking" vs "smokes a pack a day"
+  for (const [x, y] of [[fa, fb], [fb, fa]] as const) {
+    const st = STOP_DOING.exec(x.lower);
+    if (st && !y.negated && y.content.has(stem(st[2]))) conflict = Math.max(conflict, 0.75);
+  }
   return soft(0.03 + 0.95 * topic * conflict);
 }
 
@@ -441,20 +518,28 @@ function conObsolete(refs: ResolvedRef[], ctx: ScoreContext): number {
   const topic = relatedness(a, b, ctx, num(b.cosine));
   const shared = sharedEntities(fa.ents, feat(b).ents) > 0 || intersectionSize(fa.content, feat(b).content) >= 2;
   let z = -3 + 2.5 * topic + (shared ? 0.8 : 0);
-  if (CUES.change.test(fa.lower)) z += 1.6;
+  const change = CUES.change.test(fa.lower);
+  if (change) z += 1.6;
   const c = contradictionScore(a, b, ctx);
-  z += 2.5 * c;
   const ia = eventInterval(a);
   const ib = eventInterval(b);
-  if (ia && ib) z += ia.start > ib.end ? 0.5 : ia.end < ib.start ? -2 : 0;
+  const later = ia && ib ? (ia.start > ib.end ? 1 : ia.end < ib.start ? -1 : 0) : 0;
+  z += (later > 0 || change ? 2.5 : 0.8) * c;
+  z += later > 0 ? 0.5 : later < 0 ? -2.5 : 0;
   if (redundancy(a, b, ctx) > 0.8) z -= 1;
   return soft(logistic(z));
 }
 function conLink(refs: ResolvedRef[], ctx: ScoreContext): number {
   const [a, b] = pair(refs);
-  const r = relatedness(a, b, ctx, num(b.cosine));
+  const fa = feat(a);
+  const fb = feat(b);
+  const topic = setCosine(fa.topic, fb.topic);
+  const c = num(b.cosine) ?? ctx.embedCosine(a.text, b.text);
+  const t = c === undefined ? Math.sqrt(topic) : 0.5 * Math.sqrt(topic) + 0.5 * ctx.scaleCosine(c);
   const red = redundancy(a, b, ctx);
-  return soft(logistic(8 * (r - 0.3) + (sharedEntities(feat(a).ents, feat(b).ents) > 0 ? 0.6 : 0) - 0.5) * (1 - 0.7 * red));
+  const con = contradictionScore(a, b, ctx);
+  const p = logistic(7 * (t - 0.3) + (sharedEntities(fa.ents, fb.ents) > 0 ? 0.4 : 0) - 0.3) * (1 - 0.8 * red);
+  return soft(Math.max(p, con));
 }
 function conRepresentation(refs: ResolvedRef[], ctx: ScoreContext): Record<string, number> {
   const [a, b] = pair(refs);
@@ -462,13 +547,15 @@ function conRepresentation(refs: ResolvedRef[], ctx: ScoreContext): Record<strin
   const r = relatedness(a, b, ctx, num(b.cosine));
   const la = feat(a).lower;
   const lb = feat(b).lower;
-  const pattern =
-    (CUES.preference.test(la) && CUES.preference.test(lb)) || (CUES.habitual.test(la) && CUES.habitual.test(lb)) ||
-    (CUES.pastEvent.test(la) && CUES.pastEvent.test(lb) && intersectionSize(feat(a).content, feat(b).content) >= 1);
-  const promote = (1 - red) * clamp01(r * 1.3) * (pattern ? 0.9 : 0.2);
+  const repeated =
+    (CUES.pastEvent.test(la) && CUES.pastEvent.test(lb) && intersectionSize(feat(a).topic, feat(b).topic) >= 1) ||
+    /\b(again|another|once more|every)\b/.test(la + ' ' + lb);
+  const pattern = (CUES.preference.test(la) && CUES.preference.test(lb) && intersectionSize(feat(a).topic, feat(b).topic) >= 1) || repeated;
+  const con = contradictionScore(a, b, ctx);
+  const promote = (1 - red) * (1 - con) * clamp01(r * 1.3) * (pattern ? 1 : 0.2);
   return {
-    keep_separate: (1 - red) * (1 - 0.7 * promote) * 0.8 + 0.05,
-    merge: red,
+    keep_separate: (1 - red) * (1 - 0.8 * promote) * 0.8 + 0.05,
+    merge: red * (1 - con),
     promote,
     uncertain: 0.12,
   };
@@ -496,9 +583,11 @@ export function routeFeatures(query: string): RouteFeatures {
   const l = f.lower;
   const when = CUES.whenQuestion.test(l);
   const timeWords = CUES.timeExpr.test(l) || CUES.orderWords.test(l);
-  const temporal = when ? 0.93 : timeWords ? 0.68 : /\b(date|time|year|month|week|day|age|old|schedule)\b/.test(l) ? 0.45 : 0.08;
+  let temporal = when ? 0.93 : timeWords ? 0.68 : /\b(date|time|year|month|week|day|age|old|schedule)\b/.test(l) ? 0.45 : 0.08;
+  if (/\b(recently|lately|these days|so far)\b/.test(l)) temporal = Math.max(temporal, 0.65);
   const why = CUES.whyQuestion.test(l);
-  const causal = why ? 0.92 : CUES.causal.test(l) ? 0.72 : CUES.causalWeak.test(l) ? 0.4 : 0.07;
+  const effectQ = /\bwhat happened (after|when|because|as a result)\b|\bwhat (did|does|will|would) .+ do to\b|\bhow (did|does|has|will|would) .+ (affect|impact|change|influence|shape)\b/.test(l);
+  const causal = why ? 0.92 : CUES.causal.test(l) || effectQ ? 0.75 : CUES.causalWeak.test(l) ? 0.4 : 0.07;
   const names = [...f.entities].filter((e) => !/^(lgbtq|ok)$/.test(e)).length;
   const who = CUES.whoQuestion.test(l);
   const entity = names >= 2 ? 0.93 : names === 1 ? 0.86 : who ? 0.8 : /\b(my|his|her|their) (mother|father|mom|dad|sister|brother|friend|wife|husband|boss|partner|son|daughter|dog|cat)\b/.test(l) ? 0.55 : 0.15;
@@ -507,11 +596,15 @@ export function routeFeatures(query: string): RouteFeatures {
   if (hypo) mh += 2.6;
   if (CUES.multiHop.test(l)) mh += 1.0;
   if (/\b(in common|both|compare|relationship between|what kind|what type|how many times|how many)\b/.test(l)) mh += 1.0;
-  if (names >= 2 && /\band\b/.test(l)) mh += 0.8;
+  if (names >= 2 && /\b(and|or)\b/.test(l)) mh += 0.8;
+  if (/\b(during|before|after|while)\b/.test(l) && !when) mh += 0.9;
+  if (effectQ) mh += 0.9;
   if (why) mh += 0.4;
   if (when && !hypo) mh -= 0.6;
   const multi = soft(logistic(mh));
-  const recency = CUES.recency.test(l) ? (/\b(recent|recently|latest|lately|currently|now|these days|anymore|most recent|right now|at the moment)\b/.test(l) ? 0.85 : 0.6) : 0.12;
+  const recency = CUES.recency.test(l)
+    ? /\b(recent|recently|latest|lately|currently|now|these days|anymore|most recent|right now|at the moment)\b/.test(l) ? 0.85 : 0.6
+    : /\b(has|have) (been|\w+ed)\b|\bhow long has\b/.test(l) ? 0.55 : 0.12;
   let sem = 0.72;
   if (f.content.size <= 1) sem = 0.4;
   if (/\b(what|which|describe|about|kind of|favorite|favourite|hobby|hobbies|like|interests?|think|feel|plan|plans)\b/.test(l)) sem = 0.85;
@@ -528,6 +621,8 @@ const route = (k: keyof RouteFeatures): Scorer => (refs) => routeFeatures(queryO
 // candidate scoring: on { query, candidates[i], evidence }
 // ---------------------------------------------------------------------------------------------
 
+const DATE_EXPR = /\b(yesterday|today|tomorrow|tonight|ago|last (night|week|weekend|month|year|summer|winter|spring|fall|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (week|month|year)|(19|20)\d\d|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(:\d\d)? ?(am|pm)|o'clock|since|until|for \w+ (years?|months?|weeks?|days?)|when i was|at the age of)\b/;
+
 /** How well an item fits the answer type the query asks for (time, reason, person, place, count). */
 function answerTypeFit(query: string, it: Item): number {
   const l = features(query).lower;
@@ -536,7 +631,8 @@ function answerTypeFit(query: string, it: Item): number {
   let fit = 0;
   if (CUES.whenQuestion.test(l)) {
     need++;
-    if (CUES.timeExpr.test(il) || it.start !== undefined || it.time !== undefined) fit++;
+    if (DATE_EXPR.test(il) || it.start !== undefined) fit++;
+    else if (it.time !== undefined) fit += 0.5; // the observation time often dates the event
   }
   if (CUES.whyQuestion.test(l)) {
     need++;
@@ -581,7 +677,11 @@ function scRelationUsefulness(refs: ResolvedRef[], ctx: ScoreContext): number {
   const r = typeof c.relation === 'string' ? c.relation.toLowerCase() : undefined;
   const key = r ? RELATION_NEED[r] ?? (r.includes('caus') || r.includes('lead') ? 'causal' : r.includes('tempor') || r.includes('episode') ? 'temporal' : r.includes('entit') ? 'entity' : 'semantic') : undefined;
   if (!key) return soft(0.1 + 0.6 * rel);
-  const need = routeFeatures(q)[key];
+  const rf = routeFeatures(q);
+  let need = key === 'temporal' ? Math.max(rf.temporal, 0.8 * rf.recency_importance) : rf[key];
+  // a query with a specific need (why / when) is served by that view more than by similarity or names
+  const specific = Math.max(rf.causal, rf.temporal);
+  if ((key === 'semantic' || key === 'entity') && specific > 0.6) need *= 1 - 0.6 * specific;
   const pe = num(c.probability) ?? 0.8;
   const p = 0.05 + 0.75 * need * (0.35 + 0.65 * rel) + 0.15 * pe * rel;
   return soft(r === 'redundant_with' ? p * 0.5 : p);
@@ -601,22 +701,25 @@ function scNewInformation(refs: ResolvedRef[], ctx: ScoreContext): number {
     covered = Math.max(covered, containment(fc.content, feat(e).content));
   }
   const rel = relevanceScore(q, c, ctx);
-  return soft((1 - covered) ** 1.5 * (0.15 + 0.85 * rel));
+  return soft((1 - covered) ** 1.5 * rel * 1.1);
 }
 
 function scSupports(refs: ResolvedRef[], ctx: ScoreContext): number {
   const q = queryOf(refs);
   const c = candidateOf(refs);
-  const ev = evidenceOf(refs).filter((e) => feat(e).lower !== feat(c).lower);
-  if (!ev.length) return 0.2;
+  const ev = evidenceOf(refs);
+  if (!ev.length) return 0.1;
+  const fc = feat(c);
   let best = 0;
   let conflict = 0;
   for (const e of ev) {
-    best = Math.max(best, relatedness(c, e, ctx) + (sharedEntities(feat(c).ents, feat(e).ents) > 0 ? 0.15 : 0));
+    const fe = feat(e);
+    const t = fe.lower === fc.lower ? 1 : Math.sqrt(setCosine(fc.topic, fe.topic)) + (sharedEntities(fc.ents, fe.ents) > 0 ? 0.1 : 0);
+    best = Math.max(best, t);
     conflict = Math.max(conflict, contradictionScore(c, e, ctx));
   }
   const rel = relevanceScore(q, c, ctx);
-  return soft(logistic(7 * (best - 0.35) + 1.0 * (rel - 0.5)) * (1 - conflict));
+  return soft(logistic(7 * (best - 0.4) + 2.0 * (rel - 0.5)) * (1 - conflict));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -645,10 +748,14 @@ function sufficiency(query: string, ev: Item[], ctx: ScoreContext): Sufficiency 
     if (m > best) best = m;
     if (m >= 0.3) fitBest = Math.max(fitBest, answerTypeFit(query, e));
   }
-  const coverage = containment(fq.content, union);
+  const fqi = queryFeat(query);
+  const coverage = containment(fqi.topic, union);
   const entCov = fq.entities.size ? sharedEntities(fq.entities, ents) / fq.entities.size : 1;
   const hypo = routeFeatures(query).multi_hop_need;
-  const z = -4.2 + 2.6 * coverage + 2.6 * best + 1.2 * entCov + 1.8 * fitBest - 1.0 * hypo + (ev.length >= 2 ? 0.3 : 0);
+  let conflict = 0;
+  for (let i = 0; i < ev.length && i < 12; i++) for (let j = i + 1; j < ev.length && j < 12; j++) conflict = Math.max(conflict, contradictionScore(ev[i], ev[j], ctx));
+  const needsType = answerTypeFit(query, { text: '' }) !== 0.5; // the query asks for a time, reason, person, place or count
+  const z = -3.4 + 2.2 * coverage + 2.2 * best + 0.8 * entCov + (needsType ? 3.0 * (fitBest - 0.6) : 0.6) - 1.0 * hypo + (ev.length >= 2 ? 0.3 : 0) - 6 * conflict;
   return { s: soft(logistic(z)), missingType: fitBest < 0.5, missingEntity: entCov < 1, coverage };
 }
 

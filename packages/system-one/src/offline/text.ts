@@ -38,7 +38,7 @@ const IRREGULAR: Record<string, string> = {
   paid: 'pay', sold: 'sell', told: 'tell', thought: 'think', wrote: 'write', written: 'write', drove: 'drive', flew: 'fly',
   began: 'begin', begun: 'begin', came: 'come', became: 'become', kept: 'keep', slept: 'sleep', spent: 'spend',
   taught: 'teach', caught: 'catch', brought: 'bring', built: 'build', won: 'win', swam: 'swim', sang: 'sing', drew: 'draw',
-  fell: 'fall', fallen: 'fall', hurt: 'hurt', read: 'read', heard: 'hear', held: 'hold', sent: 'send', moved: 'move',
+  fell: 'fall', fallen: 'fall', losing: 'lose', lose: 'lose', moving: 'move', making: 'make', taking: 'take', having: 'have', hurt: 'hurt', read: 'read', heard: 'hear', held: 'hold', sent: 'send', moved: 'move',
   children: 'child', kids: 'kid', people: 'person', men: 'man', women: 'woman', mom: 'mother', mum: 'mother', dad: 'father',
   bike: 'bicycle', bikes: 'bicycle', car: 'car', pup: 'puppy', doggy: 'dog', kitty: 'cat', pics: 'picture', photo: 'picture',
   photos: 'picture', pic: 'picture', movie: 'film', movies: 'film', job: 'work', jobs: 'work', working: 'work', worked: 'work',
@@ -48,7 +48,7 @@ const IRREGULAR: Record<string, string> = {
 /** Light suffix stemmer (ours; Porter-like subset plus an irregular-verb table). */
 export function stem(w: string): string {
   const irr = IRREGULAR[w];
-  if (irr) return irr;
+  if (irr) return irr.length > 3 ? irr.replace(/e$/, '') : irr;
   let s = w;
   if (s.endsWith("'s")) s = s.slice(0, -2);
   if (s.length > 5 && s.endsWith('ies')) return s.slice(0, -3) + 'y';
@@ -205,7 +205,7 @@ export const CUES = {
   whenQuestion: /^\s*(when|since when|until when)\b|\b(what|which) (time|date|day|days|month|year|week|season|hour)\b|\bhow long\b|\bhow (many|much) (time|years|months|weeks|days|hours)\b|\bhow often\b|\bwhen (did|does|do|is|was|will|were|has|had|are)\b|\bwhat time\b|\bdate of\b/,
   /** A time expression in a statement or a question. */
   timeExpr: new RegExp(
-    `\\b(yesterday|today|tonight|tomorrow|this (morning|afternoon|evening|week|weekend|month|year|summer|winter|spring|fall)|last (night|week|weekend|month|year|summer|winter|spring|fall|${WEEKDAY})|next (week|weekend|month|year|${WEEKDAY})|\\d+ (minutes?|hours?|days?|weeks?|months?|years?) (ago|later|earlier|before|after)|(a|one|two|three|few|couple of) (days?|weeks?|months?|years?) (ago|later)|ago|${MONTH}\\b|${WEEKDAY}|(19|20)\\d\\d|o'clock|\\d{1,2}(:\\d\\d)? ?(am|pm)|morning|evening|afternoon|weekend|birthday|anniversary|since|until|before|after|earlier|later|recently|first time|last time|at the time|back then|at night|noon|midnight|christmas|new year|holiday|vacation|season|semester)\\b`,
+    `\\b(yesterday|today|tonight|tomorrow|this (morning|afternoon|evening|week|weekend|month|year|summer|winter|spring|fall)|last (night|week|weekend|month|year|summer|winter|spring|fall|${WEEKDAY})|next (week|weekend|month|year|${WEEKDAY})|\\d+ (minutes?|hours?|days?|weeks?|months?|years?) (ago|later|earlier|before|after)|(a|one|two|three|few|couple of) (days?|weeks?|months?|years?) (ago|later)|ago|${MONTH}\\b|${WEEKDAY}|(19|20)\\d\\d|o'clock|\\d{1,2}(:\\d\\d)? ?(am|pm)|morning|evening|afternoon|weekend|birthday|anniversary|since|until|before|after|earlier|later|recently|first time|last time|at the time|back then|at night|noon|midnight|christmas|new year|holiday|vacation|season|semester|in (spring|summer|autumn|fall|winter))\\b`,
   ),
   /** Temporal ordering words. */
   orderWords: /\b(before|after|earlier|later|first|then|afterwards|since|until|prior|following|previous|previously|meanwhile|while|during|same time)\b/,
@@ -214,9 +214,9 @@ export const CUES = {
   /** Causal connectives and verbs in a statement. */
   causal: /\b(because|since|due to|so that|therefore|thus|hence|as a result|as a consequence|resulted|results in|result of|led (me |us |him |her |them )?to|leads to|lead to|caused|causes|cause|made (me|us|him|her|them)|that's why|which is why|this is why|owing to|thanks to|inspired|motivated|prompted|triggered|so i|so we|so he|so she|so they|consequently|reason|in order to|after (i|we|he|she|they) (lost|broke|got|had|saw))\b/,
   /** Weak causal/effect words in a question. */
-  causalWeak: /\b(affect|affected|effect|impact|influence|influenced|help|helped|change|changed|react|reaction|feel about|because|result|outcome|lead to|led to|inspire|inspired|motivate|motivated|encourage|encouraged)\b/,
-  preference: /\b(like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favorite|favourite|fav|hate|hates|hated|dislike|dislikes|can't stand|cannot stand|fan of|into|passionate about|adore|adores|would rather|rather than|fond of|my go-to|not a fan|crazy about|obsessed with|big on|wish|dream of|can't get enough|appreciate|keen on|interested in|excited about|tired of|sick of|allergic)\b/,
-  procedure: /\b(how to|step|steps|first,|then,|next,|finally,|recipe|instructions?|procedure|process|method|routine|workflow|tutorial|guide|the trick is|make sure|remember to|you need to|you should|you have to|you must|in order to|to do this|to make|to fix|to get|preheat|mix|stir|bake|install|click|press|run the|type|set up|plug|unplug|restart|reboot|water it|soak|rinse|apply|measure|whisk|boil|simmer|fold)\b/,
+  causalWeak: /\b(do to|did to|done to|affect|affected|effect|impact|influence|influenced|help|helped|change|changed|react|reaction|feel about|because|result|outcome|lead to|led to|inspire|inspired|motivate|motivated|encourage|encouraged)\b/,
+  preference: /\b(like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favorite|favourite|fav|hate|hates|hated|dislike|dislikes|can't stand|cannot stand|fan of|into|passionate about|adore|adores|would rather|rather than|fond of|my go-to|not a fan|crazy about|obsessed with|big on|wish|dream of|can't get enough|appreciate|keen on|interested in|excited about|tired of|sick of)\b/,
+  procedure: /\b(how to|(best|quickest|easiest|simplest|right|only) way to|is to|step|steps|first,|then,|next,|finally,|recipe|instructions?|procedure|process|method|routine|workflow|tutorial|guide|the trick is|make sure|remember to|you need to|you should|you have to|you must|in order to|to do this|to make|to fix|to get|preheat|mix|stir|bake|install|click|press|run the|type|set up|plug|unplug|restart|reboot|water it|soak|rinse|apply|measure|whisk|boil|simmer|fold)\b/,
   imperative: /^\s*(add|mix|preheat|bake|stir|pour|cut|put|take|turn|open|close|click|press|run|install|use|make sure|remember|always|never|first|start|set|plug|restart|check|keep|place|wash|rinse|apply|boil|heat|chop|fold|whisk|soak|measure|hold|breathe|water|fill|wait|let|go to|select|enter|save|type)\b/,
   habitual: /\b(always|usually|often|every (day|morning|night|week|weekend|month|year|time)|each (day|week|morning)|normally|typically|generally|regularly|tend to|habit|routine|daily|weekly|on weekends|most days|whenever)\b/,
   /** Stable-fact cues (semantic memory). */
@@ -224,7 +224,7 @@ export const CUES = {
   /** Event verbs in the past tense (episodic). */
   pastEvent: /\b(went|visited|attended|met|saw|bought|got|took|had|did|made|won|lost|broke|started|finished|moved|joined|left|arrived|came|traveled|travelled|flew|drove|ran|watched|played|celebrated|cooked|baked|painted|wrote|read|called|tried|signed|adopted|graduated|married|received|gave|found|spent|organized|hosted|participated|volunteered|completed|launched|began|ate|saw|heard|decided|quit|hiked|walked|climbed|camped|danced|sang|performed|presented|applied|got back|went to|happened|was at|were at)\b/,
   recency: /\b(recent|recently|latest|lately|last time|currently|current|now|nowadays|these days|still|anymore|any more|most recent|so far|yet|this week|this month|this year|today|right now|at the moment|new|newest|up to date|up-to-date|present|these past)\b/,
-  multiHop: /\b(would|might|likely|could|probably|possibly|considered|consider|what kind of|what type of|what sort of|in common|both|compare|compared|comparison|how many times|how many|relationship between|based on|infer|inferred|describe|personality|what do .+ think|ever|all the|list|which .+ and|similar|difference|differ|pattern|overall|tend|generally|interests|hobbies|values|attitude|connection|connected|why)\b/,
+  multiHop: /\b(would|might|likely|could|probably|possibly|considered|consider|what kind of|what type of|what sort of|in common|both|compare|compared|comparison|how many times|how many|relationship between|based on|infer|inferred|describe|personality|what do .+ think|ever|all the|list|which .+ and|similar|difference|differ|different|pattern|overall|tend|generally|interests|hobbies|values|attitude|connection|connected|why)\b/,
   negation: /\b(not|never|no longer|nobody|nothing|none|neither|nor|no)\b|n't\b/,
   change: /\b(now|no longer|anymore|any more|moved|switched|changed|quit|new|started|instead|used to|these days|finally|became|become|updated|update|not .+ anymore|stopped|replaced|upgraded|left|sold|broke up|divorced|retired|transferred|relocated)\b/,
   question: /\?\s*$|^\s*(who|what|when|where|why|how|which|did|does|do|is|are|was|were|has|have|can|could|would|will|should)\b/,
@@ -246,6 +246,7 @@ const ANTONYMS: [RegExp, RegExp][] = [
   [/\b(early)\b/, /\b(late)\b/],
   [/\b(happy|glad|excited)\b/, /\b(sad|upset|unhappy|angry)\b/],
   [/\b(easy)\b/, /\b(hard|difficult)\b/],
+  [/\b(broken|broke down|not working|out of order)\b/, /\b(fixed|repaired|working again)\b/],
   [/\b(cat person)\b/, /\b(dog person)\b/],
 ];
 
