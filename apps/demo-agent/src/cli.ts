@@ -14,9 +14,6 @@ import { runDemo } from './demo.js';
 import { c, errorBody, exitCodeFor, fmt, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
-// The gate service module is written by another work stream; imported by path so the CLI runs before it lands.
-const GATE_MODULE = './gate/index.js';
-
 interface GlobalOpts {
   user?: string;
   agent?: string;
@@ -156,7 +153,7 @@ export function buildProgram(): Command {
         console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
         if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
         console.log('evidence:');
-        r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id.slice(0, 12)} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
+        r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
       });
     });
 
@@ -181,7 +178,7 @@ export function buildProgram(): Command {
         if (n.entities.length) console.log(c.dim(`  entities ${n.entities.join(', ')}`));
         if (n.gate) console.log(c.dim(`  gate ${n.gate.action}: novelty ${fmt(n.gate.novelty)} vs threshold ${fmt(n.gate.threshold)} (κ ${fmt(n.gate.kappa, 1)})`));
         console.log(`relations (${r.neighbors.length}):`);
-        for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${nb.node.id.slice(0, 12)} ${truncate(nb.node.text, 70)}`);
+        for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${nb.node.id} ${truncate(nb.node.text, 60)}`);
         console.log(`history (${r.history.length}):`);
         for (const h of r.history) console.log(`  ${h.at} ${h.op}`);
       });
@@ -220,7 +217,14 @@ export function buildProgram(): Command {
     .action(async (_opts: unknown, cmd: Command) => {
       const o = globals(cmd);
       const s = await withStack(o, (stack) => stack.stats());
-      print(o, s, () => console.log(JSON.stringify(s, null, 2)));
+      print(o, s, () => {
+        const x = s as any;
+        const sc = x.scope;
+        console.log(`scope ${[sc.namespace, sc.userId, sc.agentId, sc.runId].join('|')} · ${x.store}${x.db ? ` ${x.db}` : ''}`);
+        console.log(`  ${x.nodes} memories · ${x.relations} relations (${Object.entries(x.relationsByView).map(([v, n]) => `${v} ${n}`).join(', ')})`);
+        console.log(`  gate decisions on stored memories: add ${x.gate.add} · update ${x.gate.update} · noop ${x.gate.noop}`);
+        console.log(c.dim(`  embedder ${x.embedder.model} (${x.embedder.dimension}-d) · retriever ${x.retriever} · System Two ${x.systemTwo?.model ?? 'offline'}`));
+      });
     });
 
   const evalCmd = program.command('eval').description('benchmarks');
@@ -303,22 +307,16 @@ export function buildProgram(): Command {
     .description('HTTP gate service: POST /v1/gate/route, /v1/gate/commit, DELETE /v1/gate/{scope}/{id}, GET /v1/gate/{scope}/stats')
     .option('--port <n>', 'port (0 = random)', intOption('--port', 0), 8788)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
-    .option('--state <file>', 'gate state file (persisted so a restart decides the same)')
-    .option('--token <token>', 'require a bearer token (default $MEM_API_TOKEN)')
-    .action(async (opts: { port: number; host: string; state?: string; token?: string }, cmd: Command) => {
+    .option('--state <file>', 'gate state file: restored on start, rewritten after every change (a restart decides the same)')
+    .option('--body-limit <bytes>', 'request body limit in bytes', intOption('--body-limit'), 2_000_000)
+    .action(async (opts: { port: number; host: string; state?: string; bodyLimit: number }, cmd: Command) => {
       const o = globals(cmd);
-      let mod: any;
-      try {
-        mod = await import(/* optional module */ GATE_MODULE);
-      } catch (e) {
-        throw new MemValidationError('INVALID_INPUT', `The gate service module (src/gate) is not available: ${(e as Error).message}`);
-      }
-      const start = mod.startGateServer ?? mod.startGateService ?? mod.serveGate ?? mod.start;
-      if (typeof start !== 'function') throw new MemValidationError('INVALID_INPUT', 'src/gate exports no start function (startGateServer)');
-      const server = await start({ port: opts.port, host: opts.host, statePath: opts.state, state: opts.state, token: opts.token ?? process.env.MEM_API_TOKEN });
-      const url = server?.url ?? `http://${opts.host}:${server?.port ?? opts.port}`;
-      print(o, { url }, () => console.log(`mem gate serve: ${url}  ·  OpenAPI ${url}/openapi.json`));
-      const stop = () => void Promise.resolve(server?.close?.()).then(() => process.exit(0));
+      const { startGateServer } = await import('./gate/index.js');
+      const server = await startGateServer({ port: opts.port, host: opts.host, statePath: opts.state, bodyLimit: opts.bodyLimit });
+      print(o, { url: server.url, restored: server.restored }, () =>
+        console.log(`mem gate serve: ${server.url}  ·  OpenAPI ${server.url}/openapi.json${opts.state ? `  ·  state ${opts.state}${server.restored ? ' (restored)' : ' (new)'}` : '  ·  state in memory only (pass --state <file> to persist)'}`),
+      );
+      const stop = () => void server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from './cli.js';
+
+let dir: string;
+let db: string;
+
+/** Run `mem …` in-process; returns stdout, stderr and the exit code. */
+async function mem(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => ((err += String(chunk)), true));
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += `${a.join(' ')}\n`));
+  process.exitCode = 0;
+  try {
+    await main(['node', 'mem', ...args]);
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    log.mockRestore();
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { out, err, code };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'mem-cli-'));
+  db = path.join(dir, 'memory.sqlite');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  process.exitCode = 0;
+});
+
+describe('mem CLI', () => {
+  it('ingests a transcript, answers, inspects, forgets and shows history (JSON), scoped', async () => {
+    const file = path.join(dir, 'chat.txt');
+    writeFileSync(file, ['## Session 1 — 2025-03-07T19:00:00Z', 'Maya: I love a double espresso every morning.', 'Sam: Of course you do.', '## Session 2 — 2025-03-27T19:00:00Z', 'Maya: I switched to green tea last week.'].join('\n'));
+    const ingest = await mem('--db', db, '--user', 'maya', '--json', 'ingest', file);
+    expect(ingest.code).toBe(0);
+    const summary = JSON.parse(ingest.out);
+    expect(summary.format).toBe('transcript');
+    expect(summary.groups[0].observations).toBe(3);
+    expect(summary.groups[0].add + summary.groups[0].update + summary.groups[0].noop).toBe(3);
+
+    const again = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'ingest', file)).out);
+    expect(again.groups[0].duplicate).toBe(3); // same observations: nothing new written
+
+    const ask = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'ask', 'What does Maya drink now?', '-k', '2')).out);
+    expect(ask.mode).toBe('evidence');
+    expect(ask.evidence).toHaveLength(2);
+    expect(ask.trace.routing).not.toBeNull();
+
+    const other = JSON.parse((await mem('--db', db, '--user', 'someone-else', '--json', 'ask', 'What does Maya drink now?')).out);
+    expect(other.evidence).toHaveLength(0); // scopes never leak
+
+    const id = ask.evidence[0].id;
+    const inspect = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'inspect', id)).out);
+    expect(inspect.node.id).toBe(id);
+    expect(inspect.node.embedding).toBeUndefined();
+    expect(inspect.history.map((h: any) => h.op)).toContain('ADD');
+
+    expect(JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'forget', id)).out)).toEqual({ id, forgotten: true });
+    const gone = await mem('--db', db, '--user', 'maya', '--json', 'inspect', id);
+    expect(gone.code).toBe(3);
+    expect(JSON.parse(gone.out).error.code).toBe('NODE_NOT_FOUND');
+
+    const history = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'history')).out);
+    expect(history.map((h: any) => h.op)).toEqual(expect.arrayContaining(['ADD', 'FORGET']));
+
+    const stats = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'stats')).out);
+    expect(stats.nodes).toBe(2);
+  });
+
+  it('reports bad input as a typed error with exit code 2 and writes nothing', async () => {
+    const bad = path.join(dir, 'bad.jsonl');
+    writeFileSync(bad, '{"text":"fine"}\n{"text":""}\n');
+    const r = await mem('--db', db, '--user', 'bad', '--json', 'ingest', bad);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out).error).toEqual({ code: 'INVALID_INPUT', message: expect.stringMatching(/line 2/) });
+    const stats = JSON.parse((await mem('--db', db, '--user', 'bad', '--json', 'stats')).out);
+    expect(stats.nodes).toBe(0);
+    const text = await mem('--db', db, '--user', 'bad', 'ask', 'x', '-k', 'zero');
+    expect(text.code).toBe(2);
+    expect(text.err).toMatch(/error \[INVALID_INPUT\]: --k must be an integer/);
+    const scope = await mem('--db', db, '--user', 'a|b', '--json', 'stats');
+    expect(JSON.parse(scope.out).error.code).toBe('SCOPE_INVALID');
+  });
+});
