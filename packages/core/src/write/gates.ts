@@ -11,6 +11,7 @@
  * `annotate` policy the node is still stored, but it does not count as a new memory for novelty).
  */
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import { CandidateIndex, indexedMemory } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
 import type { WriteGate } from './ports.js';
 
@@ -31,8 +32,10 @@ export interface ScopeRuntime {
   sinceConsolidation: number;
   /** The last `consolidateEvery` Add/Update writes (bounded). */
   recent: RecentWrite[];
-  /** Last stored node id (and its time) of each episode key, for the SAME_EPISODE chain. */
+  /** Last stored node id of each episode key, for the SAME_EPISODE chain. */
   lastByEpisode: Map<string, string>;
+  /** Entity / keyword postings of the scope's memories, for candidate discovery. */
+  index: CandidateIndex;
 }
 
 /** Snapshot of the cheap parts of a runtime, to restore after a failed write. */
@@ -81,34 +84,17 @@ export class GateRegistry {
 
   /**
    * Drop a scope's in-process state; it is rebuilt from the store on next use. With a shared gate
-   * instance the given ids are removed from it instead (the adaptive τ then keeps its EMA history).
+   * instance the given ids are removed from it instead (its adaptive τ then keeps its EMA history).
    */
-  async invalidate(key: string, committedIds: readonly string[] = []): Promise<void> {
-    const rt = this.runtimes.get(key);
+  invalidate(key: string, committedIds: readonly string[] = []): void {
     this.runtimes.delete(key);
-    if ('shared' in this.source) {
-      const gate = this.source.shared;
-      for (const id of committedIds) gate.remove(key, id);
-      if (rt) {
-        // the shared gate may hold commits made before a forget; rebuild-by-replay is not possible on it
-        await rt.catch(() => undefined);
-      }
-    }
+    if ('shared' in this.source) for (const id of committedIds) this.source.shared.remove(key, id);
   }
 
-  /** Remove one node from a scope's gate (forget). */
+  /** Remove one node from a scope's gate (forget); the scope's other in-process state is rebuilt on next use. */
   async forget(key: string, id: string): Promise<void> {
-    if ('shared' in this.source) {
-      this.source.shared.remove(key, id);
-      const rt = this.runtimes.get(key);
-      if (rt) {
-        const r = await rt.catch(() => null);
-        if (r) for (const [ep, last] of r.lastByEpisode) if (last === id) r.lastByEpisode.delete(ep);
-        if (r) r.recent = r.recent.filter((w) => w.node.id !== id && !w.candidates.some((c) => c.node.id === id));
-      }
-      return;
-    }
-    await this.invalidate(key);
+    if ('shared' in this.source) this.source.shared.remove(key, id);
+    this.runtimes.delete(key);
   }
 
   /** Every node of a scope in write order (UUIDv7 id order). */
@@ -126,13 +112,14 @@ export class GateRegistry {
   private async rebuild(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
     const shared = 'shared' in this.source;
     const gate = shared ? this.source.shared : this.source.factory(key);
-    const rt: ScopeRuntime = { key, scope, gate, sinceConsolidation: 0, recent: [], lastByEpisode: new Map() };
+    const rt: ScopeRuntime = { key, scope, gate, sinceConsolidation: 0, recent: [], lastByEpisode: new Map(), index: new CandidateIndex() };
     const count = await this.store.count(scope);
     if (count === 0) return rt;
     const nodes = await this.allNodes(scope);
     const replayGate = !shared || gate.size(key) === 0;
     for (const node of nodes) {
       if (replayGate && isGateMember(node)) gate.commit(key, node.id, node.embedding);
+      rt.index.add(indexedMemory(node));
       const ep = nodeEpisodeKey(node);
       if (ep) rt.lastByEpisode.set(ep, node.id);
     }

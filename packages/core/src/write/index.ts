@@ -11,7 +11,18 @@ export {
   type MemoryStats,
   type RetrieverDeps,
 } from './memory.js';
-export { Writer, emptyCounters, memoryItem, type AddResult, type QuestionSet, type WriteCounters, type WriterConfig } from './writer.js';
+export {
+  Writer,
+  emptyCounters,
+  memoryItem,
+  WRITE_STAGES,
+  type AddResult,
+  type QuestionSet,
+  type WriteCounters,
+  type WriterConfig,
+  type WriteStage,
+} from './writer.js';
+export { CandidateIndex, indexedMemory, DEFAULT_POSTING_CAP, type IndexedMemory } from './candidate-index.js';
 export type { WriteGate, WriteController, ControllerQuestion, ControllerAnswer, Extractor, Summarizer } from './ports.js';
 export { GateRegistry, isGateMember, type ScopeRuntime, type RecentWrite } from './gates.js';
 export {

@@ -4,7 +4,7 @@
  * and reads, lists, forgets and reports.
  */
 import { createNoveltyGate } from '@mem/gate-vmf';
-import { batches, catalogue, createSystemOne } from '@mem/system-one';
+import { batches, catalogue, createSystemOne, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
 import { extract } from '../extract/index.js';
@@ -50,7 +50,8 @@ export const MEMORY_DEFAULTS = Object.freeze({
 export interface RetrieverDeps {
   store: MemoryStore;
   embedder: Embedder;
-  systemOne: WriteController;
+  /** The controller given to (or created by) `createMemory`. */
+  systemOne: SystemOne;
 }
 
 export interface MemoryOptions {
@@ -58,8 +59,8 @@ export interface MemoryOptions {
   store?: MemoryStore;
   /** Default: `createWinkEmbedder()` (offline, 100-d GloVe + SIF). */
   embedder?: Embedder;
-  /** System-One controller. Default: `createSystemOne()` (offline backend, no model weights). */
-  systemOne?: WriteController;
+  /** System-One controller (`@mem/system-one`; any object with a compatible `ask`). Default: `createSystemOne()` (offline backend, no model weights). */
+  systemOne?: SystemOne | WriteController;
   /**
    * SAGE gate. Default: one `createNoveltyGate()` per scope. Pass gate options (object without
    * `route`) to tune every scope's gate, a factory `(scopeKey) => gate`, or one shared gate
@@ -109,12 +110,14 @@ export interface MemoryStats {
   controllerCallsSaved: number;
   consolidations: number;
   summarizerCalls: number;
+  /** Wall time per write stage since creation, in ms. */
+  timings: WriteCounters['timings'];
 }
 
 export interface Memory {
   readonly store: MemoryStore;
   readonly embedder: Embedder;
-  readonly systemOne: WriteController;
+  readonly systemOne: SystemOne;
   /**
    * Write one observation, or many (batched: embedded and asked in batches, with sequential
    * semantics — each observation sees the earlier ones as candidates). Validation of every
@@ -196,7 +199,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   }
   const store = options.store ?? createSqliteStore({ path: ':memory:' });
   const embedder = options.embedder ?? createWinkEmbedder();
-  const systemOne: WriteController = options.systemOne ?? (createSystemOne() as unknown as WriteController);
+  const systemOne = (options.systemOne ?? createSystemOne()) as SystemOne;
   const now = options.now ?? Date.now;
   const gateOpt = options.gate;
   const gateSource = isGate(gateOpt)
@@ -209,7 +212,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   const writer = new Writer({
     store,
     embedder,
-    controller: systemOne,
+    controller: systemOne as unknown as WriteController,
     extractor: options.extractor ?? defaultExtractor(),
     gates,
     questions: defaultQuestions(),
@@ -255,6 +258,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     const list = many ? input : [input];
     const timeZone = addOptions.timeZone ?? options.timeZone;
     if (addOptions.timeZone !== undefined) assertTimeZone(addOptions.timeZone);
+    const tv = performance.now();
     const validated: NormalizedObservation[] = list.map((o, index) => {
       try {
         return validateObservation(o, { maxTextBytes: options.maxTextBytes, timeZone, now });
@@ -266,6 +270,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
         throw e;
       }
     });
+    counters.timings.validate += performance.now() - tv;
     if (validated.length === 0) return [];
     await ready();
     const groups = new Map<string, { index: number; obs: NormalizedObservation }[]>();
@@ -352,6 +357,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
         controllerCallsSaved: counters.controllerCallsSaved,
         consolidations: counters.consolidations,
         summarizerCalls: counters.summarizerCalls,
+        timings: { ...counters.timings },
       };
     },
 

@@ -17,6 +17,7 @@ import { MemError } from '../errors.js';
 import type { Embedder, GateAction, HistoryEntry, MemoryNode, MemoryStore, Relation, ResolvedScope, TypeScores } from '../types.js';
 import { normalizeEntity } from '../extract/index.js';
 import { episodeKey, nodeEpisodeKey } from './episode.js';
+import { indexedMemory, type IndexedMemory } from './candidate-index.js';
 import { GateRegistry, isGateMember, type RecentWrite, type ScopeRuntime } from './gates.js';
 import { uuidv7 } from './ids.js';
 import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
@@ -63,7 +64,12 @@ export interface WriteCounters {
   controllerCallsSaved: number;
   consolidations: number;
   summarizerCalls: number;
+  /** Wall time spent per stage of the write path, in ms (batched stages count their whole wall time). */
+  timings: Record<WriteStage, number>;
 }
+
+export type WriteStage = 'validate' | 'embed' | 'extract' | 'typing' | 'gate' | 'candidates' | 'relations' | 'consolidation' | 'store';
+export const WRITE_STAGES: readonly WriteStage[] = ['validate', 'embed', 'extract', 'typing', 'gate', 'candidates', 'relations', 'consolidation', 'store'];
 
 export function emptyCounters(): WriteCounters {
   return {
@@ -74,6 +80,7 @@ export function emptyCounters(): WriteCounters {
     controllerCallsSaved: 0,
     consolidations: 0,
     summarizerCalls: 0,
+    timings: Object.fromEntries(WRITE_STAGES.map((k) => [k, 0])) as Record<WriteStage, number>,
   };
 }
 
@@ -246,60 +253,67 @@ export class Writer {
   }
 
   /**
-   * Candidate discovery for a new node (DESIGN.md step 3): the union of the top-K_w vector hits and
-   * lexical (BM25 over entities + keywords) hits, from the store and from earlier observations of the
-   * same batch, scored by the four signals; the top K_w are kept. O(K_w) store work per write.
+   * Candidate discovery for a new node (DESIGN.md step 3): the union of the top-K_w vector hits
+   * (store k-NN plus earlier observations of the same batch) and the memories sharing an entity or
+   * keyword (the scope's in-memory postings, see candidate-index.ts), scored by the four signals;
+   * the top K_w are kept. O(K_w) store work per write: one k-NN query and one getMany.
    */
-  private async discover(scope: ResolvedScope, p: Pending, pendingStored: Pending[], tokenIndex: Map<string, Pending[]>): Promise<Candidate[]> {
+  private async discover(scope: ResolvedScope, rt: ScopeRuntime, p: Pending, pendingStored: Pending[], byId: Map<string, Pending>): Promise<Candidate[]> {
     const { store, candidateK: K } = this.cfg;
+    if (K === 0) return [];
     const v = p.node.embedding;
-    const pool = new Map<string, MemoryNode>();
-    const vecHits: { node: MemoryNode; cosine: number }[] = [];
-    let storeVec, storeLex;
+    let storeVec;
     try {
-      const lexQuery = [...p.node.entities, ...p.node.keywords].join(' ').trim();
-      [storeVec, storeLex] = await Promise.all([
-        store.vectorSearch(scope, v, K),
-        lexQuery ? store.lexicalSearch(scope, lexQuery, K) : Promise.resolve([]),
-      ]);
+      storeVec = await store.vectorSearch(scope, v, K);
     } catch (e) {
       throw wrapError('candidates', e);
     }
-    for (const h of storeVec) vecHits.push({ node: h.node, cosine: h.score });
+    const full = new Map<string, MemoryNode>();
+    const vecHits: { node: MemoryNode; cosine: number }[] = storeVec.map((h) => ({ node: h.node, cosine: h.score }));
     for (const q of pendingStored) vecHits.push({ node: q.node, cosine: dot(v, q.node.embedding) });
     vecHits.sort((a, b) => b.cosine - a.cosine);
-    const topVector = new Set<string>();
+    const topVector = new Map<string, number>();
+    const pool = new Map<string, IndexedMemory>();
     for (const h of vecHits.slice(0, K)) {
-      topVector.add(h.node.id);
-      pool.set(h.node.id, h.node);
+      topVector.set(h.node.id, h.cosine);
+      full.set(h.node.id, h.node);
+      pool.set(h.node.id, rt.index.get(h.node.id) ?? indexedMemory(h.node));
     }
-    for (const h of storeLex) if (!pool.has(h.node.id)) pool.set(h.node.id, h.node);
-    const seenTok = new Set<Pending>();
-    for (const t of [...p.entitySet, ...p.keywordSet]) {
-      for (const q of tokenIndex.get(t) ?? []) {
-        if (seenTok.has(q)) continue;
-        seenTok.add(q);
-        pool.set(q.node.id, q.node);
-      }
-    }
+    for (const m of rt.index.lookup(p.entitySet, p.keywordSet)) pool.set(m.id, m);
     pool.delete(p.node.id);
     const t0 = Date.parse(p.node.observedAt);
-    const scored: Candidate[] = [];
-    for (const u of pool.values()) {
-      const cosine = dot(v, u.embedding);
-      const uEnt = new Set(u.entities.map(normalizeEntity));
+    const scored: { m: IndexedMemory; score: number; shared: boolean }[] = [];
+    for (const m of pool.values()) {
       let shared = false;
-      for (const e of p.entitySet) if (uEnt.has(e)) shared = true;
+      for (const e of p.entitySet) if (m.entities.has(e)) shared = true;
+      const cos = topVector.get(m.id);
       const score = candidateScore({
-        vector: vectorSignal(cosine, topVector.has(u.id)),
+        vector: vectorSignal(cos ?? 0, cos !== undefined),
         entity: entitySignal(shared),
-        keyword: keywordSignal(p.keywordSet, new Set(u.keywords.map(normalizeKeyword))),
-        time: timeSignal(t0 - Date.parse(u.observedAt)),
+        keyword: keywordSignal(p.keywordSet, m.keywords),
+        time: timeSignal(t0 - m.observedAtMs),
       });
-      scored.push({ node: u, cosine, score, sharedEntity: shared });
+      scored.push({ m, score, shared });
     }
-    scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? 1 : -1));
-    return scored.slice(0, K);
+    scored.sort((a, b) => b.score - a.score || (a.m.id < b.m.id ? 1 : -1));
+    const top = scored.slice(0, K);
+    const missing = top.map((x) => x.m.id).filter((id) => !full.has(id) && !byId.has(id));
+    if (missing.length) {
+      let got: MemoryNode[];
+      try {
+        got = await store.getMany(scope, missing);
+      } catch (e) {
+        throw wrapError('candidates', e);
+      }
+      for (const n of got) full.set(n.id, n);
+    }
+    const out: Candidate[] = [];
+    for (const x of top) {
+      const node = full.get(x.m.id) ?? byId.get(x.m.id)?.node;
+      if (!node) continue;
+      out.push({ node, cosine: dot(v, node.embedding), score: x.score, sharedEntity: x.shared });
+    }
+    return out;
   }
 
   /** Build a derived node (System-Two merge / promotion); never called without a summarizer. */
@@ -361,7 +375,7 @@ export class Writer {
     const pendings: Pending[] = [];
     const results: { index: number; result: AddResult }[] = [];
     const committed: string[] = [];
-    let gateTouched = false;
+    let runtimeTouched = false;
     const countersBefore = structuredClone(counters);
     try {
       // 1. dedup against the store and within the batch (content hash)
@@ -382,21 +396,31 @@ export class Writer {
       });
 
       // 2. embed (batched) + extraction + typing (one call per observation, issued together)
+      let t = performance.now();
+      const tick = (stage: WriteStage) => {
+        const now = performance.now();
+        counters.timings[stage] += now - t;
+        t = now;
+      };
       const vectors = await this.embedAll(fresh.map((f) => f.obs.text));
+      tick('embed');
       const extracted = await Promise.all(fresh.map((f) => this.extract(f.obs.text, f.obs.observedAt)));
+      tick('extract');
       const typingQs = cfg.questions.typing();
       const typed = await Promise.all(fresh.map((f) => this.ask({ observation: f.obs.text }, typingQs, 'typing')));
+      tick('typing');
       const createdAt = new Date(cfg.now()).toISOString();
 
       // 3. sequential: gate → candidates → rule edges → relation plan
       const pendingStored: Pending[] = [];
-      const tokenIndex = new Map<string, Pending[]>();
       const byId = new Map<string, Pending>();
       for (let i = 0; i < fresh.length; i++) {
         const { index, obs } = fresh[i]!;
         const ex = extracted[i]!;
         const embedding = vectors[i]!;
+        t = performance.now();
         const decision = rt.gate.route(key, embedding);
+        tick('gate');
         const node: MemoryNode = {
           id: uuidv7(cfg.now()),
           scope,
@@ -452,7 +476,8 @@ export class Writer {
           rt.lastByEpisode.set(ep, node.id);
         }
         if (decision.action === 'add') {
-          p.candidates = await this.discover(scope, p, pendingStored, tokenIndex);
+          p.candidates = await this.discover(scope, rt, p, pendingStored, byId);
+          tick('candidates');
           for (const c of p.candidates) {
             const t = temporalRuleEdge(node, c.node);
             if (t) t.probability = 1;
@@ -480,21 +505,20 @@ export class Writer {
         }
         // commit to the gate (SAGE: Add and Update grow the gate's memory; Noop does not)
         if (isGateMember(node)) {
-          gateTouched = true;
+          t = performance.now();
           rt.gate.commit(key, node.id, embedding);
+          tick('gate');
           committed.push(node.id);
           p.committed = true;
         }
         pendingStored.push(p);
         byId.set(node.id, p);
-        for (const t of new Set([...p.entitySet, ...p.keywordSet])) {
-          let list = tokenIndex.get(t);
-          if (!list) tokenIndex.set(t, (list = []));
-          list.push(p);
-        }
+        runtimeTouched = true;
+        rt.index.add({ id: node.id, observedAtMs: Date.parse(node.observedAt), entities: p.entitySet, keywords: p.keywordSet });
       }
 
       // 4. relation calls (one per Add with candidates), issued together
+      t = performance.now();
       await Promise.all(
         pendingStored.map(async (p) => {
           if (!p.relationState) return;
@@ -508,6 +532,7 @@ export class Writer {
         }),
       );
 
+      tick('relations');
       // 5. System-Two merge on Update (only with a summarizer)
       const derived: { node: MemoryNode; drafts: EdgeDraft[]; owner: Pending }[] = [];
       if (cfg.summarizer) {
@@ -603,10 +628,10 @@ export class Writer {
         }
       }
 
+      tick('consolidation');
       // derived nodes join the gate's memory after the batch's own nodes (id order = replay order)
       derived.sort((a, b) => (a.node.id < b.node.id ? -1 : 1));
       for (const d of derived) {
-        gateTouched = true;
         rt.gate.commit(key, d.node.id, d.node.embedding);
         committed.push(d.node.id);
       }
@@ -646,6 +671,7 @@ export class Writer {
         history.push({ scope, op: 'RELATE', nodeId: null, at, data: { count: relations.length } });
       }
       const nodes = [...pendingStored.map((p) => p.node), ...derived.map((d) => d.node)];
+      t = performance.now();
       if (nodes.length || updates.length) {
         try {
           await store.write({ scope, nodes, relations, history, nodeUpdates: updates.length ? updates : undefined });
@@ -653,6 +679,7 @@ export class Writer {
           throw wrapError('store', e);
         }
       }
+      tick('store');
 
       // 8. results and counters (only after the store acknowledged)
       const owned = new Map<Pending, Relation[]>();
@@ -684,7 +711,7 @@ export class Writer {
       // nothing was written: restore the scope's in-process state
       GateRegistry.restore(rt, snapshot);
       Object.assign(counters, countersBefore);
-      if (gateTouched) await cfg.gates.invalidate(key, committed);
+      if (runtimeTouched || committed.length) cfg.gates.invalidate(key, committed);
       if (MemError.isInstance(e)) throw e;
       throw wrapError('write', e);
     }

@@ -1,0 +1,296 @@
+/**
+ * Write-path bench of @mem/core (`pnpm bench` in packages/core). One run measures, with the offline
+ * defaults (wink embedder, offline System-One backend, default SAGE gate, SQLite in memory):
+ *
+ * 1. LoCoMo ingest (every turn of ../shared/data/locomo/locomo10-dev.json, one scope per
+ *    conversation): the Jev write path vs a flat "embed and append" baseline on the same data in the
+ *    same run, both streaming (one call per observation) and per session (one batch per session).
+ * 2. Write p50/p95 of a single `add` in one scope holding N = 1k, 10k, 100k synthetic observations.
+ *
+ * Env: MEM_LOCOMO_PATH (data file), MEM_BENCH_SCALE (e.g. "1000,10000"), MEM_BENCH_PROBES (adds per N,
+ * default 40), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
+ */
+import { createHash } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { createWinkEmbedder } from '../src/embed/index.js';
+import { extract } from '../src/extract/index.js';
+import { scopeKey } from '../src/scope.js';
+import { createSqliteStore } from '../src/store/index.js';
+import type { Embedder, MemoryNode, MemoryStore, ObservationInput, ResolvedScope } from '../src/types.js';
+import { createMemory, MEMORY_SCHEMA_VERSION, type Memory } from '../src/write/memory.js';
+import { WRITE_STAGES } from '../src/write/writer.js';
+import { uuidv7 } from '../src/write/ids.js';
+import { validateObservation } from '../src/write/validate.js';
+import { readLocomo, locomoPath } from './locomo.js';
+
+const env = process.env;
+const SCALE = (env.MEM_BENCH_SCALE ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
+const PROBES = Number(env.MEM_BENCH_PROBES ?? 40);
+const GATE_MODE = env.MEM_BENCH_GATE_MODE as 'exact' | 'fast' | undefined;
+const SKIP = new Set((env.MEM_BENCH_SKIP ?? '').split(',').filter(Boolean));
+
+function percentile(xs: number[], p: number): number {
+  if (!xs.length) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+const ms = (x: number) => x.toFixed(2);
+const sec = (x: number) => (x / 1000).toFixed(2);
+
+function meta(embedder: Embedder) {
+  return { schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: embedder.model, dimension: embedder.dimension };
+}
+
+/** A node as the flat baseline stores it: text, time, embedding; no extraction, typing, gate or relations. */
+function flatNode(o: ObservationInput, embedding: Float32Array): MemoryNode {
+  const v = validateObservation(o);
+  return {
+    id: uuidv7(),
+    scope: v.scope,
+    text: v.text,
+    speaker: v.speaker,
+    observedAt: v.observedAt,
+    eventTime: null,
+    entities: [],
+    keywords: [],
+    types: { episodic: 0, semantic: 0, procedural: 0, preference: 0 },
+    embedding,
+    gate: null,
+    provenance: { sourceId: v.sourceId, contentHash: v.contentHash, metadata: v.metadata },
+    obsoleteBy: null,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+interface IngestRun {
+  totalMs: number;
+  latencies: number[];
+}
+
+async function flatIngest(embedder: Embedder, sessions: { observations: ObservationInput[] }[], perSession: boolean): Promise<IngestRun> {
+  const store = createSqliteStore({ path: ':memory:' });
+  await store.open(meta(embedder));
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  for (const s of sessions) {
+    if (perSession) {
+      const t = performance.now();
+      const vs = await embedder.embed(s.observations.map((o) => o.text));
+      const nodes = s.observations.map((o, i) => flatNode(o, vs[i]!));
+      await store.write({ scope: nodes[0]!.scope, nodes });
+      const per = (performance.now() - t) / s.observations.length;
+      for (let i = 0; i < s.observations.length; i++) latencies.push(per);
+    } else {
+      for (const o of s.observations) {
+        const t = performance.now();
+        const [v] = await embedder.embed([o.text]);
+        const node = flatNode(o, v!);
+        await store.write({ scope: node.scope, nodes: [node] });
+        latencies.push(performance.now() - t);
+      }
+    }
+  }
+  const totalMs = performance.now() - t0;
+  await store.close();
+  return { totalMs, latencies };
+}
+
+async function jevIngest(embedder: Embedder, sessions: { observations: ObservationInput[] }[], perSession: boolean) {
+  const memory = createMemory({ embedder, gate: GATE_MODE ? { mode: GATE_MODE } : undefined });
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  for (const s of sessions) {
+    if (perSession) {
+      const t = performance.now();
+      await memory.add(s.observations);
+      const per = (performance.now() - t) / s.observations.length;
+      for (let i = 0; i < s.observations.length; i++) latencies.push(per);
+    } else {
+      for (const o of s.observations) {
+        const t = performance.now();
+        await memory.add(o);
+        latencies.push(performance.now() - t);
+      }
+    }
+  }
+  const totalMs = performance.now() - t0;
+  const stats = await memory.stats();
+  await memory.close();
+  return { totalMs, latencies, stats };
+}
+
+// ---------------------------------------------------------------------------------------------
+// synthetic observations (ours): template sentences from a seeded generator
+// ---------------------------------------------------------------------------------------------
+const NAMES = ['Mira', 'Tom', 'Lena', 'Ravi', 'Sofia', 'Kenji', 'Amara', 'Lucas', 'Ines', 'Omar', 'Hana', 'Felix', 'Zoe', 'Pablo', 'Yuki', 'Nadia', 'Ezra', 'Greta', 'Malik', 'Chloe'];
+const VERBS = ['bought', 'painted', 'fixed', 'borrowed', 'sold', 'found', 'lost', 'cleaned', 'photographed', 'repaired', 'ordered', 'returned', 'built', 'shared', 'wrapped'];
+const OBJECTS = ['bicycle', 'guitar', 'teapot', 'laptop', 'kite', 'canoe', 'telescope', 'lamp', 'backpack', 'camera', 'violin', 'garden bench', 'sourdough loaf', 'chess set', 'bookshelf', 'skateboard', 'quilt', 'drone', 'piano', 'tent', 'scarf', 'clock', 'sculpture', 'vase', 'typewriter'];
+const PLACES = ['market', 'library', 'harbour', 'museum', 'park', 'bakery', 'station', 'workshop', 'beach', 'garden', 'school', 'cafe', 'gallery', 'stadium', 'farm'];
+const WHEN = ['yesterday', 'last weekend', 'this morning', 'two days ago', 'last month', 'on Monday', 'in the evening', 'after lunch', 'before work', 'last summer'];
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function synthetic(i: number) {
+  const r = rng(i * 7919 + 1);
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+  const name = pick(NAMES);
+  const verb = pick(VERBS);
+  const object = pick(OBJECTS);
+  const place = pick(PLACES);
+  const text = `${name} ${verb} the ${object} at the ${place} ${pick(WHEN)} (note ${i}).`;
+  return { text, name, verb, object, place, observedAt: new Date(Date.UTC(2023, 0, 1) + i * 60_000).toISOString() };
+}
+
+/** Fill a scope with n synthetic nodes straight through the store (batched), as the write path would have stored them (all gate Adds). */
+async function seedScope(store: MemoryStore, embedder: Embedder, scope: ResolvedScope, n: number) {
+  const key = scopeKey(scope);
+  const B = 2000;
+  for (let start = 0; start < n; start += B) {
+    const items = Array.from({ length: Math.min(B, n - start) }, (_, j) => synthetic(start + j));
+    const vs = await embedder.embed(items.map((x) => x.text));
+    const nodes: MemoryNode[] = items.map((x, j) => ({
+      id: uuidv7(),
+      scope,
+      text: x.text,
+      speaker: x.name,
+      observedAt: x.observedAt,
+      eventTime: null,
+      entities: [x.name.toLowerCase()],
+      keywords: [x.verb, ...x.object.split(' '), x.place],
+      types: { episodic: 0.8, semantic: 0.1, procedural: 0.05, preference: 0.05 },
+      embedding: vs[j]!,
+      gate: { action: 'add', novelty: 1, score: -1, threshold: 0, kappa: 1, density: 1, nearest: null },
+      provenance: {
+        sourceId: `syn:${start + j}`,
+        contentHash: createHash('sha256').update(`${key}\u0000${x.text}`).digest('hex'),
+        metadata: {},
+      },
+      obsoleteBy: null,
+      createdAt: new Date().toISOString(),
+    }));
+    await store.write({ scope, nodes });
+  }
+}
+
+async function scaleProbe(embedder: Embedder, n: number) {
+  const store = createSqliteStore({ path: ':memory:' });
+  await store.open(meta(embedder));
+  const scope: ResolvedScope = { namespace: 'bench', userId: 'scale', agentId: '', runId: '' };
+  const tSeed = performance.now();
+  await seedScope(store, embedder, scope, n);
+  const seedMs = performance.now() - tSeed;
+  const memory: Memory = createMemory({ store, embedder, gate: GATE_MODE ? { mode: GATE_MODE } : undefined });
+  const probe = (i: number): ObservationInput => {
+    const x = synthetic(10_000_000 + i);
+    return { text: x.text, speaker: x.name, observedAt: x.observedAt, scope: { namespace: 'bench', userId: 'scale' } };
+  };
+  const tRebuild = performance.now();
+  await memory.add(probe(-1)); // first write: rebuilds the scope's gate from the store
+  const rebuildMs = performance.now() - tRebuild;
+  for (let i = 0; i < 3; i++) await memory.add(probe(1000 + i)); // warm-up
+  const stagesAtProbeStart = { ...(await memory.stats()).timings } as Record<string, number>;
+  const lat: number[] = [];
+  for (let i = 0; i < PROBES; i++) {
+    const t = performance.now();
+    await memory.add(probe(i));
+    lat.push(performance.now() - t);
+  }
+  const before = stagesAtProbeStart;
+  const st = await memory.stats();
+  const stages = Object.fromEntries(WRITE_STAGES.map((k) => [k, (st.timings[k] - before[k]!) / PROBES]));
+  await memory.close();
+  return { n, seedMs, rebuildMs, p50: percentile(lat, 50), p95: percentile(lat, 95), stages };
+}
+
+async function main() {
+  const lines: string[] = [];
+  const out = (s = '') => {
+    lines.push(s);
+    console.log(s);
+  };
+  const embedder = createWinkEmbedder();
+  await embedder.embed(['warm up']);
+  extract('Warm up on Monday with Mira.', new Date().toISOString());
+  out(`# @mem/core write-path bench`);
+  out();
+  out(
+    `node ${process.version}, ${new Date().toISOString()}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at start, embedder ${embedder.model}, gate mode ${GATE_MODE ?? 'default'}`,
+  );
+
+  if (!SKIP.has('locomo')) {
+    const sessions = readLocomo();
+    const count = sessions.reduce((a, s) => a + s.observations.length, 0);
+    const scopes = new Set(sessions.map((s) => s.scope.userId)).size;
+    out();
+    out(`## LoCoMo ingest (${count} observations, ${scopes} scopes, ${sessions.length} sessions; ${locomoPath().split('/').slice(-2).join('/')})`);
+    out();
+    // warm-up of both paths on the first session (not timed)
+    await flatIngest(embedder, sessions.slice(0, 1), false);
+    await jevIngest(embedder, sessions.slice(0, 1), false);
+    out('| mode | system | total s | per-obs p50 ms | per-obs p95 ms | ratio to flat (total) |');
+    out('|---|---|---:|---:|---:|---:|');
+    const summary: Record<string, any> = {};
+    for (const perSession of [false, true]) {
+      const mode = perSession ? 'one batch per session' : 'one add per observation';
+      const flat = await flatIngest(embedder, sessions, perSession);
+      const jev = await jevIngest(embedder, sessions, perSession);
+      summary[mode] = jev.stats;
+      out(`| ${mode} | flat embed + append | ${sec(flat.totalMs)} | ${ms(percentile(flat.latencies, 50))} | ${ms(percentile(flat.latencies, 95))} | 1.00 |`);
+      out(
+        `| ${mode} | Jev write path + SAGE gate | ${sec(jev.totalMs)} | ${ms(percentile(jev.latencies, 50))} | ${ms(percentile(jev.latencies, 95))} | ${(jev.totalMs / flat.totalMs).toFixed(2)} |`,
+      );
+    }
+    out();
+    out(`Time per write by stage (ms; batched stages split evenly over the batch):`);
+    out();
+    out(`| mode | ${WRITE_STAGES.join(' | ')} |`);
+    out(`|---|${WRITE_STAGES.map(() => '---:').join('|')}|`);
+    for (const [mode, s] of Object.entries(summary)) {
+      out(`| ${mode} | ${WRITE_STAGES.map((k) => (s.timings[k] / s.writes).toFixed(2)).join(' | ')} |`);
+    }
+    out();
+    out('| mode | writes | gate Add | gate Update | gate Noop | controller calls / write | relation calls saved by the gate | consolidation passes | relations (semantic / temporal / causal / entity) |');
+    out('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const [mode, s] of Object.entries(summary)) {
+      out(
+        `| ${mode} | ${s.writes} | ${s.gate.add} | ${s.gate.update} | ${s.gate.noop} | ${(s.controllerCalls / s.writes).toFixed(2)} | ${s.controllerCallsSaved} | ${s.consolidations} | ${s.relations.semantic} / ${s.relations.temporal} / ${s.relations.causal} / ${s.relations.entity} |`,
+      );
+    }
+  }
+
+  if (!SKIP.has('scale') && SCALE.length) {
+    out();
+    out(`## Single-add latency vs scope size (synthetic observations, ${PROBES} timed adds per N)`);
+    out();
+    out('| N in scope | seed s (store only) | gate rebuild + first add s | write p50 ms | write p95 ms | p50 ratio to first N |');
+    out('|---:|---:|---:|---:|---:|---:|');
+    let base: number | null = null;
+    const rows: { n: number; stages: Record<string, number> }[] = [];
+    for (const n of SCALE) {
+      const r = await scaleProbe(embedder, n);
+      base ??= r.p50;
+      rows.push(r);
+      out(`| ${n} | ${sec(r.seedMs)} | ${sec(r.rebuildMs)} | ${ms(r.p50)} | ${ms(r.p95)} | ${(r.p50 / base).toFixed(2)} |`);
+    }
+    out();
+    out('Mean time per timed add by stage (ms):');
+    out();
+    out(`| N | ${WRITE_STAGES.join(' | ')} |`);
+    out(`|---:|${WRITE_STAGES.map(() => '---:').join('|')}|`);
+    for (const r of rows) out(`| ${r.n} | ${WRITE_STAGES.map((k) => r.stages[k]!.toFixed(2)).join(' | ')} |`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
