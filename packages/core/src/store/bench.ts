@@ -6,7 +6,7 @@
  *  - lexical (BM25) p50 for two-word queries.
  * Prints ratios against the N = 1k baseline measured in the same run.
  *
- *   cd packages/core && npx tsx --conditions=@mem/source src/store/bench.ts [maxN]
+ *   cd packages/core && npx tsx --conditions=@mem/source src/store/bench.ts [maxN] [uniform]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,10 @@ const rnd = seededRandom(7);
 const vocab = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
 // Sentence embeddings are clustered, not uniform on the sphere: 400 topic centres plus noise (ours).
 const centres = Array.from({ length: 400 }, (_, i) => unitVector(DIM, 7_000_000 + i));
+// `bench.ts <maxN> uniform`: vectors uniform on the sphere instead (the worst case for HNSW).
+const UNIFORM = process.argv[3] === 'uniform';
 function embedding(seed: number): Float32Array {
+  if (UNIFORM) return unitVector(DIM, seed);
   const c = centres[Math.floor(seededRandom(seed)() * centres.length)];
   const noise = unitVector(DIM, seed);
   return normalize(c.map((x, i) => x + 0.8 * noise[i]));
@@ -42,7 +45,14 @@ async function main(): Promise<void> {
   const path = join(dir, 'bench.db');
   const scope = testScope('bench');
   const meta = { schemaVersion: 1, embeddingModel: 'bench', dimension: DIM };
-  const store = createSqliteStore({ path, ann: { threshold: 5000, build: 'blocking' } });
+  // EF / EFC env vars override ann.efSearch / ann.efConstruction (defaults: the store's).
+  const ann = {
+    threshold: 5000,
+    build: 'blocking' as const,
+    ...(process.env.EF ? { efSearch: Number(process.env.EF) } : {}),
+    ...(process.env.EFC ? { efConstruction: Number(process.env.EFC) } : {}),
+  };
+  const store = createSqliteStore({ path, ann });
   const exact = createSqliteStore({ path, ann: false });
   await store.open(meta);
   await exact.open(meta);

@@ -70,7 +70,7 @@ describe('sqlite HNSW index', () => {
     expect(first.map((h) => h.node.id)).toEqual((await exact.vectorSearch(A, q0, 5)).map((h) => h.node.id));
     expect(ann.annStatus(A).state).not.toBe('none');
     await ann.buildAnnIndex(A);
-    expect(ann.annStatus(A)).toEqual({ size: 600, state: 'ready' });
+    expect(ann.annStatus(A)).toEqual({ size: 600, state: 'ready', pending: 0 });
     let agree = 0;
     for (let qi = 0; qi < 30; qi++) {
       const q = unitVector(dim, 20_000 + qi);
@@ -100,6 +100,44 @@ describe('sqlite HNSW index', () => {
     expect(rest.map((h) => h.node.id).sort()).toEqual(ns.slice(450).map((n) => n.id).sort());
     await ann.close();
     await exact.close();
+  });
+});
+
+describe('sqlite vector cache', () => {
+  it('drops least recently searched scopes over vectorCacheMB and reloads them correctly', async () => {
+    const store = createSqliteStore({ path: ':memory:', vectorCacheMB: 0.001 }); // ~1 KiB: one scope at a time
+    await store.open(META);
+    const B = testScope('bob');
+    const na = Array.from({ length: 30 }, (_, i) => makeNode(A, `a${i}`, unitVector(16, i + 1)));
+    const nb = Array.from({ length: 30 }, (_, i) => makeNode(B, `b${i}`, unitVector(16, i + 100)));
+    await store.write({ scope: A, nodes: na });
+    await store.write({ scope: B, nodes: nb });
+    const q = unitVector(16, 5);
+    const best = (ns: typeof na) => ns.map((n) => ({ id: n.id, s: cosine(n.embedding, q) })).sort((x, y) => y.s - x.s)[0].id;
+    expect((await store.vectorSearch(A, q, 1))[0].node.id).toBe(best(na));
+    expect(store.annStatus(A).size).toBe(30);
+    expect((await store.vectorSearch(B, q, 1))[0].node.id).toBe(best(nb));
+    expect(store.annStatus(A).size).toBe(0); // evicted
+    await store.forget(A, best(na));
+    expect((await store.vectorSearch(A, q, 1))[0].node.id).toBe(best(na.filter((n) => n.id !== best(na))));
+    await store.close();
+  });
+
+  it('inserts pending vectors into the HNSW graph when idle', async () => {
+    const store = createSqliteStore({ path: ':memory:', ann: { threshold: 10 } });
+    await store.open(META);
+    await store.write({ scope: A, nodes: Array.from({ length: 50 }, (_, i) => makeNode(A, `x${i}`, unitVector(16, i + 1))) });
+    await store.buildAnnIndex(A);
+    const extra = Array.from({ length: 40 }, (_, i) => makeNode(A, `y${i}`, unitVector(16, i + 500)));
+    await store.write({ scope: A, nodes: extra });
+    expect(store.annStatus(A).pending).toBe(40);
+    // Found at once through the exact tail scan …
+    expect((await store.vectorSearch(A, extra[7].embedding, 1))[0].node.id).toBe(extra[7].id);
+    // … and after an idle turn or two through the graph.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(store.annStatus(A)).toEqual({ size: 90, state: 'ready', pending: 0 });
+    expect((await store.vectorSearch(A, extra[9].embedding, 1))[0].node.id).toBe(extra[9].id);
+    await store.close();
   });
 });
 

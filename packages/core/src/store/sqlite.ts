@@ -155,6 +155,8 @@ export interface AnnStatus {
   size: number;
   /** 'none' = exact scan, 'building' = HNSW under construction (exact scan meanwhile), 'ready'. */
   state: 'none' | 'building' | 'ready';
+  /** Vectors not yet in the HNSW graph (searched by exact scan meanwhile). */
+  pending: number;
 }
 
 /** The SQLite store; a MemoryStore plus a few maintenance methods. */
@@ -738,7 +740,7 @@ export class SqliteStore implements MemoryStore {
   annStatus(scope: ResolvedScope): AnnStatus {
     const { sid } = this.scoped(scope);
     const sv = sid === undefined ? undefined : this.vectors.get(sid);
-    return { size: sv?.size ?? 0, state: sv?.annStatus ?? 'none' };
+    return { size: sv?.size ?? 0, state: sv?.annStatus ?? 'none', pending: sv?.pending ?? 0 };
   }
 
   /** `PRAGMA integrity_check` plus the FTS5 index check; returns the problems found (empty = ok). */
