@@ -10,6 +10,7 @@ import type {
   MemoryNode,
   MemoryStore,
   Relation,
+  RelationSubtype,
   RelationView,
   SearchRequest,
 } from '@mem/core';
@@ -37,6 +38,7 @@ import {
   type Question,
   type SystemOneLike,
 } from './controller.js';
+import { createSnapshotCache, snapshotNeighbors } from './lexical.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 
 /** Options of {@link createJevRetriever}. Defaults are the paper's (seed 000) unless marked *ours*. */
@@ -76,6 +78,31 @@ export interface JevRetrieverOptions {
    * anchor's (ours: keeps the lexical ranking's signal in s), or a fixed number. Default `'rrf'`.
    */
   anchorEdgeProbability?: 'rrf' | number;
+  /**
+   * Decay of the retrieval prior along an edge, by subtype and direction (ours, tuned on the LoCoMo
+   * dev conversations): default SAME_EPISODE out (to the next turn) 0.8, in (to the previous) 0.5.
+   */
+  edgeDecay?: Partial<Record<RelationSubtype, { out: number; in: number }>>;
+  /** Decay for every other subtype (ours). Default 0.25. */
+  defaultEdgeDecay?: number;
+  /** Share of a parent's prior a node already visited gains when reached again (graph support, ours). Default 0.5. */
+  supportWeight?: number;
+  /** η of the evidence order (1 − η) · prior/max prior + η · s̃ (ours). Default 0.2. */
+  evidenceMix?: number;
+  /** How many top evidence items the controller sees in scoring and stopping states (ours). Default 10. */
+  evidenceK?: number;
+  /** Nodes admitted through SAME_EPISODE edges when the temporal view is inactive (episode context, ours). Default 10; 0 disables. */
+  episodeBudget?: number;
+  /**
+   * Scopes with at most this many nodes are read through a cached snapshot (nodes, adjacency, lemma
+   * index; rebuilt when the scope changes) instead of a store call per round (ours). Default 20 000; 0 disables
+   * (then neither the snapshot nor the lemma ranking is used).
+   */
+  snapshotMaxNodes?: number;
+  /** Candidates per round the controller scores (those with the highest prior; ours). Default 10 (the beam width). */
+  scoreTopN?: number;
+  /** Add a lemma-BM25 ranking (node keywords + speaker) to the anchor fusion (ours). Default true. */
+  lemmaLexical?: boolean;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -92,6 +119,15 @@ export const JEV_DEFAULTS = {
   maxAnchors: 30,
   anchorPool: 50,
   beamWidth: 10,
+  edgeDecay: { SAME_EPISODE: { out: 0.8, in: 0.5 } } as Partial<Record<RelationSubtype, { out: number; in: number }>>,
+  defaultEdgeDecay: 0.25,
+  supportWeight: 0.5,
+  evidenceMix: 0.2,
+  evidenceK: 10,
+  lemmaLexical: true,
+  episodeBudget: 10,
+  snapshotMaxNodes: 20_000,
+  scoreTopN: 10,
   recencyBeta: 0.1,
   caps: { controllerCalls: 16, nodes: 60, edges: 2400, timeMs: 15_000 },
 } as const;
@@ -103,6 +139,8 @@ interface Visit {
   view: RelationView | null;
   cosine: number;
   edgeProbability: number;
+  /** Retrieval prior: anchors their fused RRF score; neighbours parent prior × edge probability × edge decay, plus support (ours). */
+  prior: number;
   score: number;
   /** Parent's score (for ranking neighbours before admission). */
   depth: number;
@@ -175,9 +213,19 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     stopping: { ...DEFAULT_STOPPING, ...options.stopping },
     caps: { ...JEV_DEFAULTS.caps, ...options.caps },
     anchorEdgeProbability: options.anchorEdgeProbability ?? ('rrf' as const),
+    edgeDecay: { ...JEV_DEFAULTS.edgeDecay, ...options.edgeDecay },
+    defaultEdgeDecay: options.defaultEdgeDecay ?? JEV_DEFAULTS.defaultEdgeDecay,
+    supportWeight: options.supportWeight ?? JEV_DEFAULTS.supportWeight,
+    evidenceMix: options.evidenceMix ?? JEV_DEFAULTS.evidenceMix,
+    evidenceK: options.evidenceK ?? JEV_DEFAULTS.evidenceK,
+    lemmaLexical: options.lemmaLexical ?? JEV_DEFAULTS.lemmaLexical,
+    episodeBudget: options.episodeBudget ?? JEV_DEFAULTS.episodeBudget,
+    snapshotMaxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes,
+    scoreTopN: options.scoreTopN ?? JEV_DEFAULTS.scoreTopN,
     ablation: options.ablation ?? {},
   };
   const name = options.name ?? 'jev';
+  const snapshots = createSnapshotCache({ maxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes });
 
   async function search(req: SearchRequest): Promise<RetrievalResult> {
     const t0 = performance.now();
@@ -211,18 +259,22 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // 2–4. Active views, budgets, depth.
     const active = activeViews(routing, o.thetaAct, o.ablation.views ?? []);
     const given = allocateBudgets(routing, active, o.budget, o.minViewBudget, o.gamma);
+    // Episode context (ours): the next/previous turns of a dialogue (SAME_EPISODE) stay in reach with
+    // a small budget even when the temporal view is not active (an answer usually follows its question).
+    const episodeOnly = o.episodeBudget > 0 && active.length > 0 && !active.includes('temporal') && !(o.ablation.views ?? []).includes('temporal');
+    if (episodeOnly) given.temporal = o.episodeBudget;
     const spent = ZERO_BUDGET();
     const depth = traversalDepth(routing.multiHopNeed, o.maxDepth);
 
-    // 5. Anchors: RRF of vector and lexical rankings.
+    // 5. Anchors: RRF of the vector ranking and the lexical rankings (store BM25, and lemma BM25 — ours).
     const [qvec] = await embedder.embed([query]);
-    const [vec, lex] = await Promise.all([
-      store.vectorSearch(scope, qvec, o.anchorPool),
-      store.lexicalSearch(scope, query, o.anchorPool),
-    ]);
+    const snap = o.snapshotMaxNodes > 0 ? await snapshots(store, scope) : null;
+    const [vec, lex] = await Promise.all([store.vectorSearch(scope, qvec, o.anchorPool), store.lexicalSearch(scope, query, o.anchorPool)]);
+    const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
     const byId = new Map<string, MemoryNode>();
-    for (const h of [...vec, ...lex]) byId.set(h.node.id, h.node);
-    const fused = reciprocalRankFusion([vec.map((h) => h.node.id), lex.map((h) => h.node.id)], o.rrfK).slice(0, o.maxAnchors);
+    for (const h of [...vec, ...lex, ...lem]) byId.set(h.node.id, h.node);
+    const rankings = [vec, lex, ...(o.lemmaLexical ? [lem] : [])].map((hits) => hits.map((h) => h.node.id));
+    const fused = reciprocalRankFusion(rankings, o.rrfK).slice(0, o.maxAnchors);
     const tAnchors = performance.now();
 
     const visited = new Map<string, Visit>();
@@ -235,24 +287,54 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         view: null,
         cosine: dot(qvec, node.embedding),
         edgeProbability: o.anchorEdgeProbability === 'rrf' ? f.score / maxRrf : o.anchorEdgeProbability,
+        prior: f.score,
         score: 0,
         depth: 0,
       });
     }
 
+    // Evidence order (ours): (1 − η) · prior / max prior + η · s̃ — the retrieval prior carries the
+    // fused rankings and graph support, the controller's candidate score s̃ refines it.
+    const finalOf = (v: Visit) => {
+      let maxPrior = 0;
+      for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
+      return (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
+    };
+    const ranked = (list: Iterable<Visit>) => {
+      const arr = [...list];
+      const f = new Map(arr.map((v) => [v, finalOf(v)]));
+      return arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
+    };
+    const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);
     const evidenceItems = (n: number) => topVisits(n).map(stateItem);
-    const topVisits = (n: number) => [...visited.values()].sort(byScore).slice(0, n);
 
     // Batched candidate scoring: one ask for all candidates of a round.
-    const scoreCandidates = async (cands: Visit[]) => {
-      if (cands.length === 0) return;
+    const scoreCandidates = async (all: Visit[]) => {
+      if (all.length === 0) return;
+      // The controller scores the beam: the `scoreTopN` candidates with the highest prior (ours);
+      // the rest are scored with neutral (0.5) Noul answers.
+      const cands = [...all].sort((a, b) => b.prior - a.prior).slice(0, o.scoreTopN);
+      for (const v of all.filter((x) => !cands.includes(x))) {
+        v.score = recencyAdjustedScore(
+          candidateScore(
+            { cosine: v.cosine, relevance: 0.5, viewProbability: v.view ? routing[v.view] : 1, relationUsefulness: v.view ? 0.5 : 1, newInformation: 0.5, edgeProbability: v.edgeProbability, supportsEvidence: 0.5 },
+            o.weights,
+          ),
+          routing.recencyImportance,
+          recencyScore(nowMs, nodeTimeMs(v.node)),
+          o.recencyBeta,
+        );
+      }
       let answers: Record<string, unknown> = {};
       if (calls < o.caps.controllerCalls) {
         const qs: Record<string, Question> = {};
-        cands.forEach((_, i) => {
-          for (const [key, f] of Object.entries(SCORING_QUESTIONS)) qs[`candidate_${i}_${key}`] = f(i);
+        cands.forEach((v, i) => {
+          for (const [key, f] of Object.entries(SCORING_QUESTIONS)) {
+            if (key === 'relation_usefulness' && !v.view) continue; // anchors were reached by no relation
+            qs[`candidate_${i}_${key}`] = f(i);
+          }
         });
-        answers = await ask({ query, candidates: cands.map(stateItem), evidence: evidenceItems(k) }, qs);
+        answers = await ask({ query, candidates: cands.map(stateItem), evidence: evidenceItems(o.evidenceK) }, qs);
       }
       cands.forEach((v, i) => {
         const p = (key: string) => clamp01(probabilityOf(answers[`candidate_${i}_${key}`] as any));
@@ -301,47 +383,58 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         stopReason = 'frontier_empty';
         break;
       }
-      if (active.every((g) => spent[g] >= given[g])) {
+      if ([...active, ...(episodeOnly ? (['temporal'] as const) : [])].every((g) => spent[g] >= given[g])) {
         stopReason = 'budget';
         break;
       }
       const admitted = ZERO_BUDGET();
       const fresh: Visit[] = [];
       const frontierIds = frontier.map((v) => v.node.id);
-      const parentScore = new Map(frontier.map((v) => [v.node.id, v.score]));
+      const parentScore = new Map(ranked(frontier).map((x) => [x.v.node.id, x.final]));
       let capHit: StopReason | null = null;
       let roundEdges = 0;
-      for (const g of active) {
-        if (spent[g] >= given[g]) continue;
-        if (edgesExamined >= o.caps.edges) {
-          capHit = 'edge_cap';
-          break;
-        }
-        const neighbours = await store.neighbors(scope, frontierIds, {
-          views: [g],
-          direction: 'both',
-          limit: Math.max(1, o.caps.edges - edgesExamined),
-        });
+      const open = [...active, ...(episodeOnly ? (['temporal'] as const) : [])].filter((g) => spent[g] < given[g]);
+      if (edgesExamined >= o.caps.edges) capHit = 'edge_cap';
+      else if (open.length > 0) {
+        // One store call for every view that still has budget; candidates of all views compete by
+        // priority = parent score × edge probability, each view within its own budget (ours).
+        const edgeLimit = Math.max(1, o.caps.edges - edgesExamined);
+        const neighbours = snap
+          ? snapshotNeighbors(snap, frontierIds, open, edgeLimit)
+          : await store.neighbors(scope, frontierIds, { views: open, direction: 'both', limit: edgeLimit });
         edgesExamined += neighbours.length;
         roundEdges += neighbours.length;
-        neighbours.sort(
-          (a, b) =>
-            (parentScore.get(b.fromId) ?? 0) * b.relation.probability - (parentScore.get(a.fromId) ?? 0) * a.relation.probability,
-        );
+        const decay = (nb: (typeof neighbours)[number]) =>
+          edgeDecay(nb.relation, nb.relation.from === nb.fromId ? 'out' : 'in', o.edgeDecay, o.defaultEdgeDecay);
+        const priority = (nb: (typeof neighbours)[number]) => (parentScore.get(nb.fromId) ?? 0) * nb.relation.probability * decay(nb);
+        neighbours.sort((a, b) => priority(b) - priority(a));
+        const supported = new Set<string>();
         for (const nb of neighbours) {
-          if (spent[g] >= given[g]) break;
+          const g = nb.relation.view;
+          const parent = visited.get(nb.fromId)!;
+          const seen = visited.get(nb.node.id);
+          if (seen) {
+            // Graph support (ours): a visited node reached again gains part of the parent's prior.
+            const key = `${nb.fromId}>${nb.node.id}`;
+            if (!supported.has(key) && seen !== parent) {
+              supported.add(key);
+              seen.prior += o.supportWeight * parent.prior * clamp01(nb.relation.probability) * decay(nb);
+            }
+            continue;
+          }
+          if (!open.includes(g) || spent[g] >= given[g]) continue;
+          if (episodeOnly && g === 'temporal' && nb.relation.subtype !== 'SAME_EPISODE') continue;
           if (visited.size >= o.caps.nodes) {
             capHit = 'node_cap';
             break;
           }
-          if (visited.has(nb.node.id)) continue;
-          const parent = visited.get(nb.fromId)!;
           const v: Visit = {
             node: nb.node,
             path: [...parent.path, nb.relation],
             view: g,
             cosine: dot(qvec, nb.node.embedding),
             edgeProbability: clamp01(nb.relation.probability),
+            prior: parent.prior * clamp01(nb.relation.probability) * decay(nb),
             score: 0,
             depth: d,
           };
@@ -350,10 +443,11 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
           spent[g]++;
           admitted[g]++;
         }
-        if (capHit) break;
       }
       await scoreCandidates(fresh);
-      frontier = fresh.sort(byScore).slice(0, o.beamWidth);
+      frontier = ranked(fresh)
+        .slice(0, o.beamWidth)
+        .map((x) => x.v);
 
       let stopping: RoundTrace['stopping'] = null;
       let decision: { stop: boolean; reason: StopReason | null } = { stop: false, reason: null };
@@ -361,7 +455,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       else if (!o.ablation.stopping && calls < o.caps.controllerCalls) {
         const qs: Record<string, Question> = {};
         for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
-        const a = await ask({ query, evidence: evidenceItems(k), depth: d }, qs);
+        const a = await ask({ query, evidence: evidenceItems(o.evidenceK), depth: d }, qs);
         stopping = {
           sufficient: probabilityOf(a.evidence_sufficient, 0),
           continueUseful: probabilityOf(a.continue_useful, 1),
@@ -384,7 +478,8 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     }
     const tEnd = performance.now();
 
-    const evidence: Evidence[] = topVisits(k).map((v) => ({ node: v.node, score: v.score, path: v.path }));
+    const final = ranked(visited.values());
+    const evidence: Evidence[] = final.slice(0, k).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path }));
     const trace: RetrievalTrace = {
       retriever: name,
       query,
@@ -397,6 +492,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       stopReason,
       controllerCalls: calls,
       nodesVisited: visited.size,
+      candidates: final.map(({ v, final: f }) => ({ id: v.node.id, final: f, score: v.score, prior: v.prior, depth: v.depth, view: v.view })),
       edgesExamined,
       timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0 },
     };
@@ -404,6 +500,17 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
   }
 
   return { name, search };
+}
+
+/** Decay of the prior along `relation` walked in `direction` (ours). */
+export function edgeDecay(
+  relation: Relation,
+  direction: 'out' | 'in',
+  table: Partial<Record<RelationSubtype, { out: number; in: number }>>,
+  fallback: number,
+): number {
+  const e = table[relation.subtype];
+  return clamp01(e ? e[direction] : fallback);
 }
 
 function byScore(a: Visit, b: Visit): number {

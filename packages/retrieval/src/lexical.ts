@@ -1,0 +1,134 @@
+/**
+ * Lemma BM25 (ours): Okapi BM25 (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75) over each memory's
+ * content-word lemmas (`node.keywords`, from `@mem/core`'s `extractKeywords`) plus its speaker, so
+ * "painted" matches "paint" and a question naming a speaker leans to that speaker's turns. The
+ * index is part of a per-scope snapshot ({@link createSnapshotCache}). It is an extra lexical ranking
+ * for the anchors, next to the store's own BM25.
+ */
+import { extractKeywords, scopeKey } from '@mem/core';
+import type { MemoryNode, MemoryStore, Neighbor, Relation, RelationView, ResolvedScope } from '@mem/core';
+
+/** BM25 term weight: idf · tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)), idf = ln(1 + (N − df + 0.5)/(df + 0.5)). */
+export function bm25Term(tf: number, df: number, docs: number, len: number, avgLen: number, k1 = 1.2, b = 0.75): number {
+  if (tf <= 0 || docs <= 0) return 0;
+  const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+  return (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / Math.max(1e-9, avgLen)));
+}
+
+export interface LemmaIndex {
+  readonly size: number;
+  /** Top `k` node ids by BM25 of the query's lemmas, best first (only nodes matching ≥ 1 term). */
+  search(query: string, k: number): { node: MemoryNode; score: number }[];
+}
+
+/** The terms a node is indexed under: its keywords, plus its speaker (lower case) when `speaker` is set. */
+export function nodeTerms(n: MemoryNode, speaker = true): string[] {
+  const terms = (n.keywords?.length ? n.keywords : extractKeywords(n.text)).map((k) => k.toLowerCase());
+  if (speaker && n.speaker) terms.push(...n.speaker.toLowerCase().split(/\s+/).filter(Boolean));
+  return terms;
+}
+
+/** Build an index over `nodes` (ours). */
+export function buildLemmaIndex(nodes: MemoryNode[], options: { k1?: number; b?: number; speaker?: boolean } = {}): LemmaIndex {
+  const k1 = options.k1 ?? 1.2;
+  const b = options.b ?? 0.75;
+  const postings = new Map<string, { i: number; tf: number }[]>();
+  const lens: number[] = [];
+  nodes.forEach((n, i) => {
+    const terms = nodeTerms(n, options.speaker ?? true);
+    lens.push(terms.length);
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, c] of tf) {
+      let p = postings.get(t);
+      if (!p) postings.set(t, (p = []));
+      p.push({ i, tf: c });
+    }
+  });
+  const speakers = new Set(nodes.flatMap((n) => (n.speaker ? n.speaker.toLowerCase().split(/\s+/) : [])));
+  const avg = lens.reduce((a, x) => a + x, 0) / Math.max(1, lens.length);
+  return {
+    size: nodes.length,
+    search(query, k) {
+      const q = new Set(extractKeywords(query).map((t) => t.toLowerCase()));
+      for (const w of query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (speakers.has(w)) q.add(w);
+      const score = new Map<number, number>();
+      for (const t of q) {
+        const p = postings.get(t);
+        if (!p) continue;
+        for (const { i, tf } of p) score.set(i, (score.get(i) ?? 0) + bm25Term(tf, p.length, nodes.length, lens[i], avg, k1, b));
+      }
+      return [...score.entries()]
+        .sort((a, b2) => b2[1] - a[1] || a[0] - b2[0])
+        .slice(0, k)
+        .map(([i, s]) => ({ node: nodes[i], score: s }));
+    },
+  };
+}
+
+/**
+ * A read-path snapshot of one scope (ours): its nodes, an adjacency list of its relations and the
+ * lemma index, built from the store on first use and rebuilt whenever the scope's version changes
+ * (node count + latest history sequence number, which every write, relation and forget advances).
+ */
+export interface ScopeSnapshot {
+  version: string;
+  nodes: MemoryNode[];
+  byId: Map<string, MemoryNode>;
+  /** Relations touching each node id (both directions). */
+  adjacency: Map<string, Relation[]>;
+  lemma: LemmaIndex;
+}
+
+/** In- and out-neighbours of `ids` in `views` from a snapshot, like `MemoryStore.neighbors` (ours). */
+export function snapshotNeighbors(snap: ScopeSnapshot, ids: readonly string[], views: readonly RelationView[], limit = Infinity): Neighbor[] {
+  const out: Neighbor[] = [];
+  for (const id of ids) {
+    for (const r of snap.adjacency.get(id) ?? []) {
+      if (!views.includes(r.view)) continue;
+      const other = r.from === id ? r.to : r.from;
+      const node = snap.byId.get(other);
+      if (!node) continue;
+      out.push({ relation: r, node, fromId: id });
+      if (out.length >= limit) return out;
+    }
+  }
+  return out;
+}
+
+/** Per-store, per-scope snapshot cache; `get` returns null when the scope has more than `maxNodes` nodes. */
+export function createSnapshotCache(options: { maxNodes?: number; k1?: number; b?: number; speaker?: boolean } = {}) {
+  const maxNodes = options.maxNodes ?? 20_000;
+  const cache = new WeakMap<MemoryStore, Map<string, ScopeSnapshot>>();
+  return async function get(store: MemoryStore, scope: ResolvedScope): Promise<ScopeSnapshot | null> {
+    let byScope = cache.get(store);
+    if (!byScope) cache.set(store, (byScope = new Map()));
+    const [count, last] = await Promise.all([store.count(scope), store.history(scope, { limit: 1 })]);
+    if (count > maxNodes) return null;
+    const version = `${count}:${last[0]?.seq ?? 0}:${last[0]?.at ?? ''}`;
+    const key = scopeKey(scope);
+    const hit = byScope.get(key);
+    if (hit && hit.version === version) return hit;
+    const [nodes, relations] = await Promise.all([
+      count > 0 ? store.list(scope, { limit: count, orderBy: 'observedAt', order: 'asc' }) : Promise.resolve([]),
+      count > 0 ? store.relations(scope) : Promise.resolve([]),
+    ]);
+    const adjacency = new Map<string, Relation[]>();
+    for (const r of relations) {
+      for (const id of r.from === r.to ? [r.from] : [r.from, r.to]) {
+        let list = adjacency.get(id);
+        if (!list) adjacency.set(id, (list = []));
+        list.push(r);
+      }
+    }
+    const snap: ScopeSnapshot = {
+      version,
+      nodes,
+      byId: new Map(nodes.map((n) => [n.id, n])),
+      adjacency,
+      lemma: buildLemmaIndex(nodes, options),
+    };
+    byScope.set(key, snap);
+    return snap;
+  };
+}
