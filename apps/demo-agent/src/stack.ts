@@ -13,10 +13,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
-import * as core from '@mem/core';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever, toContext } from '@mem/retrieval';
-import * as systemOnePkg from '@mem/system-one';
-import { createOfflineBackend, createSystemOne, type SystemOne } from '@mem/system-one';
+import { createOfflineBackend, createOpenAIBackend, createSystemOne, type SystemOne } from '@mem/system-one';
 import type {
   Embedder,
   GateDecisionRecord,
@@ -31,7 +29,7 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { createMemory, createWinkEmbedder, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
+import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 
@@ -113,13 +111,6 @@ export function defaultDbPath(): string {
   return path.join(dir, 'memory.sqlite');
 }
 
-/** A named export of a workspace package, or a clear error while that package is still missing it. */
-function need<T = any>(mod: unknown, pkg: string, name: string): T {
-  const fn = (mod as any)?.[name];
-  if (fn === undefined) throw new MemError('INTERNAL', 'internal', `${pkg} does not export ${name} (is the package built?)`);
-  return fn as T;
-}
-
 /** Highest type score of a node, e.g. 'episodic'. */
 export function dominantType(node: MemoryNode): string {
   const entries = Object.entries(node.types ?? {}) as [string, number][];
@@ -129,25 +120,28 @@ export function dominantType(node: MemoryNode): string {
 
 async function openStore(options: StackOptions, env: NodeJS.ProcessEnv): Promise<{ store: MemoryStore; dbPath: string | null }> {
   if ((options.store ?? 'sqlite') === 'neo4j') {
-    const neo = await import('@mem/graph-neo4j');
     const uri = env.MEM_NEO4J_URI;
     if (!uri) throw new MemValidationError('INVALID_INPUT', '--store neo4j needs MEM_NEO4J_URI (and MEM_NEO4J_USER, MEM_NEO4J_PASSWORD)');
-    const create = need(neo, '@mem/graph-neo4j', 'createNeo4jStore');
-    return { store: await create({ uri, user: env.MEM_NEO4J_USER ?? 'neo4j', username: env.MEM_NEO4J_USER ?? 'neo4j', password: env.MEM_NEO4J_PASSWORD ?? '' }), dbPath: null };
+    // Loaded on demand so the SQLite path never loads neo4j-driver.
+    const { createNeo4jStore } = await import('@mem/graph-neo4j');
+    return { store: createNeo4jStore({ uri, user: env.MEM_NEO4J_USER ?? 'neo4j', password: env.MEM_NEO4J_PASSWORD ?? '' }), dbPath: null };
   }
   const dbPath = options.db ?? defaultDbPath();
   if (dbPath !== ':memory:') mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
-  const create = need(core, '@mem/core', 'createSqliteStore');
-  return { store: await create({ path: dbPath }), dbPath };
+  return { store: createSqliteStore({ path: dbPath }), dbPath };
 }
 
-function createSystemOneFor(env: NodeJS.ProcessEnv, embedder: Embedder, llm: SystemTwoConfig | null): SystemOne {
-  const offline = createOfflineBackend({ embed: (texts: string[]) => embedder.embed(texts) });
+/**
+ * System One. Offline (default): `createOfflineBackend()` exactly as `mem eval locomo` measures it
+ * (the write and read paths hand it precomputed cosines). `MEM_SYSTEM_ONE=openai`: the
+ * OpenAI-compatible logprob backend on the MEM_LLM_* endpoint, offline as fallback.
+ */
+function createSystemOneFor(env: NodeJS.ProcessEnv, llm: SystemTwoConfig | null): SystemOne {
+  const offline = createOfflineBackend();
   const wanted = (env.MEM_SYSTEM_ONE ?? 'offline').toLowerCase();
   if (wanted === 'openai') {
     if (!llm) throw new MemValidationError('INVALID_INPUT', 'MEM_SYSTEM_ONE=openai needs MEM_LLM_BASE_URL, MEM_LLM_API_KEY, MEM_LLM_MODEL');
-    const createOpenAI = need(systemOnePkg, '@mem/system-one', 'createOpenAIBackend');
-    const backend = createOpenAI({ baseURL: llm.baseURL, apiKey: llm.apiKey, model: env.MEM_SYSTEM_ONE_MODEL ?? llm.model });
+    const backend = createOpenAIBackend({ baseURL: llm.baseURL, apiKey: llm.apiKey, model: env.MEM_SYSTEM_ONE_MODEL ?? llm.model });
     return createSystemOne({ backend, fallback: offline });
   }
   if (wanted !== 'offline') throw new MemValidationError('INVALID_INPUT', `MEM_SYSTEM_ONE must be offline or openai, got "${wanted}"`);
@@ -224,7 +218,7 @@ export async function createStack(options: StackOptions): Promise<Stack> {
   const embedder = createWinkEmbedder();
   await loadEmbedder(embedder, options.onSetupProgress);
   const { store, dbPath } = await openStore(options, env);
-  const systemOne = createSystemOneFor(env, embedder, llm);
+  const systemOne = createSystemOneFor(env, llm);
   const retriever = createRetrieverFor(options.retriever ?? 'jev', store, embedder, systemOne);
   // Gate: createMemory's default, one SAGE gate per scope (rebuilt from the store on first use).
   const memory = createMemory({ store, embedder, systemOne: systemOne as any, retriever });
