@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '../errors.js';
-import { clearWinkMemoryCache, createWinkEmbedder, lookupWord } from './wink.js';
+import { clearWinkMemoryCache, createWinkEmbedder, defaultCacheDir, lookupWord } from './wink.js';
 import { convertWinkJson, readWinkCache, resolveWinkSource, winkCacheFileName } from './wink-cache.js';
 import { paraphraseScores } from './fixtures/eval.js';
 import { hashedTokenVector, sifWeight, zipfProbability, expandToken, surfaceTokens } from './sif.js';
@@ -161,6 +161,35 @@ describe('wink cache (fixture)', () => {
     const source = await resolveWinkSource(json);
     expect(() => readWinkCache(path.join(cacheDir, winkCacheFileName(source)), source)).not.toThrow();
   }, 60_000);
+
+  it('an unwritable cache dir still embeds (in-memory tables, one warning); MEM_CACHE_DIR is the default dir', async () => {
+    const blocker = path.join(dir, 'not-a-dir');
+    writeFileSync(blocker, 'x');
+    clearWinkMemoryCache();
+    const warnings: string[] = [];
+    const onWarn = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarn);
+    try {
+      const e = createWinkEmbedder({ cacheDir: path.join(blocker, 'sub'), sourcePath: json });
+      const [v] = await e.embed(['w1 w2']);
+      expect(v.length).toBe(100);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(warnings.some((m) => m.includes('could not write the embedding cache'))).toBe(true);
+    } finally {
+      process.off('warning', onWarn);
+    }
+    const old = process.env.MEM_CACHE_DIR;
+    process.env.MEM_CACHE_DIR = path.join(dir, 'from-env');
+    try {
+      expect(defaultCacheDir()).toBe(path.join(dir, 'from-env'));
+      clearWinkMemoryCache();
+      const info = await createWinkEmbedder({ sourcePath: json }).load();
+      expect(path.dirname(info.cacheFile)).toBe(path.join(dir, 'from-env'));
+    } finally {
+      if (old === undefined) delete process.env.MEM_CACHE_DIR;
+      else process.env.MEM_CACHE_DIR = old;
+    }
+  });
 
   it('embeds to unit vectors; typed errors for empty text, bad input and bad options', async () => {
     const e = createWinkEmbedder({ cacheDir: path.join(dir, 'cache'), sourcePath: json });

@@ -95,8 +95,10 @@ async function loadTables(cacheDir: string, sourcePath: string | undefined): Pro
           info: { cacheFile: file, built: false, rebuildReason: null, ms: performance.now() - t0, vocabularySize: tables.count, cacheBytes: tables.bytes },
         };
       } catch (e) {
+        const code = (e as NodeJS.ErrnoException)?.code;
         if (e instanceof WinkCacheInvalid) reason = e.message;
-        else if ((e as NodeJS.ErrnoException)?.code === 'ENOENT') reason = 'missing';
+        else if (code === 'ENOENT') reason = 'missing';
+        else if (typeof code === 'string') reason = `unreadable (${code})`; // e.g. ENOTDIR, EACCES: rebuild in memory
         else throw new EmbedderError(`cannot read embedding cache ${file}`, { cause: e });
       }
       const { buffer, tables } = await convertWinkJson(source);
