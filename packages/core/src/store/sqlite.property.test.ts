@@ -138,21 +138,21 @@ describe('sqlite store: random multi-scope operations never leak across scopes',
   it('exact vector scan', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), (ops) => runSequence(ops, false)),
-      { numRuns: 20 },
+      { numRuns: 15 },
     );
   }, 60_000);
 
   it('with the HNSW index (threshold 2; new vectors in the exact-scanned tail)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), (ops) => runSequence(ops, { threshold: 2, build: 'blocking' })),
-      { numRuns: 20 },
+      { numRuns: 15 },
     );
   }, 60_000);
 
   it('with the HNSW index (threshold 2; every new vector inserted into the graph, background build)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), (ops) => runSequence(ops, { threshold: 2, maxTail: 0 })),
-      { numRuns: 20 },
+      { numRuns: 15 },
     );
   }, 60_000);
 });
