@@ -115,6 +115,8 @@ function quickValid(q: any): boolean {
   return false;
 }
 
+/** Question objects already validated (keyed by object; re-checked when `instructions` changes). Questions are treated as immutable once asked. */
+const validated = new WeakMap<object, string>();
 const qKeys = new WeakMap<object, string>();
 const qIntern = new Map<string, string>();
 let qCounter = 0;
@@ -238,55 +240,63 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       throw new SystemOneError('INVALID_QUESTION', 'questions must be an object keyed by question id');
     }
     const ids = Object.keys(questions);
+    const n = ids.length;
+    const qs = new Array<Question>(n);
     const refs: Record<string, ResolvedRef[]> = {};
-    for (const id of ids) {
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
       const q = questions[id];
-      if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
+      if (validated.get(q) !== q.instructions) {
+        if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
+        validated.set(q, q.instructions);
+      }
+      qs[i] = q;
       refs[id] = resolveRefs(id, q, state);
     }
-    stats.questions += ids.length;
+    stats.questions += n;
 
     const answers: Record<string, Answer> = {};
-    const traces = new Map<string, AnswerTrace>();
-    const keys: Record<string, [string, string]> = {};
-    const pending: string[] = [];
-    const memo = new Map<unknown, string>();
-    // Key of a state value: strings as themselves (no copy, hash cached by V8), others as tagged stable JSON.
-    const valueKey = (v: unknown): string => {
-      if (typeof v === 'string' && v.charCodeAt(0) !== 0) return v;
-      let k = memo.get(v);
-      if (k === undefined) memo.set(v, (k = `\u0000${stableStringify(v)}`));
-      return k;
-    };
-    for (const id of ids) {
-      const q = questions[id];
-      if (cache) {
-        const r = refs[id];
+    const traces = new Array<AnswerTrace>(n);
+    const stateKeys = cache ? new Array<string>(n) : undefined;
+    const qKeys = cache ? new Array<string>(n) : undefined;
+    let pending: number[] = [];
+    if (cache) {
+      let memo: Map<unknown, string> | undefined;
+      // Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged stable JSON.
+      const valueKey = (v: unknown): string => {
+        if (typeof v === 'string' && v.charCodeAt(0) !== 0) return v;
+        memo ??= new Map();
+        let k = memo.get(v);
+        if (k === undefined) memo.set(v, (k = `\u0000${stableStringify(v)}`));
+        return k;
+      };
+      for (let i = 0; i < n; i++) {
+        const r = refs[ids[i]];
         const sv = r.length === 1 ? valueKey(r[0].value) : r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
-        keys[id] = [sv, questionKey(q)];
-        const hit = cache.get(sv)?.get(keys[id][1]);
+        const qk = questionKey(qs[i]);
+        stateKeys![i] = sv;
+        qKeys![i] = qk;
+        const hit = cache.get(sv)?.get(qk);
         if (hit !== undefined) {
           stats.cacheHits++;
-          answers[id] = hit;
-          traces.set(id, trace(id, q, hit, backend.name, true, false, 0));
-          continue;
-        }
+          answers[ids[i]] = hit;
+          traces[i] = trace(ids[i], qs[i], hit, backend.name, true, false, 0);
+        } else pending.push(i);
       }
-      pending.push(id);
-    }
+    } else pending = Array.from({ length: n }, (_, i) => i);
 
     if (pending.length) {
       let sub: Record<string, Question> = questions;
       let subRefs = refs;
-      if (pending.length !== ids.length) {
+      if (pending.length !== n) {
         sub = {};
         subRefs = {};
-        for (const id of pending) {
-          sub[id] = questions[id];
-          subRefs[id] = refs[id];
+        for (const i of pending) {
+          sub[ids[i]] = qs[i];
+          subRefs[ids[i]] = refs[ids[i]];
         }
       }
-      const failed: Record<string, SystemOneError> = {};
+      const failed = new Map<number, SystemOneError>();
       const t0 = performance.now();
       try {
         let raw: Record<string, unknown>;
@@ -295,33 +305,33 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
           raw = backend.answerSync({ state, questions: sub, refs: subRefs });
         } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
         const ms = performance.now() - t0;
-        for (const id of pending) {
+        for (const i of pending) {
+          const id = ids[i];
           const r = raw?.[id];
           try {
             if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
             if (r instanceof Error) throw toSystemOneError(r);
-            const a = normalizeAnswer(id, sub[id], r);
+            const a = normalizeAnswer(id, qs[i], r);
             answers[id] = a;
-            if (cache) cache.put(keys[id][0], keys[id][1], a);
-            traces.set(id, trace(id, sub[id], a, backend.name, false, false, ms));
+            if (cache) cache.put(stateKeys![i], qKeys![i], a);
+            traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
           } catch (e) {
-            failed[id] = toSystemOneError(e, 'INVALID_ANSWER');
+            failed.set(i, toSystemOneError(e, 'INVALID_ANSWER'));
           }
         }
       } catch (e) {
         stats.errors++;
         const err = toSystemOneError(e);
-        for (const id of pending) failed[id] = err;
+        for (const i of pending) failed.set(i, err);
       }
 
-      const failedIds = Object.keys(failed);
-      if (failedIds.length) {
+      if (failed.size) {
         if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
         const fsub: Record<string, Question> = {};
         const fRefs: Record<string, ResolvedRef[]> = {};
-        for (const id of failedIds) {
-          fsub[id] = questions[id];
-          fRefs[id] = refs[id];
+        for (const i of failed.keys()) {
+          fsub[ids[i]] = qs[i];
+          fRefs[ids[i]] = refs[ids[i]];
         }
         let fraw: Record<string, unknown> = {};
         let ferr: SystemOneError | undefined;
@@ -334,8 +344,9 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
           }
         }
         const ms = performance.now() - t1;
-        for (const id of failedIds) {
-          const q = questions[id];
+        for (const [i, why] of failed) {
+          const id = ids[i];
+          const q = qs[i];
           let a: Answer | undefined;
           if (fallback && !ferr) {
             try {
@@ -345,27 +356,25 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
               a = undefined;
             }
           }
+          let tr: AnswerTrace;
           if (a !== undefined) {
             stats.fallbacks++;
-            answers[id] = a;
-            const tr = trace(id, q, a, fallback!.name, false, true, ms);
-            tr.error = { code: failed[id].code, message: failed[id].message };
-            traces.set(id, tr);
+            tr = trace(id, q, a, fallback!.name, false, true, ms);
+            tr.error = { code: why.code, message: why.message };
           } else {
             stats.errors++;
             a = neutral(q);
-            answers[id] = a;
-            const err = ferr ?? failed[id];
-            const tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
+            const err = ferr ?? why;
+            tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
             tr.error = { code: err.code, message: err.message };
-            traces.set(id, tr);
           }
+          answers[id] = a;
+          traces[i] = tr;
         }
       }
     }
-    const ordered = ids.map((id) => traces.get(id)!);
-    if (options.onTrace) for (const t of ordered) options.onTrace(t);
-    return { answers: answers as Answers<Qs>, traces: ordered };
+    if (options.onTrace) for (const t of traces) options.onTrace(t);
+    return { answers: answers as Answers<Qs>, traces };
   }
 
   return {
