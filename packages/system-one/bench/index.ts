@@ -3,6 +3,7 @@
  * 1. Accuracy, AUC and ECE per question kind on the hand-labelled set in ./dataset.ts, asked through
  *    the controller (accuracy at p >= 0.5 for Nouls, argmax for Choices; ECE on the predicted class's
  *    probability, 10 bins). Baseline in the same run: a constant predictor (the majority label).
+ * Flags: `--no-speed` (accuracy only), `--speed-only`.
  * 2. Throughput: questions per second on one core, relation batches (10 candidates x 6 questions) and
  *    6-question routing calls, through the controller vs a plain loop of the same scorers; p50 of one
  *    routing call; overhead ratio = controller / plain.
@@ -200,6 +201,8 @@ async function speed(): Promise<void> {
   console.log(`\n(${rounds} interleaved rounds; controller with its default LRU cache, every state distinct so every question is a cache miss; node ${process.version})`);
 }
 
-await accuracy(dataset, 'Offline backend, development set (bench/dataset.ts; the scorers were tuned on it)');
-await accuracy(holdout, 'Offline backend, held-out set (bench/holdout.ts; never tuned on)');
+if (!process.argv.includes('--speed-only')) {
+  await accuracy(dataset, 'Offline backend, development set (bench/dataset.ts; the scorers were tuned on it)');
+  await accuracy(holdout, 'Offline backend, held-out set (bench/holdout.ts; never tuned on)');
+}
 if (!process.argv.includes('--no-speed')) await speed();

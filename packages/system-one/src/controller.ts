@@ -270,13 +270,19 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         if (k === undefined) memo.set(v, (k = `\u0000${stableStringify(v)}`));
         return k;
       };
+      let lastSv: string | undefined;
+      let lastInner: Map<string, Answer> | undefined;
       for (let i = 0; i < n; i++) {
         const r = refs[ids[i]];
         const sv = r.length === 1 ? valueKey(r[0].value) : r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
         const qk = questionKey(qs[i]);
         stateKeys![i] = sv;
         qKeys![i] = qk;
-        const hit = cache.get(sv)?.get(qk);
+        if (sv !== lastSv) {
+          lastInner = cache.get(sv); // one LRU touch per distinct state key, not per question
+          lastSv = sv;
+        }
+        const hit = lastInner?.get(qk);
         if (hit !== undefined) {
           stats.cacheHits++;
           answers[ids[i]] = hit;
