@@ -17,7 +17,7 @@ export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,mts,cts}'],
     plugins: { 'import-x': importX },
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
@@ -28,7 +28,7 @@ export default tseslint.config(
     },
   },
   ...Object.entries(layering).map(([dir, allowed]) => ({
-    files: [`${dir}/**/*.ts`],
+    files: [`${dir}/**/*.{ts,mts,cts}`],
     rules: {
       'no-restricted-imports': [
         'error',
