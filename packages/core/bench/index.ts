@@ -182,7 +182,9 @@ async function seedScope(store: MemoryStore, embedder: Embedder, scope: Resolved
 }
 
 async function scaleProbe(embedder: Embedder, n: number) {
-  const store = createSqliteStore({ path: ':memory:' });
+  // the HNSW index is built inside the first search ('blocking'), so timed adds see the steady state
+  // rather than a background build sharing the event loop
+  const store = createSqliteStore({ path: ':memory:', ann: { build: 'blocking' } });
   await store.open(meta(embedder));
   const scope: ResolvedScope = { namespace: 'bench', userId: 'scale', agentId: '', runId: '' };
   const tSeed = performance.now();

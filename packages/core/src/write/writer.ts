@@ -466,7 +466,14 @@ export class Writer {
 
         // nearest memory for Noop / Update (gate's nearest by cosine)
         if (decision.nearest && decision.action !== 'add') {
-          p.nearest = byId.get(decision.nearest.id)?.node ?? (await store.get(scope, decision.nearest.id).catch(() => null));
+          p.nearest = byId.get(decision.nearest.id)?.node ?? null;
+          if (!p.nearest) {
+            try {
+              p.nearest = await store.get(scope, decision.nearest.id);
+            } catch (e) {
+              throw wrapError('gate', e);
+            }
+          }
         }
         // SAME_EPISODE chain (rule, ours): previous stored observation of the same episode
         const ep = episodeKey(obs.sourceId, obs.metadata);
