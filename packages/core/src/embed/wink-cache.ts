@@ -191,7 +191,7 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   let wordIndex = -1;
   let scales!: Float32Array;
   let matrix!: Int8Array;
-  let words!: (string | undefined)[];
+  let words!: (Uint8Array | undefined)[];
   let norms!: Float32Array;
   let meanAcc!: Float64Array;
   let covAcc!: Float64Array; // upper triangle stored full for simplicity
@@ -204,6 +204,8 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   let carry: Buffer = Buffer.alloc(0);
   const endRef = new Int32Array(1);
   const decoder = new TextDecoder('utf-8');
+  const encoder = new TextEncoder();
+  const show = (w: Uint8Array) => decoder.decode(w);
   const marker = Buffer.from('"vectors":{');
 
   const initFromHeader = (head: string) => {
@@ -244,8 +246,10 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
       if (q >= n) return p;
       const close = buf.indexOf(0x5d, q);
       if (close < 0) return p;
-      let word = decoder.decode(buf.subarray(p + 1, q));
-      if (escaped) word = JSON.parse(`"${word}"`) as string;
+      // Keep the UTF-8 bytes of the key (the vocabulary stores bytes); decode only escaped keys.
+      const word: Uint8Array = escaped
+        ? encoder.encode(JSON.parse(`"${decoder.decode(buf.subarray(p + 1, q))}"`) as string)
+        : Uint8Array.prototype.slice.call(buf, p + 1, q);
       let i = q + 1;
       while (buf[i] !== 0x5b) { if (i >= close) fail('expected ['); i++; }
       i++;
@@ -253,14 +257,14 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
       while (i < close) {
         const c = buf[i];
         if (c === 0x2c || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) { i++; continue; }
-        if (k >= row.length) fail(`too many numbers for "${word}"`);
+        if (k >= row.length) fail(`too many numbers for "${show(word)}"`);
         row[k++] = parseNumber(buf, i, endRef);
-        if (endRef[0] === i) fail(`bad number for "${word}"`);
+        if (endRef[0] === i) fail(`bad number for "${show(word)}"`);
         i = endRef[0];
       }
-      if (k < row.length) fail(`too few numbers for "${word}" (${k})`);
+      if (k < row.length) fail(`too few numbers for "${show(word)}" (${k})`);
       const rank = row[wordIndex];
-      if (!Number.isInteger(rank) || rank < 0 || rank >= count) fail(`bad rank ${rank} for "${word}"`);
+      if (!Number.isInteger(rank) || rank < 0 || rank >= count) fail(`bad rank ${rank} for "${show(word)}"`);
       if (words[rank] !== undefined) fail(`duplicate rank ${rank}`);
       words[rank] = word;
       filled++;
@@ -268,7 +272,7 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
       let ss = 0;
       for (let d = 0; d < dims; d++) {
         const x = row[d];
-        if (!Number.isFinite(x)) fail(`non-finite value for "${word}"`);
+        if (!Number.isFinite(x)) fail(`non-finite value for "${show(word)}"`);
         const a = Math.abs(x);
         if (a > maxAbs) maxAbs = a;
         ss += x * x;
@@ -338,8 +342,7 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   const medianNorm = sortedNorms[Math.floor(count / 2)];
 
   // --- vocabulary + hash table ---
-  const enc = new TextEncoder();
-  const encoded = words.map((w) => enc.encode(w!));
+  const encoded = words as Uint8Array[];
   const vocabBytes = encoded.reduce((s, b) => s + b.length, 0);
   let tableSize = 1;
   while (tableSize < count * 3) tableSize <<= 1;

