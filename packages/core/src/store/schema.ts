@@ -3,11 +3,19 @@
  * version; a file written by a newer build (a version this build does not know) is refused.
  */
 import type Database from 'better-sqlite3';
+import { searchText } from './text.js';
 
 export interface Migration {
   version: number;
   name: string;
-  sql: string;
+  sql?: string;
+  /** Data steps that need JS (run after `sql`, in the same transaction). */
+  up?: (db: Database.Database) => void;
+}
+
+/** The FTS token that restricts a lexical query to one scope (column `scope`, weight 0 in BM25). */
+export function scopeToken(sid: number): string {
+  return `s${sid}`;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -77,6 +85,27 @@ CREATE TRIGGER history_no_delete BEFORE DELETE ON history BEGIN SELECT RAISE(ABO
 CREATE VIRTUAL TABLE nodes_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 `,
   },
+  {
+    // The FTS index gets a `scope` column so a lexical query only walks its own scope's postings
+    // (a small scope in a large file stays fast). The index is rebuilt from the nodes.
+    version: 2,
+    name: 'fts-scope-column',
+    sql: `
+DROP TABLE nodes_fts;
+CREATE VIRTUAL TABLE nodes_fts USING fts5(scope, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+`,
+    up: (db) => {
+      const page = db.prepare('SELECT rid, sid, text FROM nodes WHERE rid > ? ORDER BY rid LIMIT 1000');
+      const insert = db.prepare('INSERT INTO nodes_fts (rowid, scope, body) VALUES (?, ?, ?)');
+      let last = 0;
+      for (;;) {
+        const rows = page.all(last) as { rid: number; sid: number; text: string }[];
+        if (rows.length === 0) break;
+        for (const r of rows) insert.run(r.rid, scopeToken(r.sid), searchText(r.text));
+        last = rows[rows.length - 1].rid;
+      }
+    },
+  },
 ];
 
 /** Highest schema version this build knows. */
@@ -97,7 +126,8 @@ export function migrate(db: Database.Database): number {
     // Re-check inside an IMMEDIATE transaction: another process may have migrated meanwhile.
     db.transaction(() => {
       if (currentSchemaVersion(db) >= m.version) return;
-      db.exec(m.sql);
+      if (m.sql) db.exec(m.sql);
+      m.up?.(db);
       db.prepare('INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
     }).immediate();
   }

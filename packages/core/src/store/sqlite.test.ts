@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectMemError, makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
 import { createSqliteStore } from './sqlite.js';
+import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { ftsMatchQuery, searchText } from './text.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-'));
@@ -158,6 +159,35 @@ describe('sqlite files', () => {
     await h2.close();
   });
 
+  it('migrates a version-1 file: rebuilds the FTS index with its scope column, keeps everything', async () => {
+    const path = file();
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+    raw.exec(MIGRATIONS[0].sql!);
+    raw.prepare("INSERT INTO migrations VALUES (1, 'initial', 'x')").run();
+    for (const [k, v] of Object.entries({ schemaVersion: '1', embeddingModel: 'test', dimension: '16' })) raw.prepare('INSERT INTO meta VALUES (?, ?)').run(k, v);
+    raw.prepare("INSERT INTO scopes (namespace, user_id, agent_id, run_id, node_count) VALUES ('test', 'alice', '', '', 1)").run();
+    const n = makeNode(A, 'Grüße aus Köln und 東京', unitVector(16, 3), { id: 'old-node' });
+    raw
+      .prepare(
+        `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms)
+         VALUES (1, ?, ?, NULL, ?, NULL, '[]', '[]', ?, ?, NULL, NULL, 'h', '{}', NULL, ?, ?, ?)`,
+      )
+      .run(n.id, n.text, n.observedAt, JSON.stringify(n.types), Buffer.from(n.embedding.buffer), n.createdAt, Date.parse(n.observedAt), Date.parse(n.createdAt));
+    raw.prepare('INSERT INTO nodes_fts (rowid, body) VALUES (1, ?)').run(searchText(n.text));
+    raw.close();
+    const store = await open(path);
+    expect((await store.lexicalSearch(A, 'koln', 5)).map((h) => h.node.id)).toEqual(['old-node']);
+    expect((await store.lexicalSearch(A, 'GRÜSSE', 5)).map((h) => h.node.id)).toEqual(['old-node']);
+    expect((await store.lexicalSearch(A, '東京', 5)).map((h) => h.node.id)).toEqual(['old-node']);
+    expect((await store.get(A, 'old-node'))!.text).toBe(n.text);
+    expect(store.checkIntegrity()).toEqual([]);
+    await store.close();
+    const check = new Database(path);
+    expect((check.prepare('SELECT MAX(version) AS v FROM migrations').get() as { v: number }).v).toBe(SQLITE_SCHEMA_VERSION);
+    check.close();
+  });
+
   it('refuses a file written by a newer schema version, naming both versions', async () => {
     const path = file();
     (await open(path)).close();
@@ -166,7 +196,7 @@ describe('sqlite files', () => {
     raw.close();
     const e = await expectMemError(createSqliteStore({ path }).open(META), 'STORE_META_MISMATCH');
     expect(e.message).toContain('99');
-    expect(e.message).toContain('1');
+    expect(e.message).toContain(String(SQLITE_SCHEMA_VERSION));
   });
 
   it('history is append-only even for raw SQL', async () => {

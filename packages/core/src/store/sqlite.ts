@@ -25,7 +25,7 @@ import type {
   WriteBatch,
 } from '../types.js';
 import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
-import { migrate, SQLITE_SCHEMA_VERSION } from './schema.js';
+import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { ftsMatchQuery, searchText } from './text.js';
 import { checkVector, checkWriteBatch } from './validate.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
@@ -373,7 +373,7 @@ export class SqliteStore implements MemoryStore {
         );
         const ftsDelete = this.stmt('DELETE FROM nodes_fts WHERE rowid = ?');
         let added = 0;
-        const ftsInsert = this.stmt('INSERT INTO nodes_fts (rowid, body) VALUES (?, ?)');
+        const ftsInsert = this.stmt('INSERT INTO nodes_fts (rowid, scope, body) VALUES (?, ?, ?)');
         for (const n of b.nodes) {
           const old = exists.get(sid, n.id) as { rid: number } | undefined;
           const row = insertNode.get({
@@ -398,7 +398,7 @@ export class SqliteStore implements MemoryStore {
           }) as { rid: number };
           if (old) ftsDelete.run(old.rid);
           else added++;
-          ftsInsert.run(row.rid, searchText(n.text));
+          ftsInsert.run(row.rid, scopeToken(sid), searchText(n.text));
           vectorOps.push({ rid: row.rid, v: n.embedding });
         }
         if (added > 0) this.stmt('UPDATE scopes SET node_count = node_count + ? WHERE sid = ?').run(added, sid);
@@ -615,9 +615,11 @@ export class SqliteStore implements MemoryStore {
     if (!match) return [];
     try {
       const rows = this.stmt(
-        `SELECT ${NODE_COLUMNS}, -bm25(nodes_fts) AS score FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
-         WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY bm25(nodes_fts), n.rid LIMIT ?`,
-      ).all(match, sid, k) as (NodeRow & { score: number })[];
+        // The scope column restricts the FTS walk to this scope (weight 0: no effect on BM25);
+        // the join on nodes.sid filters again.
+        `SELECT ${NODE_COLUMNS}, -bm25(nodes_fts, 0.0, 1.0) AS score FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
+         WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY bm25(nodes_fts, 0.0, 1.0), n.rid LIMIT ?`,
+      ).all(`scope : "${scopeToken(sid)}" AND body : (${match})`, sid, k) as (NodeRow & { score: number })[];
       return rows.map((r) => ({ node: rowToNode(r, s), score: r.score }));
     } catch (e) {
       throw wrap(e, 'lexicalSearch failed');

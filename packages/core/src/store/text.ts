@@ -6,7 +6,7 @@
  * not remove Arabic / Hebrew vowel marks. Both the indexed text and the query pass through
  * {@link searchText}, so documents and queries are normalised the same way:
  *
- * 1. NFKC + lower case;
+ * 1. NFKC + lower case (and ß → ss);
  * 2. runs of Thai / Lao / Khmer / Myanmar are split into words with `Intl.Segmenter` (ICU);
  * 3. runs of Han / Hiragana / Katakana are expanded to overlapping character unigrams and bigrams
  *    (the approach of Lucene's CJK analyzer), so any word of one or more characters is findable;
@@ -40,7 +40,7 @@ function expandCjk(run: string): string {
 
 /** The normalised text that is indexed (and that queries are matched against). Pure; ours. */
 export function searchText(text: string): string {
-  let s = text.normalize('NFKC').toLowerCase();
+  let s = text.normalize('NFKC').toLowerCase().replace(/ß/g, 'ss');
   const seg = wordSegmenter();
   if (seg) {
     s = s.replace(NO_SPACE_SCRIPTS, (run) =>
