@@ -102,6 +102,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       say(`   ${(g.action === 'noop' ? c.magenta : c.yellow)(g.action.padEnd(6))} ${String(bySource.get(a.node.id)).padEnd(6)} ν=${fmt(g.novelty)} τ=${fmt(g.threshold)} ${near}  "${truncate(a.node.text, 60)}"`);
     }
     if (notable.length > 8) say(c.dim(`   … and ${notable.length - 8} more`));
+    const closest = added
+      .filter((a) => a.gate?.action === 'add' && a.gate.nearest)
+      .sort((a, b) => b.gate!.nearest!.cosine - a.gate!.nearest!.cosine)
+      .slice(0, 4);
+    if (closest.length) say(c.dim('   adds most similar to a stored memory (repeats / paraphrases): novelty is low but still ≥ τ + δ'));
+    for (const a of closest) {
+      const g = a.gate!;
+      say(c.dim(`   add    ${String(bySource.get(a.node.id)).padEnd(6)} ν=${fmt(g.novelty)} τ=${fmt(g.threshold)} ≈ ${bySource.get(g.nearest!.id) ?? '?'} (cos ${fmt(g.nearest!.cosine, 2)})  "${truncate(a.node.text, 60)}"`));
+    }
     say('');
 
     // 2. Graph by relation view
