@@ -69,11 +69,16 @@ async function accuracy(set: readonly LabelledCase[], title: string): Promise<vo
   for (const r of rows) console.log(`| ${r.kind} | ${r.n} | ${f2(r.acc)} | ${f2(r.base)} | ${f2(r.auc)} | ${f2(r.ece)} |`);
   console.log(`| **all** | ${totN} | ${f2(totCorrect / totN)} | ${f2(totBase / totN)} | | |`);
   const groups = [...new Set(rows.map((r) => r.kind.split('.')[0]))];
-  console.log('\nPer group (question-weighted): ' + groups.map((g) => {
+  console.log('\n| group | n | accuracy | majority baseline |');
+  console.log('|---|---:|---:|---:|');
+  for (const g of groups) {
     const rs = rows.filter((r) => r.kind.startsWith(g + '.'));
     const n = rs.reduce((a, r) => a + r.n, 0);
-    return `${g} ${f2(rs.reduce((a, r) => a + r.acc * r.n, 0) / n)}`;
-  }).join(', '));
+    const acc = rs.reduce((a, r) => a + r.acc * r.n, 0) / n;
+    const base = rs.reduce((a, r) => a + r.base * r.n, 0) / n;
+    console.log(`| ${g} (${rs.length} kinds) | ${n} | ${f2(acc)} | ${f2(base)} |`);
+  }
+  console.log(`| **all** | ${totN} | ${f2(totCorrect / totN)} | ${f2(totBase / totN)} |`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,22 @@
+// Keeps the README quick start honest: the values its comments claim.
+import { expect, it } from 'vitest';
+import { batches, createSystemOne, noul } from './index';
+
+it('README quick start', async () => {
+  const s1 = createSystemOne();
+  const { answers, traces } = await s1.ask({ query: 'When did Caroline go to the LGBTQ support group?' }, batches.routing());
+  expect(answers.temporal).toBeCloseTo(0.93, 2);
+  expect(answers.causal).toBeCloseTo(0.07, 2);
+  expect(traces[1]).toMatchObject({ id: 'temporal', kind: 'routing.temporal', type: 'noul', value: answers.temporal, backend: 'offline', cacheHit: false, fallback: false });
+  const state = {
+    new_memory: { text: 'Mira: I bought a new bicycle yesterday because my old one broke.', time: '2024-05-16T10:00:00Z' },
+    candidates: [{ text: 'Mira: My old bicycle broke.', time: '2024-05-14T10:00:00Z' }],
+  };
+  const rel = await s1.ask(state, batches.relations(1));
+  expect(Math.abs(rel.answers.pair_0_caused_by - 0.85)).toBeLessThan(0.01);
+  expect(rel.answers.pair_0_temporal_order.choice).toBe('after');
+  const q = noul({ instructions: 'Is {{note}} about a pet?', criteria: { true: 'it is about a pet animal', false: 'it is not' } });
+  const mine = await s1.ask({ note: 'My kitten sleeps all day.' }, { pet: q });
+  expect(mine.answers.pet).toBeGreaterThan(0.5);
+  expect(s1.stats()).toEqual({ calls: 3, questions: 13, cacheHits: 0, fallbacks: 0, errors: 0 });
+});
