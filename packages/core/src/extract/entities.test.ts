@@ -60,6 +60,21 @@ describe('extractKeywords', () => {
   });
 });
 
+describe('robustness', () => {
+  it('handles emoji, CJK, right-to-left and very long text without throwing', () => {
+    for (const t of ['我喜欢东京的春天 🎉', 'שלום, מה שלומך?', 'مرحبا بالعالم', '🎉🎉🎉', '...', 'Zoë and Björn visited Zürich.']) {
+      expect(Array.isArray(extractEntities(t))).toBe(true);
+      expect(Array.isArray(extractKeywords(t))).toBe(true);
+      expect(() => extract(t, '2023-05-08T13:56:00Z')).not.toThrow();
+    }
+    expect(extractEntities('Zoë and Björn visited Zürich.')).toEqual(['zoë', 'björn', 'zürich']);
+    const long = 'Caroline went hiking near Lake Tahoe last weekend with her dog. '.repeat(1000); // ~64 KiB
+    const r = extract(long, '2023-05-08T13:56:00Z');
+    expect(r.entities).toEqual(expect.arrayContaining(['caroline', 'lake tahoe']));
+    expect(r.eventTime?.granularity).toBe('weekend');
+  });
+});
+
 describe('extract', () => {
   it('combines the three', () => {
     const r = extract('Caroline adopted a puppy two weekends ago.', '2023-05-08T13:56:00Z');

@@ -1,8 +1,8 @@
 /**
  * One lazily created wink-nlp pipeline (sbd, pos, ner) shared by entity and keyword extraction
  * (wink-nlp + wink-eng-lite-web-model, MIT). Loading the model takes ~0.1 s, paid on first use,
- * not at import. A small LRU keyed by text lets `extractEntities` and `extractKeywords` on the same
- * text parse it once.
+ * not at import. A small LRU keyed by text (texts up to 4 096 characters) lets `extractEntities`
+ * and `extractKeywords` on the same text parse it once.
  */
 import { createRequire } from 'node:module';
 
@@ -71,6 +71,7 @@ export function commonWordLexicon(): WinkLexicon | null {
 }
 
 const LRU_SIZE = 256;
+const MAX_CACHED_CHARS = 4096;
 const cache = new Map<string, ParsedText>();
 
 /** Parse `text` with wink-nlp (cached; the result must be treated as read-only). */
@@ -109,6 +110,7 @@ export function parseText(text: string): ParsedText {
     entities.push({ value: d.value, type: d.type, start: span[0], end: span[1] });
   });
   const parsed = { tokens, entities };
+  if (text.length > MAX_CACHED_CHARS) return parsed; // long texts would pin megabytes in the LRU
   cache.set(text, parsed);
   if (cache.size > LRU_SIZE) cache.delete(cache.keys().next().value as string);
   return parsed;
