@@ -3,7 +3,7 @@
  * nodes (100-d unit vectors around 400 topic centres, 12-word texts) and measures at each N:
  *  - write p50/p95 of a single-node batch (node + relation + history row), the write path's unit;
  *  - vector k-NN (k = 10) p50 by exact scan and through the HNSW index, and HNSW recall@10 vs exact;
- *  - lexical (BM25) p50 for two-word queries.
+ *  - lexical (BM25) p50 for two-word queries, in the big scope and in a 100-node scope of the same file.
  * Prints ratios against the N = 1k baseline measured in the same run.
  *
  *   cd packages/core && npx tsx --conditions=@mem/source src/store/bench.ts [maxN] [uniform]
@@ -56,6 +56,9 @@ async function main(): Promise<void> {
   const exact = createSqliteStore({ path, ann: false });
   await store.open(meta);
   await exact.open(meta);
+  // A small second scope in the same file: its lexical queries should not pay for the big one.
+  const small = testScope('bench-small');
+  await store.write({ scope: small, nodes: Array.from({ length: 100 }, (_, i) => makeNode(small, sentence(), embedding(5e8 + i))) });
   let n = 0;
   let seed = 1;
   const ids: string[] = [];
@@ -112,6 +115,13 @@ async function main(): Promise<void> {
         await store.lexicalSearch(scope, q, 10);
         lt.push(performance.now() - t0);
       }
+      const st: number[] = [];
+      for (let i = 0; i < QUERIES; i++) {
+        const q = `${vocab[Math.floor(rnd() * 300)]} ${vocab[Math.floor(rnd() * 3000)]}`;
+        const t0 = performance.now();
+        await store.lexicalSearch(small, q, 10);
+        st.push(performance.now() - t0);
+      }
       const status = store.annStatus(scope).state;
       rows.push({
         N: n,
@@ -124,6 +134,7 @@ async function main(): Promise<void> {
         'recall@10': (agree / (QUERIES * 10)).toFixed(3),
         'first-search s': buildS.toFixed(2),
         'BM25 p50 ms': ms(pct(lt, 0.5)),
+        'BM25 p50 ms, 100-node scope': ms(pct(st, 0.5)),
       });
       console.log(JSON.stringify(rows[rows.length - 1]));
     }

@@ -619,11 +619,25 @@ export class SqliteStore implements MemoryStore {
         // the join on nodes.sid filters again.
         `SELECT ${NODE_COLUMNS}, -bm25(nodes_fts, 0.0, 1.0) AS score FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
          WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY bm25(nodes_fts, 0.0, 1.0), n.rid LIMIT ?`,
-      ).all(`scope : "${scopeToken(sid)}" AND body : (${match})`, sid, k) as (NodeRow & { score: number })[];
+      ).all(this.ftsExpression(sid, match), sid, k) as (NodeRow & { score: number })[];
       return rows.map((r) => ({ node: rowToNode(r, s), score: r.score }));
     } catch (e) {
       throw wrap(e, 'lexicalSearch failed');
     }
+  }
+
+  /**
+   * The FTS5 MATCH expression of a lexical query. When the scope is a minority of the file, the
+   * scope token restricts the FTS walk to the scope's postings; when it is most of the file,
+   * intersecting with its (long) token list costs more than it saves, and the join on
+   * `nodes.sid` alone filters. Results are identical either way.
+   */
+  private ftsExpression(sid: number, match: string): string {
+    const row = this.stmt('SELECT (SELECT node_count FROM scopes WHERE sid = ?) AS own, (SELECT COALESCE(SUM(node_count), 0) FROM scopes) AS total').get(sid) as {
+      own: number;
+      total: number;
+    };
+    return row.own * 2 < row.total ? `scope : "${scopeToken(sid)}" AND body : (${match})` : `body : (${match})`;
   }
 
   async neighbors(scope: ResolvedScope, ids: string[], query: NeighborQuery = {}): Promise<Neighbor[]> {
