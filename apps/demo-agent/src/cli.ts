@@ -14,6 +14,8 @@ import { runDemo } from './demo.js';
 import { c, errorBody, exitCodeFor, fmt, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
+const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
 interface GlobalOpts {
   user?: string;
   agent?: string;
@@ -86,6 +88,7 @@ export function buildProgram(): Command {
   const program = new Command();
   program
     .name('mem')
+    .version(VERSION, '-V, --version')
     .description('Long-term memory for LLM agents: SAGE novelty gate + Jev-Mem System-One controller')
     .option('--user <id>', 'scope: user id (default $MEM_USER or "default" when no scope is given)')
     .option('--agent <id>', 'scope: agent id')

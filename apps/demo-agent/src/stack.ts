@@ -217,8 +217,8 @@ export async function createStack(options: StackOptions): Promise<Stack> {
   const llm = options.systemTwo === undefined ? systemTwoConfigFromEnv(env) : options.systemTwo;
   const embedder = createWinkEmbedder();
   await loadEmbedder(embedder, options.onSetupProgress);
-  const { store, dbPath } = await openStore(options, env);
   const systemOne = createSystemOneFor(env, llm);
+  const { store, dbPath } = await openStore(options, env);
   const retriever = createRetrieverFor(options.retriever ?? 'jev', store, embedder, systemOne);
   // Gate: createMemory's default, one SAGE gate per scope (rebuilt from the store on first use).
   const memory = createMemory({ store, embedder, systemOne: systemOne as any, retriever });

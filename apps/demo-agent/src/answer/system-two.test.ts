@@ -24,6 +24,18 @@ beforeAll(async () => {
         return;
       }
       const user = parsed.messages?.find((m: any) => m.role === 'user')?.content ?? '';
+      const system = parsed.messages?.find((m: any) => m.role === 'system')?.content ?? '';
+      if (system.includes('System One')) {
+        // A System-One question: answer "true" with a logprob, as an OpenAI-compatible server would.
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: 'cmpl-s1', object: 'chat.completion', created: 0, model: parsed.model,
+            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'true' },
+              logprobs: { content: [{ token: 'true', logprob: -0.1, top_logprobs: [{ token: 'true', logprob: -0.1 }, { token: 'false', logprob: -2.4 }] }] } }],
+          }),
+        );
+        return;
+      }
       const answer = user.includes('green tea') ? 'Green tea, since late March.' : 'I do not know.';
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
@@ -41,6 +53,25 @@ beforeAll(async () => {
   baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('System One on an OpenAI-compatible endpoint (MEM_SYSTEM_ONE=openai)', () => {
+  it('sends the controller questions to MEM_LLM_* with MEM_SYSTEM_ONE_MODEL', async () => {
+    const env = { MEM_SYSTEM_ONE: 'openai', MEM_SYSTEM_ONE_MODEL: 'tiny-classifier', MEM_LLM_BASE_URL: baseURL, MEM_LLM_API_KEY: 'k', MEM_LLM_MODEL: 'big' };
+    const stack = await createStack({ db: ':memory:', scope: { userId: 's1' }, env });
+    try {
+      const before = requests.length;
+      await stack.add([{ text: 'I adopted a beagle called Biscuit.', observedAt: '2025-02-22T10:00:00Z' }]);
+      const calls = requests.slice(before).filter((r) => r.body.model === 'tiny-classifier');
+      expect(calls.length).toBeGreaterThan(0);
+      expect(stack.systemOne.stats().calls).toBeGreaterThan(0);
+      expect(stack.systemTwo?.model).toBe('big');
+    } finally {
+      await stack.close();
+    }
+    await expect(createStack({ db: ':memory:', scope: { userId: 's1' }, env: { MEM_SYSTEM_ONE: 'openai' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(createStack({ db: ':memory:', scope: { userId: 's1' }, env: { MEM_SYSTEM_ONE: 'gpu' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
 
 describe('System Two', () => {
   it('reads its endpoint from MEM_LLM_* (all three or none)', () => {
