@@ -147,3 +147,41 @@ describe('createJevRetriever', () => {
     expect(() => createJevRetriever({} as any)).toThrow();
   });
 });
+
+describe('createJevRetriever graph reading', () => {
+  it('reads neighbours through the store when the snapshot is off, with the same result', async () => {
+    const a = createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 3 });
+    const storeB = memoryStore(nodes, relations);
+    const b = createJevRetriever({ store: storeB, systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 3, snapshotMaxNodes: 0, lemmaLexical: false });
+    const q = { scope: SCOPE, query: 'When did Mira buy a new bicycle?', now: '2024-05-16T10:00:00Z' };
+    const ra = await a.search(q);
+    const rb = await b.search(q);
+    expect(storeB.calls.neighbors).toBeGreaterThan(0);
+    expect(rb.evidence.map((x) => x.node.id)).toContain('n6');
+    expect(ra.evidence.map((x) => x.node.id)).toContain('n6');
+  });
+
+  it('episode context: SAME_EPISODE neighbours are reached even when the temporal view is inactive', async () => {
+    const route = { ...ROUTE, temporal: 0.01 };
+    const t = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
+    expect(t.activeViews).not.toContain('temporal');
+    expect(t.budgets.given.temporal).toBe(10);
+    expect(t.budgets.spent.temporal).toBeGreaterThanOrEqual(1);
+    const off = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3, episodeBudget: 0 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
+    expect(off.budgets.spent.temporal).toBe(0);
+  });
+
+  it('a neighbour inherits a decayed prior; the next turn more than the previous one', async () => {
+    const ns = [
+      await makeNode(embedder, 'q', 'what instrument did you pick up'),
+      await makeNode(embedder, 'ans', 'the cello last winter'),
+      await makeNode(embedder, 'pre', 'good morning friend'),
+    ];
+    const rels = [rel('q', 'ans', 'SAME_EPISODE'), rel('pre', 'q', 'SAME_EPISODE')];
+    const r = createJevRetriever({ store: memoryStore(ns, rels), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 1, maxDepth: 1 });
+    const t = trace(await r.search({ scope: SCOPE, query: 'which instrument did you pick up' }));
+    const prior = Object.fromEntries(t.candidates.map((c) => [c.id, c.prior]));
+    expect(prior.ans).toBeCloseTo(prior.q * 0.8);
+    expect(prior.pre).toBeCloseTo(prior.q * 0.5);
+  });
+});

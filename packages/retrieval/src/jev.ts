@@ -83,13 +83,13 @@ export interface JevRetrieverOptions {
    * dev conversations): default SAME_EPISODE out (to the next turn) 0.8, in (to the previous) 0.5.
    */
   edgeDecay?: Partial<Record<RelationSubtype, { out: number; in: number }>>;
-  /** Decay for every other subtype (ours). Default 0.25. */
+  /** Decay for every other subtype (ours, tuned on the dev conversations). Default 0.1. */
   defaultEdgeDecay?: number;
   /** Share of a parent's prior a node already visited gains when reached again (graph support, ours). Default 0.5. */
   supportWeight?: number;
   /** η of the evidence order (1 − η) · prior/max prior + η · s̃ (ours). Default 0.2. */
   evidenceMix?: number;
-  /** How many top evidence items the controller sees in scoring and stopping states (ours). Default 10. */
+  /** How many top evidence items the controller sees in scoring and stopping states (ours). Default 5. */
   evidenceK?: number;
   /** Nodes admitted through SAME_EPISODE edges when the temporal view is inactive (episode context, ours). Default 10; 0 disables. */
   episodeBudget?: number;
@@ -99,7 +99,9 @@ export interface JevRetrieverOptions {
    * (then neither the snapshot nor the lemma ranking is used).
    */
   snapshotMaxNodes?: number;
-  /** Candidates per round the controller scores (those with the highest prior; ours). Default 10 (the beam width). */
+  /** k of the reciprocal-rank fusion that gives anchors their retrieval prior (ours, tuned on the dev conversations). Default 30. */
+  priorRrfK?: number;
+  /** Candidates per round the controller scores (those with the highest prior; ours, for latency). Default 5. */
   scoreTopN?: number;
   /** Add a lemma-BM25 ranking (node keywords + speaker) to the anchor fusion (ours). Default true. */
   lemmaLexical?: boolean;
@@ -120,14 +122,15 @@ export const JEV_DEFAULTS = {
   anchorPool: 50,
   beamWidth: 10,
   edgeDecay: { SAME_EPISODE: { out: 0.8, in: 0.5 } } as Partial<Record<RelationSubtype, { out: number; in: number }>>,
-  defaultEdgeDecay: 0.25,
+  defaultEdgeDecay: 0.1,
   supportWeight: 0.5,
   evidenceMix: 0.2,
-  evidenceK: 10,
+  evidenceK: 5,
   lemmaLexical: true,
   episodeBudget: 10,
   snapshotMaxNodes: 20_000,
-  scoreTopN: 10,
+  scoreTopN: 5,
+  priorRrfK: 30,
   recencyBeta: 0.1,
   caps: { controllerCalls: 16, nodes: 60, edges: 2400, timeMs: 15_000 },
 } as const;
@@ -222,6 +225,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     episodeBudget: options.episodeBudget ?? JEV_DEFAULTS.episodeBudget,
     snapshotMaxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes,
     scoreTopN: options.scoreTopN ?? JEV_DEFAULTS.scoreTopN,
+    priorRrfK: options.priorRrfK ?? JEV_DEFAULTS.priorRrfK,
     ablation: options.ablation ?? {},
   };
   const name = options.name ?? 'jev';
@@ -275,6 +279,8 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     for (const h of [...vec, ...lex, ...lem]) byId.set(h.node.id, h.node);
     const rankings = [vec, lex, ...(o.lemmaLexical ? [lem] : [])].map((hits) => hits.map((h) => h.node.id));
     const fused = reciprocalRankFusion(rankings, o.rrfK).slice(0, o.maxAnchors);
+    // The anchors' retrieval prior: the same fusion with k = priorRrfK (ours), sharper at the top.
+    const priorOf = new Map(reciprocalRankFusion(rankings, o.priorRrfK).map((f) => [f.id, f.score]));
     const tAnchors = performance.now();
 
     const visited = new Map<string, Visit>();
@@ -287,7 +293,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         view: null,
         cosine: dot(qvec, node.embedding),
         edgeProbability: o.anchorEdgeProbability === 'rrf' ? f.score / maxRrf : o.anchorEdgeProbability,
-        prior: f.score,
+        prior: priorOf.get(f.id) ?? 0,
         score: 0,
         depth: 0,
       });

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { bm25Term, buildLemmaIndex, createSnapshotCache, snapshotNeighbors } from './lexical.js';
+import { hashEmbedder, makeNode, memoryStore, rel, SCOPE } from './__fixtures__/stubs.js';
+
+const e = hashEmbedder(8);
+
+describe('lemma BM25', () => {
+  it('bm25Term grows with tf, shrinks with df and length', () => {
+    expect(bm25Term(2, 1, 10, 5, 5)).toBeGreaterThan(bm25Term(1, 1, 10, 5, 5));
+    expect(bm25Term(1, 5, 10, 5, 5)).toBeLessThan(bm25Term(1, 1, 10, 5, 5));
+    expect(bm25Term(1, 1, 10, 20, 5)).toBeLessThan(bm25Term(1, 1, 10, 5, 5));
+    expect(bm25Term(0, 1, 10, 5, 5)).toBe(0);
+  });
+  it('matches lemmas and speakers', async () => {
+    const nodes = [
+      await makeNode(e, 'a', 'She paints landscapes', { keywords: ['paint', 'landscape'], speaker: 'Ana' }),
+      await makeNode(e, 'b', 'He painted a fence', { keywords: ['paint', 'fence'], speaker: 'Ben' }),
+      await makeNode(e, 'c', 'Lunch was great', { keywords: ['lunch', 'great'], speaker: 'Ana' }),
+    ];
+    const ix = buildLemmaIndex(nodes);
+    // "painted" lemmatises to "paint"; "Ana" names a speaker
+    const hits = ix.search('What has Ana painted?', 3).map((h) => h.node.id);
+    expect(hits[0]).toBe('a');
+    expect(hits).toContain('b');
+    expect(buildLemmaIndex(nodes, { speaker: false }).search('Ana', 3)).toEqual([]);
+  });
+});
+
+describe('scope snapshot', () => {
+  it('neighbours by view, both directions; rebuilt when the scope changes', async () => {
+    const nodes = [await makeNode(e, 'a', 'one'), await makeNode(e, 'b', 'two'), await makeNode(e, 'c', 'three')];
+    const store = memoryStore(nodes, [rel('a', 'b', 'SAME_EPISODE'), rel('c', 'a', 'RELATED_TO')]);
+    const get = createSnapshotCache();
+    const s1 = await get(store, SCOPE);
+    expect(s1).not.toBeNull();
+    expect(snapshotNeighbors(s1!, ['a'], ['temporal']).map((n) => n.node.id)).toEqual(['b']);
+    expect(snapshotNeighbors(s1!, ['a'], ['temporal', 'semantic']).map((n) => n.node.id).sort()).toEqual(['b', 'c']);
+    expect(snapshotNeighbors(s1!, ['a'], ['temporal', 'semantic'], 1)).toHaveLength(1);
+    expect(await get(store, SCOPE)).toBe(s1);
+    nodes.push(await makeNode(e, 'd', 'four'));
+    expect(await get(store, SCOPE)).not.toBe(s1);
+    expect(await createSnapshotCache({ maxNodes: 2 })(store, SCOPE)).toBeNull();
+  });
+});
