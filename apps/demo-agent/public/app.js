@@ -155,10 +155,10 @@ function renderTrace(r) {
   }
   const views = ['semantic', 'temporal', 'causal', 'entity'];
   const routing = views.map((v) => probRow(v, t.routing[v] ?? 0, THETA_ACT)).join('')
-    + probRow('multi-hop need h(q)', t.routing.multiHopNeed ?? 0)
+    + probRow('multi-hop h(q)', t.routing.multiHopNeed ?? 0)
     + probRow('recency r(q)', t.routing.recencyImportance ?? 0);
   const budgets = t.budgets
-    ? `<table><tr><th>view</th><th>budget b_g</th><th>spent</th></tr>${Object.keys(t.budgets.given).map((v) => `<tr><td><span class="bar-line" style="background:${VIEW_COLORS[v]}"></span>${esc(v)}</td><td>${t.budgets.given[v]}</td><td>${t.budgets.spent[v] ?? 0}</td></tr>`).join('')}</table>`
+    ? `<table><tr><th>view</th><th>b_g</th><th>spent</th></tr>${Object.keys(t.budgets.given).map((v) => `<tr><td><span class="bar-line" style="background:${VIEW_COLORS[v]}"></span>${esc(v)}${t.activeViews.includes(v) ? '' : ' <span class="empty">(off)</span>'}</td><td>${t.budgets.given[v]}</td><td>${t.budgets.spent[v] ?? 0}</td></tr>`).join('')}</table>`
     : '<p class="empty">no budgets</p>';
   const rounds = t.rounds.length
     ? `<table><tr><th>depth</th><th>frontier</th><th>admitted</th><th>edges</th><th>s / u / m / c</th><th>stop</th></tr>${t.rounds
@@ -166,10 +166,12 @@ function renderTrace(r) {
         .join('')}</table>`
     : '<p class="empty">no expansion rounds</p>';
   el.innerHTML = `<p class="q">“${esc(short(r.question, 100))}”</p>
-    <div class="section-title">Routing probabilities (mark: θ_act = ${THETA_ACT})</div>${routing}
-    <div class="section-title">Budgets (active: ${esc(t.activeViews.join(', ') || 'none')}; depth D(q) = ${t.depth ?? '–'})</div>${budgets}
-    <div class="section-title">Rounds</div>${rounds}
-    <p>stop reason: <span class="stop" data-testid="stop-reason">${esc(t.stopReason ?? '–')}</span> · controller calls ${t.controllerCalls ?? '–'} · nodes visited ${t.nodesVisited ?? '–'} · ${f(r.ms, 0)} ms</p>`;
+    <p class="summary">stop reason <span class="stop" data-testid="stop-reason">${esc(t.stopReason ?? '–')}</span> · ${t.rounds.length} round(s) · controller calls ${t.controllerCalls ?? '–'} · nodes visited ${t.nodesVisited ?? '–'} · ${f(r.ms, 0)} ms</p>
+    <div class="cols">
+      <div><div class="section-title">Routing probabilities (mark: θ_act = ${THETA_ACT})</div>${routing}</div>
+      <div><div class="section-title">Budgets (depth D(q) = ${t.depth ?? '–'})</div>${budgets}</div>
+    </div>
+    <div class="section-title">Rounds</div>${rounds}`;
 }
 
 // ---------- graph ----------
