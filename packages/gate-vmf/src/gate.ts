@@ -120,13 +120,23 @@ export function toUnitVector(
   }
   const out = new Float64Array(d);
   let s = 0;
-  for (let j = 0; j < d; j++) {
-    const x = vector[j];
-    if (typeof x !== 'number' || !Number.isFinite(x)) {
-      throw new GateError('NON_FINITE', `vector[${j}] is ${String(x)}`, { details: { index: j } });
+  if (ArrayBuffer.isView(vector)) {
+    // typed arrays hold numbers only: copy first (monomorphic), then check finiteness
+    out.set(vector as unknown as ArrayLike<number>);
+    for (let j = 0; j < d; j++) {
+      const x = out[j];
+      if (!Number.isFinite(x)) throw new GateError('NON_FINITE', `vector[${j}] is ${String(x)}`, { details: { index: j } });
+      s += x * x;
     }
-    out[j] = x;
-    s += x * x;
+  } else {
+    for (let j = 0; j < d; j++) {
+      const x = vector[j];
+      if (typeof x !== 'number' || !Number.isFinite(x)) {
+        throw new GateError('NON_FINITE', `vector[${j}] is ${String(x)}`, { details: { index: j } });
+      }
+      out[j] = x;
+      s += x * x;
+    }
   }
   const norm = Math.sqrt(s);
   if (!(norm > 0) || !Number.isFinite(norm)) throw new GateError('ZERO_VECTOR', 'vector has zero (or unrepresentable) length');

@@ -1,5 +1,5 @@
 /**
- * Fast mode (ours): a two-level spherical k-means cluster index over the rows of one scope, used to
+ * Fast mode (ours): a two-level spherical k-means cluster index (k-means++ seeding, ≈ 4√N clusters) over the rows of one scope, used to
  * compute s_vMF with a certified error instead of scanning all N memories.
  *
  * The bound. Every cluster j has a unit centre μⱼ and a radius θⱼ = max over members of ∠(m, μⱼ)
@@ -16,6 +16,7 @@
  * without an exact top-k.
  */
 import { cosineUpperBound, fastModeErrorBound, clampUnit } from './math.js';
+import { mulberry32 } from './pca.js';
 import type { ScopeState } from './scope.js';
 
 function kmeans(
@@ -23,13 +24,41 @@ function kmeans(
   rows: Int32Array,
   k: number,
   iters: number,
+  seed: number,
 ): Float64Array {
   const d = s.d;
   const x = s.data;
   const C = new Float64Array(k * d);
+  // k-means++ seeding on the sphere (D² sampling with distance 1 − cos), deterministic PRNG.
+  const rnd = mulberry32(seed);
+  const dist = new Float64Array(rows.length).fill(Infinity);
+  let pick = rows[Math.floor(rnd() * rows.length)];
   for (let c = 0; c < k; c++) {
-    const r = rows[Math.floor((c * rows.length) / k)];
-    for (let j = 0; j < d; j++) C[c * d + j] = x[r * d + j];
+    for (let j = 0; j < d; j++) C[c * d + j] = x[pick * d + j];
+    if (c === k - 1) break;
+    let total = 0;
+    for (let i = 0; i < rows.length; i++) {
+      const base = rows[i] * d;
+      let dot = 0;
+      for (let j = 0; j < d; j++) dot += C[c * d + j] * x[base + j];
+      const dd = Math.max(0, 1 - dot);
+      if (dd * dd < dist[i]) dist[i] = dd * dd;
+      total += dist[i];
+    }
+    if (!(total > 0)) {
+      pick = rows[(c + 1) % rows.length];
+      continue;
+    }
+    let target = rnd() * total;
+    let chosen = rows.length - 1;
+    for (let i = 0; i < rows.length; i++) {
+      target -= dist[i];
+      if (target <= 0) {
+        chosen = i;
+        break;
+      }
+    }
+    pick = rows[chosen];
   }
   const acc = new Float64Array(k * d);
   const cnt = new Int32Array(k);
@@ -164,7 +193,7 @@ export class IvfIndex {
   static build(s: ScopeState): IvfIndex {
     const n = s.n;
     const d = s.d;
-    const nlist = Math.max(16, Math.round(2 * Math.sqrt(n)));
+    const nlist = Math.max(16, Math.round(4 * Math.sqrt(n)));
     const k1 = Math.ceil(Math.sqrt(nlist));
     const sample = (size: number) => {
       const m = Math.min(n, size);
@@ -172,8 +201,8 @@ export class IvfIndex {
       for (let i = 0; i < m; i++) out[i] = Math.floor((i * n) / m);
       return out;
     };
-    const top = kmeans(s, sample(64 * k1), k1, 8);
-    const s2 = sample(32 * nlist);
+    const top = kmeans(s, sample(64 * k1), k1, 6, 1);
+    const s2 = sample(16 * nlist);
     const groups: number[][] = Array.from({ length: k1 }, () => []);
     for (let i = 0; i < s2.length; i++) groups[argmaxDot(top, 0, k1, s.data, s2[i] * d, d).c].push(s2[i]);
     const childStart = new Int32Array(k1 + 1);
@@ -189,7 +218,7 @@ export class IvfIndex {
       }
       // children in proportion to the group's share of the sample
       const kk = Math.max(1, Math.min(rows.length, Math.round((nlist * rows.length) / s2.length)));
-      parts.push(kmeans(s, rows, kk, 8));
+      parts.push(kmeans(s, rows, kk, 5, 2 + g));
       total += kk;
     }
     childStart[k1] = total;

@@ -174,7 +174,14 @@ export class ScopeState {
         const xi = sign * x[base + i];
         if (xi === 0) continue;
         const off = i * d;
-        for (let j = i; j < d; j++) S[off + j] += xi * x[base + j];
+        let j = i;
+        for (; j + 3 < d; j += 4) {
+          S[off + j] += xi * x[base + j];
+          S[off + j + 1] += xi * x[base + j + 1];
+          S[off + j + 2] += xi * x[base + j + 2];
+          S[off + j + 3] += xi * x[base + j + 3];
+        }
+        for (; j < d; j++) S[off + j] += xi * x[base + j];
       }
     }
   }
@@ -187,10 +194,20 @@ export class ScopeState {
     const x = this.data;
     const base = r * d;
     for (let c = 0; c < this.kEff; c++) {
-      let s = 0;
       const off = c * d;
-      for (let j = 0; j < d; j++) s += B[off + j] * x[base + j];
-      this.proj[r * k + c] = s;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j + 3 < d; j += 4) {
+        s0 += B[off + j] * x[base + j];
+        s1 += B[off + j + 1] * x[base + j + 1];
+        s2 += B[off + j + 2] * x[base + j + 2];
+        s3 += B[off + j + 3] * x[base + j + 3];
+      }
+      for (; j < d; j++) s0 += B[off + j] * x[base + j];
+      this.proj[r * k + c] = s0 + s1 + (s2 + s3);
     }
   }
 
@@ -306,15 +323,21 @@ export class ScopeState {
           C[j * d + i] = c;
         }
       }
+      // out_a = C v_a as dot products (C is symmetric): no stores in the inner loop.
       apply = (V, rows, out) => {
-        out.fill(0, 0, rows * d);
         for (let a = 0; a < rows; a++) {
           const vo = a * d;
-          for (let t = 0; t < d; t++) {
-            const v = V[vo + t];
-            if (v === 0) continue;
-            const co = t * d;
-            for (let j = 0; j < d; j++) out[vo + j] += v * C[co + j];
+          for (let j = 0; j < d; j++) {
+            const co = j * d;
+            let s0 = 0;
+            let s1 = 0;
+            let t = 0;
+            for (; t + 1 < d; t += 2) {
+              s0 += V[vo + t] * C[co + t];
+              s1 += V[vo + t + 1] * C[co + t + 1];
+            }
+            if (t < d) s0 += V[vo + t] * C[co + t];
+            out[vo + j] = s0 + s1;
           }
         }
       };
