@@ -339,7 +339,19 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * `pnpm mem …` runs this file with the package folder as the working directory; file arguments
+ * (`--data ../shared/…`, `--out report.json`, `--db`) are meant relative to where the user typed the
+ * command, which pnpm passes as INIT_CWD.
+ */
+function restoreInvocationDirectory(): void {
+  const init = process.env.INIT_CWD;
+  const viaScript = process.env.npm_lifecycle_event === 'mem' || process.env.npm_lifecycle_event === 'demo';
+  if (init && viaScript && init !== process.cwd()) process.chdir(init);
+}
+
 export async function main(argv: string[] = process.argv): Promise<void> {
+  restoreInvocationDirectory();
   const program = buildProgram();
   const json = argv.includes('--json');
   try {
