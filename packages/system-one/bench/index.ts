@@ -15,6 +15,7 @@ import { type Question, resolveRefs } from '../src/schema';
 import { dataset, type LabelledCase } from './dataset';
 import { TEMPLATES } from './templates';
 import { holdout } from './holdout';
+import { locomoRouting } from './locomo-routing';
 import { auc, ece, percentile } from './metrics';
 
 
@@ -209,5 +210,6 @@ async function speed(): Promise<void> {
 if (!process.argv.includes('--speed-only')) {
   await accuracy(dataset, 'Offline backend, development set (bench/dataset.ts; the scorers were tuned on it)');
   await accuracy(holdout, 'Offline backend, held-out set (bench/holdout.ts; never tuned on)');
+  locomoRouting();
 }
 if (!process.argv.includes('--no-speed')) await speed();

@@ -597,6 +597,8 @@ export function routeFeatures(query: string): RouteFeatures {
   if (CUES.multiHop.test(l)) mh += 1.0;
   if (/\b(in common|both|compare|relationship between|what kind|what type|how many times|how many)\b/.test(l)) mh += 1.0;
   if (names >= 2 && /\b(and|or)\b/.test(l)) mh += 0.8;
+  // aggregation: a plural answer gathered from several memories ("which cities has …", "the names of …", "other than …")
+  if (/^\s*(what|which) (\w+ )?\w+s (has|have|does|do|did|are|were)\b|\b(names of|other than|besides|all of|list of|ways|places|things)\b|\b(has|have) \w+ (been to|tried|ever)\b/.test(l)) mh += 1.8;
   if (/\b(during|before|after|while)\b/.test(l) && !when) mh += 0.9;
   if (effectQ) mh += 0.9;
   if (why) mh += 0.4;
