@@ -7,6 +7,7 @@
  * `handlers.other`. Each handler returns a {@link MockReply}: a JSON body (default status 200), a raw
  * body (for malformed replies), a status (429, 500 …), headers (e.g. `retry-after`) and a delay (slow
  * replies). Every request is recorded in `server.requests`.
+ * Example: `startOpenAICompatibleServer({ embeddings: (body) => ({ json: embeddingsResponse(vectorsFor(body.input), { request: body }) }) })`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -137,12 +138,24 @@ export function chatCompletion(
   };
 }
 
-/** An embeddings response for the given vectors (float arrays). */
-export function embeddingsResponse(vectors: ArrayLike<number>[], model = 'mock-embedding'): Record<string, unknown> {
+/**
+ * An embeddings response for the given vectors. The `openai` package asks for
+ * `encoding_format: 'base64'` by default and decodes little-endian float32; pass the request body as
+ * `request` (or set `encodingFormat`) so the reply uses the encoding the client asked for.
+ */
+export function embeddingsResponse(
+  vectors: ArrayLike<number>[],
+  options: { model?: string; encodingFormat?: 'float' | 'base64'; request?: { encoding_format?: string } } = {},
+): Record<string, unknown> {
+  const format = options.encodingFormat ?? (options.request?.encoding_format === 'base64' ? 'base64' : 'float');
   return {
     object: 'list',
-    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })),
-    model,
+    data: vectors.map((v, index) => ({
+      object: 'embedding',
+      index,
+      embedding: format === 'base64' ? Buffer.from(Float32Array.from(v).buffer).toString('base64') : Array.from(v),
+    })),
+    model: options.model ?? 'mock-embedding',
     usage: { prompt_tokens: 1, total_tokens: 1 },
   };
 }
