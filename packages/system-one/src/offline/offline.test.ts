@@ -84,6 +84,16 @@ describe('offline backend', () => {
     expect((r.answers as Record<string, any>).typing_procedural).toBeGreaterThan(0.7);
   });
 
+  it('recomputes features when a state item is mutated between calls', async () => {
+    const s = createSystemOne({ cache: false });
+    const cand = { text: 'Oskar plays the cello.' };
+    const state = { new_memory: 'Oskar plays the cello in a quartet.', candidates: [cand] };
+    const before = (await s.ask(state, { r: catalogue.relation.semantic(0) })).answers.r;
+    cand.text = 'The tax return is due in April.';
+    const after = (await s.ask(state, { r: catalogue.relation.semantic(0) })).answers.r;
+    expect(after).toBeLessThan(before - 0.3);
+  });
+
   it('is deterministic', async () => {
     const st = { query: 'Why did Ana quit her job at the bakery?', evidence: ['Ana quit the bakery because the hours were too long.'], depth: 1 };
     const a = await createSystemOne({ cache: false }).ask(st, batches.stopping());

@@ -82,6 +82,8 @@ function depthOf(refs: ResolvedRef[]): number {
 }
 
 interface ItemFeatures extends TextFeatures {
+  /** The item fields these features were computed from (a mutated item is recomputed). */
+  src: [unknown, unknown, unknown, unknown];
   ents: Set<string>;
   /** Content stems that are not part of an entity name (what the item is about, besides who). */
   topic: Set<string>;
@@ -90,7 +92,7 @@ const itemCache = new WeakMap<object, ItemFeatures>();
 
 function feat(it: Item): ItemFeatures {
   const hit = itemCache.get(it);
-  if (hit) return hit;
+  if (hit && hit.src[0] === it.text && hit.src[1] === it.entities && hit.src[2] === it.keywords && hit.src[3] === it.speaker) return hit;
   const f = features(it.text);
   let ents = f.entities;
   const given = Array.isArray(it.entities) ? it.entities.filter((e): e is string => typeof e === 'string') : [];
@@ -105,7 +107,7 @@ function feat(it: Item): ItemFeatures {
     content = new Set(content);
     for (const k of kws) for (const w of k.toLowerCase().split(/\s+/)) if (w) content.add(stem(w));
   }
-  const out: ItemFeatures = { ...f, content, ents, topic: topicOf(content, ents) };
+  const out: ItemFeatures = { ...f, src: [it.text, it.entities, it.keywords, it.speaker], content, ents, topic: topicOf(content, ents) };
   itemCache.set(it, out);
   return out;
 }
