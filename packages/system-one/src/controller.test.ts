@@ -31,6 +31,12 @@ describe('validation before any backend call', () => {
     expect(b.answer).not.toHaveBeenCalled();
   });
 
+  it('rejects bad options with INVALID_OPTION', () => {
+    for (const o of [{ timeoutMs: 0 }, { concurrency: 0 }, { maxRetries: -1 }, { cache: 1.5 }]) {
+      expect(() => createSystemOne(o as any)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', category: 'validation' }));
+    }
+  });
+
   it('accepts bracket paths and nested fields', async () => {
     const s1 = createSystemOne();
     const q = noul({ instructions: 'Is {{items[1].text}} about cats?', criteria: { true: 'about cats', false: 'not about cats' } });

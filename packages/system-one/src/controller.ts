@@ -58,7 +58,7 @@ export interface SystemOneOptions {
   timeoutMs?: number;
   /** Retries of a failed / timed-out primary backend call before falling back. Default 1 (backoff 100 ms · 2^k). */
   maxRetries?: number;
-  /** Max concurrent backend calls across `ask` calls. Default 4. */
+  /** Max concurrent backend calls across `ask` calls. Default 4. Bad options throw `SystemOneError('INVALID_OPTION')`. */
   concurrency?: number;
   /** Called with every trace (e.g. for logging). */
   onTrace?: (trace: AnswerTrace) => void;
@@ -162,9 +162,14 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
   const cache = cacheSize > 0 ? new AnswerCache<Answer>(cacheSize) : null;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxRetries = options.maxRetries ?? 1;
-  const sem = new Semaphore(Math.max(1, options.concurrency ?? 4));
+  if (options.concurrency !== undefined && !(Number.isInteger(options.concurrency) && options.concurrency >= 1)) {
+    throw new SystemOneError('INVALID_OPTION', `concurrency must be an integer >= 1, got ${options.concurrency}`);
+  }
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new SystemOneError('INVALID_OPTION', `maxRetries must be an integer >= 0, got ${maxRetries}`);
+  if (!(Number.isInteger(cacheSize) && cacheSize >= 0)) throw new SystemOneError('INVALID_OPTION', `cache size must be an integer >= 0, got ${cacheSize}`);
+  const sem = new Semaphore(options.concurrency ?? 4);
   const stats: SystemOneStats = { calls: 0, questions: 0, cacheHits: 0, fallbacks: 0, errors: 0 };
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SystemOneError('INVALID_QUESTION', `timeoutMs must be > 0, got ${timeoutMs}`);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SystemOneError('INVALID_OPTION', `timeoutMs must be > 0, got ${timeoutMs}`);
 
   async function callOnce(
     b: SystemOneBackend,

@@ -8,6 +8,7 @@ export const SYSTEM_ONE_ERROR_MARKER: unique symbol = Symbol.for('@mem/error') a
 export type SystemOneErrorCategory = 'validation' | 'not_found' | 'unavailable' | 'internal';
 
 export type SystemOneErrorCode =
+  | 'INVALID_OPTION' // a bad factory option (timeoutMs, model, url, cosineRange …)
   | 'INVALID_QUESTION' // a Noul / Choice that fails its schema
   | 'INVALID_STATE' // state is not a JSON object
   | 'MISSING_STATE_FIELD' // an instruction names a {{path}} the state lacks
@@ -25,6 +26,7 @@ export interface SystemOneErrorOptions {
 }
 
 const CATEGORY: Record<SystemOneErrorCode, SystemOneErrorCategory> = {
+  INVALID_OPTION: 'validation',
   INVALID_QUESTION: 'validation',
   INVALID_STATE: 'validation',
   MISSING_STATE_FIELD: 'validation',

@@ -30,7 +30,7 @@ export interface JevHttpBackendOptions {
 
 /** Create the Jev HTTP backend. */
 export function createJevHttpBackend(options: JevHttpBackendOptions): SystemOneBackend {
-  if (!options?.url || !options.model) throw new SystemOneError('INVALID_QUESTION', 'createJevHttpBackend needs url and model');
+  if (!options?.url || !options.model) throw new SystemOneError('INVALID_OPTION', 'createJevHttpBackend needs url and model');
   const u = new URL(options.url);
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1/systemone';
   const endpoint = u.toString();

@@ -149,7 +149,7 @@ function mapError(e: unknown): SystemOneError {
 
 /** Create the OpenAI-compatible backend. */
 export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBackend {
-  if (!options || typeof options.model !== 'string' || !options.model) throw new SystemOneError('INVALID_QUESTION', 'createOpenAIBackend needs a model name');
+  if (!options || typeof options.model !== 'string' || !options.model) throw new SystemOneError('INVALID_OPTION', 'createOpenAIBackend needs a model name');
   const client =
     options.client ??
     new OpenAI({

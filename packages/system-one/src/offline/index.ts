@@ -81,7 +81,7 @@ export function lexicalContext(range = { low: 0.2, high: 0.8 }): ScoreContext {
  */
 export function createOfflineBackend(options: OfflineBackendOptions = {}): SystemOneBackend {
   const range = options.cosineRange ?? { low: 0.2, high: 0.8 };
-  if (!(range.high > range.low)) throw new SystemOneError('INVALID_QUESTION', 'cosineRange.high must exceed cosineRange.low');
+  if (!(range.high > range.low)) throw new SystemOneError('INVALID_OPTION', 'cosineRange.high must exceed cosineRange.low');
   const cacheSize = options.embeddingCacheSize ?? 4096;
   const vectors = new Map<string, ArrayLike<number>>();
   const base = lexicalContext(range);
