@@ -394,6 +394,37 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
     await Promise.all([m1.close(), m2.close(), twin.close()]);
   });
 
+  it('a multi-scope batch does all fallible work first: a failure in one scope writes no scope', async () => {
+    const real = createSystemOne();
+    const controller = {
+      ask: (state: Record<string, unknown>, qs: Record<string, any>) => {
+        if (typeof state.observation === 'string' && state.observation.includes('boom')) return Promise.reject(new Error('controller down'));
+        return real.ask(state, qs);
+      },
+    };
+    const m = make({ systemOne: controller as any });
+    const other = { userId: 'other' };
+    const err = await m
+      .add([
+        { text: 'Scope A first note.', scope, observedAt: '2024-01-01T00:00:00Z' },
+        { text: 'Scope B note that goes boom.', scope: other, observedAt: '2024-01-01T00:00:00Z' },
+      ])
+      .catch((e) => e);
+    expect(err).toMatchObject({ code: 'WRITE_FAILED', details: { stage: 'typing' } });
+    expect(await m.list({ scope })).toEqual([]);
+    expect(await m.list({ scope: other })).toEqual([]);
+    expect((await m.stats()).writes).toBe(0);
+    const ok = await m.add([
+      { text: 'Scope A first note.', scope, observedAt: '2024-01-01T00:00:00Z' },
+      { text: 'Scope B calm note.', scope: other, observedAt: '2024-01-01T00:00:00Z' },
+    ]);
+    expect(ok.map((r) => [r.action, r.node.scope.userId])).toEqual([
+      ['add', 'mira'],
+      ['add', 'other'],
+    ]);
+    await m.close();
+  });
+
   it('a shared gate instance is used as-is and failed commits are removed from it', async () => {
     const gate = createNoveltyGate();
     const { store, fail } = flakyStore(createSqliteStore({ path: ':memory:' }));

@@ -29,7 +29,7 @@ import { KeyedQueue } from './queue.js';
 import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
 import { assertTimeZone } from './time.js';
 import { DEFAULT_MAX_TEXT_BYTES, validateObservation, type NormalizedObservation } from './validate.js';
-import { emptyCounters, Writer, type AddResult, type QuestionSet, type WriteCounters } from './writer.js';
+import { emptyCounters, Writer, type AddResult, type PreparedWrite, type QuestionSet, type WriteCounters } from './writer.js';
 
 /** Version of the memory model written by this write path (recorded in the store's meta). */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -281,9 +281,21 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     });
     const out: AddResult[] = new Array(validated.length);
     await queue.run([...groups.keys()], async () => {
-      for (const [key, items] of groups) {
-        const res = await writer.writeScope(items[0]!.obs.scope, key, items);
-        for (const r of res) out[r.index] = r.result;
+      // all fallible work of every scope first, then one atomic store write per scope
+      const prepared: PreparedWrite[] = [];
+      try {
+        for (const [key, items] of groups) prepared.push(await writer.prepareScope(items[0]!.obs.scope, key, items));
+      } catch (e) {
+        for (const p of prepared.reverse()) p.rollback();
+        throw e;
+      }
+      for (let i = 0; i < prepared.length; i++) {
+        try {
+          for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
+        } catch (e) {
+          for (const p of prepared.slice(i + 1)) p.rollback();
+          throw e;
+        }
       }
     });
     return many ? out : out[0];

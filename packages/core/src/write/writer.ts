@@ -84,6 +84,24 @@ export function emptyCounters(): WriteCounters {
   };
 }
 
+/** Add `b` into `a`. */
+export function addCounters(a: WriteCounters, b: WriteCounters): void {
+  a.writes += b.writes;
+  a.duplicates += b.duplicates;
+  for (const k of Object.keys(a.gate) as (keyof WriteCounters['gate'])[]) a.gate[k] += b.gate[k];
+  a.controllerCalls += b.controllerCalls;
+  a.controllerCallsSaved += b.controllerCallsSaved;
+  a.consolidations += b.consolidations;
+  a.summarizerCalls += b.summarizerCalls;
+  for (const k of WRITE_STAGES) a.timings[k] += b.timings[k];
+}
+
+/** A scope's write with all fallible work done except the store write (see `Writer.prepareScope`). */
+export interface PreparedWrite {
+  commit(): Promise<{ index: number; result: AddResult }[]>;
+  rollback(): void;
+}
+
 export interface QuestionSet {
   /** The four typing Nouls on `{ observation }`. */
   typing: () => Record<string, ControllerQuestion>;
@@ -143,6 +161,12 @@ interface Pending {
 }
 
 const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
+/**
+ * Vector part of candidate discovery inside one `add([...])` call: the store's k-NN plus an exact scan
+ * of the last PENDING_SCAN observations of the same call (ours; older ones of a very large call are
+ * still reached through shared entities and keywords), so a call of n observations costs O(n) scans.
+ */
+export const PENDING_SCAN = 1024;
 
 function dot(a: Float32Array, b: Float32Array): number {
   const n = Math.min(a.length, b.length);
@@ -270,7 +294,11 @@ export class Writer {
     }
     const full = new Map<string, MemoryNode>();
     const vecHits: { node: MemoryNode; cosine: number }[] = storeVec.map((h) => ({ node: h.node, cosine: h.score }));
-    for (const q of pendingStored) vecHits.push({ node: q.node, cosine: dot(v, q.node.embedding) });
+    // earlier observations of this call are not in the store yet: scan the last PENDING_SCAN exactly
+    for (let i = Math.max(0, pendingStored.length - PENDING_SCAN); i < pendingStored.length; i++) {
+      const q = pendingStored[i]!;
+      vecHits.push({ node: q.node, cosine: dot(v, q.node.embedding) });
+    }
     vecHits.sort((a, b) => b.cosine - a.cosine);
     const topVector = new Map<string, number>();
     const pool = new Map<string, IndexedMemory>();
@@ -322,12 +350,13 @@ export class Writer {
     key: string,
     kind: 'update' | 'merge' | 'promote',
     sources: MemoryNode[],
+    counters: WriteCounters,
   ): Promise<MemoryNode> {
     const summarizer = this.cfg.summarizer!;
     const ordered = [...sources].sort((a, b) => a.observedAt.localeCompare(b.observedAt));
     let text: string;
     try {
-      this.cfg.counters.summarizerCalls++;
+      counters.summarizerCalls++;
       text = await summarizer.summarize({
         kind,
         scope,
@@ -368,15 +397,34 @@ export class Writer {
    * scope's queue. Returns one result per observation in order.
    */
   async writeScope(scope: ResolvedScope, key: string, observations: { index: number; obs: NormalizedObservation }[]): Promise<{ index: number; result: AddResult }[]> {
+    const prepared = await this.prepareScope(scope, key, observations);
+    return prepared.commit();
+  }
+
+  /**
+   * Everything of a scope's write that can fail, except the store write: returns `commit` (one
+   * atomic `store.write`, then results and counters) and `rollback` (restores the scope's in-process
+   * state; nothing was written). A failure inside `prepareScope` or `commit` rolls back by itself.
+   * Must run under the scope's queue; `commit` or `rollback` must be called before releasing it.
+   */
+  async prepareScope(scope: ResolvedScope, key: string, observations: { index: number; obs: NormalizedObservation }[]): Promise<PreparedWrite> {
     const cfg = this.cfg;
-    const { store, counters } = cfg;
+    const { store } = cfg;
+    // counters of this write, merged into the memory's counters only once the store acknowledged
+    const counters = emptyCounters();
     const rt = await cfg.gates.runtime(scope, key);
     const snapshot = GateRegistry.snapshot(rt);
     const pendings: Pending[] = [];
     const results: { index: number; result: AddResult }[] = [];
     const committed: string[] = [];
     let runtimeTouched = false;
-    const countersBefore = structuredClone(counters);
+    let done = false;
+    const rollback = () => {
+      if (done) return;
+      done = true;
+      GateRegistry.restore(rt, snapshot);
+      if (runtimeTouched || committed.length) cfg.gates.invalidate(key, committed);
+    };
     try {
       // 1. dedup against the store and within the batch (content hash)
       const fresh: { index: number; obs: NormalizedObservation }[] = [];
@@ -545,7 +593,7 @@ export class Writer {
       if (cfg.summarizer) {
         for (const p of pendingStored) {
           if (p.action !== 'update' || !p.nearest) continue;
-          const d = await this.derivedNode(scope, key, 'update', [p.nearest, p.node]);
+          const d = await this.derivedNode(scope, key, 'update', [p.nearest, p.node], counters);
           derived.push({
             node: d,
             owner: p,
@@ -618,7 +666,7 @@ export class Writer {
                 if (cfg.summarizer && rep && typeof rep === 'object' && (rep.choice === 'merge' || rep.choice === 'promote')) {
                   const pr = rep.probabilities?.[rep.choice] ?? 0;
                   if (pr >= th && con < th) {
-                    const d = await this.derivedNode(scope, key, rep.choice, [c, w.node]);
+                    const d = await this.derivedNode(scope, key, rep.choice, [c, w.node], counters);
                     derived.push({
                       node: d,
                       owner: pass.owner,
@@ -649,6 +697,14 @@ export class Writer {
       const allDrafts = [...pendingStored.flatMap((p) => p.drafts), ...consolidationDrafts, ...derived.flatMap((d) => d.drafts)];
       const finalized = finalizeEdges(allDrafts, at);
       const relations = finalized.map((f) => f.relation);
+      const owned = new Map<Pending, Relation[]>();
+      for (const f of finalized) {
+        const owner = draftOwner.get(f.draft);
+        if (!owner) continue;
+        let l = owned.get(owner);
+        if (!l) owned.set(owner, (l = []));
+        l.push(f.relation);
+      }
       const pendingIds = new Map(pendingStored.map((p) => [p.node.id, p]));
       const updates: { id: string; obsoleteBy: string }[] = [];
       for (const [id, by] of nodeUpdates) {
@@ -666,7 +722,7 @@ export class Writer {
           data: {
             gate: p.node.gate,
             candidates: p.candidates.length,
-            relations: finalized.filter((f) => draftOwner.get(f.draft) === p).length,
+            relations: owned.get(p)?.length ?? 0,
             sourceId: p.obs.sourceId,
           },
         });
@@ -678,47 +734,47 @@ export class Writer {
         history.push({ scope, op: 'RELATE', nodeId: null, at, data: { count: relations.length } });
       }
       const nodes = [...pendingStored.map((p) => p.node), ...derived.map((d) => d.node)];
-      t = performance.now();
-      if (nodes.length || updates.length) {
-        try {
-          await store.write({ scope, nodes, relations, history, nodeUpdates: updates.length ? updates : undefined });
-        } catch (e) {
-          throw wrapError('store', e);
+      const commit = async (): Promise<{ index: number; result: AddResult }[]> => {
+        if (done) throw new MemError('INTERNAL', 'internal', 'This write was already committed or rolled back');
+        t = performance.now();
+        if (nodes.length || updates.length) {
+          try {
+            await store.write({ scope, nodes, relations, history, nodeUpdates: updates.length ? updates : undefined });
+          } catch (e) {
+            rollback();
+            throw wrapError('store', e);
+          }
         }
-      }
-      tick('store');
+        done = true;
+        tick('store');
+        return finish();
+      };
 
       // 8. results and counters (only after the store acknowledged)
-      const owned = new Map<Pending, Relation[]>();
-      for (const f of finalized) {
-        const owner = draftOwner.get(f.draft);
-        if (!owner) continue;
-        let l = owned.get(owner);
-        if (!l) owned.set(owner, (l = []));
-        l.push(f.relation);
-      }
-      for (const p of pendings) {
-        counters.controllerCalls += p.calls;
-        if (p.stored) counters.writes++;
-        counters.gate[p.action]++;
-        if (!p.stored) counters.gate.dropped++;
-        results.push({
-          index: p.index,
-          result: { node: p.node, action: p.action, stored: p.stored, relations: owned.get(p) ?? [], controllerCalls: p.calls },
-        });
-      }
-      for (const d of dupOf) {
-        counters.duplicates++;
-        const node = d.node ?? pendings.find((p) => p.obs.contentHash === fresh[d.batchIndex!]!.obs.contentHash)!.node;
-        results.push({ index: d.index, result: { node, action: 'duplicate', stored: false, relations: [], controllerCalls: 0 } });
-      }
-      results.sort((a, b) => a.index - b.index);
-      return results;
+      const finish = (): { index: number; result: AddResult }[] => {
+        for (const p of pendings) {
+          counters.controllerCalls += p.calls;
+          if (p.stored) counters.writes++;
+          counters.gate[p.action]++;
+          if (!p.stored) counters.gate.dropped++;
+          results.push({
+            index: p.index,
+            result: { node: p.node, action: p.action, stored: p.stored, relations: owned.get(p) ?? [], controllerCalls: p.calls },
+          });
+        }
+        for (const d of dupOf) {
+          counters.duplicates++;
+          const node = d.node ?? pendings[d.batchIndex!]!.node; // pendings[i] is fresh[i]
+          results.push({ index: d.index, result: { node, action: 'duplicate', stored: false, relations: [], controllerCalls: 0 } });
+        }
+        results.sort((a, b) => a.index - b.index);
+        addCounters(cfg.counters, counters);
+        return results;
+      };
+      return { commit, rollback };
     } catch (e) {
       // nothing was written: restore the scope's in-process state
-      GateRegistry.restore(rt, snapshot);
-      Object.assign(counters, countersBefore);
-      if (runtimeTouched || committed.length) cfg.gates.invalidate(key, committed);
+      rollback();
       if (MemError.isInstance(e)) throw e;
       throw wrapError('write', e);
     }
