@@ -274,7 +274,18 @@ export function createWinkEmbedder(options: WinkEmbedderOptions = {}): WinkEmbed
       if (texts.length === 0) return [];
       const { tables } = await ensure();
       if (tables.dims !== dims) throw new EmbedderError(`wink cache has dimension ${tables.dims}, expected ${dims}`);
-      return texts.map((text, i) => embedOne(tables, text, i));
+      // Validate everything first (no partial work on bad input), then embed in slices of 512,
+      // yielding to the event loop between slices so a large batch does not stall a server.
+      texts.forEach((t, i) => {
+        if (t.trim().length === 0) throw new MemValidationError('TEXT_EMPTY', `embed: texts[${i}] is empty or whitespace`, { details: { index: i } });
+      });
+      const out: Float32Array[] = new Array(texts.length);
+      for (let start = 0; start < texts.length; start += 512) {
+        if (start > 0) await new Promise<void>((r) => setImmediate(r));
+        const end = Math.min(texts.length, start + 512);
+        for (let i = start; i < end; i++) out[i] = embedOne(tables, texts[i], i);
+      }
+      return out;
     },
     async explain(text: string) {
       const { tables } = await ensure();
