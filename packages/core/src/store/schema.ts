@@ -3,7 +3,7 @@
  * version; a file written by a newer build (a version this build does not know) is refused.
  */
 import type Database from 'better-sqlite3';
-import { searchText } from './text.js';
+import { docTokens, searchText } from './text.js';
 
 export interface Migration {
   version: number;
@@ -102,6 +102,35 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(scope, body, content='', contentless_d
         const rows = page.all(last) as { rid: number; sid: number; text: string }[];
         if (rows.length === 0) break;
         for (const r of rows) insert.run(r.rid, scopeToken(r.sid), searchText(r.text));
+        last = rows[rows.length - 1].rid;
+      }
+    },
+  },
+  {
+    // Per-scope BM25 statistics: document length per node, token total per scope, document
+    // frequency per (scope, term). Lexical scores then depend on the scope's own documents only.
+    version: 3,
+    name: 'scope-bm25-stats',
+    sql: `
+ALTER TABLE nodes ADD COLUMN doc_len INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scopes ADD COLUMN token_count INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE scope_terms (sid INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, PRIMARY KEY (sid, term)) STRICT, WITHOUT ROWID;
+`,
+    up: (db) => {
+      const page = db.prepare('SELECT rid, sid, text FROM nodes WHERE rid > ? ORDER BY rid LIMIT 1000');
+      const setLen = db.prepare('UPDATE nodes SET doc_len = ? WHERE rid = ?');
+      const addTokens = db.prepare('UPDATE scopes SET token_count = token_count + ? WHERE sid = ?');
+      const addDf = db.prepare('INSERT INTO scope_terms (sid, term, df) VALUES (?, ?, 1) ON CONFLICT (sid, term) DO UPDATE SET df = df + 1');
+      let last = 0;
+      for (;;) {
+        const rows = page.all(last) as { rid: number; sid: number; text: string }[];
+        if (rows.length === 0) break;
+        for (const r of rows) {
+          const tokens = docTokens(r.text);
+          setLen.run(tokens.length, r.rid);
+          addTokens.run(tokens.length, r.sid);
+          for (const t of new Set(tokens)) addDf.run(r.sid, t);
+        }
         last = rows[rows.length - 1].rid;
       }
     },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectMemError, makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
-import { createSqliteStore } from './sqlite.js';
+import { bm25Term, createSqliteStore } from './sqlite.js';
 import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { ftsMatchQuery, searchText } from './text.js';
 
@@ -51,6 +51,31 @@ describe('sqlite lexical search extras', () => {
     expect(await first('ข้าวผัด')).toBe(texts[5]);
     expect(await store.lexicalSearch(A, '梨子', 3)).toEqual([]);
     await store.close();
+  });
+});
+
+describe('sqlite BM25 uses per-scope statistics', () => {
+  it('scores in one scope do not change when another scope grows', async () => {
+    const texts = ['the garden has tomatoes and basil', 'tomatoes need sun', 'basil basil pesto', 'a quiet evening at home'];
+    const alone = await open();
+    const shared = await open();
+    const B = testScope('bob');
+    for (const st of [alone, shared]) await st.write({ scope: A, nodes: texts.map((t, i) => makeNode(A, t, unitVector(16, i + 1), { id: `n${i}` })) });
+    // Bob's scope makes "tomatoes" very common and "pesto" rare file-wide.
+    await shared.write({ scope: B, nodes: Array.from({ length: 50 }, (_, i) => makeNode(B, `tomatoes tomatoes number ${i}`, unitVector(16, 100 + i))) });
+    for (const q of ['tomatoes', 'basil pesto', 'tomatoes basil sun', 'home']) {
+      const a = (await alone.lexicalSearch(A, q, 10)).map((h) => [h.node.id, h.score]);
+      const b = (await shared.lexicalSearch(A, q, 10)).map((h) => [h.node.id, h.score]);
+      expect(b, q).toEqual(a);
+      expect(a.length).toBeGreaterThan(0);
+      for (const [, score] of a) expect(score).toBeGreaterThan(0);
+    }
+    // The documented formula: one document, one matching term.
+    const [hit] = await alone.lexicalSearch(A, 'pesto', 1);
+    expect(hit.node.id).toBe('n2');
+    expect(hit.score).toBeCloseTo(bm25Term(1, 1, 3, (6 + 3 + 3 + 5) / 4, 4), 10);
+    await alone.close();
+    await shared.close();
   });
 });
 

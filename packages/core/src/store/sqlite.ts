@@ -26,7 +26,7 @@ import type {
 } from '../types.js';
 import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
-import { ftsMatchQuery, searchText } from './text.js';
+import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
 import { checkVector, checkWriteBatch } from './validate.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
@@ -81,6 +81,23 @@ type RelationRow = {
 
 const NODE_COLUMNS =
   'n.rid, n.sid, n.id, n.text, n.speaker, n.observed_at, n.event_time, n.entities, n.keywords, n.types, n.embedding, n.gate, n.source_id, n.content_hash, n.metadata, n.obsolete_by, n.created_at';
+
+/** Candidates re-scored per lexical query (at least; 20·k when larger). */
+const LEXICAL_POOL = 200;
+
+/** Okapi BM25 parameters (Robertson & Zaragoza 2009; the FTS5 and Lucene defaults). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
+/**
+ * One term's Okapi BM25 contribution: idf · tf(k1+1) / (tf + k1(1 − b + b·dl/avgdl)), with the
+ * non-negative idf = ln(1 + (N − df + 0.5)/(df + 0.5)) used by Lucene. Source: Robertson &
+ * Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond", eq. 3.15.
+ */
+export function bm25Term(tf: number, df: number, docLen: number, avgDocLen: number, docCount: number): number {
+  const idf = Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+  return (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLen) / avgDocLen));
+}
 
 function toBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -362,20 +379,29 @@ export class SqliteStore implements MemoryStore {
           }
         }
         const insertNode = this.stmt(
-          `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms)
-           VALUES (@sid, @id, @text, @speaker, @observed_at, @event_time, @entities, @keywords, @types, @embedding, @gate, @source_id, @content_hash, @metadata, @obsolete_by, @created_at, @observed_ms, @created_ms)
+          `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms, doc_len)
+           VALUES (@sid, @id, @text, @speaker, @observed_at, @event_time, @entities, @keywords, @types, @embedding, @gate, @source_id, @content_hash, @metadata, @obsolete_by, @created_at, @observed_ms, @created_ms, @doc_len)
            ON CONFLICT (sid, id) DO UPDATE SET text = excluded.text, speaker = excluded.speaker, observed_at = excluded.observed_at,
              event_time = excluded.event_time, entities = excluded.entities, keywords = excluded.keywords, types = excluded.types,
              embedding = excluded.embedding, gate = excluded.gate, source_id = excluded.source_id, content_hash = excluded.content_hash,
              metadata = excluded.metadata, obsolete_by = excluded.obsolete_by, created_at = excluded.created_at,
-             observed_ms = excluded.observed_ms, created_ms = excluded.created_ms
+             observed_ms = excluded.observed_ms, created_ms = excluded.created_ms, doc_len = excluded.doc_len
            RETURNING rid`,
         );
         const ftsDelete = this.stmt('DELETE FROM nodes_fts WHERE rowid = ?');
+        const current = this.stmt('SELECT rid, text, doc_len FROM nodes WHERE sid = ? AND id = ?');
         let added = 0;
+        let tokenDelta = 0;
         const ftsInsert = this.stmt('INSERT INTO nodes_fts (rowid, scope, body) VALUES (?, ?, ?)');
         for (const n of b.nodes) {
-          const old = exists.get(sid, n.id) as { rid: number } | undefined;
+          const old = current.get(sid, n.id) as { rid: number; text: string; doc_len: number } | undefined;
+          const tokens = docTokens(n.text);
+          if (old) {
+            this.countTerms(sid, docTokens(old.text), -1);
+            tokenDelta -= old.doc_len;
+          }
+          this.countTerms(sid, tokens, 1);
+          tokenDelta += tokens.length;
           const row = insertNode.get({
             sid,
             id: n.id,
@@ -395,13 +421,16 @@ export class SqliteStore implements MemoryStore {
             created_at: n.createdAt,
             observed_ms: Date.parse(n.observedAt),
             created_ms: Date.parse(n.createdAt),
+            doc_len: tokens.length,
           }) as { rid: number };
           if (old) ftsDelete.run(old.rid);
           else added++;
           ftsInsert.run(row.rid, scopeToken(sid), searchText(n.text));
           vectorOps.push({ rid: row.rid, v: n.embedding });
         }
-        if (added > 0) this.stmt('UPDATE scopes SET node_count = node_count + ? WHERE sid = ?').run(added, sid);
+        if (b.nodes.length > 0) {
+          this.stmt('UPDATE scopes SET node_count = node_count + ?, token_count = token_count + ? WHERE sid = ?').run(added, tokenDelta, sid);
+        }
         const insertRel = this.stmt(
           `INSERT INTO relations (sid, id, from_id, to_id, view, subtype, probability, origin, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -422,6 +451,21 @@ export class SqliteStore implements MemoryStore {
     if (sv) for (const op of vectorOps) sv.upsert(op.rid, op.v);
   }
 
+  /** Per-scope document frequencies (inside the caller's transaction): +1 / -1 for each distinct token. */
+  private countTerms(sid: number, tokens: string[], delta: 1 | -1): void {
+    if (delta === 1) {
+      const add = this.stmt('INSERT INTO scope_terms (sid, term, df) VALUES (?, ?, 1) ON CONFLICT (sid, term) DO UPDATE SET df = df + 1');
+      for (const t of new Set(tokens)) add.run(sid, t);
+    } else {
+      const dec = this.stmt('UPDATE scope_terms SET df = df - 1 WHERE sid = ? AND term = ?');
+      const drop = this.stmt('DELETE FROM scope_terms WHERE sid = ? AND term = ? AND df <= 0');
+      for (const t of new Set(tokens)) {
+        dec.run(sid, t);
+        drop.run(sid, t);
+      }
+    }
+  }
+
   async forget(scope: ResolvedScope, id: string): Promise<boolean> {
     this.requireMeta();
     const s = resolveScope(scope);
@@ -434,13 +478,16 @@ export class SqliteStore implements MemoryStore {
       if (sid === undefined) return false;
       const theSid = sid;
       db.transaction(() => {
-        const row = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?').get(theSid, id) as { rid: number } | undefined;
+        const row = this.stmt('SELECT rid, text, doc_len FROM nodes WHERE sid = ? AND id = ?').get(theSid, id) as
+          | { rid: number; text: string; doc_len: number }
+          | undefined;
         if (!row) return;
+        this.countTerms(theSid, docTokens(row.text), -1);
         rid = row.rid;
         const rels = this.stmt('DELETE FROM relations WHERE sid = ? AND (from_id = ? OR to_id = ?)').run(theSid, id, id).changes;
         this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(row.rid);
         this.stmt('DELETE FROM nodes WHERE sid = ? AND rid = ?').run(theSid, row.rid);
-        this.stmt('UPDATE scopes SET node_count = node_count - 1 WHERE sid = ?').run(theSid);
+        this.stmt('UPDATE scopes SET node_count = node_count - 1, token_count = token_count - ? WHERE sid = ?').run(row.doc_len, theSid);
         this.stmt('INSERT INTO history (sid, op, node_id, at, data) VALUES (?, ?, ?, ?, ?)').run(
           theSid,
           'FORGET',
@@ -613,14 +660,35 @@ export class SqliteStore implements MemoryStore {
     if (sid === undefined || k === 0) return [];
     const match = ftsMatchQuery(query);
     if (!match) return [];
+    const terms = searchTokens(query);
     try {
+      // 1. Candidates: FTS5 finds the scope's documents containing any query word (the scope
+      //    column restricts the walk; the join on nodes.sid filters again). At most `pool` of them,
+      //    preselected by FTS5's own (file-wide) BM25.
+      const pool = Math.max(LEXICAL_POOL, 20 * k);
       const rows = this.stmt(
-        // The scope column restricts the FTS walk to this scope (weight 0: no effect on BM25);
-        // the join on nodes.sid filters again.
-        `SELECT ${NODE_COLUMNS}, -bm25(nodes_fts, 0.0, 1.0) AS score FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
+        `SELECT ${NODE_COLUMNS}, n.doc_len FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
          WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY bm25(nodes_fts, 0.0, 1.0), n.rid LIMIT ?`,
-      ).all(this.ftsExpression(sid, match), sid, k) as (NodeRow & { score: number })[];
-      return rows.map((r) => ({ node: rowToNode(r, s), score: r.score }));
+      ).all(this.ftsExpression(sid, match), sid, pool) as (NodeRow & { doc_len: number })[];
+      if (rows.length === 0) return [];
+      // 2. Okapi BM25 with the scope's own statistics, so no other scope influences a score.
+      const stats = this.stmt('SELECT node_count, token_count FROM scopes WHERE sid = ?').get(sid) as { node_count: number; token_count: number };
+      const dfRows = this.stmt('SELECT term, df FROM scope_terms WHERE sid = ? AND term IN (SELECT value FROM json_each(?))').all(
+        sid,
+        JSON.stringify(terms),
+      ) as { term: string; df: number }[];
+      const df = new Map(dfRows.map((r) => [r.term, r.df]));
+      const termSet = new Set(terms);
+      const avgdl = stats.node_count > 0 ? stats.token_count / stats.node_count : 1;
+      const scored = rows.map((r) => {
+        const tf = new Map<string, number>();
+        for (const t of docTokens(r.text)) if (termSet.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+        let score = 0;
+        for (const [t, f] of tf) score += bm25Term(f, df.get(t) ?? 1, r.doc_len, avgdl, stats.node_count);
+        return { r, score };
+      });
+      scored.sort((a, b) => b.score - a.score || a.r.rid - b.r.rid);
+      return scored.slice(0, k).map(({ r, score }) => ({ node: rowToNode(r, s), score }));
     } catch (e) {
       throw wrap(e, 'lexicalSearch failed');
     }
@@ -774,6 +842,8 @@ export class SqliteStore implements MemoryStore {
     if (orphans.c > 0) problems.push(`${orphans.c} relations with a missing endpoint`);
     const counts = db.prepare('SELECT COUNT(*) AS c FROM scopes s WHERE node_count != (SELECT COUNT(*) FROM nodes n WHERE n.sid = s.sid)').get() as { c: number };
     if (counts.c > 0) problems.push(`${counts.c} scopes with a wrong node_count`);
+    const tokens = db.prepare('SELECT COUNT(*) AS c FROM scopes s WHERE token_count != (SELECT COALESCE(SUM(doc_len), 0) FROM nodes n WHERE n.sid = s.sid)').get() as { c: number };
+    if (tokens.c > 0) problems.push(`${tokens.c} scopes with a wrong token_count`);
     return problems;
   }
 }

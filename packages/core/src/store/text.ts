@@ -53,6 +53,11 @@ export function searchText(text: string): string {
   return s;
 }
 
+/** Every word of a text after {@link searchText}, with repeats (what BM25 counts). */
+export function docTokens(text: string): string[] {
+  return searchText(text).match(TOKEN) ?? [];
+}
+
 /** The words of a text after {@link searchText}, de-duplicated, in order. */
 export function searchTokens(text: string, max = 64): string[] {
   const seen = new Set<string>();
