@@ -449,7 +449,8 @@ function redundancy(a: Item, b: Item, ctx: ScoreContext): number {
   const jac = intersectionSize(fa.content, fb.content) / Math.max(1, fa.content.size + fb.content.size - intersectionSize(fa.content, fb.content));
   const cont = (containment(fb.content, fa.content) + containment(fa.content, fb.content)) / 2;
   const c = num(b.cosine) ?? ctx.embedCosine(a.text, b.text);
-  let z = -4 + 5 * jac + 3 * cont + (c !== undefined ? 2 * ctx.scaleCosine(c) - 1 : 0);
+  // only near-duplicate cosines count: related-but-different sentences often reach 0.7–0.8
+  let z = -4 + 5 * jac + 3 * cont + (c !== undefined && Number.isFinite(c) ? 2.5 * clamp01((c - 0.8) / 0.2) - 0.5 : 0);
   if (fa.negated !== fb.negated) z -= 2;
   if (antonymConflict(fa.lower, fb.lower)) z -= 2;
   const na = new Set(fa.numbers);
