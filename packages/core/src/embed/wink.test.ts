@@ -219,6 +219,12 @@ describe('wink cache (fixture)', () => {
       expect(norm(v)).toBeCloseTo(1, 5);
     }
     expect(await e.embed([])).toEqual([]);
+    // large batches (sliced internally) equal one-by-one results, in order
+    const many = Array.from({ length: 1100 }, (_, i) => `w${i % 2999} w${(i * 7) % 2999} name${i}`);
+    const batch = await e.embed(many);
+    expect(batch).toHaveLength(1100);
+    for (const i of [0, 511, 512, 1099]) expect(Array.from(batch[i])).toEqual(Array.from((await e.embed([many[i]]))[0]));
+    await expect(e.embed(['ok', '  '])).rejects.toMatchObject({ code: 'TEXT_EMPTY', details: { index: 1 } });
     await expect(e.embed(['  '])).rejects.toMatchObject({ code: 'TEXT_EMPTY' });
     await expect(e.embed([3 as unknown as string])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect(() => createWinkEmbedder({ removeComponents: 9 })).toThrow(MemError);
