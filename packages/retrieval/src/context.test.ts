@@ -25,9 +25,9 @@ describe('toContext', () => {
     expect(p.included).toHaveLength(3);
     expect(p.tokens).toBe(countTokens(p.text));
     const lines = p.text.split('\n');
-    expect(lines[0]).toMatch(/^## Session — 2024-01-10 18:30 UTC$/);
-    expect(lines[1]).toContain('[S1:2] Ben: We hiked up the ridge last Saturday. (event: 2024-01-06, "last Saturday")');
-    expect(lines[3]).toMatch(/2024-03-02 09:00 UTC/);
+    expect(lines[0]).toBe('## Session — 10 January 2024, 18:30 UTC');
+    expect(lines[1]).toContain('[S1:2] Ben: We hiked up the ridge last Saturday. (event: 6 January 2024, "last Saturday")');
+    expect(lines[3]).toBe('## Session — 2 March 2024, 09:00 UTC');
     // S2:4 before S2:10 (numeric source order within a session)
     expect(lines[4]).toContain('[S2:4]');
     expect(lines[5]).toContain('[S2:10]');

@@ -26,11 +26,20 @@ export interface PackedContext {
   omitted: number;
 }
 
-/** `2023-05-08 13:56 UTC` (ours). */
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** `8 May 2023` (UTC; ours — the way people, and answers, write dates). Unparseable input is returned as is. */
+export function formatDate(iso: string): string {
+  const d = new Date(iso);
+  if (!Number.isFinite(d.getTime())) return iso;
+  return `${d.getUTCDate()} ${MONTH_NAMES[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/** `8 May 2023, 13:56 UTC` (ours). */
 export function formatTime(iso: string): string {
   const d = new Date(iso);
   if (!Number.isFinite(d.getTime())) return iso;
-  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)} UTC`;
+  return `${formatDate(iso)}, ${d.toISOString().slice(11, 16)} UTC`;
 }
 
 function sessionKey(n: MemoryNode): string {
@@ -48,8 +57,8 @@ function line(n: MemoryNode, showIds: boolean): string {
   const who = n.speaker ? `${n.speaker}: ` : '';
   let event = '';
   if (n.eventTime) {
-    const start = n.eventTime.start.slice(0, 10);
-    const end = n.eventTime.end ? n.eventTime.end.slice(0, 10) : null;
+    const start = formatDate(n.eventTime.start);
+    const end = n.eventTime.end ? formatDate(n.eventTime.end) : null;
     event = ` (event: ${end && end !== start ? `${start} to ${end}` : start}, "${n.eventTime.expression}")`;
   }
   return `- ${id}${who}${n.text.replace(/\s+/g, ' ').trim()}${event}`;

@@ -3,8 +3,9 @@
  * flat BM25 / dense / hybrid baselines, all implementing `@mem/core`'s `Retriever`.
  */
 export * from './equations.js';
-export { createJevRetriever, JEV_DEFAULTS, validateRequest, type JevRetrieverOptions } from './jev.js';
+export { bm25Term, buildLemmaIndex, createSnapshotCache, snapshotNeighbors, nodeTerms, type LemmaIndex, type ScopeSnapshot } from './lexical.js';
+export { createJevRetriever, edgeDecay, JEV_DEFAULTS, validateRequest, type JevRetrieverOptions } from './jev.js';
 export { createBm25Retriever, createDenseRetriever, createHybridRetriever } from './flat.js';
-export { toContext, renderContext, formatTime, type ToContextOptions, type PackedContext } from './context.js';
+export { toContext, renderContext, formatTime, formatDate, type ToContextOptions, type PackedContext } from './context.js';
 export { probabilityOf, type SystemOneLike, type Question, type Answer } from './controller.js';
 export type * from './types.js';
