@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectMemError, makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
 import { bm25Term, createSqliteStore } from './sqlite.js';
 import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
-import { ftsMatchQuery, searchText } from './text.js';
+import { docTokens, ftsMatchQuery, searchText } from './text.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,6 +29,15 @@ describe('query escaping (text.ts)', () => {
     expect(ftsMatchQuery('?!* "" ()')).toBeNull();
     expect(ftsMatchQuery('咖啡')).toBe('"咖" OR "啡" OR "咖啡"');
   });
+  it('docTokens: the ASCII fast path equals the general path', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 80 }), (t) => {
+        expect(docTokens(t)).toEqual(searchText(t).match(/[\p{L}\p{N}]+/gu) ?? []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('normalises diacritics, width, case and emoji the same way for text and query', () => {
     expect(searchText('Café ＡＢＣ')).toBe('cafe abc');
     expect(searchText('🎉')).toContain('emj1f389');
@@ -160,7 +170,7 @@ describe('sqlite vector cache', () => {
     // Found at once through the exact tail scan …
     expect((await store.vectorSearch(A, extra[7].embedding, 1))[0].node.id).toBe(extra[7].id);
     // … and after an idle turn or two through the graph.
-    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 300 && store.annStatus(A).pending > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(store.annStatus(A)).toEqual({ size: 90, state: 'ready', pending: 0 });
     expect((await store.vectorSearch(A, extra[9].embedding, 1))[0].node.id).toBe(extra[9].id);
     await store.close();

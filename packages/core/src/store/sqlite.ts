@@ -667,9 +667,9 @@ export class SqliteStore implements MemoryStore {
       //    preselected by FTS5's own (file-wide) BM25.
       const pool = Math.max(LEXICAL_POOL, 20 * k);
       const rows = this.stmt(
-        `SELECT ${NODE_COLUMNS}, n.doc_len FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
+        `SELECT n.rid, n.text, n.doc_len FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid
          WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY bm25(nodes_fts, 0.0, 1.0), n.rid LIMIT ?`,
-      ).all(this.ftsExpression(sid, match), sid, pool) as (NodeRow & { doc_len: number })[];
+      ).all(this.ftsExpression(sid, match), sid, pool) as { rid: number; text: string; doc_len: number }[];
       if (rows.length === 0) return [];
       // 2. Okapi BM25 with the scope's own statistics, so no other scope influences a score.
       const stats = this.stmt('SELECT node_count, token_count FROM scopes WHERE sid = ?').get(sid) as { node_count: number; token_count: number };
@@ -688,7 +688,9 @@ export class SqliteStore implements MemoryStore {
         return { r, score };
       });
       scored.sort((a, b) => b.score - a.score || a.r.rid - b.r.rid);
-      return scored.slice(0, k).map(({ r, score }) => ({ node: rowToNode(r, s), score }));
+      const top = scored.slice(0, k);
+      const nodes = this.nodesByRid(sid, s, top.map((x) => x.r.rid));
+      return top.filter((x) => nodes.has(x.r.rid)).map((x) => ({ node: nodes.get(x.r.rid)!, score: x.score }));
     } catch (e) {
       throw wrap(e, 'lexicalSearch failed');
     }

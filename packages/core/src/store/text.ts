@@ -55,8 +55,12 @@ export function searchText(text: string): string {
 
 /** Every word of a text after {@link searchText}, with repeats (what BM25 counts). */
 export function docTokens(text: string): string[] {
+  // ASCII fast path (same result: for ASCII, searchText is just lower-casing).
+  if (ASCII.test(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
   return searchText(text).match(TOKEN) ?? [];
 }
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_TOKEN = /[a-z0-9]+/g;
 
 /** The words of a text after {@link searchText}, de-duplicated, in order. */
 export function searchTokens(text: string, max = 64): string[] {
