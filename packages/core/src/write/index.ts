@@ -51,6 +51,7 @@ export {
   temporalRuleEdge,
   temporalOrderEdge,
   edgesFromPairAnswers,
+  consolidationEdges,
   sharesEntity,
   finalizeEdges,
   type EdgeDraft,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { edgesFromPairAnswers, finalizeEdges, sharesEntity, temporalRuleEdge } from './relations.js';
+import { consolidationEdges, edgesFromPairAnswers, finalizeEdges, sharesEntity, temporalRuleEdge } from './relations.js';
 
 const n = (id: string, observedAt: string, eventTime: any = null) => ({ id, observedAt, eventTime });
 
@@ -52,5 +52,18 @@ describe('pair answers → edges (θ_rel)', () => {
     );
     expect(r).toHaveLength(1);
     expect(r[0]!.relation).toMatchObject({ view: 'temporal', probability: 1, origin: 'rule' });
+  });
+});
+
+describe('consolidation edges (max ≥ 0.85)', () => {
+  const kinds = (r: { drafts: { subtype: string }[] }) => r.drafts.map((d) => d.subtype).sort();
+  it('adds only the strongest of redundant / contradiction / link, and OBSOLETES separately', () => {
+    expect(kinds(consolidationEdges('n', 'o', { redundant: 0.9, contradiction: 0.95, obsolete: 0.2, link: 0.99 }, 0.85, false))).toEqual(['RELATED_TO']);
+    expect(kinds(consolidationEdges('n', 'o', { redundant: 0.9, contradiction: 0.95, obsolete: 0.86, link: 0.1 }, 0.85, false))).toEqual(['CONTRADICTS', 'OBSOLETES']);
+    expect(kinds(consolidationEdges('n', 'o', { redundant: 0.84, contradiction: 0.5, obsolete: 0.84, link: 0.1 }, 0.85, false))).toEqual([]);
+    const r = consolidationEdges('n', 'o', { redundant: 0.1, contradiction: 0.1, obsolete: 0.9, link: 0.95 }, 0.85, true);
+    expect(kinds(r)).toEqual(['OBSOLETES']); // already RELATED_TO: no duplicate link
+    expect(r.obsolete).toBe(true);
+    expect(r.drafts[0]).toMatchObject({ from: 'n', to: 'o', origin: 'controller', probability: 0.9 });
   });
 });

@@ -156,6 +156,35 @@ export function edgesFromPairAnswers(
   return out;
 }
 
+/**
+ * Consolidation edges of one reviewed pair (seed 000 "periodic maintenance"; DESIGN.md step 5): the
+ * strongest of redundant → REDUNDANT_WITH, contradiction → CONTRADICTS, link → RELATED_TO is added
+ * when that max ≥ `threshold` (a link only when the pair is not already RELATED_TO); obsolete ≥
+ * `threshold` adds OBSOLETES newer → older (the caller records `obsoleteBy`). Nothing is deleted.
+ */
+export function consolidationEdges(
+  newerId: string,
+  olderId: string,
+  p: { redundant: number; contradiction: number; obsolete: number; link: number },
+  threshold: number,
+  alreadyRelated: boolean,
+): { drafts: EdgeDraft[]; obsolete: boolean } {
+  const drafts: EdgeDraft[] = [];
+  const options: [number, RelationSubtype][] = [
+    [p.contradiction, 'CONTRADICTS'],
+    [p.redundant, 'REDUNDANT_WITH'],
+    [p.link, 'RELATED_TO'],
+  ];
+  let best = options[0]!;
+  for (const o of options) if (o[0] > best[0]) best = o;
+  if (best[0] >= threshold && !(best[1] === 'RELATED_TO' && alreadyRelated)) {
+    drafts.push({ from: newerId, to: olderId, subtype: best[1], probability: best[0], origin: 'controller' });
+  }
+  const obsolete = p.obsolete >= threshold;
+  if (obsolete) drafts.push({ from: newerId, to: olderId, subtype: 'OBSOLETES', probability: p.obsolete, origin: 'controller' });
+  return { drafts, obsolete };
+}
+
 /** Builds the relation batch; `questions` is `@mem/system-one`'s `batches.relations`. */
 export type RelationBatchBuilder = (
   count: number,

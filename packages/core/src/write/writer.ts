@@ -22,6 +22,7 @@ import { GateRegistry, isGateMember, type RecentWrite, type ScopeRuntime } from 
 import { uuidv7 } from './ids.js';
 import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
 import {
+  consolidationEdges,
   edgesFromPairAnswers,
   finalizeEdges,
   noulValue,
@@ -649,19 +650,16 @@ export class Writer {
                 const con = noulValue(answers[`pair_${i}_contradiction`]);
                 const obs = noulValue(answers[`pair_${i}_obsolete`]);
                 const link = noulValue(answers[`pair_${i}_link`]);
-                const mark = consolidationDrafts.length;
-                if (red >= th) consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'REDUNDANT_WITH', probability: red, origin: 'controller' });
-                if (con >= th) consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'CONTRADICTS', probability: con, origin: 'controller' });
-                if (link >= th && !w.related.has(c.id)) {
-                  consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'RELATED_TO', probability: link, origin: 'controller' });
+                const ce = consolidationEdges(w.node.id, c.id, { redundant: red, contradiction: con, obsolete: obs, link }, th, w.related.has(c.id));
+                for (const d of ce.drafts) {
+                  consolidationDrafts.push(d);
+                  draftOwner.set(d, pass.owner);
                 }
-                if (obs >= th) {
-                  consolidationDrafts.push({ from: w.node.id, to: c.id, subtype: 'OBSOLETES', probability: obs, origin: 'controller' });
+                if (ce.obsolete) {
                   // obsoleteBy points to the newest memory that made it obsolete (ids are time-ordered)
                   const prev = nodeUpdates.get(c.id);
                   if (!prev || prev < w.node.id) nodeUpdates.set(c.id, w.node.id);
                 }
-                for (const d of consolidationDrafts.slice(mark)) draftOwner.set(d, pass.owner);
                 const rep = answers[`pair_${i}_representation`];
                 if (cfg.summarizer && rep && typeof rep === 'object' && (rep.choice === 'merge' || rep.choice === 'promote')) {
                   const pr = rep.probabilities?.[rep.choice] ?? 0;
