@@ -291,11 +291,15 @@ export function buildProgram(): Command {
     .action(async (opts: { port: number; host: string; token?: string; bodyLimit: number }, cmd: Command) => {
       const o = globals(cmd);
       const { startServer } = await import('./http/serve.js');
+      const token = opts.token ?? process.env.MEM_API_TOKEN;
+      if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !token) {
+        process.stderr.write(`${c.yellow('warning')}: serving on ${opts.host} without a token; anyone who can reach it can read and change memories (set --token or MEM_API_TOKEN)\n`);
+      }
       const server = await startServer({
         stack: { db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever },
         port: opts.port,
         host: opts.host,
-        token: opts.token ?? process.env.MEM_API_TOKEN,
+        token,
         bodyLimit: opts.bodyLimit,
       });
       print(o, { url: server.url }, () => console.log(`mem serve: playground ${server.url}/  ·  API ${server.url}/v1  ·  OpenAPI ${server.url}/openapi.json`));
