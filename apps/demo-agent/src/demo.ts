@@ -124,7 +124,19 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
         .join(', ');
       say(`   ${view.padEnd(9)} ${String(stats.relationsByView[view]).padStart(4)}  ${c.dim(subtypes)}`);
     }
+    const edgeLine = (e: (typeof graph.edges)[number]) => {
+      const from = graph.nodes.find((n) => n.id === e.from);
+      const to = graph.nodes.find((n) => n.id === e.to);
+      return from && to ? `     ${from.sourceId} "${truncate(from.text, 38)}" ─${e.subtype} p=${fmt(e.probability, 2)}→ ${to.sourceId} "${truncate(to.text, 38)}"` : null;
+    };
+    const changes = graph.edges.filter((e) => ['OBSOLETES', 'CONTRADICTS', 'UPDATES'].includes(e.subtype)).slice(0, 4);
+    if (changes.length) say(c.dim('   changed facts (consolidation / gate updates; nothing is deleted):'));
+    for (const e of changes) {
+      const line = edgeLine(e);
+      if (line) say(c.dim(line));
+    }
     const causal = graph.edges.filter((e) => e.view === 'causal').slice(0, 5);
+    if (causal.length) say(c.dim('   causal edges:'));
     for (const e of causal) {
       const from = graph.nodes.find((n) => n.id === e.from);
       const to = graph.nodes.find((n) => n.id === e.to);
