@@ -5,7 +5,7 @@ import { createOpenAIEmbedder } from './openai.js';
 import { MemError } from '../errors.js';
 
 /** A loopback server speaking the OpenAI /v1/embeddings protocol (deterministic vectors per text). */
-interface Behaviour { status?: number; dim?: number; nan?: boolean; drop?: boolean; shuffle?: boolean }
+interface Behaviour { status?: number; dim?: number; nan?: boolean; drop?: boolean; shuffle?: boolean; base64?: boolean }
 let behaviour: Behaviour = {};
 const requests: { auth?: string; body: any }[] = [];
 const vecFor = (text: string, dim: number) =>
@@ -36,6 +36,9 @@ beforeAll(async () => {
         index,
         embedding: behaviour.nan && index === 0 ? [NaN, ...vecFor(t, dim - 1)].map((x) => (Number.isNaN(x) ? 'NaN' : x)) : vecFor(t, dim),
       }));
+      if (behaviour.base64) {
+        data = data.map((d) => ({ ...d, embedding: Buffer.from(new Float32Array(d.embedding as number[]).buffer).toString('base64') as any }));
+      }
       if (behaviour.drop) data = data.slice(1);
       if (behaviour.shuffle) data = data.reverse();
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -70,6 +73,15 @@ describe('createOpenAIEmbedder (loopback /v1/embeddings)', () => {
     expect(e.model).toBe('test-embed');
     expect(e.dimension).toBe(8);
     expect(await e.embed([])).toEqual([]);
+  });
+
+  it('decodes base64 float32 replies from servers that ignore encoding_format', async () => {
+    behaviour = { base64: true };
+    const [v] = await createOpenAIEmbedder({ baseURL, model: 'm', dimension: 8 }).embed(['alpha']);
+    const raw = vecFor('alpha', 8);
+    const n = Math.sqrt(raw.reduce((s, x) => s + x * x, 0));
+    for (let d = 0; d < 8; d++) expect(v[d]).toBeCloseTo(raw[d] / n, 5);
+    behaviour = {};
   });
 
   it('sends `dimensions` only when asked', async () => {

@@ -29,7 +29,7 @@ export interface OpenAIEmbedderOptions {
 /**
  * `createOpenAIEmbedder(options)` → Embedder over `POST {baseURL}/embeddings` (OpenAI protocol;
  * the `openai` npm SDK, loaded lazily). Inputs are sent in batches of `batchSize` with
- * `encoding_format: "float"`; every returned vector is checked (count, `index` order, length
+ * `encoding_format: "float"` (base64 float32 replies are decoded too); every returned vector is checked (count, `index` order, length
  * `dimension`, finite) and L2-normalised.
  *
  * Errors: INVALID_INPUT for bad options or non-string texts; TEXT_EMPTY for an empty text (the API
@@ -98,9 +98,19 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       const item = data[k];
       const i = typeof item?.index === 'number' ? item.index : k;
       if (!Number.isInteger(i) || i < 0 || i >= batch.length || out[i]) throw new EmbedderError(`embeddings response has a bad index ${i}`);
-      const emb = item.embedding;
-      if (!Array.isArray(emb)) throw new EmbedderError('embeddings response item is not a float array (encoding_format float expected)');
-      out[i] = toUnitVector(emb as number[], dimension, `${options.model} (input ${offset + i})`);
+      let emb = item.embedding as unknown;
+      // Some compatible servers ignore encoding_format and send base64 little-endian float32.
+      if (typeof emb === 'string') {
+        const bytes = Buffer.from(emb, 'base64');
+        if (bytes.length % 4 !== 0) throw new EmbedderError('embeddings response item is malformed base64 (not float32)');
+        const f = new Float32Array(bytes.length / 4);
+        for (let j = 0; j < f.length; j++) f[j] = bytes.readFloatLE(j * 4);
+        emb = f;
+      }
+      if (!Array.isArray(emb) && !(emb instanceof Float32Array)) {
+        throw new EmbedderError('embeddings response item is neither a float array nor base64 float32');
+      }
+      out[i] = toUnitVector(emb as ArrayLike<number>, dimension, `${options.model} (input ${offset + i})`);
     }
     return out;
   };
