@@ -109,6 +109,9 @@ function argmaxDot(C: Float64Array, from: number, to: number, x: Float32Array | 
   return { c: best, dot: bestDot };
 }
 
+/** Top-level groups probed when assigning a row to a cluster. */
+const PROBES = 3;
+
 export interface IvfSearchResult {
   max: number;
   arg: number;
@@ -142,6 +145,7 @@ export class IvfIndex {
   readonly counts: Int32Array;
   assign: Int32Array;
   pos: Int32Array;
+  private readonly groupDots: Float64Array;
 
   constructor(p: IvfParts, capacity: number) {
     this.d = p.d;
@@ -150,6 +154,7 @@ export class IvfIndex {
     this.childStart = p.childStart;
     this.centroids = p.centroids;
     this.cosRadius = p.cosRadius;
+    this.groupDots = new Float64Array(p.childStart.length);
     const nl = p.cosRadius.length;
     this.members = [];
     this.counts = new Int32Array(nl);
@@ -233,15 +238,86 @@ export class IvfIndex {
       s.capacity,
     );
     for (let r = 0; r < n; r++) idx.insert(s, r);
-    return idx;
+    // Split clusters whose radius is far above the median (merged topics loosen every bound), twice.
+    let cur = idx;
+    for (let round = 0; round < 2; round++) cur = cur.splitWide(s, 1.3, 100 + round);
+    return cur;
+  }
+
+  /** A new index where every cluster with θ > factor · median θ (and ≥ 8 members) is split by spherical 2-means. */
+  private splitWide(s: ScopeState, factor: number, seed: number): IvfIndex {
+    const d = this.d;
+    const nl = this.cosRadius.length;
+    const thetas: number[] = [];
+    for (let c = 0; c < nl; c++) if (this.counts[c] > 0) thetas.push(Math.acos(clampUnit(this.cosRadius[c])));
+    thetas.sort((a, b) => a - b);
+    const thr = factor * (thetas[Math.floor(thetas.length / 2)] ?? 0);
+    const k1 = this.childStart.length - 1;
+    const centroids: Float64Array[] = [];
+    const members: Int32Array[] = [];
+    const radius: number[] = [];
+    const childStart = new Int32Array(k1 + 1);
+    let split = 0;
+    for (let g = 0; g < k1; g++) {
+      childStart[g] = centroids.length;
+      for (let c = this.childStart[g]; c < this.childStart[g + 1]; c++) {
+        const cnt = this.counts[c];
+        const mem = this.members[c].slice(0, cnt);
+        if (cnt < 8 || Math.acos(clampUnit(this.cosRadius[c])) <= thr) {
+          centroids.push(this.centroids.slice(c * d, c * d + d));
+          members.push(mem);
+          radius.push(this.cosRadius[c]);
+          continue;
+        }
+        split++;
+        const C2 = kmeans(s, mem, 2, 5, seed + c);
+        const parts: number[][] = [[], []];
+        const rad = [1, 1];
+        for (const r of mem) {
+          const a = argmaxDot(C2, 0, 2, s.data, r * d, d);
+          parts[a.c].push(r);
+          if (a.dot < rad[a.c]) rad[a.c] = a.dot;
+        }
+        for (let h = 0; h < 2; h++) {
+          if (parts[h].length === 0) continue;
+          centroids.push(C2.slice(h * d, h * d + d));
+          members.push(Int32Array.from(parts[h]));
+          radius.push(rad[h]);
+        }
+      }
+    }
+    childStart[k1] = centroids.length;
+    if (split === 0) return this;
+    const flat = new Float64Array(centroids.length * d);
+    centroids.forEach((c, i) => flat.set(c, i * d));
+    return new IvfIndex({ d, builtAt: this.builtAt, top: this.top, childStart, centroids: flat, cosRadius: Float64Array.from(radius), members }, this.assign.length);
   }
 
   /** Assign row r (new or re-embedded) to its cluster. O((k1 + k2) · d). */
   insert(s: ScopeState, r: number): void {
     const d = this.d;
     this.ensure(r + 1);
-    const g = argmaxDot(this.top, 0, this.childStart.length - 1, s.data, r * d, d).c;
-    const { c, dot } = argmaxDot(this.centroids, this.childStart[g], this.childStart[g + 1], s.data, r * d, d);
+    // multi-probe: the best child among the PROBES nearest top-level groups (a topic can straddle groups)
+    const k1 = this.childStart.length - 1;
+    const gd = this.groupDots;
+    for (let g = 0; g < k1; g++) {
+      let dot = 0;
+      const go = g * d;
+      for (let j = 0; j < d; j++) dot += this.top[go + j] * s.data[r * d + j];
+      gd[g] = dot;
+    }
+    let c = -1;
+    let dot = -Infinity;
+    for (let p = 0; p < Math.min(PROBES, k1); p++) {
+      let g = 0;
+      for (let h = 1; h < k1; h++) if (gd[h] > gd[g]) g = h;
+      gd[g] = -Infinity;
+      const best = argmaxDot(this.centroids, this.childStart[g], this.childStart[g + 1], s.data, r * d, d);
+      if (best.dot > dot) {
+        dot = best.dot;
+        c = best.c;
+      }
+    }
     if (this.counts[c] === this.members[c].length) {
       const grown = new Int32Array(this.members[c].length * 2);
       grown.set(this.members[c]);
