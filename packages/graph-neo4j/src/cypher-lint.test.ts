@@ -11,7 +11,8 @@ import { scopeA } from './test/fixtures.js';
 /** Error-level diagnostics (severity 1) other than "parameter not defined" (parameters are bound at run time). */
 function errors(cypher: string): string[] {
   const { diagnostics } = lintCypherQuery(`CYPHER 5 ${cypher}`, {});
-  return diagnostics.filter((d) => d.severity === 1 && isNotParamError(d)).map((d) => d.message);
+  const text = (m: unknown) => (typeof m === 'string' ? m : String((m as { value?: unknown })?.value ?? m));
+  return diagnostics.filter((d) => d.severity === 1 && isNotParamError({ message: text(d.message) })).map((d) => text(d.message));
 }
 
 describe('generated Cypher passes Neo4j\'s Cypher 5 parser and semantic analysis', () => {
