@@ -9,6 +9,7 @@ import { Command, Option } from 'commander';
 import { MemValidationError, type Scope } from '@mem/core';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
 import { parseIngestFile } from './ingest/formats.js';
+import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
 import { c, errorBody, exitCodeFor, fmt, truncate } from './output.js';
@@ -148,9 +149,11 @@ export function buildProgram(): Command {
     .argument('<question>')
     .option('-k, --k <n>', 'evidence items', intOption('--k'), 10)
     .option('--budget-tokens <n>', 'context token budget for System Two', intOption('--budget-tokens'), 1200)
-    .action(async (question: string, opts: { k: number; budgetTokens: number }, cmd: Command) => {
+    .option('--now <iso>', 'reference time for recency and "today" (default: now)')
+    .action(async (question: string, opts: { k: number; budgetTokens: number; now?: string }, cmd: Command) => {
       const o = globals(cmd);
-      const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens }));
+      const now = opts.now ? parseSessionDate(opts.now) : undefined;
+      const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
       print(o, r, () => {
         console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow('Answer (offline: top evidence, not generated)')}: ${r.answer}`);
         console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
