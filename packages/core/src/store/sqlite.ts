@@ -1,8 +1,9 @@
 /**
  * The default embedded store: one SQLite file via better-sqlite3 (ours, following the MemoryStore
- * contract of Jev-Mem seed 000 §3). WAL journal; one transaction per write batch; FTS5 (BM25) for
- * lexical search; vectors as Float32 BLOBs with an in-process per-scope vector cache (exact scan)
- * and an HNSW index (hnswlib-node) for scopes above `ann.threshold` nodes.
+ * contract of Jev-Mem seed 000 §3). WAL journal; one transaction per write batch; FTS5 finds
+ * lexical matches, scored by Okapi BM25 with per-scope statistics; vectors as Float32 BLOBs with an
+ * in-process per-scope vector cache (exact scan) and an HNSW index (hnswlib-node) for scopes above
+ * `ann.threshold` nodes. See packages/core/README.md "Stores".
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
@@ -348,6 +349,11 @@ export class SqliteStore implements MemoryStore {
 
   // ---------------------------------------------------------------- write
 
+  /**
+   * One IMMEDIATE transaction: all of the batch or nothing (see `checkWriteBatch` for the checks).
+   * @throws MemValidationError (shape), MemNotFoundError NODE_NOT_FOUND (endpoint / updated node not
+   *   in the batch or the scope), StoreUnavailableError (lock timeout), StoreError (driver failure)
+   */
   async write(batch: WriteBatch): Promise<void> {
     const meta = this.requireMeta();
     const b = checkWriteBatch(batch, meta.dimension);
@@ -626,6 +632,11 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
+  /**
+   * k nearest nodes of the scope by cosine similarity (score = cosine in [-1, 1], highest first);
+   * the query need not be unit-norm. Exact scan, or HNSW candidates re-scored exactly.
+   * @throws MemValidationError DIMENSION_MISMATCH, NON_FINITE_VECTOR, ZERO_VECTOR, INVALID_INPUT (k)
+   */
   async vectorSearch(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredNode[]> {
     const { s, sid } = this.scoped(scope);
     const meta = this.requireMeta();
@@ -653,6 +664,11 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
+  /**
+   * Okapi BM25 over the scope's nodes with the scope's own statistics (score > 0, higher is better).
+   * The query is plain text: words are extracted, quoted and OR-ed, never parsed as FTS5 syntax.
+   * @throws MemValidationError INVALID_INPUT (non-string query, k not a non-negative integer)
+   */
   async lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]> {
     const { s, sid } = this.scoped(scope);
     if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
