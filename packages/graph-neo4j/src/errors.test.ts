@@ -58,7 +58,7 @@ describe('mapNeo4jError', () => {
 describe('withTimeout', () => {
   it('rejects with StoreUnavailableError after the deadline and passes results through', async () => {
     const t0 = Date.now();
-    const err = await withTimeout(new Promise(() => {}), 50, ctx).catch((e) => e);
+    const err: any = await withTimeout(new Promise(() => {}), 50, ctx).catch((e) => e);
     expect(err.code).toBe('STORE_UNAVAILABLE');
     expect(err.details.timeoutMs).toBe(50);
     expect(Date.now() - t0).toBeLessThan(1000);
