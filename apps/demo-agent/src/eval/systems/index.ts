@@ -19,7 +19,20 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   'jev-no-temporal': jevSystem({ ablation: { views: ['temporal'] } }),
   'jev-no-causal': jevSystem({ ablation: { views: ['causal'] } }),
   'jev-no-entity': jevSystem({ ablation: { views: ['entity'] } }),
+  // Our additions switched off: the lemma-BM25 anchor ranking, the episode context.
+  'jev-no-lemma': jevSystem({ lemmaLexical: false }),
+  'jev-no-episode': jevSystem({ episodeBudget: 0 }),
 };
 
 /** The ablation variants, in table order. */
-export const JEV_ABLATIONS = ['jev-no-routing', 'jev-no-traversal', 'jev-no-stopping', 'jev-no-semantic', 'jev-no-temporal', 'jev-no-causal', 'jev-no-entity'];
+export const JEV_ABLATIONS = [
+  'jev-no-routing',
+  'jev-no-traversal',
+  'jev-no-stopping',
+  'jev-no-semantic',
+  'jev-no-temporal',
+  'jev-no-causal',
+  'jev-no-entity',
+  'jev-no-lemma',
+  'jev-no-episode',
+];
