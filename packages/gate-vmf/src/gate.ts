@@ -60,7 +60,8 @@ export interface ScopeStats {
 export interface NoveltyGate {
   /**
    * Route a candidate (sync, read-only). N = 0 → Add without scoring. `options.mode` overrides the
-   * gate's mode for this call. @throws GateError on bad scope/vector
+   * gate's mode for this call ('fast' needs a gate created with mode 'fast', which keeps the index;
+   * otherwise the call is exact and says so in `mode`). @throws GateError on bad scope/vector
    */
   route(scope: string, vector: ArrayLike<number>, options?: { mode?: 'exact' | 'fast' }): GateDecision;
   /**
@@ -188,6 +189,8 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
     if (s.n >= opt.fastMinN && (!idx || idx.needsRebuild(s.n))) indexes.set(scope, IvfIndex.build(s));
     else if (idx && s.n < opt.fastMinN / 2) indexes.delete(scope);
   };
+  // A snapshot taken in exact mode and restored in fast mode gets its indexes now (deterministic).
+  if (opt.mode === 'fast') for (const [name, s] of scopes) if (!indexes.has(name)) maintainIndex(name, s);
 
   const gate: NoveltyGate = {
     options: opt,

@@ -81,6 +81,16 @@ describe('fast mode (cluster index with a certified error, ours)', () => {
     expect(fastCount).toBeGreaterThanOrEqual(15); // measured 22 of 30 with this seed
   });
 
+  it('an exact-mode snapshot restored in fast mode builds its index and routes within the bound', () => {
+    const g = createNoveltyGate({ mode: 'fast', fastMinN: 1000, state: JSON.parse(JSON.stringify(exact.serialize())) });
+    expect(g.stats('s')!.index).not.toBeNull();
+    const r = rng(26);
+    const q = near(vectors.subarray(5 * d, 6 * d), 0.98, r);
+    const a = exact.route('s', q);
+    const b = g.route('s', q);
+    expect(Math.abs(a.score - b.score)).toBeLessThanOrEqual(b.scoreError + 1e-12);
+  });
+
   it('a tiny error budget forces the exact fallback', () => {
     const g = createNoveltyGate({ mode: 'fast', fastMinN: 1000, fastMaxError: 1e-12, fastScanBudget: 0.05 });
     for (let i = 0; i < 2000; i++) g.commit('s', `m${i}`, vectors.subarray(i * d, i * d + d));
