@@ -17,7 +17,7 @@ import { AnswerCache } from './lru';
 import { createOfflineBackend } from './offline/index';
 import {
   type Answer, type Answers, type Question, type ResolvedRef, type State, labelsOf, normalizeAnswer, resolveRefs,
-  validateQuestion,
+  setOwn, validateQuestion,
 } from './schema';
 
 /** One answered question. `latencyMs` is the wall time of the backend call that answered it (0 for cache hits). */
@@ -244,6 +244,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     if (questions === null || typeof questions !== 'object' || Array.isArray(questions)) {
       throw new SystemOneError('INVALID_QUESTION', 'questions must be an object keyed by question id');
     }
+    if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
     const ids = Object.keys(questions);
     const n = ids.length;
     const qs = new Array<Question>(n);
@@ -251,12 +252,13 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     for (let i = 0; i < n; i++) {
       const id = ids[i];
       const q = questions[id];
+      if (q === null || typeof q !== 'object') validateQuestion(id, q); // throws INVALID_QUESTION (a WeakMap cannot hold it)
       if (validated.get(q) !== q.instructions) {
         if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
         validated.set(q, q.instructions);
       }
       qs[i] = q;
-      refs[id] = resolveRefs(id, q, state);
+      setOwn(refs, id, resolveRefs(id, q, state));
     }
     stats.questions += n;
 
@@ -267,12 +269,22 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     let pending: number[] = [];
     if (cache) {
       let memo: Map<unknown, string> | undefined;
-      // Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged stable JSON.
+      // Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged
+      // stable JSON. Strings holding the tag (\u0000) or the separator of multi-path keys (\u0001) go
+      // through JSON too (which escapes both), so two different states never share a key.
       const valueKey = (v: unknown): string => {
-        if (typeof v === 'string' && v.charCodeAt(0) !== 0) return v;
+        if (typeof v === 'string' && v.indexOf('\u0001') < 0 && v.charCodeAt(0) !== 0) return v;
         memo ??= new Map();
         let k = memo.get(v);
-        if (k === undefined) memo.set(v, (k = `\u0000${stableStringify(v)}`));
+        if (k === undefined) {
+          try {
+            k = `\u0000${stableStringify(v)}`;
+          } catch (e) {
+            // cyclic structures (stack overflow), BigInt …
+            throw new SystemOneError('INVALID_STATE', `state is not JSON-serialisable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+          }
+          memo.set(v, k);
+        }
         return k;
       };
       let lastSv: string | undefined;
@@ -290,7 +302,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         const hit = lastInner?.get(qk);
         if (hit !== undefined) {
           stats.cacheHits++;
-          answers[ids[i]] = hit;
+          setOwn(answers, ids[i], hit);
           traces[i] = trace(ids[i], qs[i], hit, backend.name, true, false, 0);
         } else pending.push(i);
       }
@@ -303,8 +315,8 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         sub = {};
         subRefs = {};
         for (const i of pending) {
-          sub[ids[i]] = qs[i];
-          subRefs[ids[i]] = refs[ids[i]];
+          setOwn(sub, ids[i], qs[i]);
+          setOwn(subRefs, ids[i], refs[ids[i]]);
         }
       }
       const failed = new Map<number, SystemOneError>();
@@ -318,12 +330,12 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         const ms = performance.now() - t0;
         for (const i of pending) {
           const id = ids[i];
-          const r = raw?.[id];
+          const r = ownValue(raw, id);
           try {
             if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
             if (r instanceof Error) throw toSystemOneError(r);
             const a = normalizeAnswer(id, qs[i], r);
-            answers[id] = a;
+            setOwn(answers, id, a);
             if (cache) cache.put(stateKeys![i], qKeys![i], a);
             traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
           } catch (e) {
@@ -341,8 +353,8 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         const fsub: Record<string, Question> = {};
         const fRefs: Record<string, ResolvedRef[]> = {};
         for (const i of failed.keys()) {
-          fsub[ids[i]] = qs[i];
-          fRefs[ids[i]] = refs[ids[i]];
+          setOwn(fsub, ids[i], qs[i]);
+          setOwn(fRefs, ids[i], refs[ids[i]]);
         }
         let fraw: Record<string, unknown> = {};
         let ferr: SystemOneError | undefined;
@@ -361,7 +373,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
           let a: Answer | undefined;
           if (fallback && !ferr) {
             try {
-              const r = fraw[id];
+              const r = ownValue(fraw, id);
               if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
             } catch {
               a = undefined;
@@ -379,7 +391,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
             tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
             tr.error = { code: err.code, message: err.message };
           }
-          answers[id] = a;
+          setOwn(answers, id, a);
           traces[i] = tr;
         }
       }
@@ -397,6 +409,11 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       if (fallback && fallback !== backend) await fallback.close?.();
     },
   };
+}
+
+/** `o[k]` for an own property only (a question id such as "constructor" must not read Object.prototype). */
+function ownValue(o: unknown, k: string): unknown {
+  return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k) ? (o as Record<string, unknown>)[k] : undefined;
 }
 
 function trace(id: string, q: Question, a: Answer, backend: string, cacheHit: boolean, fallback: boolean, latencyMs: number): AnswerTrace {

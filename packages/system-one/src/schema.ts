@@ -252,9 +252,10 @@ export function normalizeAnswer(id: string, q: Question, raw: unknown): Answer {
       probs = {};
       for (const k of Object.keys(src)) if (!labels.includes(k)) throw bad(`unknown label "${k}"`);
       for (const l of labels) {
-        const x = src[l] ?? 0;
+        // own properties only: a label such as "constructor" must not read Object.prototype
+        const x = Object.prototype.hasOwnProperty.call(src, l) ? (src[l] ?? 0) : 0;
         if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) throw bad(`probability of "${l}" is ${JSON.stringify(x)}`);
-        probs[l] = x;
+        setOwn(probs, l, x);
       }
     } else if (typeof o.choice === 'string') {
       if (!labels.includes(o.choice)) throw bad(`unknown label "${o.choice}"`);
@@ -262,23 +263,39 @@ export function normalizeAnswer(id: string, q: Question, raw: unknown): Answer {
     }
   }
   if (!probs) throw bad(`expected {probabilities} or {choice}, got ${JSON.stringify(raw)}`);
-  return toChoiceAnswer(labels, probs, () => bad('probabilities sum to 0'));
+  return toChoiceAnswer(labels, probs, () => bad('probabilities sum to 0 or overflow'));
 }
 
 /** Renormalise a distribution over `labels` and pick the argmax (first label wins ties). */
 export function toChoiceAnswer(
   labels: string[],
   probs: Record<string, number>,
-  onZero: () => Error = () => new SystemOneError('INVALID_ANSWER', 'probabilities sum to 0'),
+  onZero: () => Error = () => new SystemOneError('INVALID_ANSWER', 'probabilities sum to 0 or overflow'),
 ): ChoiceAnswer {
+  const own = (l: string) => (Object.prototype.hasOwnProperty.call(probs, l) ? (probs[l] ?? 0) : 0);
   let s = 0;
-  for (const l of labels) s += probs[l] ?? 0;
-  if (!(s > 0)) throw onZero();
+  for (const l of labels) s += own(l);
+  // s = Infinity (e.g. two probabilities of 1e308) would turn every label into 0
+  if (!(s > 0) || !Number.isFinite(s)) throw onZero();
   const out: Record<string, number> = {};
   let best = labels[0];
+  let bestP = -1;
   for (const l of labels) {
-    out[l] = (probs[l] ?? 0) / s;
-    if (out[l] > out[best]) best = l;
+    const p = own(l) / s;
+    setOwn(out, l, p);
+    if (p > bestP) {
+      best = l;
+      bestP = p;
+    }
   }
   return { choice: best, probabilities: out };
+}
+
+/**
+ * `o[k] = v` that also works for the key `__proto__` (a label or question id may be any string;
+ * plain assignment of `__proto__` would set the prototype instead of a property).
+ */
+export function setOwn<V>(o: Record<string, V>, k: string, v: V): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }

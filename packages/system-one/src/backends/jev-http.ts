@@ -8,6 +8,7 @@
  */
 import { type BackendRequest, type SystemOneBackend, sleep } from '../backend';
 import { SystemOneError, toSystemOneError } from '../errors';
+import { checkCount, checkMs } from './options';
 import { parseLenientJson } from './parse';
 
 export interface JevHttpBackendOptions {
@@ -31,7 +32,16 @@ export interface JevHttpBackendOptions {
 /** Create the Jev HTTP backend. */
 export function createJevHttpBackend(options: JevHttpBackendOptions): SystemOneBackend {
   if (!options?.url || !options.model) throw new SystemOneError('INVALID_OPTION', 'createJevHttpBackend needs url and model');
-  const u = new URL(options.url);
+  let u: URL;
+  try {
+    u = new URL(options.url);
+  } catch (e) {
+    throw new SystemOneError('INVALID_OPTION', `createJevHttpBackend: url "${options.url}" is not a valid URL`, { cause: e });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new SystemOneError('INVALID_OPTION', `createJevHttpBackend: url must be http(s), got ${u.protocol}`);
+  checkCount('createJevHttpBackend', 'maxRetries', options.maxRetries, 0);
+  checkMs('createJevHttpBackend', 'backoffMs', options.backoffMs, true);
+  checkMs('createJevHttpBackend', 'requestTimeoutMs', options.requestTimeoutMs, false);
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1/systemone';
   const endpoint = u.toString();
   const timeout = options.requestTimeoutMs ?? 20_000;

@@ -14,6 +14,7 @@
 import OpenAI from 'openai';
 import { type BackendRequest, type SystemOneBackend, mapLimit, sleep } from '../backend';
 import { SystemOneError, toSystemOneError } from '../errors';
+import { checkCount, checkMs } from './options';
 import { type Question, renderInstructions } from '../schema';
 import { parseLenientJson } from './parse';
 
@@ -150,6 +151,11 @@ function mapError(e: unknown): SystemOneError {
 /** Create the OpenAI-compatible backend. */
 export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBackend {
   if (!options || typeof options.model !== 'string' || !options.model) throw new SystemOneError('INVALID_OPTION', 'createOpenAIBackend needs a model name');
+  checkCount('createOpenAIBackend', 'maxRetries', options.maxRetries, 0);
+  checkCount('createOpenAIBackend', 'concurrency', options.concurrency, 1);
+  checkCount('createOpenAIBackend', 'topLogprobs', options.topLogprobs, 1);
+  checkMs('createOpenAIBackend', 'backoffMs', options.backoffMs, true);
+  checkMs('createOpenAIBackend', 'requestTimeoutMs', options.requestTimeoutMs, false);
   const client =
     options.client ??
     new OpenAI({

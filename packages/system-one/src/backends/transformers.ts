@@ -14,7 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BackendRequest, SystemOneBackend } from '../backend';
 import { SystemOneError, toSystemOneError } from '../errors';
-import { type Question, renderInstructions } from '../schema';
+import { type Question, renderInstructions, setOwn } from '../schema';
 
 export interface TransformersBackendOptions {
   /** Path of the local model folder. */
@@ -129,14 +129,14 @@ export function createTransformersBackend(options: TransformersBackendOptions): 
           const premise = renderInstructions(q, req.state);
           if (q.type === 'noul') {
             const [pt] = await entailmentProbs(m, premise, [q.criteria.true, q.criteria.false]);
-            out[id] = pt;
+            setOwn(out, id, pt);
           } else {
             const labels = Object.keys(q.criteria);
             const ps = await entailmentProbs(m, premise, labels.map((l) => q.criteria[l]));
-            out[id] = { probabilities: Object.fromEntries(labels.map((l, i) => [l, ps[i]])) };
+            setOwn(out, id, { probabilities: Object.fromEntries(labels.map((l, i) => [l, ps[i]])) });
           }
         } catch (e) {
-          out[id] = toSystemOneError(e, 'BACKEND_ERROR');
+          setOwn(out, id, toSystemOneError(e, 'BACKEND_ERROR'));
         }
       }
       return out;

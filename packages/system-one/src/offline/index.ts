@@ -6,7 +6,7 @@
  */
 import type { BackendRequest, SystemOneBackend } from '../backend';
 import { SystemOneError } from '../errors';
-import { renderValue, type Question, type ResolvedRef } from '../schema';
+import { renderValue, setOwn, type Question, type ResolvedRef } from '../schema';
 import { SCORERS, textsOf, type ScoreContext } from './scorers';
 import { clamp01, features, logistic, setCosine, soft } from './text';
 
@@ -90,9 +90,9 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
     const out: Record<string, unknown> = {};
     for (const id of Object.keys(req.questions)) {
       try {
-        out[id] = scoreQuestion(req.questions[id], req.refs[id], ctx);
+        setOwn(out, id, scoreQuestion(req.questions[id], req.refs[id], ctx));
       } catch (e) {
-        out[id] = e instanceof Error ? e : new Error(String(e));
+        setOwn(out, id, e instanceof Error ? e : new Error(String(e)));
       }
     }
     return out;

@@ -1,0 +1,106 @@
+/** Regression tests from an adversarial pass: hostile inputs must give typed errors or correct answers. */
+import { describe, expect, it } from 'vitest';
+import type { SystemOneBackend } from './backend';
+import { createJevHttpBackend } from './backends/jev-http';
+import { createOpenAIBackend } from './backends/openai';
+import { createSystemOne } from './controller';
+import { SystemOneError } from './errors';
+import { choice, noul } from './schema';
+
+const isMem = (e: unknown) => typeof e === 'object' && e !== null && (e as any)[Symbol.for('@mem/error')] === true;
+async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    expect(isMem(e), `not a typed error: ${String(e)}`).toBe(true);
+    return (e as SystemOneError).code;
+  }
+  return 'no error';
+}
+
+const q = noul({ instructions: 'Is {{a}} about cats?', criteria: { true: 'it is about cats', false: 'it is not' } });
+
+describe('adversarial inputs', () => {
+  it('a question that is not an object is INVALID_QUESTION, not a TypeError', async () => {
+    const s1 = createSystemOne();
+    for (const bad of [null, 'hello', 5, undefined, true]) {
+      expect(await codeOf(s1.ask({ a: 'x' }, { z: bad as any }))).toBe('INVALID_QUESTION');
+    }
+  });
+
+  it('a cyclic or BigInt state value is INVALID_STATE, not a RangeError / TypeError', async () => {
+    const s1 = createSystemOne();
+    const cyc: any = { text: 'cats' };
+    cyc.self = cyc;
+    expect(await codeOf(s1.ask({ a: cyc }, { q }))).toBe('INVALID_STATE');
+    expect(await codeOf(s1.ask({ a: 10n }, { q }))).toBe('INVALID_STATE');
+  });
+
+  it('cache keys do not collide when state strings contain the key separator', async () => {
+    // answer = a function of the two values, so a collision would return the wrong answer
+    const backend: SystemOneBackend = {
+      name: 'len',
+      answer: async (req) => Object.fromEntries(Object.keys(req.questions).map((id) => [id, (req.state.a as string).length / 100])),
+    };
+    const s1 = createSystemOne({ backend, fallback: null });
+    const q2 = noul({ instructions: 'Is {{a}} like {{b}}?', criteria: { true: 'yes', false: 'no' } });
+    const r1 = await s1.ask({ a: 'x\u0001y', b: 'z' }, { q2 });
+    const r2 = await s1.ask({ a: 'x', b: 'y\u0001z' }, { q2 });
+    expect(r1.answers.q2).toBeCloseTo(0.03);
+    expect(r2.traces[0].cacheHit).toBe(false);
+    expect(r2.answers.q2).toBeCloseTo(0.01);
+    const r3 = await s1.ask({ a: '\u0000x', b: 'z' }, { q2 });
+    expect(r3.traces[0].cacheHit).toBe(false);
+  });
+
+  it('labels and question ids named __proto__ / constructor are answered, not lost', async () => {
+    const backend: SystemOneBackend = {
+      name: 'fixed',
+      answer: async () => JSON.parse('{"__proto__": {"probabilities": {"__proto__": 0.8, "b": 0.2}}, "constructor": 0.9, "c": {"probabilities": {"toString": 0.7}}}'),
+    };
+    const s1 = createSystemOne({ backend, fallback: null });
+    const questions = JSON.parse(
+      '{"__proto__": {"type":"choice","instructions":"Pick for {{a}}","criteria":{"__proto__":"proto label","b":"bee"}},' +
+        '"constructor": {"type":"noul","instructions":"Is {{a}}?","criteria":{"true":"t","false":"f"}},' +
+        '"c": {"type":"choice","instructions":"Pick {{a}}","criteria":{"constructor":"c","toString":"d"}}}',
+    );
+    const r = await s1.ask({ a: 'x' }, questions);
+    expect(Object.keys(r.answers).sort()).toEqual(['__proto__', 'c', 'constructor']);
+    const p = (r.answers as any)['__proto__'];
+    expect(p.choice).toBe('__proto__');
+    expect(Object.getOwnPropertyDescriptor(p.probabilities, '__proto__')?.value).toBeCloseTo(0.8);
+    expect((r.answers as any).constructor).toBeCloseTo(0.9);
+    // "constructor" is missing from the reply: it is 0, not Object.prototype.constructor
+    expect((r.answers as any).c).toEqual({ choice: 'toString', probabilities: { constructor: 0, toString: 1 } });
+    expect(r.traces.every((t) => !t.error)).toBe(true);
+    // the offline backend too
+    const off = await createSystemOne().ask({ a: 'bee stuff' }, { z: questions['__proto__'] });
+    expect(off.traces[0].error).toBeUndefined();
+  });
+
+  it('probabilities that overflow to Infinity are an invalid answer (falls back), not an all-zero distribution', async () => {
+    const backend: SystemOneBackend = { name: 'inf', answer: async () => ({ c: { probabilities: { a: 1e308, b: 1e308 } } }) };
+    const r = await createSystemOne({ backend, fallback: null }).ask({ a: 'x' }, { c: choice({ instructions: '{{a}}', criteria: { a: 'a', b: 'b' } }) });
+    expect(r.traces[0].error?.code).toBe('INVALID_ANSWER');
+    expect(r.answers.c.probabilities).toEqual({ a: 0.5, b: 0.5 });
+  });
+
+  it('an already-aborted signal rejects before the backend is called', async () => {
+    let called = 0;
+    const backend: SystemOneBackend = { name: 'count', answer: async () => (called++, { q: 0.7 }) };
+    const ac = new AbortController();
+    ac.abort();
+    expect(await codeOf(createSystemOne({ backend }).ask({ a: 'x' }, { q }, { signal: ac.signal }))).toBe('BACKEND_TIMEOUT');
+    expect(called).toBe(0);
+  });
+
+  it('bad numeric / url backend options are INVALID_OPTION', async () => {
+    expect(await codeOf(() => createJevHttpBackend({ url: 'not a url', model: 'm' }))).toBe('INVALID_OPTION');
+    expect(await codeOf(() => createJevHttpBackend({ url: 'ftp://127.0.0.1/', model: 'm' }))).toBe('INVALID_OPTION');
+    expect(await codeOf(() => createJevHttpBackend({ url: 'http://127.0.0.1:1', model: 'm', maxRetries: NaN }))).toBe('INVALID_OPTION');
+    expect(await codeOf(() => createJevHttpBackend({ url: 'http://127.0.0.1:1', model: 'm', requestTimeoutMs: -1 }))).toBe('INVALID_OPTION');
+    expect(await codeOf(() => createOpenAIBackend({ model: 'm', concurrency: NaN }))).toBe('INVALID_OPTION');
+    expect(await codeOf(() => createOpenAIBackend({ model: 'm', maxRetries: Infinity }))).toBe('INVALID_OPTION');
+    expect(await codeOf(() => createOpenAIBackend({ model: 'm', requestTimeoutMs: 0 }))).toBe('INVALID_OPTION');
+  });
+});
