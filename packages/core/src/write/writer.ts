@@ -69,8 +69,9 @@ export interface WriteCounters {
   timings: Record<WriteStage, number>;
 }
 
-export type WriteStage = 'validate' | 'embed' | 'extract' | 'typing' | 'gate' | 'candidates' | 'relations' | 'consolidation' | 'store';
-export const WRITE_STAGES: readonly WriteStage[] = ['validate', 'embed', 'extract', 'typing', 'gate', 'candidates', 'relations', 'consolidation', 'store'];
+/** Write stages timed in `stats().timings`: `gate` = route (the vMF pass), `commit` = the gate's commit. */
+export type WriteStage = 'validate' | 'embed' | 'extract' | 'typing' | 'gate' | 'commit' | 'candidates' | 'relations' | 'consolidation' | 'store';
+export const WRITE_STAGES: readonly WriteStage[] = ['validate', 'embed', 'extract', 'typing', 'gate', 'commit', 'candidates', 'relations', 'consolidation', 'store'];
 
 export function emptyCounters(): WriteCounters {
   return {
@@ -563,7 +564,7 @@ export class Writer {
         if (isGateMember(node)) {
           t = performance.now();
           rt.gate.commit(key, node.id, embedding);
-          tick('gate');
+          tick('commit');
           committed.push(node.id);
           p.committed = true;
         }
