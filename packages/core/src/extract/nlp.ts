@@ -74,6 +74,25 @@ const LRU_SIZE = 256;
 const MAX_CACHED_CHARS = 4096;
 const cache = new Map<string, ParsedText>();
 
+/** Longest run of non-space characters handed to wink-nlp (ours; see `sanitizeForParse`). */
+export const MAX_TOKEN_CHARS = 256;
+const INVISIBLE = /[\u00AD\u200B\u2060\uFEFF]/g;
+const LONG_RUN = new RegExp(`\\S{${MAX_TOKEN_CHARS + 1},}`, 'g');
+
+/**
+ * Text as wink-nlp sees it (ours): invisible characters that split words without being spaces
+ * (soft hyphen U+00AD, zero-width space U+200B, word joiner U+2060, BOM U+FEFF; common in pasted
+ * text) are removed, so "Zo\u200Be" is the name "zoe"; runs of more than `MAX_TOKEN_CHARS`
+ * non-space characters (base64 blobs, hashes, minified data) are replaced by a space: wink-nlp's
+ * time on one such token grows quadratically (20 000 characters took 1–10 s), and they are never
+ * names or keywords.
+ */
+export function sanitizeForParse(text: string): string {
+  let t = text.replace(INVISIBLE, '');
+  if (t.length > MAX_TOKEN_CHARS) t = t.replace(LONG_RUN, ' ');
+  return t;
+}
+
 /** Parse `text` with wink-nlp (cached; the result must be treated as read-only). */
 export function parseText(text: string): ParsedText {
   const hit = cache.get(text);
@@ -84,7 +103,7 @@ export function parseText(text: string): ParsedText {
   }
   const p = pipeline();
   const its = p.its;
-  const doc = p.readDoc(text);
+  const doc = p.readDoc(sanitizeForParse(text));
   const tokens: ParsedToken[] = [];
   doc.sentences().each((s: any, si: number) => {
     let first = true;

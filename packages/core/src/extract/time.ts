@@ -56,6 +56,12 @@ function monthStart(year: number, month: number): number {
   return Date.UTC(year, month, 1);
 }
 
+/** 00:00 UTC of day `day` of a month, clamped to the month's last day (31 March − 1 month = 29 February, not 2 March). */
+function clampedDay(year: number, month: number, day: number): number {
+  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Date.UTC(year, month, Math.min(day, last));
+}
+
 type Interval = { start: number; end: number | null; granularity: TimeGranularity };
 type Rule = { re: RegExp; resolve: (m: RegExpExecArray, ref: number) => Interval | null };
 
@@ -154,7 +160,7 @@ const RULES: Rule[] = [
     resolve: (m, ref) => {
       const w = m[2].toLowerCase().replace(/\s+/g, ' ');
       const d = new Date(ref);
-      if (w === 'past') return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'month' };
+      if (w === 'past') return { start: clampedDay(d.getUTCFullYear(), d.getUTCMonth() - 1, d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'month' };
       const off = w === 'this' ? 0 : w === 'next' || w === 'the following' || w === 'the coming' ? 1 : -1;
       return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth() + off), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() + off + 1), granularity: 'month' };
     },
@@ -216,7 +222,7 @@ const RULES: Rule[] = [
       const w = m[2].toLowerCase().replace(/\s+/g, ' ');
       if (w === 'past') {
         const d = new Date(ref);
-        return { start: Date.UTC(d.getUTCFullYear() - 1, d.getUTCMonth(), d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'year' };
+        return { start: clampedDay(d.getUTCFullYear() - 1, d.getUTCMonth(), d.getUTCDate()), end: utcDayStart(ref) + DAY, granularity: 'year' };
       }
       const off = w === 'this' ? 0 : w === 'next' || w === 'the following' || w === 'the coming' ? 1 : -1;
       const y = new Date(ref).getUTCFullYear() + off;
@@ -240,6 +246,9 @@ const RULES: Rule[] = [
 const CHRONO_SKIP = /^(now|right now|currently|today's|at the moment|night|morning|evening|afternoon|noon|midnight|weekend|sun|sat|mon|tue|tues|wed|thu|thur|thurs|fri)\.?$/i;
 const CHRONO_SKIP_PREFIX = /^(for|after|within|over|during|since|until|till)\b/i;
 
+const MIN_REFERENCE = Date.parse('0000-01-01T00:00:00Z');
+const MAX_REFERENCE = Date.parse('9999-12-31T00:00:00Z'); // leaves room for "next month" in 9999
+
 function toReference(observedAt: string | Date | number): number {
   let t: number;
   if (observedAt instanceof Date) t = observedAt.getTime();
@@ -251,6 +260,11 @@ function toReference(observedAt: string | Date | number): number {
     t = Date.parse(observedAt);
   } else t = NaN;
   if (!Number.isFinite(t)) throw new MemValidationError('BAD_DATE', `resolveEventTime: invalid observedAt ${String(observedAt)}`);
+  // Years 0000–9999 (ISO 8601 four-digit years): near the ends of the Date range, "next year" or
+  // "a month ago" would fall outside it (an untyped RangeError from toISOString).
+  if (t < MIN_REFERENCE || t >= MAX_REFERENCE) {
+    throw new MemValidationError('BAD_DATE', `resolveEventTime: observedAt ${String(observedAt)} is outside the years 0000–9999`);
+  }
   return t;
 }
 
