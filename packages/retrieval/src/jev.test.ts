@@ -166,6 +166,7 @@ describe('createJevRetriever graph reading', () => {
     const t = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
     expect(t.activeViews).not.toContain('temporal');
     expect(t.budgets.given.temporal).toBe(10);
+    expect(t.episodeContext).toBe(true);
     expect(t.budgets.spent.temporal).toBeGreaterThanOrEqual(1);
     const off = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3, episodeBudget: 0 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
     expect(off.budgets.spent.temporal).toBe(0);

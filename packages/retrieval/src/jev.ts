@@ -493,6 +493,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       activeViews: active,
       depth,
       budgets: { given, spent },
+      episodeContext: episodeOnly,
       anchors: fused.map((f) => ({ id: f.id, rrf: f.score })),
       rounds,
       stopReason,

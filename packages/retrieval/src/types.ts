@@ -40,6 +40,8 @@ export interface RetrievalTrace {
   activeViews: RelationView[];
   depth: number;
   budgets: { given: Record<RelationView, number>; spent: Record<RelationView, number> };
+  /** True when the temporal view was inactive and `budgets.given.temporal` is the episode-context budget (SAME_EPISODE edges only). */
+  episodeContext: boolean;
   anchors: { id: string; rrf: number }[];
   rounds: RoundTrace[];
   stopReason: StopReason | null;
