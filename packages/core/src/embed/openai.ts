@@ -48,6 +48,12 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   if (!Number.isInteger(batchSize) || batchSize <= 0 || batchSize > 2048) {
     throw new MemValidationError('INVALID_INPUT', 'createOpenAIEmbedder: `batchSize` must be an integer in 1..2048');
   }
+  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === 'number' && Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw new MemValidationError('INVALID_INPUT', `createOpenAIEmbedder: \`timeoutMs\` must be a finite number of ms > 0, got ${String(options.timeoutMs)}`);
+  }
+  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)) {
+    throw new MemValidationError('INVALID_INPUT', `createOpenAIEmbedder: \`maxRetries\` must be an integer >= 0, got ${String(options.maxRetries)}`);
+  }
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'unused' : undefined);
   if (!apiKey) {
@@ -96,7 +102,8 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     const out: Float32Array[] = new Array(batch.length);
     for (let k = 0; k < data.length; k++) {
       const item = data[k];
-      const i = typeof item?.index === 'number' ? item.index : k;
+      if (item === null || typeof item !== 'object') throw new EmbedderError(`embeddings response item ${k} is not an object`);
+      const i = typeof item.index === 'number' ? item.index : k;
       if (!Number.isInteger(i) || i < 0 || i >= batch.length || out[i]) throw new EmbedderError(`embeddings response has a bad index ${i}`);
       let emb = item.embedding as unknown;
       // Some compatible servers ignore encoding_format and send base64 little-endian float32.

@@ -45,14 +45,18 @@ const SPECIAL: Record<string, string[]> = {
 // Letters/marks/digits, optionally joined by hyphens or apostrophes; or one pictographic symbol.
 const TOKEN_RE = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:[-'’][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*|\p{Extended_Pictographic}/gu;
 
+const INVISIBLE = /[\u00AD\u200B\u2060\uFEFF]/g;
+
 /**
  * Lower-cased surface tokens of `text` (ours): Unicode letter/digit runs, keeping internal
- * hyphens and apostrophes (’ → '), plus single emoji. CJK runs stay one token (the OOV fallback
+ * hyphens and apostrophes (’ → '), plus single emoji; soft hyphens, zero-width spaces, word joiners
+ * and BOMs are removed first ("Pa\u200Bris" → paris). CJK runs stay one token (the OOV fallback
  * splits them into character n-grams).
  */
 export function surfaceTokens(text: string): string[] {
   const out: string[] = [];
-  const lower = text.normalize('NFKC').toLowerCase();
+  // invisible characters that are not spaces (soft hyphen, zero-width space, word joiner, BOM) would split words
+  const lower = text.replace(INVISIBLE, '').normalize('NFKC').toLowerCase();
   for (const m of lower.matchAll(TOKEN_RE)) out.push(m[0].replace(/’/g, "'"));
   return out;
 }

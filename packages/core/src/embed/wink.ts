@@ -174,6 +174,9 @@ export function createWinkEmbedder(options: WinkEmbedderOptions = {}): WinkEmbed
     throw new MemValidationError('INVALID_INPUT', `removeComponents must be an integer in 0..${WINK_CACHE_MAX_PCS}`);
   }
   if (oov !== 'hash' && oov !== 'ignore') throw new MemValidationError('INVALID_INPUT', "oov must be 'hash' or 'ignore'");
+  if (typeof oovScale !== 'number' || !Number.isFinite(oovScale) || oovScale < 0) {
+    throw new MemValidationError('INVALID_INPUT', `oovScale must be a finite number >= 0, got ${String(oovScale)}`);
+  }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const dims = 100;
   const model =
