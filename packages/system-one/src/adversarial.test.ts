@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SystemOneBackend } from './backend';
 import { createJevHttpBackend } from './backends/jev-http';
-import { createOpenAIBackend } from './backends/openai';
+import { choiceFromLogprobs, createOpenAIBackend, noulFromLogprobs } from './backends/openai';
 import { createSystemOne } from './controller';
 import { SystemOneError } from './errors';
 import { choice, noul } from './schema';
@@ -102,5 +102,21 @@ describe('adversarial inputs', () => {
     expect(await codeOf(() => createOpenAIBackend({ model: 'm', concurrency: NaN }))).toBe('INVALID_OPTION');
     expect(await codeOf(() => createOpenAIBackend({ model: 'm', maxRetries: Infinity }))).toBe('INVALID_OPTION');
     expect(await codeOf(() => createOpenAIBackend({ model: 'm', requestTimeoutMs: 0 }))).toBe('INVALID_OPTION');
+  });
+
+  it('malformed top_logprobs entries (null / non-finite / positive logprob, non-string token) carry no mass', () => {
+    const bad = [
+      { token: 'B', logprob: null },
+      { token: 'C', logprob: Number.NaN },
+      { token: null, logprob: -0.1 },
+      null,
+    ] as any[];
+    // a null logprob used to count as log 0 = probability 1 and outvote the real answer
+    const probs = choiceFromLogprobs(['x', 'y', 'z'], [{ token: 'A', logprob: Math.log(0.9) }, ...bad])!;
+    expect(probs.x).toBeCloseTo(0.9);
+    expect(probs.y).toBeCloseTo(0.05);
+    expect(noulFromLogprobs([{ token: 'true', logprob: Math.log(0.8) }, { token: 'false', logprob: null as any }])).toBeCloseTo(1);
+    expect(noulFromLogprobs([{ token: 'true', logprob: 800 }, { token: 'false', logprob: 799 }])).toBeCloseTo(0.5); // clamped to log 1
+    expect(noulFromLogprobs(bad)).toBeUndefined();
   });
 });

@@ -90,13 +90,24 @@ function jsonSchemaFor(q: Question): Record<string, unknown> {
 
 type TopLogprob = { token: string; logprob: number };
 
+/**
+ * Probability of one top-logprob entry, or 0 for a malformed one: a non-string token, or a logprob
+ * that is not a finite number (`null` would count as log 0 = probability 1). A positive logprob
+ * (impossible; probability > 1) is clamped to 0.
+ */
+function entryProb(t: TopLogprob | null | undefined): number {
+  if (!t || typeof t.token !== 'string' || typeof t.logprob !== 'number' || !Number.isFinite(t.logprob)) return 0;
+  return Math.exp(Math.min(0, t.logprob));
+}
+
 /** Noul p from top logprobs of the first token; undefined when neither true nor false is among them. */
 export function noulFromLogprobs(top: TopLogprob[]): number | undefined {
   let pt = 0;
   let pf = 0;
   for (const t of top) {
+    const p = entryProb(t);
+    if (p === 0) continue;
     const tok = t.token.trim().toLowerCase().replace(/^[^a-z]+|[^a-z]+$/g, '');
-    const p = Math.exp(t.logprob);
     if (tok === 'true' || tok === 'yes') pt += p;
     else if (tok === 'false' || tok === 'no') pf += p;
   }
@@ -108,11 +119,12 @@ export function choiceFromLogprobs(labels: string[], top: TopLogprob[]): Record<
   const mass = new Array<number>(labels.length).fill(0);
   let seen = 0;
   for (const t of top) {
+    const p = entryProb(t);
+    if (p === 0) continue;
     const tok = t.token.trim().replace(/[).:\s]+$/, '');
     let i = tok.length === 1 ? LETTERS.indexOf(tok.toUpperCase()) : -1;
     if (i < 0) i = labels.indexOf(tok);
     if (i >= 0 && i < labels.length) {
-      const p = Math.exp(t.logprob);
       mass[i] += p;
       seen += p;
     }
