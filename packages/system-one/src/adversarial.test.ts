@@ -5,6 +5,7 @@ import { createJevHttpBackend } from './backends/jev-http';
 import { choiceFromLogprobs, createOpenAIBackend, noulFromLogprobs } from './backends/openai';
 import { createSystemOne } from './controller';
 import { SystemOneError } from './errors';
+import { parseTime } from './offline/text';
 import { choice, noul } from './schema';
 
 const isMem = (e: unknown) => typeof e === 'object' && e !== null && (e as any)[Symbol.for('@mem/error')] === true;
@@ -118,5 +119,19 @@ describe('adversarial inputs', () => {
     expect(noulFromLogprobs([{ token: 'true', logprob: Math.log(0.8) }, { token: 'false', logprob: null as any }])).toBeCloseTo(1);
     expect(noulFromLogprobs([{ token: 'true', logprob: 800 }, { token: 'false', logprob: 799 }])).toBeCloseTo(0.5); // clamped to log 1
     expect(noulFromLogprobs(bad)).toBeUndefined();
+  });
+
+  it('offline time arithmetic reads a zone-less date-time as UTC, whatever the machine time zone', () => {
+    const tz = process.env.TZ;
+    try {
+      process.env.TZ = 'America/New_York';
+      expect(parseTime('2024-03-10T10:00:00')).toBe(Date.parse('2024-03-10T10:00:00Z'));
+      expect(parseTime('2024-03-10 02:30')).toBe(Date.parse('2024-03-10T02:30:00Z')); // a local time that does not exist in New York (DST gap)
+      expect(parseTime('2024-03-10T10:00:00+01:00')).toBe(Date.parse('2024-03-10T09:00:00Z'));
+      expect(parseTime('2024-03-10')).toBe(Date.parse('2024-03-10T00:00:00Z'));
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 });

@@ -277,10 +277,18 @@ export interface Interval {
   assumed: boolean;
 }
 
-/** Parse an ISO-8601 time (or a number of ms) to ms; NaN when invalid. */
+/** A date-time without a zone (`2024-05-16T10:00`, `2024-05-16 10:00:00.5`): `Date.parse` would read it in the machine's local zone. */
+const ZONELESS = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
+
+/**
+ * Parse an ISO-8601 time (or a number of ms) to ms; NaN when invalid. A date-time without a zone is
+ * read as UTC (not the machine's local zone), so answers do not depend on where the process runs.
+ */
 export function parseTime(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v !== 'string' || !v) return NaN;
+  const m = ZONELESS.exec(v.trim());
+  if (m) return Date.parse(`${m[1]}T${m[2]}Z`);
   return Date.parse(v);
 }
 
