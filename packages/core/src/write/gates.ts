@@ -21,6 +21,12 @@ export interface RecentWrite {
   candidates: { node: MemoryNode; cosine: number }[];
   /** Candidate ids already linked RELATED_TO by the relation step. */
   related: Set<string>;
+  /**
+   * The controller state items of the relation call (`new_memory` and the first candidates, same
+   * content as `memoryItem`), reused by the consolidation call so a backend's per-item feature
+   * cache (keyed by object) still holds them.
+   */
+  items?: { node: Record<string, unknown>; candidates: Record<string, unknown>[] };
 }
 
 /** In-process state of one scope. */

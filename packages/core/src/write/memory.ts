@@ -157,7 +157,11 @@ function checkNumber(name: string, v: number | undefined, min: number, max: numb
 export function defaultQuestions(): QuestionSet {
   return {
     typing: () => batches.typing() as Record<string, ControllerQuestion>,
-    relations: (count, opts) => batches.relations(count, opts) as Record<string, ControllerQuestion>,
+    relations: (count, opts) => {
+      const qs = batches.relations(count, opts) as Record<string, ControllerQuestion>;
+      if (opts.sameEpisode) for (let i = 0; i < count; i++) if (!opts.sameEpisode(i)) delete qs[`pair_${i}_same_episode`];
+      return qs;
+    },
     consolidation: (count) => {
       const out: Record<string, ControllerQuestion> = {};
       for (let i = 0; i < count; i++) {

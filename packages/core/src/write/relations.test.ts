@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consolidationEdges, edgesFromPairAnswers, finalizeEdges, sharesEntity, temporalRuleEdge } from './relations.js';
+import { consolidationEdges, differentEpisodes, edgesFromPairAnswers, finalizeEdges, sharesEntity, temporalRuleEdge } from './relations.js';
 
 const n = (id: string, observedAt: string, eventTime: any = null) => ({ id, observedAt, eventTime });
 
@@ -17,6 +17,27 @@ describe('rule edges', () => {
     expect(sharesEntity(['Mira', 'bicycle'], ['mira'])).toBe(true);
     expect(sharesEntity(['Mira'], ['Tom'])).toBe(false);
     expect(sharesEntity([], ['Tom'])).toBe(false);
+  });
+});
+
+describe('same_episode settled by rule (differentEpisodes)', () => {
+  const at = (observedAt: string, episode: string | null, eventTime: any = null) => ({ observedAt, eventTime, episode });
+  it('different episode keys more than 2 days apart → different episodes; otherwise the question is asked', () => {
+    expect(differentEpisodes(at('2024-05-20T10:00:00.000Z', 'm:2'), at('2024-05-14T10:00:00.000Z', 'm:1'))).toBe(true);
+    // same key, a missing key, or close in time: not settled
+    expect(differentEpisodes(at('2024-05-20T10:00:00.000Z', 'm:1'), at('2024-05-14T10:00:00.000Z', 'm:1'))).toBe(false);
+    expect(differentEpisodes(at('2024-05-20T10:00:00.000Z', null), at('2024-05-14T10:00:00.000Z', 'm:1'))).toBe(false);
+    expect(differentEpisodes(at('2024-05-15T09:00:00.000Z', 'm:2'), at('2024-05-14T10:00:00.000Z', 'm:1'))).toBe(false);
+    // an event time near the other memory's time keeps the question open
+    const ev = { start: '2024-05-14T00:00:00.000Z', end: '2024-05-14T23:59:59.999Z', expression: 'last Tuesday' };
+    expect(differentEpisodes(at('2024-05-20T10:00:00.000Z', 'm:2', ev), at('2024-05-14T10:00:00.000Z', 'm:1'))).toBe(false);
+  });
+  it('an unasked same_episode yields no edge', () => {
+    const answers = { pair_0_semantic: 0.1, pair_0_causes: 0.1, pair_0_caused_by: 0.1, pair_0_same_episode: 0.9 };
+    const asked = edgesFromPairAnswers('new', [{ candidateId: 'c0', askAlias: false, askTemporalOrder: false }], answers, 0.6);
+    const skipped = edgesFromPairAnswers('new', [{ candidateId: 'c0', askAlias: false, askTemporalOrder: false, askEpisode: false }], answers, 0.6);
+    expect(asked.map((e) => e.subtype)).toEqual(['SAME_EPISODE']);
+    expect(skipped).toEqual([]);
   });
 });
 

@@ -75,6 +75,29 @@ export function temporalRuleEdge(
     : { from: b.id, to: a.id, subtype: 'PRECEDES', probability: 1, origin: 'rule' };
 }
 
+/** Two memories whose times are farther apart than this can't share an episode (ours; see `differentEpisodes`). */
+export const EPISODE_MAX_GAP_MS = 2 * 86_400_000;
+
+/**
+ * True when structured data already says two memories belong to different episodes, so the
+ * `same_episode` question is not asked (seed 000: "whenever reliable structured information is
+ * already available, Jev-Mem avoids unnecessary learned inference"; the rule is ours): both have an
+ * episode (session) key, the keys differ, and their times (`nodeInterval`) are more than
+ * `EPISODE_MAX_GAP_MS` apart — different conversations, not "at about the same time". The offline
+ * backend scores such pairs far below θ_rel anyway (session mismatch and a gap over 2 days).
+ */
+export function differentEpisodes(
+  a: Pick<MemoryNode, 'eventTime' | 'observedAt'> & { episode: string | null },
+  b: Pick<MemoryNode, 'eventTime' | 'observedAt'> & { episode: string | null },
+): boolean {
+  if (a.episode === null || b.episode === null || a.episode === b.episode) return false;
+  const ia = nodeInterval(a);
+  const ib = nodeInterval(b);
+  if (!ia || !ib) return false;
+  const gap = Math.max(ia.start, ib.start) - Math.min(ia.end, ib.end);
+  return gap > EPISODE_MAX_GAP_MS;
+}
+
 /** True when the two entity lists share one exact normalized name. */
 export function sharesEntity(a: readonly string[], b: readonly string[]): boolean {
   if (a.length === 0 || b.length === 0) return false;
@@ -112,6 +135,8 @@ export interface PairPlan {
   candidateId: string;
   askAlias: boolean;
   askTemporalOrder: boolean;
+  /** False when `differentEpisodes` settles the pair (same_episode not asked, no edge). Default true. */
+  askEpisode?: boolean;
 }
 
 /**
@@ -138,8 +163,10 @@ export function edgesFromPairAnswers(
     keep(causes, { from: newId, to: c, subtype: 'LEADS_TO', probability: causes, origin: 'controller' });
     const causedBy = noulValue(answers[`pair_${i}_caused_by`]);
     keep(causedBy, { from: c, to: newId, subtype: 'LEADS_TO', probability: causedBy, origin: 'controller' });
-    const episode = noulValue(answers[`pair_${i}_same_episode`]);
-    keep(episode, { from: newId, to: c, subtype: 'SAME_EPISODE', probability: episode, origin: 'controller' });
+    if (plan.askEpisode !== false) {
+      const episode = noulValue(answers[`pair_${i}_same_episode`]);
+      keep(episode, { from: newId, to: c, subtype: 'SAME_EPISODE', probability: episode, origin: 'controller' });
+    }
     if (plan.askAlias) {
       const alias = noulValue(answers[`pair_${i}_entity_alias`]);
       keep(alias, { from: newId, to: c, subtype: 'ENTITY_ALIAS', probability: alias, origin: 'controller' });
@@ -185,8 +212,8 @@ export function consolidationEdges(
   return { drafts, obsolete };
 }
 
-/** Builds the relation batch; `questions` is `@mem/system-one`'s `batches.relations`. */
+/** Builds the relation batch; `questions` is `@mem/system-one`'s `batches.relations` (without the `same_episode` keys where `sameEpisode(i)` is false). */
 export type RelationBatchBuilder = (
   count: number,
-  opts: { alias: (i: number) => boolean; temporalOrder: (i: number) => boolean },
+  opts: { alias: (i: number) => boolean; temporalOrder: (i: number) => boolean; sameEpisode?: (i: number) => boolean },
 ) => Record<string, ControllerQuestion>;

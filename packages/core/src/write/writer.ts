@@ -23,6 +23,7 @@ import { uuidv7 } from './ids.js';
 import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
 import {
   consolidationEdges,
+  differentEpisodes,
   edgesFromPairAnswers,
   finalizeEdges,
   noulValue,
@@ -541,10 +542,12 @@ export class Writer {
             if (t) p.drafts.push(t);
             if (c.sharedEntity) p.drafts.push({ from: node.id, to: c.node.id, subtype: 'SAME_ENTITY', probability: 1, origin: 'rule' });
           }
+          const self = { eventTime: node.eventTime, observedAt: node.observedAt, episode: ep };
           p.plans = p.candidates.map((c) => ({
             candidateId: c.node.id,
             askAlias: !c.sharedEntity && node.entities.length > 0 && c.node.entities.length > 0,
             askTemporalOrder: temporalRuleEdge(node, c.node) === null,
+            askEpisode: !differentEpisodes(self, { eventTime: c.node.eventTime, observedAt: c.node.observedAt, episode: nodeEpisodeKey(c.node) }),
           }));
           if (p.candidates.length) {
             p.relationState = { new_memory: memoryItem(node), candidates: p.candidates.map((c) => memoryItem(c.node, c.cosine)) };
@@ -582,6 +585,7 @@ export class Writer {
           const qs = cfg.questions.relations(p.plans.length, {
             alias: (i) => p.plans[i]!.askAlias,
             temporalOrder: (i) => p.plans[i]!.askTemporalOrder,
+            sameEpisode: (i) => p.plans[i]!.askEpisode !== false,
           });
           const answers = await this.ask(p.relationState, qs, 'relations');
           p.calls++;
@@ -618,10 +622,12 @@ export class Writer {
         for (const p of pendingStored) {
           if (p.action !== 'noop' && p.candidates.length) {
             const related = new Set(p.drafts.filter((d) => d.subtype === 'RELATED_TO').map((d) => d.to));
+            const st = p.relationState as { new_memory: Record<string, unknown>; candidates: Record<string, unknown>[] } | null;
             rt.recent.push({
               node: p.node,
               candidates: p.candidates.slice(0, cfg.consolidationPairs).map((c) => ({ node: c.node, cosine: c.cosine })),
               related,
+              items: st ? { node: st.new_memory, candidates: st.candidates.slice(0, cfg.consolidationPairs) } : undefined,
             });
             if (rt.recent.length > cfg.consolidateEvery) rt.recent.shift();
           }
@@ -639,7 +645,9 @@ export class Writer {
               if (!w.candidates.length) return;
               const qs = cfg.questions.consolidation(w.candidates.length);
               const answers = await this.ask(
-                { new_memory: memoryItem(w.node), candidates: w.candidates.map((c) => memoryItem(c.node, c.cosine)) },
+                w.items
+                  ? { new_memory: w.items.node, candidates: w.items.candidates }
+                  : { new_memory: memoryItem(w.node), candidates: w.candidates.map((c) => memoryItem(c.node, c.cosine)) },
                 qs,
                 'consolidation',
               );
