@@ -4,7 +4,7 @@
  * ratios. The LoCoMo engine lives in apps/demo-agent/src/eval (this package may not import it —
  * layering — so it is run as a script).
  *
- * Data: env MEM_LOCOMO, default ../../../shared/data/locomo/locomo10-dev.json (from this package).
+ * Data: env MEM_LOCOMO_PATH, default ../../../shared/data/locomo/locomo10-dev.json (from this package).
  * Extra arguments are passed on (e.g. `pnpm bench -- --conversations 0,1`).
  */
 import { spawnSync } from 'node:child_process';
@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
-const data = process.env.MEM_LOCOMO ?? path.resolve(root, '../shared/data/locomo/locomo10-dev.json');
+const data = process.env.MEM_LOCOMO_PATH ?? process.env.MEM_LOCOMO ?? path.resolve(root, '../shared/data/locomo/locomo10-dev.json');
 if (!existsSync(data)) {
-  console.log(`bench skipped: LoCoMo data not found at ${data} (set MEM_LOCOMO)`);
+  console.log(`bench skipped: LoCoMo data not found at ${data} (set MEM_LOCOMO_PATH)`);
   process.exit(0);
 }
 const args = [

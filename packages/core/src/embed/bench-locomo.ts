@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createWinkEmbedder, type WinkEmbedderOptions } from './wink.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const file = process.argv[2] ?? process.env.LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
+const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
 
 interface Turn { speaker: string; dia_id: string; text: string }
 interface Sample {

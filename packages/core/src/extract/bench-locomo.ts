@@ -16,7 +16,7 @@ import * as chrono from 'chrono-node';
 import { resolveEventTimes } from './time.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const file = process.argv[2] ?? process.env.LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
+const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
 const data = JSON.parse(readFileSync(file, 'utf8')) as { conversation: Record<string, unknown>; qa: { answer?: unknown; evidence?: string[]; category: number }[] }[];
 const DAY = 86_400_000;
 
