@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { SystemOneBackend } from './backend';
 import { createJevHttpBackend } from './backends/jev-http';
 import { choiceFromLogprobs, createOpenAIBackend, noulFromLogprobs } from './backends/openai';
+import { batches, catalogue } from './catalogue';
 import { createSystemOne } from './controller';
 import { SystemOneError } from './errors';
 import { parseTime } from './offline/text';
@@ -133,5 +134,14 @@ describe('adversarial inputs', () => {
       if (tz === undefined) delete process.env.TZ;
       else process.env.TZ = tz;
     }
+  });
+
+  it('catalogue indices and batch counts that are not non-negative integers are INVALID_QUESTION (not a RangeError, not silently 0 or rounded up)', async () => {
+    for (const i of [-1, 1.5, Number.NaN, Infinity, '0', null, undefined]) {
+      expect(await codeOf(() => catalogue.relation.semantic(i as any))).toBe('INVALID_QUESTION');
+      expect(await codeOf(() => batches.relations(i as any))).toBe('INVALID_QUESTION');
+      expect(await codeOf(() => batches.scoring(i as any))).toBe('INVALID_QUESTION');
+    }
+    expect(Object.keys(batches.relations(0))).toEqual([]);
   });
 });

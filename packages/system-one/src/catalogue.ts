@@ -6,6 +6,7 @@
  * A memory item in the state is either a string (its text) or a {@link MemoryItem}. Wording of the
  * instructions and criteria is ours, following the paper's examples.
  */
+import { SystemOneError } from './errors';
 import type { Choice, Noul } from './schema';
 
 /**
@@ -47,9 +48,16 @@ const n = (kind: string, instructions: string, t: string, f: string): Noul => ({
   criteria: { true: t, false: f },
 });
 
+/** @throws SystemOneError('INVALID_QUESTION') unless `i` is a non-negative integer. */
 function idx(i: number): number {
-  if (!Number.isInteger(i) || i < 0) throw new RangeError(`candidate index must be a non-negative integer, got ${i}`);
+  if (!Number.isInteger(i) || i < 0) throw new SystemOneError('INVALID_QUESTION', `candidate index must be a non-negative integer, got ${String(i)}`);
   return i;
+}
+
+/** @throws SystemOneError('INVALID_QUESTION') unless `n` is a non-negative integer. */
+function countOf(n: number): number {
+  if (!Number.isInteger(n) || n < 0) throw new SystemOneError('INVALID_QUESTION', `batch count must be a non-negative integer, got ${String(n)}`);
+  return n;
 }
 
 /**
@@ -269,6 +277,7 @@ export const batches = {
    */
   relations: (count: number, opts: { alias?: (i: number) => boolean; temporalOrder?: (i: number) => boolean } = {}): RelationBatch => {
     const out: Record<string, Noul | Choice<TemporalOrderLabel>> = {};
+    countOf(count);
     for (let i = 0; i < count; i++) {
       out[`pair_${i}_semantic`] = relation.semantic(i);
       out[`pair_${i}_causes`] = relation.causes(i);
@@ -282,6 +291,7 @@ export const batches = {
   /** `candidate_i_{relevance,relation_usefulness,new_information,supports_current_evidence}` on `{ query, candidates, evidence }`. */
   scoring: (count: number) => {
     const out: Record<string, Noul> = {};
+    countOf(count);
     for (let i = 0; i < count; i++) {
       out[`candidate_${i}_relevance`] = scoring.relevance(i);
       out[`candidate_${i}_relation_usefulness`] = scoring.relationUsefulness(i);
