@@ -12,7 +12,7 @@ import { parseIngestFile } from './ingest/formats.js';
 import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
-import { c, errorBody, exitCodeFor, fmt, truncate } from './output.js';
+import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -375,4 +375,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 }
 
 const isEntry = process.argv[1] && /cli\.(ts|js)$/.test(process.argv[1]);
-if (isEntry) void main();
+if (isEntry) {
+  exitQuietlyOnBrokenPipe(process.stdout);
+  exitQuietlyOnBrokenPipe(process.stderr);
+  void main();
+}

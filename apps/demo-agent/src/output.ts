@@ -17,6 +17,18 @@ export function errorBody(e: unknown): { error: { code: string; message: string 
   return { error: { code: 'INTERNAL', message: err?.message ? String(err.message) : String(e) } };
 }
 
+/**
+ * Exit quietly (code 0) when the reader of `stream` goes away, e.g. `mem inspect <id> | head -8`:
+ * a write to a closed pipe fails with EPIPE, which Node otherwise reports as an unhandled error.
+ * Other stream errors are rethrown unchanged.
+ */
+export function exitQuietlyOnBrokenPipe(stream: NodeJS.EventEmitter, exit: (code: number) => void = (code) => process.exit(code)): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e?.code === 'EPIPE') exit(0);
+    else throw e;
+  });
+}
+
 export function truncate(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
