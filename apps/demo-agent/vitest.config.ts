@@ -1,5 +1,5 @@
 import { mergeConfig } from 'vitest/config';
-import { memVitestConfig } from '../../vitest.shared';
+import { memVitestConfig } from '../../vitest.shared.mjs';
 
 // isolate: false — test files share a worker's module cache, so the workspace packages' sources are
 // transformed and imported once per worker instead of once per file (the suite's main cost).

@@ -1,3 +1,3 @@
-import { memVitestConfig } from '../../vitest.shared';
+import { memVitestConfig } from '../../vitest.shared.mjs';
 
 export default memVitestConfig();

@@ -2,10 +2,13 @@
 // (the "@mem/source" export condition), so tests never need a prior build.
 import { defineConfig } from 'vitest/config';
 
-export function memVitestConfig(extra: { testTimeout?: number; include?: string[] } = {}) {
+const conditions = ['@mem/source', 'import', 'module', 'node', 'default'];
+
+/** @param {{ testTimeout?: number, include?: string[] }} [extra] */
+export function memVitestConfig(extra = {}) {
   return defineConfig({
-    resolve: { conditions: ['@mem/source', 'import', 'module', 'node', 'default'] },
-    ssr: { resolve: { conditions: ['@mem/source', 'import', 'module', 'node', 'default'] } },
+    resolve: { conditions },
+    ssr: { resolve: { conditions } },
     test: {
       include: extra.include ?? ['src/**/*.test.ts', 'test/**/*.test.ts'],
       testTimeout: extra.testTimeout ?? 20_000,
