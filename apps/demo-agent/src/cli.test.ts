@@ -87,6 +87,11 @@ describe('mem CLI', () => {
     const text = await mem('--db', db, '--user', 'bad', 'ask', 'x', '-k', 'zero');
     expect(text.code).toBe(2);
     expect(text.err).toMatch(/error \[INVALID_INPUT\]: --k must be an integer/);
+    const missing = path.join(dir, 'nothere.json');
+    const gone = await mem('--db', db, '--user', 'bad', 'ingest', missing);
+    expect(gone.code).toBe(2);
+    expect(gone.err).toContain(`error [INVALID_INPUT]: cannot read input file ${missing}: no such file or directory`);
+    expect(gone.err).not.toMatch(/ENOENT/);
     const scope = await mem('--db', db, '--user', 'a|b', '--json', 'stats');
     expect(JSON.parse(scope.out).error.code).toBe('SCOPE_INVALID');
   });

@@ -12,7 +12,7 @@ import { parseIngestFile } from './ingest/formats.js';
 import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
-import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, truncate } from './output.js';
+import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, readInputFile, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -110,7 +110,7 @@ export function buildProgram(): Command {
     .option('--date <iso>', 'transcripts: date of turns before the first session header (default now)')
     .action(async (file: string, opts: { conversations?: number[]; date?: string }, cmd: Command) => {
       const o = globals(cmd);
-      const content = readFileSync(file, 'utf8');
+      const content = readInputFile(file);
       const parsed = parseIngestFile(content, { now: opts.date ?? new Date().toISOString() });
       const groups = opts.conversations ? parsed.groups.filter((_, i) => opts.conversations!.includes(i)) : parsed.groups;
       const total = groups.reduce((a, g) => a + g.observations.length, 0);

@@ -5,14 +5,14 @@
  * Offline, the "answer" is the top evidence, labelled as such; with MEM_LLM_* set, System Two
  * writes it from the packed context.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { MemValidationError } from '@mem/core';
 import { parseIngestFile } from './ingest/formats.js';
 import { createStack, type AddedNode, type AskResult, type Stack } from './stack.js';
 import { createProgress } from './progress.js';
 import { formatBudgets, formatRouting } from './trace.js';
-import { c, fmt, truncate } from './output.js';
+import { c, fmt, readInputFile, truncate } from './output.js';
 
 export const SAMPLE_CONVERSATION = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'data', 'sample-conversation.json');
 
@@ -49,9 +49,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   const log = options.log ?? ((line: string) => console.log(line));
   const say = options.json ? () => {} : log;
   const file = options.data ?? SAMPLE_CONVERSATION;
-  const raw = readFileSync(file, 'utf8');
-  const sample = JSON.parse(raw) as SampleFile;
+  const raw = readInputFile(file, '--data file');
   const parsed = parseIngestFile(raw);
+  let sample: SampleFile;
+  try {
+    sample = JSON.parse(raw) as SampleFile;
+  } catch (e) {
+    throw new MemValidationError('INVALID_INPUT', `--data ${file} must be a session JSON file ({ sessions: [...], questions: [...] })`, { cause: e });
+  }
+  if (!Array.isArray(sample?.sessions)) throw new MemValidationError('INVALID_INPUT', `--data ${file} must be a session JSON file ({ sessions: [...], questions: [...] })`);
   const observations = parsed.groups.flatMap((g) => g.observations);
   const progress = createProgress({ enabled: !options.json });
   const k = options.k ?? 5;

@@ -1,5 +1,6 @@
 /** Output helpers shared by the CLI commands (ours). */
-import { MemError } from '@mem/core';
+import { readFileSync } from 'node:fs';
+import { MemError, MemValidationError } from '@mem/core';
 
 /** Map a MemError category to a process exit code: validation 2, not found 3, others 1. */
 export function exitCodeFor(e: unknown): number {
@@ -27,6 +28,27 @@ export function exitQuietlyOnBrokenPipe(stream: NodeJS.EventEmitter, exit: (code
     if (e?.code === 'EPIPE') exit(0);
     else throw e;
   });
+}
+
+const FS_REASONS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EISDIR: 'it is a directory, not a file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+/**
+ * Read a UTF-8 input file named on the command line. Throws MemValidationError `INVALID_INPUT`
+ * (exit code 2) naming the path and the reason, instead of the raw fs error.
+ */
+export function readInputFile(file: string, what = 'input file'): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException)?.code ?? '';
+    throw new MemValidationError('INVALID_INPUT', `cannot read ${what} ${file}: ${FS_REASONS[code] ?? (e as Error).message}`, { cause: e });
+  }
 }
 
 export function truncate(text: string, max: number): string {
