@@ -204,7 +204,9 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
       { text: 'The meeting moved to Tuesday.', scope, observedAt: '2024-01-02T00:00:00Z' },
       { text: 'The meeting is now on Wednesday.', scope, observedAt: '2024-01-03T00:00:00Z' },
     ]);
-    expect(stats.keys.some((k) => k.endsWith('_representation'))).toBe(true);
+    // without a summarizer the representation Choice could not change anything: not asked
+    expect(stats.keys.some((k) => k.endsWith('_obsolete'))).toBe(true);
+    expect(stats.keys.some((k) => k.endsWith('_representation'))).toBe(false);
     const all = rs.flatMap((r) => r.relations);
     expect(all.some((r) => r.subtype === 'CONTRADICTS' && r.origin === 'controller')).toBe(true);
     expect(all.some((r) => r.subtype === 'REDUNDANT_WITH')).toBe(false);
@@ -220,6 +222,34 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     expect((await m.stats()).consolidations).toBe(1);
     // third write carries the consolidation calls
     expect(rs[2]!.controllerCalls).toBeGreaterThan(2);
+    await m.close();
+  });
+
+  it('consolidation with a summarizer: representation asked, merge ≥ 0.85 (no contradiction) → derived node', async () => {
+    const { controller, stats } = scriptedController((k) => {
+      if (k.endsWith('_representation')) return { choice: 'merge', probabilities: { merge: 0.95, keep_separate: 0.05 } };
+      return 0.2;
+    });
+    const merged: string[][] = [];
+    const m = make({
+      systemOne: controller,
+      gate: scriptedGate(() => 'add'),
+      consolidateEvery: 3,
+      summarizer: {
+        async summarize(req) {
+          merged.push(req.memories.map((x) => x.text));
+          return req.memories.map((x) => x.text).join(' + ');
+        },
+      },
+    });
+    await m.add([
+      { text: 'The meeting is on Monday.', scope, observedAt: '2024-01-01T00:00:00Z' },
+      { text: 'The meeting moved to Tuesday.', scope, observedAt: '2024-01-02T00:00:00Z' },
+      { text: 'The meeting is now on Wednesday.', scope, observedAt: '2024-01-03T00:00:00Z' },
+    ]);
+    expect(stats.keys.some((k) => k.endsWith('_representation'))).toBe(true);
+    expect(merged.length).toBeGreaterThan(0);
+    expect((await m.list({ scope })).length).toBe(3 + merged.length);
     await m.close();
   });
 

@@ -162,14 +162,14 @@ export function defaultQuestions(): QuestionSet {
       if (opts.sameEpisode) for (let i = 0; i < count; i++) if (!opts.sameEpisode(i)) delete qs[`pair_${i}_same_episode`];
       return qs;
     },
-    consolidation: (count) => {
+    consolidation: (count, opts = {}) => {
       const out: Record<string, ControllerQuestion> = {};
       for (let i = 0; i < count; i++) {
         out[`pair_${i}_redundant`] = catalogue.consolidation.redundant(i);
         out[`pair_${i}_contradiction`] = catalogue.consolidation.contradiction(i);
         out[`pair_${i}_obsolete`] = catalogue.consolidation.obsolete(i);
         out[`pair_${i}_link`] = catalogue.consolidation.link(i);
-        out[`pair_${i}_representation`] = catalogue.consolidation.representation(i);
+        if (opts.representation !== false) out[`pair_${i}_representation`] = catalogue.consolidation.representation(i);
       }
       return out;
     },

@@ -109,8 +109,11 @@ export interface QuestionSet {
   /** The four typing Nouls on `{ observation }`. */
   typing: () => Record<string, ControllerQuestion>;
   relations: RelationBatchBuilder;
-  /** `pair_i_{redundant,contradiction,obsolete,link,representation}` on `{ new_memory, candidates }`. */
-  consolidation: (count: number) => Record<string, ControllerQuestion>;
+  /**
+   * `pair_i_{redundant,contradiction,obsolete,link[,representation]}` on `{ new_memory, candidates }`;
+   * `representation` only when `opts.representation` (its answer is used only with a summarizer).
+   */
+  consolidation: (count: number, opts?: { representation?: boolean }) => Record<string, ControllerQuestion>;
 }
 
 export interface WriterConfig {
@@ -643,7 +646,8 @@ export class Writer {
           await Promise.all(
             pass.reviewed.map(async (w) => {
               if (!w.candidates.length) return;
-              const qs = cfg.questions.consolidation(w.candidates.length);
+              // the representation Choice only matters when a summarizer can act on it
+              const qs = cfg.questions.consolidation(w.candidates.length, { representation: cfg.summarizer !== undefined });
               const answers = await this.ask(
                 w.items
                   ? { new_memory: w.items.node, candidates: w.items.candidates }
