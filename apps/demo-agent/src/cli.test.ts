@@ -95,4 +95,32 @@ describe('mem CLI', () => {
     const scope = await mem('--db', db, '--user', 'a|b', '--json', 'stats');
     expect(JSON.parse(scope.out).error.code).toBe('SCOPE_INVALID');
   });
+
+  it('speaks human in text mode: scopes by name, not-found hint, rounded history, singular grammar', async () => {
+    const file = path.join(dir, 'one.txt');
+    writeFileSync(file, 'Maya: I adopted a cat named Miso.\n');
+    const ingest = await mem('--db', db, '--user', 'human', '--run', 'r1', 'ingest', file);
+    expect(ingest.code).toBe(0);
+    expect(ingest.out).toContain('Ingested 1 observation from');
+    expect(ingest.out).toContain('user "human", run "r1": 1 observation');
+    expect(ingest.out).not.toMatch(/default\|/);
+
+    const rows = JSON.parse((await mem('--db', db, '--user', 'human', '--run', 'r1', '--json', 'history')).out);
+    const id = rows.find((h: any) => h.op === 'ADD').nodeId;
+    const wrong = await mem('--db', db, '--user', 'human', 'inspect', id);
+    expect(wrong.code).toBe(3);
+    expect(wrong.err).toContain(`No memory ${id} in user "human"`);
+    expect(wrong.err).toMatch(/hint: .*--user \/ --agent \/ --run/);
+
+    const second = path.join(dir, 'two.txt');
+    writeFileSync(second, 'Maya: Miso the cat sleeps on my keyboard all day.\n');
+    await mem('--db', db, '--user', 'human', '--run', 'r1', 'ingest', second);
+    const full = (await mem('--db', db, '--user', 'human', '--run', 'r1', '--json', 'history')).out;
+    expect(full).toMatch(/"novelty": \d\.\d{5,}/); // --json keeps full precision
+    const history = await mem('--db', db, '--user', 'human', '--run', 'r1', 'history');
+    expect(history.out).toContain('ADD');
+    expect(history.out).not.toMatch(/\d\.\d{4,}/); // gate numbers rounded to 3 decimals in text
+    const stats = await mem('--db', db, '--user', 'human', '--run', 'r1', 'stats');
+    expect(stats.out).toMatch(/^user "human", run "r1" · sqlite/);
+  });
 });

@@ -12,7 +12,7 @@ import { parseIngestFile } from './ingest/formats.js';
 import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
-import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, readInputFile, truncate } from './output.js';
+import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, roundNumbers, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -134,10 +134,9 @@ export function buildProgram(): Command {
         return out;
       });
       print(o, { file, format: parsed.format, groups: summary }, () => {
-        console.log(`Ingested ${total} observations from ${file} (${parsed.format})`);
+        console.log(`Ingested ${plural(total, 'observation')} from ${file} (${parsed.format})`);
         for (const g of summary) {
-          const sc = g.scope as any;
-          console.log(`  scope ${[sc.namespace, sc.userId, sc.agentId, sc.runId].join('|')}: ${g.observations} observations · gate add ${g.add} / update ${g.update} / noop ${g.noop}${g.duplicate ? ` · ${g.duplicate} already stored` : ''}`);
+          console.log(`  ${formatScope(g.scope as Scope)}: ${plural(g.observations, 'observation')} · gate add ${g.add} / update ${g.update} / noop ${g.noop}${g.duplicate ? ` · ${g.duplicate} already stored` : ''}`);
         }
         if (parsed.format === 'locomo') console.log(c.dim('  LoCoMo conversations are stored with --run <sample_id>; pass it to ask/history.'));
       });
@@ -212,8 +211,8 @@ export function buildProgram(): Command {
       const o = globals(cmd);
       const rows = await withStack(o, (stack) => stack.history({ nodeId: opts.node, limit: opts.limit }));
       print(o, rows, () => {
-        if (!rows.length) console.log('(no history in this scope)');
-        for (const h of rows) console.log(`${String(h.seq ?? '').padStart(5)} ${h.at} ${h.op.padEnd(11)} ${h.nodeId ?? ''} ${c.dim(truncate(JSON.stringify(h.data), 80))}`);
+        if (!rows.length) console.log(`(no history in ${formatScope(scopeOf(o))})`);
+        for (const h of rows) console.log(`${String(h.seq ?? '').padStart(5)} ${h.at} ${h.op.padEnd(11)} ${h.nodeId ?? ''} ${c.dim(truncate(JSON.stringify(roundNumbers(h.data)), 100))}`);
       });
     });
 
@@ -225,8 +224,7 @@ export function buildProgram(): Command {
       const s = await withStack(o, (stack) => stack.stats());
       print(o, s, () => {
         const x = s as any;
-        const sc = x.scope;
-        console.log(`scope ${[sc.namespace, sc.userId, sc.agentId, sc.runId].join('|')} · ${x.store}${x.db ? ` ${x.db}` : ''}`);
+        console.log(`${formatScope(x.scope)} · ${x.store}${x.db ? ` ${x.db}` : ''}`);
         console.log(`  ${x.nodes} memories · ${x.relations} relations (${Object.entries(x.relationsByView).map(([v, n]) => `${v} ${n}`).join(', ')})`);
         console.log(`  gate decisions on stored memories: add ${x.gate.add} · update ${x.gate.update} · noop ${x.gate.noop}`);
         console.log(c.dim(`  embedder ${x.embedder.model} (${x.embedder.dimension}-d) · retriever ${x.retriever} · System Two ${x.systemTwo?.model ?? 'offline'}`));
@@ -368,6 +366,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     else {
       const b = errorBody(e).error;
       process.stderr.write(`${c.red('error')} [${b.code}]: ${b.message}\n`);
+      if (b.code === 'NODE_NOT_FOUND') process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) it was stored under (see `mem history` in that scope)\n'));
       if (process.env.MEM_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     }
     process.exitCode = exitCodeFor(e);

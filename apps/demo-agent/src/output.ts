@@ -51,6 +51,36 @@ export function readInputFile(file: string, what = 'input file'): string {
   }
 }
 
+/**
+ * A scope in human form, e.g. `user "maya"`, `user "maya", run "conv-26"`, with the namespace only
+ * when it is not "default". Never the internal `namespace|user|agent|run` key.
+ */
+export function formatScope(scope: { namespace?: string; userId?: string; agentId?: string; runId?: string } | null | undefined): string {
+  if (!scope) return '(no scope)';
+  const parts: string[] = [];
+  if (scope.namespace && scope.namespace !== 'default') parts.push(`namespace "${scope.namespace}"`);
+  if (scope.userId) parts.push(`user "${scope.userId}"`);
+  if (scope.agentId) parts.push(`agent "${scope.agentId}"`);
+  if (scope.runId) parts.push(`run "${scope.runId}"`);
+  return parts.join(', ') || '(empty scope)';
+}
+
+/** `1 observation`, `3 observations`. */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+/**
+ * Round every non-integer number in a JSON-like value to `digits` decimals (for human output only;
+ * `--json` keeps full precision).
+ */
+export function roundNumbers(value: unknown, digits = 3): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) || !Number.isFinite(value) ? value : Number(value.toFixed(digits));
+  if (Array.isArray(value)) return value.map((v) => roundNumbers(v, digits));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundNumbers(v, digits)]));
+  return value;
+}
+
 export function truncate(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length <= max ? t : `${t.slice(0, max - 1)}…`;

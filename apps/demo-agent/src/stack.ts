@@ -32,6 +32,7 @@ import type {
 import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
+import { formatScope } from './output.js';
 
 export type StoreKind = 'sqlite' | 'neo4j';
 export type RetrieverKind = 'jev' | 'bm25' | 'dense' | 'hybrid';
@@ -294,7 +295,7 @@ function buildStack(p: Parts): Stack {
     },
     async get(id) {
       const node = await memory.get(id, { scope });
-      if (!node) throw new MemNotFoundError(`No memory ${id} in this scope`, { details: { id } });
+      if (!node) throw new MemNotFoundError(`No memory ${id} in ${formatScope(scope)}`, { details: { id, scope } });
       return node;
     },
     async neighbors(id, options = {}) {
