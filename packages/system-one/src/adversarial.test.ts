@@ -5,6 +5,7 @@ import { createJevHttpBackend } from './backends/jev-http';
 import { choiceFromLogprobs, createOpenAIBackend, noulFromLogprobs } from './backends/openai';
 import { batches, catalogue } from './catalogue';
 import { createSystemOne } from './controller';
+import { createOfflineBackend } from './offline/index';
 import { SystemOneError } from './errors';
 import { parseTime } from './offline/text';
 import { choice, noul } from './schema';
@@ -143,5 +144,30 @@ describe('adversarial inputs', () => {
       expect(await codeOf(() => batches.scoring(i as any))).toBe('INVALID_QUESTION');
     }
     expect(Object.keys(batches.relations(0))).toEqual([]);
+  });
+
+  it('offline + embed: NaN / zero / wrong-length vectors are a BACKEND_ERROR (answered by the lexical fallback), not a silent cosine', async () => {
+    const state = { new_memory: { text: 'Mira bought a bike' }, candidates: [{ text: 'Mira got a bicycle' }] };
+    const bad = {
+      nan: async (t: string[]) => t.map(() => new Float32Array(3).fill(Number.NaN)),
+      zero: async (t: string[]) => t.map(() => new Float32Array(3)),
+      ragged: async (t: string[]) => t.map((_x, i) => new Float32Array(i + 1).fill(1)),
+    };
+    for (const embed of Object.values(bad)) {
+      const r = await createSystemOne({ backend: createOfflineBackend({ embed }), maxRetries: 0 }).ask(state, { s: batches.relations(1).pair_0_semantic });
+      expect(r.traces[0].fallback).toBe(true);
+      expect(r.traces[0].error?.code).toBe('BACKEND_ERROR');
+    }
+  });
+
+  it('offline embeddingCacheSize: negative / NaN is INVALID_OPTION (a negative size looped forever); 0 still uses the embedder', async () => {
+    for (const n of [-1, Number.NaN, 1.5]) expect(await codeOf(() => createOfflineBackend({ embeddingCacheSize: n }))).toBe('INVALID_OPTION');
+    let calls = 0;
+    const embed = async (t: string[]) => (calls++, t.map((x) => Float32Array.from([x.includes('bi') ? 1 : 0, 1, 0])));
+    const s1 = createSystemOne({ backend: createOfflineBackend({ embed, embeddingCacheSize: 0 }), fallback: null, cache: false });
+    const state = { new_memory: { text: 'Mira bought a bike' }, candidates: [{ text: 'Mira got a bicycle' }] };
+    const r = await s1.ask(state, { s: batches.relations(1).pair_0_semantic });
+    expect(r.traces[0].error).toBeUndefined();
+    expect(calls).toBe(1);
   });
 });

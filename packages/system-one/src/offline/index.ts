@@ -58,6 +58,19 @@ function zeroShot(q: Question, refs: ResolvedRef[], ctx: ScoreContext): number |
   return { probabilities: Object.fromEntries(labels.map((l, i) => [l, e[i] / z])) };
 }
 
+function isUsableVector(v: unknown, dim: number | undefined): v is ArrayLike<number> {
+  if (!v || typeof (v as ArrayLike<number>).length !== 'number') return false;
+  const a = v as ArrayLike<number>;
+  if (!a.length || a.length !== dim) return false;
+  let nz = false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) return false;
+    if (x !== 0) nz = true;
+  }
+  return nz;
+}
+
 function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let d = 0;
   let na = 0;
@@ -83,6 +96,9 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
   const range = options.cosineRange ?? { low: 0.2, high: 0.8 };
   if (!(range.high > range.low)) throw new SystemOneError('INVALID_OPTION', 'cosineRange.high must exceed cosineRange.low');
   const cacheSize = options.embeddingCacheSize ?? 4096;
+  if (!(Number.isInteger(cacheSize) && cacheSize >= 0)) {
+    throw new SystemOneError('INVALID_OPTION', `embeddingCacheSize must be an integer >= 0, got ${String(cacheSize)}`);
+  }
   const vectors = new Map<string, ArrayLike<number>>();
   const base = lexicalContext(range);
 
@@ -104,12 +120,19 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
     async answer(req: BackendRequest) {
       let ctx = base;
       if (options.embed) {
+        // the vectors of this request (kept here, so a small embeddingCacheSize cannot evict them mid-request)
+        const local = new Map<string, ArrayLike<number>>();
         const need = new Set<string>();
+        const want = (t: string) => {
+          const v = vectors.get(t);
+          if (v) local.set(t, v);
+          else need.add(t);
+        };
         for (const id of Object.keys(req.questions)) {
           const q = req.questions[id];
-          for (const t of textsOf(req.refs[id])) if (!vectors.has(t)) need.add(t);
+          for (const t of textsOf(req.refs[id])) want(t);
           if (!q.kind || !SCORERS[q.kind]) {
-            for (const c of Object.values(q.criteria)) if (!vectors.has(c)) need.add(c);
+            for (const c of Object.values(q.criteria)) want(c);
           }
         }
         if (need.size) {
@@ -118,7 +141,13 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
           if (!Array.isArray(vs) || vs.length !== texts.length) {
             throw new SystemOneError('BACKEND_ERROR', `embed returned ${Array.isArray(vs) ? vs.length : typeof vs} vectors for ${texts.length} texts`);
           }
+          const dim = local.size ? local.values().next().value!.length : vs[0]?.length;
+          vs.forEach((v, i) => {
+            // a NaN, zero or wrong-length vector would give a silent cosine of 0 (or a wrong one)
+            if (!isUsableVector(v, dim)) throw new SystemOneError('BACKEND_ERROR', `embed returned a bad vector for text ${i} (expected ${dim} finite components, not all 0)`);
+          });
           texts.forEach((t, i) => {
+            local.set(t, vs[i]);
             vectors.delete(t);
             vectors.set(t, vs[i]);
           });
@@ -128,8 +157,8 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
         ctx = {
           scaleCosine: base.scaleCosine,
           embedCosine: (a, b) => {
-            const va = vectors.get(a);
-            const vb = vectors.get(b);
+            const va = local.get(a);
+            const vb = local.get(b);
             if (!va || !vb) return undefined;
             const k = a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
             let c = pairCache.get(k);
