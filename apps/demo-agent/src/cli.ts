@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { MemValidationError, type Scope } from '@mem/core';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
+import { systemTwoEnvWarning } from './answer/system-two.js';
 import { parseIngestFile } from './ingest/formats.js';
 import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
@@ -154,7 +155,9 @@ export function buildProgram(): Command {
       const now = opts.now ? parseSessionDate(opts.now) : undefined;
       const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
       print(o, r, () => {
-        console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow('Answer (offline: top evidence, not generated)')}: ${r.answer}`);
+        if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
+        const offline = r.systemTwoError ? 'Answer (offline fallback, System Two unavailable: top evidence, not generated)' : 'Answer (offline: top evidence, not generated)';
+        console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow(offline)}: ${r.answer}`);
         console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
         if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
         console.log('evidence:');
@@ -359,6 +362,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   restoreInvocationDirectory();
   const program = buildProgram();
   const json = argv.includes('--json');
+  const llmWarning = systemTwoEnvWarning(process.env);
+  if (llmWarning) process.stderr.write(`${c.yellow('warning')}: ${llmWarning}\n`);
   try {
     await program.parseAsync(argv);
   } catch (e) {

@@ -172,7 +172,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
         say(`   ${mark} ${j + 1}. ${String(e.sourceId ?? '').padEnd(5)} ${e.observedAt.slice(0, 10)} ${e.speaker ?? ''}: ${truncate(e.text, 78)} ${c.dim(`(${fmt(e.score, 2)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`);
         if (e.eventTime) say(c.dim(`              "${e.eventTime.expression}" → event time ${e.eventTime.start.slice(0, 10)}${e.eventTime.end ? ` … ${e.eventTime.end.slice(0, 10)}` : ''}`));
       }
+      if (r.systemTwoError) say(`   ${c.yellow(`warning [${r.systemTwoError.code}]`)}: ${r.systemTwoError.message}`);
       if (r.mode === 'llm') say(`   ${c.green('answer (System Two)')}: ${r.answer}`);
+      else if (r.systemTwoError) say(`   ${c.yellow('answer (offline fallback, System Two unavailable: top evidence, not generated)')}: ${truncate(r.answer, 100)}`);
       else say(`   ${c.yellow('answer (offline: top evidence, not generated)')}: ${truncate(r.answer, 100)}`);
       say(c.dim(`   expected: ${q.answer} [${q.evidence.join(', ')}]`));
     }

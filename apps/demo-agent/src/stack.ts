@@ -29,7 +29,7 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
+import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 import { formatScope } from './output.js';
@@ -74,6 +74,11 @@ export interface AskResult {
   context: string;
   trace: TraceView;
   ms: number;
+  /**
+   * Set when System Two is configured but failed (code `LLM_UNAVAILABLE`): `mode` is then
+   * 'evidence' and `answer` the top evidence (offline fallback). Null otherwise.
+   */
+  systemTwoError?: { code: string; message: string } | null;
 }
 
 export interface GraphView {
@@ -282,16 +287,24 @@ function buildStack(p: Parts): Stack {
         score: e.score,
         via: (e.path ?? []).map((r) => r.subtype),
       }));
-      let answer: string;
+      let answer = '';
       let mode: AskResult['mode'] = 'evidence';
+      let systemTwoError: AskResult['systemTwoError'] = null;
       if (p.systemTwo) {
-        answer = (await p.systemTwo.answer(question, context, { now: options.now })).text;
-        mode = 'llm';
-      } else {
+        try {
+          answer = (await p.systemTwo.answer(question, context, { now: options.now })).text;
+          mode = 'llm';
+        } catch (e) {
+          // System Two down: answer offline from the evidence and say why (no data is lost).
+          if (!MemError.isInstance(e) || e.category !== 'unavailable') throw e;
+          systemTwoError = { code: e.code, message: e.message };
+        }
+      }
+      if (mode === 'evidence') {
         const top = evidence[0];
         answer = top ? `${top.speaker ? `${top.speaker}: ` : ''}${top.text}` : '(no memory matches this question)';
       }
-      return { question, mode, answer, model: p.systemTwo?.model ?? null, evidence, context, trace: normalizeTrace(result.trace), ms: performance.now() - t0 };
+      return { question, mode, answer, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context, trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
     },
     async get(id) {
       const node = await memory.get(id, { scope });

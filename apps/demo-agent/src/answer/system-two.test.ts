@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { MemError } from '@mem/core';
 import { createStack, type Stack } from '../stack.js';
 import { createApi } from '../http/app.js';
-import { systemTwoConfigFromEnv } from './system-two.js';
+import { systemTwoConfigFromEnv, systemTwoEnvWarning } from './system-two.js';
 
 // A loopback stand-in for an OpenAI-compatible server (chat completions only).
 let server: http.Server;
@@ -80,6 +80,15 @@ describe('System Two', () => {
     expect(systemTwoConfigFromEnv({})).toBeNull();
   });
 
+  it('warns, naming the missing variables, when only some MEM_LLM_* are set', () => {
+    expect(systemTwoEnvWarning({ MEM_LLM_BASE_URL: 'http://x/v1', MEM_LLM_MODEL: 'm' })).toBe(
+      'MEM_LLM_BASE_URL, MEM_LLM_MODEL are set but MEM_LLM_API_KEY is missing: System Two stays offline (answers are the top evidence)',
+    );
+    expect(systemTwoEnvWarning({ MEM_LLM_API_KEY: 'k' })).toMatch(/^MEM_LLM_API_KEY is set but MEM_LLM_BASE_URL, MEM_LLM_MODEL are missing/);
+    expect(systemTwoEnvWarning({ MEM_LLM_BASE_URL: 'http://x/v1', MEM_LLM_API_KEY: 'k', MEM_LLM_MODEL: 'm' })).toBeNull();
+    expect(systemTwoEnvWarning({ MEM_LLM_MODEL: '  ' })).toBeNull();
+  });
+
   it('writes the answer from the packed context through chat completions', async () => {
     let stack: Stack | null = null;
     try {
@@ -100,18 +109,27 @@ describe('System Two', () => {
       expect(user).toContain('What does Maya drink in the morning?');
       expect(user).toContain('green tea');
 
-      // A failing endpoint is a typed, retry-exhausted error → HTTP 503 without details of the server.
+      // A failing endpoint: typed LLM_UNAVAILABLE, and the evidence is still the (offline fallback) answer.
       fail = true;
-      const err = await stack.ask('What does Maya drink?', { k: 1 }).catch((e) => e);
+      const err = await stack.systemTwo!.answer('What does Maya drink?', 'ctx').catch((e) => e);
       expect(MemError.isInstance(err)).toBe(true);
       expect(err.category).toBe('unavailable');
+      expect(err.code).toBe('LLM_UNAVAILABLE');
+      const down = await stack.ask('What does Maya drink?', { k: 1 });
+      expect(down.mode).toBe('evidence');
+      expect(down.model).toBeNull();
+      expect(down.evidence).toHaveLength(1);
+      expect(down.answer).toContain(down.evidence[0].text);
+      expect(down.systemTwoError).toEqual({ code: 'LLM_UNAVAILABLE', message: expect.stringContaining('stub-model') });
       const res = await createApi({ stack, playground: false }).request('/v1/ask', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'What does Maya drink?' }),
       });
-      expect(res.status).toBe(503);
-      expect(((await res.json()) as any).error.code).toBe('INTERNAL');
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body.mode).toBe('evidence');
+      expect(body.systemTwoError.code).toBe('LLM_UNAVAILABLE');
     } finally {
       fail = false;
       await stack?.close();

@@ -5,7 +5,32 @@
  * itself as the (clearly labelled) offline answer.
  */
 import OpenAI from 'openai';
-import { MemError } from '@mem/core';
+import { MemError, type MemErrorCode } from '@mem/core';
+
+/**
+ * System Two (the answer-writing LLM) could not be reached or failed after its retries: code
+ * `LLM_UNAVAILABLE`, category `unavailable`. The code is the demo agent's own (core's code union has
+ * no LLM code); `MemError.isInstance` still recognises it.
+ */
+export class SystemTwoUnavailableError extends MemError {
+  constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super('LLM_UNAVAILABLE' as MemErrorCode, 'unavailable', message, options);
+    this.name = 'SystemTwoUnavailableError';
+  }
+}
+
+const SYSTEM_TWO_VARS = ['MEM_LLM_BASE_URL', 'MEM_LLM_API_KEY', 'MEM_LLM_MODEL'] as const;
+
+/**
+ * A warning when only some of MEM_LLM_BASE_URL / MEM_LLM_API_KEY / MEM_LLM_MODEL are set (System
+ * Two then stays offline), naming the missing ones; null when all or none are set.
+ */
+export function systemTwoEnvWarning(env: NodeJS.ProcessEnv = process.env): string | null {
+  const missing = SYSTEM_TWO_VARS.filter((k) => !env[k]?.trim());
+  if (missing.length === 0 || missing.length === SYSTEM_TWO_VARS.length) return null;
+  const set = SYSTEM_TWO_VARS.filter((k) => !missing.includes(k));
+  return `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: System Two stays offline (answers are the top evidence)`;
+}
 
 export interface SystemTwoConfig {
   baseURL: string;
@@ -19,7 +44,7 @@ export interface SystemTwoConfig {
 
 export interface SystemTwo {
   readonly model: string;
-  /** Answer `question` from `context` (the packed evidence). Throws MemError `INTERNAL`/category unavailable on failure. */
+  /** Answer `question` from `context` (the packed evidence). Throws SystemTwoUnavailableError (`LLM_UNAVAILABLE`) on failure. */
   answer(question: string, context: string, options?: { now?: string }): Promise<{ text: string; usage?: { promptTokens: number; completionTokens: number } }>;
 }
 
@@ -61,7 +86,7 @@ export function createSystemTwo(config: SystemTwoConfig): SystemTwo {
           usage: res.usage ? { promptTokens: res.usage.prompt_tokens, completionTokens: res.usage.completion_tokens } : undefined,
         };
       } catch (e) {
-        throw new MemError('INTERNAL', 'unavailable', `System Two (${config.model}) failed: ${(e as Error).message}`, { cause: e });
+        throw new SystemTwoUnavailableError(`System Two (${config.model} at ${config.baseURL}) is unavailable: ${(e as Error).message}`, { cause: e, details: { model: config.model } });
       }
     },
   };

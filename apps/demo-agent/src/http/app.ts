@@ -234,12 +234,12 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     createRoute({
       method: 'post',
       path: '/v1/ask',
-      summary: 'Answer a question from memory (System Two when configured; offline the answer is the top evidence, mode "evidence")',
+      summary: 'Answer a question from memory (System Two when configured; offline, or when System Two is unavailable (systemTwoError), the answer is the top evidence, mode "evidence")',
       request: { query: ScopeQuery, ...body(AskBody) },
       responses: {
         200: json(
           z
-            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), model: z.string().nullable(), evidence: z.array(z.any()), context: z.string(), trace: z.any(), ms: z.number() })
+            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), model: z.string().nullable(), evidence: z.array(z.any()), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
             .openapi('AskResult'),
           'Answer, evidence and retrieval trace',
         ),
