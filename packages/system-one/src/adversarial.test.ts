@@ -170,4 +170,43 @@ describe('adversarial inputs', () => {
     expect(r.traces[0].error).toBeUndefined();
     expect(calls).toBe(1);
   });
+
+  it('concurrent asks of the same question on the same state values share one backend call', async () => {
+    let calls = 0;
+    const backend: SystemOneBackend = {
+      name: 'slow',
+      answer: async (req) => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 20));
+        return Object.fromEntries(Object.keys(req.questions).map((id) => [id, (req.state.a as string).length / 100]));
+      },
+    };
+    const s1 = createSystemOne({ backend, concurrency: 2 });
+    const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => s1.ask({ a: 'cat'.repeat(1 + (i % 4)) }, { q })));
+    expect(calls).toBe(4); // was 40: every concurrent miss called the backend
+    rs.forEach((r, i) => expect(r.answers.q).toBeCloseTo((3 * (1 + (i % 4))) / 100));
+    expect(rs.filter((r) => r.traces[0].cacheHit)).toHaveLength(36);
+    expect(s1.stats()).toMatchObject({ questions: 40, cacheHits: 36, errors: 0 });
+  });
+
+  it('a waiter whose owner failed asks the backend itself (no shared neutral answer, no hang)', async () => {
+    let calls = 0;
+    const backend: SystemOneBackend = {
+      name: 'flaky',
+      answer: async () => {
+        const n = ++calls;
+        await new Promise((r) => setTimeout(r, 20));
+        if (n === 1) throw new Error('first call fails');
+        return { q: 0.9 };
+      },
+    };
+    const s1 = createSystemOne({ backend, fallback: null, maxRetries: 0 });
+    const [a, b] = await Promise.all([s1.ask({ a: 'x' }, { q }), s1.ask({ a: 'x' }, { q })]);
+    expect(a.answers.q).toBe(0.5);
+    expect(a.traces[0].error?.code).toBe('BACKEND_ERROR');
+    expect(b.answers.q).toBe(0.9);
+    expect(b.traces[0].error).toBeUndefined();
+    expect(calls).toBe(2);
+    expect(s1.stats().questions).toBe(2);
+  });
 });

@@ -168,6 +168,10 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new SystemOneError('INVALID_OPTION', `maxRetries must be an integer >= 0, got ${maxRetries}`);
   if (!(Number.isInteger(cacheSize) && cacheSize >= 0)) throw new SystemOneError('INVALID_OPTION', `cache size must be an integer >= 0, got ${cacheSize}`);
   const sem = new Semaphore(options.concurrency ?? 4);
+  // Cache misses being answered right now (asynchronous backends only), keyed like the cache: a
+  // concurrent ask of the same question on the same state values waits for that answer instead of
+  // calling the backend again.
+  const inflight = cache && !backend.answerSync ? new Map<string, Promise<Answer | undefined>>() : null;
   const stats: SystemOneStats = { calls: 0, questions: 0, cacheHits: 0, fallbacks: 0, errors: 0 };
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SystemOneError('INVALID_OPTION', `timeoutMs must be > 0, got ${timeoutMs}`);
 
@@ -237,6 +241,16 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     state: State,
     questions: Qs,
     opts: { signal?: AbortSignal } = {},
+  ): Promise<AskResult<Qs>> {
+    const r = await askInner(state, questions, opts);
+    if (options.onTrace) for (const t of r.traces) options.onTrace(t);
+    return r;
+  }
+
+  async function askInner<const Qs extends Record<string, Question>>(
+    state: State,
+    questions: Qs,
+    opts: { signal?: AbortSignal },
   ): Promise<AskResult<Qs>> {
     if (state === null || typeof state !== 'object' || Array.isArray(state)) {
       throw new SystemOneError('INVALID_STATE', `state must be a JSON object, got ${Array.isArray(state) ? 'an array' : state === null ? 'null' : typeof state}`);
@@ -308,95 +322,154 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       }
     } else pending = Array.from({ length: n }, (_, i) => i);
 
-    if (pending.length) {
-      let sub: Record<string, Question> = questions;
-      let subRefs = refs;
-      if (pending.length !== n) {
-        sub = {};
-        subRefs = {};
-        for (const i of pending) {
-          setOwn(sub, ids[i], qs[i]);
-          setOwn(subRefs, ids[i], refs[ids[i]]);
+    // Concurrent dedup (registered after the loop above, which may still throw INVALID_STATE).
+    let waiting: [number, Promise<Answer | undefined>][] | undefined;
+    let owned: { key: string; i: number; promise: Promise<Answer | undefined>; resolve: (a: Answer | undefined) => void }[] | undefined;
+    if (inflight && pending.length) {
+      const mine: number[] = [];
+      const mineKeys = new Set<string>();
+      for (const i of pending) {
+        const key = `${stateKeys![i]}\u0002${qKeys![i]}`;
+        const p = inflight.get(key);
+        if (mineKeys.has(key)) mine.push(i); // the same question twice in one batch: both ids go to the backend, as before
+        else if (p) (waiting ??= []).push([i, p]);
+        else {
+          let resolve!: (a: Answer | undefined) => void;
+          const promise = new Promise<Answer | undefined>((r) => (resolve = r));
+          inflight.set(key, promise);
+          (owned ??= []).push({ key, i, promise, resolve });
+          mineKeys.add(key);
+          mine.push(i);
         }
       }
-      const failed = new Map<number, SystemOneError>();
-      const t0 = performance.now();
-      try {
-        let raw: Record<string, unknown>;
-        if (backend.answerSync) {
-          stats.calls++;
-          raw = backend.answerSync({ state, questions: sub, refs: subRefs });
-        } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
-        const ms = performance.now() - t0;
-        for (const i of pending) {
-          const id = ids[i];
-          const r = ownValue(raw, id);
-          try {
-            if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
-            if (r instanceof Error) throw toSystemOneError(r);
-            const a = normalizeAnswer(id, qs[i], r);
-            setOwn(answers, id, a);
-            if (cache) cache.put(stateKeys![i], qKeys![i], a);
-            traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
-          } catch (e) {
-            failed.set(i, toSystemOneError(e, 'INVALID_ANSWER'));
-          }
-        }
-      } catch (e) {
-        stats.errors++;
-        const err = toSystemOneError(e);
-        for (const i of pending) failed.set(i, err);
-      }
+      pending = mine;
+    }
+    const answeredByPrimary = owned ? new Set<number>() : undefined;
 
-      if (failed.size) {
-        if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
-        const fsub: Record<string, Question> = {};
-        const fRefs: Record<string, ResolvedRef[]> = {};
-        for (const i of failed.keys()) {
-          setOwn(fsub, ids[i], qs[i]);
-          setOwn(fRefs, ids[i], refs[ids[i]]);
-        }
-        let fraw: Record<string, unknown> = {};
-        let ferr: SystemOneError | undefined;
-        const t1 = performance.now();
-        if (fallback) {
-          try {
-            fraw = await call(fallback, 0, state, fsub, fRefs, opts.signal);
-          } catch (e) {
-            ferr = toSystemOneError(e);
+    try {
+      if (pending.length) {
+        let sub: Record<string, Question> = questions;
+        let subRefs = refs;
+        if (pending.length !== n) {
+          sub = {};
+          subRefs = {};
+          for (const i of pending) {
+            setOwn(sub, ids[i], qs[i]);
+            setOwn(subRefs, ids[i], refs[ids[i]]);
           }
         }
-        const ms = performance.now() - t1;
-        for (const [i, why] of failed) {
-          const id = ids[i];
-          const q = qs[i];
-          let a: Answer | undefined;
-          if (fallback && !ferr) {
+        const failed = new Map<number, SystemOneError>();
+        const t0 = performance.now();
+        try {
+          let raw: Record<string, unknown>;
+          if (backend.answerSync) {
+            stats.calls++;
+            raw = backend.answerSync({ state, questions: sub, refs: subRefs });
+          } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
+          const ms = performance.now() - t0;
+          for (const i of pending) {
+            const id = ids[i];
+            const r = ownValue(raw, id);
             try {
-              const r = ownValue(fraw, id);
-              if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
-            } catch {
-              a = undefined;
+              if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
+              if (r instanceof Error) throw toSystemOneError(r);
+              const a = normalizeAnswer(id, qs[i], r);
+              setOwn(answers, id, a);
+              if (cache) cache.put(stateKeys![i], qKeys![i], a);
+              answeredByPrimary?.add(i);
+              traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
+            } catch (e) {
+              failed.set(i, toSystemOneError(e, 'INVALID_ANSWER'));
             }
           }
-          let tr: AnswerTrace;
-          if (a !== undefined) {
-            stats.fallbacks++;
-            tr = trace(id, q, a, fallback!.name, false, true, ms);
-            tr.error = { code: why.code, message: why.message };
-          } else {
-            stats.errors++;
-            a = neutral(q);
-            const err = ferr ?? why;
-            tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
-            tr.error = { code: err.code, message: err.message };
+        } catch (e) {
+          stats.errors++;
+          const err = toSystemOneError(e);
+          for (const i of pending) failed.set(i, err);
+        }
+
+        if (failed.size) {
+          if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
+          const fsub: Record<string, Question> = {};
+          const fRefs: Record<string, ResolvedRef[]> = {};
+          for (const i of failed.keys()) {
+            setOwn(fsub, ids[i], qs[i]);
+            setOwn(fRefs, ids[i], refs[ids[i]]);
           }
-          setOwn(answers, id, a);
-          traces[i] = tr;
+          let fraw: Record<string, unknown> = {};
+          let ferr: SystemOneError | undefined;
+          const t1 = performance.now();
+          if (fallback) {
+            try {
+              fraw = await call(fallback, 0, state, fsub, fRefs, opts.signal);
+            } catch (e) {
+              ferr = toSystemOneError(e);
+            }
+          }
+          const ms = performance.now() - t1;
+          for (const [i, why] of failed) {
+            const id = ids[i];
+            const q = qs[i];
+            let a: Answer | undefined;
+            if (fallback && !ferr) {
+              try {
+                const r = ownValue(fraw, id);
+                if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
+              } catch {
+                a = undefined;
+              }
+            }
+            let tr: AnswerTrace;
+            if (a !== undefined) {
+              stats.fallbacks++;
+              tr = trace(id, q, a, fallback!.name, false, true, ms);
+              tr.error = { code: why.code, message: why.message };
+            } else {
+              stats.errors++;
+              a = neutral(q);
+              const err = ferr ?? why;
+              tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
+              tr.error = { code: err.code, message: err.message };
+            }
+            setOwn(answers, id, a);
+            traces[i] = tr;
+          }
+        }
+      }
+    } finally {
+      // settle every owned entry, whatever happened (waiters re-ask when no primary answer exists)
+      if (owned) {
+        for (const o of owned) {
+          o.resolve(answeredByPrimary!.has(o.i) ? (answers[ids[o.i]] as Answer) : undefined);
+          if (inflight!.get(o.key) === o.promise) inflight!.delete(o.key);
         }
       }
     }
-    if (options.onTrace) for (const t of traces) options.onTrace(t);
+
+    if (waiting) {
+      const got = await Promise.all(waiting.map(([, p]) => p));
+      const again: number[] = [];
+      waiting.forEach(([i], k) => {
+        const a = got[k];
+        if (a === undefined) again.push(i);
+        else {
+          stats.cacheHits++;
+          setOwn(answers, ids[i], a);
+          traces[i] = trace(ids[i], qs[i], a, backend.name, true, false, 0);
+        }
+      });
+      if (again.length) {
+        // the other call found no primary answer (failure, fallback): ask these ourselves
+        const sub: Record<string, Question> = {};
+        for (const i of again) setOwn(sub, ids[i], qs[i]);
+        stats.questions -= again.length; // counted once, above
+        const r2 = await askInner(state, sub, opts);
+        for (const i of again) {
+          setOwn(answers, ids[i], ownValue(r2.answers, ids[i]) as Answer);
+          traces[i] = r2.traces.find((t) => t.id === ids[i])!;
+        }
+      }
+    }
     return { answers: answers as Answers<Qs>, traces };
   }
 
