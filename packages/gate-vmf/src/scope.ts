@@ -44,8 +44,8 @@ const SENSITIVE_LAMBDA_RHO = 40 * Math.E ** 2;
  * range (ours). There τ* = τ_min whatever ρ is, and the basis is already up to max(refitMin, 5 % N)
  * changes old between refits, so the warm-started solver may stop at its first Rayleigh–Ritz check
  * (4 block products instead of 8) once the residual is below 1e−2 (with 8 it ends near 1e−4 on
- * 100-d text embeddings, not at 1e−6 either). On the LoCoMo stream of the core bench this cuts the
- * commit CPU by ~35 % with identical decisions and τ and |Δ log V| ≤ 0.18. Per-change refits
+ * 100-d text embeddings, not at 1e−6 either). In one trial on 3 LoCoMo conversations (wink vectors)
+ * this cut commit CPU by ~35 % with identical decisions and τ and |Δ log V| ≤ 0.18. Per-change refits
  * (N ≤ 32, the sensitive range, `densityRefit: 'always'`) keep the solver's default 1e−6.
  */
 const PERIODIC_TOL = 1e-2;
