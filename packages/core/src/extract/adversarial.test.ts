@@ -22,6 +22,10 @@ describe('extraction on hostile text', () => {
     expect(extractEntities('Zo\u200Be went to Pa\u200Bris with Ana\u00ADbel.')).toEqual(['zoe', 'paris', 'anabel']);
     expect(extractKeywords('Zo\u200Be visited Pa\u200Bris')).toEqual(expect.arrayContaining(['zoe', 'paris']));
   });
+
+  it('full-width letters are names too (NFKC before parsing)', () => {
+    expect(extractEntities('Ｍｅｌａｎｉｅ went to Ｐａｒｉｓ.')).toEqual(['melanie', 'paris']);
+  });
 });
 
 describe('resolveEventTime at calendar edges', () => {

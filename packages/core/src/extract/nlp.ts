@@ -82,13 +82,14 @@ const LONG_RUN = new RegExp(`\\S{${MAX_TOKEN_CHARS + 1},}`, 'g');
 /**
  * Text as wink-nlp sees it (ours): invisible characters that split words without being spaces
  * (soft hyphen U+00AD, zero-width space U+200B, word joiner U+2060, BOM U+FEFF; common in pasted
- * text) are removed, so "Zo\u200Be" is the name "zoe"; runs of more than `MAX_TOKEN_CHARS`
+ * text) are removed, so "Zo\u200Be" is the name "zoe"; NFKC folds full-width and compatibility
+ * letters ("Ｍｅｌａｎｉｅ" → "Melanie", which wink-nlp would not tag as a name); runs of more than `MAX_TOKEN_CHARS`
  * non-space characters (base64 blobs, hashes, minified data) are replaced by a space: wink-nlp's
  * time on one such token grows quadratically (20 000 characters took 1–10 s), and they are never
  * names or keywords.
  */
 export function sanitizeForParse(text: string): string {
-  let t = text.replace(INVISIBLE, '');
+  let t = text.replace(INVISIBLE, '').normalize('NFKC');
   if (t.length > MAX_TOKEN_CHARS) t = t.replace(LONG_RUN, ' ');
   return t;
 }
