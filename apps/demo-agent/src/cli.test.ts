@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -123,4 +124,28 @@ describe('mem CLI', () => {
     const stats = await mem('--db', db, '--user', 'human', '--run', 'r1', 'stats');
     expect(stats.out).toMatch(/^user "human", run "r1" · sqlite/);
   });
+
+  it('names an unreachable Neo4j plainly and does not claim MEM_NEO4J_USER is required', async () => {
+    const free = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    const saved = process.env.MEM_NEO4J_URI;
+    try {
+      delete process.env.MEM_NEO4J_URI;
+      const missing = await mem('--store', 'neo4j', '--user', 'maya', 'stats');
+      expect(missing.code).toBe(2);
+      expect(missing.err).toMatch(/needs MEM_NEO4J_URI/);
+      expect(missing.err).toMatch(/MEM_NEO4J_USER defaults to "neo4j"/);
+      process.env.MEM_NEO4J_URI = `bolt://127.0.0.1:${free}`;
+      const down = await mem('--store', 'neo4j', '--user', 'maya', 'stats');
+      expect(down.code).toBe(1);
+      expect(down.err).toContain(`error [STORE_UNAVAILABLE]: cannot reach Neo4j at bolt://127.0.0.1:${free}: connection refused\n`);
+    } finally {
+      if (saved === undefined) delete process.env.MEM_NEO4J_URI;
+      else process.env.MEM_NEO4J_URI = saved;
+    }
+  }, 30_000);
 });

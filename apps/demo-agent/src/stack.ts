@@ -29,7 +29,7 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
+import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 import { formatScope } from './output.js';
@@ -127,7 +127,7 @@ export function dominantType(node: MemoryNode): string {
 async function openStore(options: StackOptions, env: NodeJS.ProcessEnv): Promise<{ store: MemoryStore; dbPath: string | null }> {
   if ((options.store ?? 'sqlite') === 'neo4j') {
     const uri = env.MEM_NEO4J_URI;
-    if (!uri) throw new MemValidationError('INVALID_INPUT', '--store neo4j needs MEM_NEO4J_URI (and MEM_NEO4J_USER, MEM_NEO4J_PASSWORD)');
+    if (!uri) throw new MemValidationError('INVALID_INPUT', '--store neo4j needs MEM_NEO4J_URI (e.g. bolt://localhost:7687); MEM_NEO4J_USER defaults to "neo4j", set MEM_NEO4J_PASSWORD if the server needs one');
     // Loaded on demand so the SQLite path never loads neo4j-driver.
     const { createNeo4jStore } = await import('@mem/graph-neo4j');
     return { store: createNeo4jStore({ uri, user: env.MEM_NEO4J_USER ?? 'neo4j', password: env.MEM_NEO4J_PASSWORD ?? '' }), dbPath: null };
@@ -135,6 +135,29 @@ async function openStore(options: StackOptions, env: NodeJS.ProcessEnv): Promise
   const dbPath = options.db ?? defaultDbPath();
   if (dbPath !== ':memory:') mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   return { store: createSqliteStore({ path: dbPath }), dbPath };
+}
+
+const NET_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+};
+
+/**
+ * A Neo4j store that cannot be reached (the store's StoreUnavailableError with a socket errno in
+ * `details.errno`) becomes `cannot reach Neo4j at <uri>: connection refused` (same code, the driver
+ * error kept as `cause`). Any other error is returned unchanged.
+ */
+export function friendlyNeo4jError(e: unknown, uri: string): unknown {
+  if (!MemError.isInstance(e) || e.code !== 'STORE_UNAVAILABLE') return e;
+  const errno = e.details?.errno;
+  const reason = typeof errno === 'string' ? NET_REASONS[errno] : undefined;
+  if (!reason) return e;
+  return new StoreUnavailableError(`cannot reach Neo4j at ${uri}: ${reason}`, { cause: e, details: e.details });
 }
 
 /**
@@ -234,7 +257,7 @@ export async function createStack(options: StackOptions): Promise<Stack> {
     await memory.list({ scope, limit: 1 });
   } catch (e) {
     await memory.close().catch(() => undefined);
-    throw e;
+    throw options.store === 'neo4j' ? friendlyNeo4jError(e, env.MEM_NEO4J_URI ?? '') : e;
   }
   const systemTwo = llm ? createSystemTwo(llm) : null;
   return buildStack({ scope, store, embedder, retriever, memory, systemOne, systemTwo, storeKind: options.store ?? 'sqlite', dbPath });
