@@ -209,4 +209,11 @@ describe('adversarial inputs', () => {
     expect(calls).toBe(2);
     expect(s1.stats().questions).toBe(2);
   });
+
+  it('a timeout above 2^31 - 1 ms does not fire after 1 ms (setTimeout overflow)', async () => {
+    const backend: SystemOneBackend = { name: 'slowish', answer: async () => (await new Promise((r) => setTimeout(r, 30)), { q: 0.8 }) };
+    const r = await createSystemOne({ backend, timeoutMs: 1e10, maxRetries: 0 }).ask({ a: 'x' }, { q });
+    expect(r.traces[0].error).toBeUndefined();
+    expect(r.answers.q).toBe(0.8);
+  });
 });

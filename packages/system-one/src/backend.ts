@@ -46,6 +46,12 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T, i: nu
   return out;
 }
 
+/**
+ * Longest delay `setTimeout` supports (2^31 − 1 ms ≈ 24.8 days); Node fires a longer one after 1 ms
+ * (TimeoutOverflowWarning), so every timer here is clamped to it.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Resolves after `ms`, or rejects when `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -53,7 +59,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const t = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_MS));
     const onAbort = () => {
       clearTimeout(t);
       reject(signal!.reason);

@@ -11,7 +11,7 @@
  *    (default: offline); a question that fails there too gets a neutral answer (0.5 / uniform) and an
  *    `error` in its trace — one bad question never fails its batch.
  */
-import { type SystemOneBackend, sleep } from './backend';
+import { MAX_TIMER_MS, type SystemOneBackend, sleep } from './backend';
 import { SystemOneError, toSystemOneError } from './errors';
 import { AnswerCache } from './lru';
 import { createOfflineBackend } from './offline/index';
@@ -194,7 +194,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
             const err = new SystemOneError('BACKEND_TIMEOUT', `backend "${b.name}" did not answer within ${timeoutMs} ms`);
             ac.abort(err);
             reject(err);
-          }, timeoutMs);
+          }, Math.min(timeoutMs, MAX_TIMER_MS));
           ac.signal.addEventListener('abort', () => reject(toSystemOneError(ac.signal.reason, 'BACKEND_TIMEOUT')), { once: true });
         }),
       ]);

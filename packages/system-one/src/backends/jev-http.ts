@@ -6,7 +6,7 @@
  * a number / `{p}` for a Noul and `{choice, probabilities}` / `{probabilities}` for a Choice (validated
  * by the controller). Retries 429 / 5xx / network errors with backoff (ours).
  */
-import { type BackendRequest, type SystemOneBackend, sleep } from '../backend';
+import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, sleep } from '../backend';
 import { SystemOneError, toSystemOneError } from '../errors';
 import { checkCount, checkMs } from './options';
 import { parseLenientJson } from './parse';
@@ -53,7 +53,7 @@ export function createJevHttpBackend(options: JevHttpBackendOptions): SystemOneB
       const ac = new AbortController();
       const onAbort = () => ac.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => ac.abort(new SystemOneError('BACKEND_TIMEOUT', `jev-http request exceeded ${timeout} ms`)), timeout);
+      const timer = setTimeout(() => ac.abort(new SystemOneError('BACKEND_TIMEOUT', `jev-http request exceeded ${timeout} ms`)), Math.min(timeout, MAX_TIMER_MS));
       let retryAfter: number | undefined;
       let err: SystemOneError;
       try {

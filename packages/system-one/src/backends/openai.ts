@@ -12,7 +12,7 @@
  * `retry-after`); at most `concurrency` requests are in flight.
  */
 import OpenAI from 'openai';
-import { type BackendRequest, type SystemOneBackend, mapLimit, sleep } from '../backend';
+import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, mapLimit, sleep } from '../backend';
 import { SystemOneError, toSystemOneError } from '../errors';
 import { checkCount, checkMs } from './options';
 import { type Question, renderInstructions } from '../schema';
@@ -174,7 +174,7 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
       baseURL: options.baseURL,
       apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'none',
       maxRetries: 0, // retries are ours (backoff + retry-after), so counts are explicit
-      timeout: options.requestTimeoutMs ?? 20_000,
+      timeout: Math.min(options.requestTimeoutMs ?? 20_000, MAX_TIMER_MS),
       defaultHeaders: options.headers,
     });
   const maxRetries = options.maxRetries ?? 2;
