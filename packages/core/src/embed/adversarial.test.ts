@@ -44,4 +44,13 @@ describe('embedders, adversarial', () => {
       expect(await codeOf(() => createOpenAIEmbedder({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', dimension: 3, ...o }))).toBe('INVALID_INPUT');
     }
   });
+
+  it('openai: a timeoutMs above 2^31 - 1 ms does not time out every request after 1 ms', async () => {
+    server = await startOpenAICompatibleServer({
+      embeddings: (body) => ({ delayMs: 30, json: { data: (body.input as string[]).map((_t, index) => ({ index, embedding: [1, 0, 0] })) } }),
+    });
+    const e = createOpenAIEmbedder({ baseURL: server.url, model: 'm', dimension: 3, maxRetries: 0, timeoutMs: 1e10 });
+    const [v] = await e.embed(['a']);
+    expect(Array.from(v)).toEqual([1, 0, 0]);
+  });
 });

@@ -69,7 +69,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
         return new OpenAI({
           apiKey,
           baseURL,
-          timeout: options.timeoutMs ?? 30_000,
+          timeout: Math.min(options.timeoutMs ?? 30_000, 2_147_483_647), // setTimeout fires a longer delay after 1 ms
           maxRetries: options.maxRetries ?? 2,
           defaultHeaders: options.headers,
         }) as Client;
