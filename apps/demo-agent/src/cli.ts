@@ -13,6 +13,7 @@ import { parseIngestFile } from './ingest/formats.js';
 import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
+import { createBuildLog } from './build-log.js';
 import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, roundNumbers, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
@@ -159,7 +160,7 @@ export function buildProgram(): Command {
         const offline = r.systemTwoError ? 'Answer (offline fallback, System Two unavailable: top evidence, not generated)' : 'Answer (offline: top evidence, not generated)';
         console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow(offline)}: ${r.answer}`);
         console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
-        if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
+        if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
         console.log('evidence:');
         r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
       });
@@ -255,6 +256,7 @@ export function buildProgram(): Command {
       const log = (line: string) => {
         if (!o.json) process.stderr.write(`${line}\n`);
       };
+      const builds = createBuildLog((line) => log(c.dim(line)));
       const report = await engine.runLocomoEval({
         data: opts.data,
         systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
@@ -266,9 +268,9 @@ export function buildProgram(): Command {
         onProgress: (e) => {
           if (e.phase === 'build') {
             progress.stop();
-            log(c.dim(`conversation ${e.conversation} · ${e.system}: building memory from ${e.observations} observations…`));
+            builds.build(e);
           } else if (e.phase === 'built') {
-            log(c.dim(`conversation ${e.conversation} · ${e.system}: built in ${e.seconds.toFixed(1)} s`));
+            builds.built(e);
           } else if (e.phase === 'query') {
             if (e.done <= 1) progress.start(`conv ${e.conversation} ${e.system} queries`, e.total);
             progress.update(e.done, { total: e.total });
@@ -277,6 +279,7 @@ export function buildProgram(): Command {
         },
       });
       progress.stop();
+      builds.flush();
       if (opts.out) writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
       print(o, report, () => {
         console.log(engine.formatLocomoMarkdown(report));

@@ -163,7 +163,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       say(c.bold(`Q${i + 1}. ${q.question}`));
       say(`   routing   ${formatRouting(r.trace.routing)}`);
       if (r.trace.routing) {
-        say(`   views     ${r.trace.activeViews.join(', ') || '(none)'} · depth D=${r.trace.depth ?? '–'} · budgets (spent/given) ${formatBudgets(r.trace.budgets)}`);
+        say(`   views     ${r.trace.activeViews.join(', ') || '(none)'} · depth D=${r.trace.depth ?? '–'} · budgets (spent/given) ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)}`);
         say(`   loop      ${r.trace.rounds.length} round(s) · stop: ${c.cyan(r.trace.stopReason ?? '–')} · controller calls ${r.trace.controllerCalls ?? '–'} · ${r.trace.nodesVisited ?? '–'} nodes visited · ${fmt(r.ms, 0)} ms`);
       }
       say('   evidence');

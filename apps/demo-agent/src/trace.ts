@@ -6,6 +6,8 @@ export interface TraceView {
   retriever: string | null;
   routing: Record<string, number> | null;
   activeViews: string[];
+  /** True when the temporal view is inactive and its budget only follows SAME_EPISODE edges (Jev). */
+  episodeContext: boolean;
   depth: number | null;
   budgets: { given: Record<string, number>; spent: Record<string, number> } | null;
   rounds: { depth: number; frontier: number; admitted: Record<string, number>; edgesExamined: number; stopping: Record<string, number> | null; reason: string | null; ms: number }[];
@@ -37,6 +39,7 @@ export function normalizeTrace(trace: unknown): TraceView {
     retriever: typeof t.retriever === 'string' ? t.retriever : null,
     routing,
     activeViews: Array.isArray(t.activeViews) ? t.activeViews : [],
+    episodeContext: t.episodeContext === true,
     depth: num(t.depth),
     budgets,
     rounds,
@@ -57,9 +60,22 @@ export function formatRouting(routing: Record<string, number> | null): string {
     .join(' · ');
 }
 
-export function formatBudgets(b: TraceView['budgets']): string {
+/**
+ * Per-view budgets as `spent/given`, e.g. `semantic 3/67 · entity 0/13 · temporal 1/10 (view
+ * inactive: episode context only) · inactive: causal`. Views not in `activeViews` are marked
+ * inactive (consistent with the trace); with no `activeViews` every budget is shown as given.
+ */
+export function formatBudgets(b: TraceView['budgets'], activeViews?: string[], episodeContext = false): string {
   if (!b) return '(none)';
-  return Object.keys(b.given)
-    .map((v) => `${v} ${b.spent[v] ?? 0}/${b.given[v]}`)
-    .join(' · ');
+  const views = Object.keys(b.given);
+  if (!activeViews) return views.map((v) => `${v} ${b.spent[v] ?? 0}/${b.given[v]}`).join(' · ');
+  const parts = views.filter((v) => activeViews.includes(v)).map((v) => `${v} ${b.spent[v] ?? 0}/${b.given[v]}`);
+  const idle: string[] = [];
+  for (const v of views) {
+    if (activeViews.includes(v)) continue;
+    if ((b.given[v] ?? 0) > 0) parts.push(`${v} ${b.spent[v] ?? 0}/${b.given[v]} (view inactive${episodeContext && v === 'temporal' ? ': episode context only' : ''})`);
+    else idle.push(v);
+  }
+  if (idle.length) parts.push(`inactive: ${idle.join(', ')}`);
+  return parts.join(' · ') || '(none)';
 }
