@@ -216,4 +216,20 @@ describe('adversarial inputs', () => {
     expect(r.traces[0].error).toBeUndefined();
     expect(r.answers.q).toBe(0.8);
   });
+
+  it('a question object edited between asks is re-validated and never answered from the cache of its old content', async () => {
+    const backend: SystemOneBackend = {
+      name: 'echo',
+      answer: async (req) => Object.fromEntries(Object.entries(req.questions).map(([id, qq]) => [id, qq.instructions.includes('dogs') ? 0.1 : 0.9])),
+    };
+    const s1 = createSystemOne({ backend, fallback: null });
+    const mutable = noul({ instructions: 'Is {{a}} about cats?', criteria: { true: 'yes', false: 'no' } });
+    expect((await s1.ask({ a: 'x' }, { m: mutable })).answers.m).toBe(0.9);
+    (mutable as any).instructions = 'Is {{a}} about dogs?';
+    const r = await s1.ask({ a: 'x' }, { m: mutable });
+    expect(r.traces[0].cacheHit).toBe(false);
+    expect(r.answers.m).toBe(0.1);
+    (mutable as any).criteria = { true: 'yes' }; // now invalid
+    expect(await codeOf(s1.ask({ a: 'x' }, { m: mutable }))).toBe('INVALID_QUESTION');
+  });
 });

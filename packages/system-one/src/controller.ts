@@ -115,24 +115,27 @@ function quickValid(q: any): boolean {
   return false;
 }
 
-/** Question objects already validated (keyed by object; re-checked when `instructions` changes). Questions are treated as immutable once asked. */
-const validated = new WeakMap<object, string>();
-const qKeys = new WeakMap<object, string>();
+/** Question objects already validated (keyed by object; re-checked when its type, kind, instructions or criteria object is replaced; in-place edits of a criteria object are not seen). */
+const validated = new WeakMap<object, { type: string; kind: string | undefined; instructions: string; criteria: object }>();
+const qKeys = new WeakMap<object, { key: string; type: string; kind: string | undefined; instructions: string; criteria: object }>();
 const qIntern = new Map<string, string>();
 let qCounter = 0;
-/** A short key per distinct question content (interned; the content string is built once per question object). */
+/**
+ * A short key per distinct question content (interned; the content string is built once per question
+ * object, and again when the object's type, kind, instructions or criteria object is replaced, so a
+ * reused question object edited between asks never hits answers of its old content).
+ */
 function questionKey(q: Question): string {
-  let k = qKeys.get(q);
+  const m = qKeys.get(q);
+  if (m !== undefined && m.instructions === q.instructions && m.criteria === q.criteria && m.kind === q.kind && m.type === q.type) return m.key;
+  const full = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
+  let k = qIntern.get(full);
   if (k === undefined) {
-    const full = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
-    k = qIntern.get(full);
-    if (k === undefined) {
-      if (qIntern.size > 100_000) qIntern.clear();
-      k = `q${qCounter++}`;
-      qIntern.set(full, k);
-    }
-    qKeys.set(q, k);
+    if (qIntern.size > 100_000) qIntern.clear();
+    k = `q${qCounter++}`;
+    qIntern.set(full, k);
   }
+  qKeys.set(q, { key: k, type: q.type, kind: q.kind, instructions: q.instructions, criteria: q.criteria });
   return k;
 }
 
@@ -267,9 +270,10 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       const id = ids[i];
       const q = questions[id];
       if (q === null || typeof q !== 'object') validateQuestion(id, q); // throws INVALID_QUESTION (a WeakMap cannot hold it)
-      if (validated.get(q) !== q.instructions) {
+      const seen = validated.get(q);
+      if (seen === undefined || seen.instructions !== q.instructions || seen.criteria !== q.criteria || seen.type !== q.type || seen.kind !== q.kind) {
         if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
-        validated.set(q, q.instructions);
+        validated.set(q, { type: q.type, kind: q.kind, instructions: q.instructions, criteria: q.criteria });
       }
       qs[i] = q;
       setOwn(refs, id, resolveRefs(id, q, state));
