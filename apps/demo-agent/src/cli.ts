@@ -14,6 +14,7 @@ import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
 import { createBuildLog } from './build-log.js';
+import { stopOnSignalsAndOrphaning } from './lifecycle.js';
 import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, roundNumbers, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 
@@ -309,10 +310,9 @@ export function buildProgram(): Command {
         token,
         bodyLimit: opts.bodyLimit,
       });
+      // Handlers first: a supervisor may signal as soon as it reads the URL.
+      stopOnSignalsAndOrphaning({ close: () => server.close(), onStop: (why) => process.stderr.write(c.dim(`mem serve: stopping (${why})\n`)) });
       print(o, { url: server.url }, () => console.log(`mem serve: playground ${server.url}/  ·  API ${server.url}/v1  ·  OpenAPI ${server.url}/openapi.json`));
-      const stop = () => void server.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
     });
 
   const gate = program.command('gate').description('the SAGE novelty gate as a standalone service');
@@ -327,12 +327,10 @@ export function buildProgram(): Command {
       const o = globals(cmd);
       const { startGateServer } = await import('./gate/index.js');
       const server = await startGateServer({ port: opts.port, host: opts.host, statePath: opts.state, bodyLimit: opts.bodyLimit });
+      stopOnSignalsAndOrphaning({ close: () => server.close(), onStop: (why) => process.stderr.write(c.dim(`mem gate serve: stopping (${why})\n`)) });
       print(o, { url: server.url, restored: server.restored }, () =>
         console.log(`mem gate serve: ${server.url}  ·  OpenAPI ${server.url}/openapi.json${opts.state ? `  ·  state ${opts.state}${server.restored ? ' (restored)' : ' (new)'}` : '  ·  state in memory only (pass --state <file> to persist)'}`),
       );
-      const stop = () => void server.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
     });
 
   program

@@ -37,7 +37,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     stack,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive sockets (e.g. the playground tab) would otherwise hold close() open.
+      (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      await closed;
       if (owned) await stack.close();
     },
   };
