@@ -161,12 +161,13 @@ export function friendlyNeo4jError(e: unknown, uri: string): unknown {
 }
 
 /**
- * System One. Offline (default): `createOfflineBackend()` exactly as `mem eval locomo` measures it
- * (the write and read paths hand it precomputed cosines). `MEM_SYSTEM_ONE=openai`: the
- * OpenAI-compatible logprob backend on the MEM_LLM_* endpoint, offline as fallback.
+ * System One. Offline (default): `createOfflineBackend({ embed })` with the stack's wink embedder,
+ * exactly as `mem eval locomo` measures it (`createEvalSystemOne` in src/eval/systems/mem.ts): questions
+ * without a precomputed cosine are answered from embedding similarity, not lexical overlap.
+ * `MEM_SYSTEM_ONE=openai`: the OpenAI-compatible logprob backend on the MEM_LLM_* endpoint, offline as fallback.
  */
-function createSystemOneFor(env: NodeJS.ProcessEnv, llm: SystemTwoConfig | null): SystemOne {
-  const offline = createOfflineBackend();
+function createSystemOneFor(env: NodeJS.ProcessEnv, llm: SystemTwoConfig | null, embedder: Embedder): SystemOne {
+  const offline = createOfflineBackend({ embed: (texts) => embedder.embed(texts) });
   const wanted = (env.MEM_SYSTEM_ONE ?? 'offline').toLowerCase();
   if (wanted === 'openai') {
     if (!llm) throw new MemValidationError('INVALID_INPUT', 'MEM_SYSTEM_ONE=openai needs MEM_LLM_BASE_URL, MEM_LLM_API_KEY, MEM_LLM_MODEL');
@@ -246,7 +247,7 @@ export async function createStack(options: StackOptions): Promise<Stack> {
   const llm = options.systemTwo === undefined ? systemTwoConfigFromEnv(env) : options.systemTwo;
   const embedder = createWinkEmbedder();
   await loadEmbedder(embedder, options.onSetupProgress);
-  const systemOne = createSystemOneFor(env, llm);
+  const systemOne = createSystemOneFor(env, llm, embedder);
   const { store, dbPath } = await openStore(options, env);
   const retriever = createRetrieverFor(options.retriever ?? 'jev', store, embedder, systemOne);
   // Gate: createMemory's default, one SAGE gate per scope (rebuilt from the store on first use).

@@ -99,15 +99,21 @@ export function traversalDepth(multiHopNeed: number, maxDepth = 8): number {
 
 /**
  * Reciprocal-rank fusion (Cormack et al. 2009; seed 000 anchors, k = 60): score(d) = Σ_r 1/(k + rank_r(d)),
- * ranks 1-based. Returns ids by fused score (desc), ties by first appearance.
+ * ranks 1-based. Returns ids by fused score (desc), ties by first appearance. Optional `weights[r]`
+ * (default 1) scale ranking r's term: Σ_r w_r/(k + rank_r(d)) (weighted RRF, ours).
  */
-export function reciprocalRankFusion(rankings: readonly (readonly string[])[], k = 60): { id: string; score: number }[] {
+export function reciprocalRankFusion(
+  rankings: readonly (readonly string[])[],
+  k = 60,
+  weights?: readonly number[],
+): { id: string; score: number }[] {
   const score = new Map<string, number>();
   const first = new Map<string, number>();
   let seen = 0;
-  for (const ranking of rankings) {
+  for (const [r, ranking] of rankings.entries()) {
+    const w = weights?.[r] ?? 1;
     ranking.forEach((id, idx) => {
-      score.set(id, (score.get(id) ?? 0) + 1 / (k + idx + 1));
+      score.set(id, (score.get(id) ?? 0) + w / (k + idx + 1));
       if (!first.has(id)) first.set(id, seen++);
     });
   }

@@ -38,7 +38,7 @@ import {
   type Question,
   type SystemOneLike,
 } from './controller.js';
-import { createSnapshotCache, snapshotNeighbors } from './lexical.js';
+import { contextLemmaIndex, createSnapshotCache, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 
 /** Options of {@link createJevRetriever}. Defaults are the paper's (seed 000) unless marked *ours*. */
@@ -105,6 +105,26 @@ export interface JevRetrieverOptions {
   scoreTopN?: number;
   /** Add a lemma-BM25 ranking (node keywords + speaker) to the anchor fusion (ours). Default true. */
   lemmaLexical?: boolean;
+  /**
+   * Add a fourth anchor ranking (ours): lemma BM25 over each memory's terms plus its previous turn's
+   * keywords (document expansion by dialogue context, `contextLemmaIndex`). Needs the snapshot. Default true.
+   */
+  contextLexical?: boolean;
+  /**
+   * Weights of the rankings in the prior's fusion Σ_r w_r/(priorRrfK + rank) (ours, tuned on dev
+   * conversations 0–2). Default vector 1, store BM25 1, lemma BM25 1, context lemma BM25 1.5.
+   */
+  priorWeights?: Partial<{ vector: number; lexical: number; lemma: number; context: number }>;
+  /**
+   * δ of the read-time demotion of superseded memories (ours): a memory with `obsoleteBy` set, or the
+   * target of an UPDATES / OBSOLETES edge from a later memory, has its evidence value multiplied by
+   * 1 − δ · r(q), r(q) = the routing's recency importance, and its successor is brought in with the
+   * superseded anchor's prior — only for recency-seeking queries, r(q) ≥ `recencyQueryThreshold`.
+   * Default 0.5; 0 disables.
+   */
+  obsoleteDemotion?: number;
+  /** r(q) from which a query counts as recency-seeking for `obsoleteDemotion` (ours). Default 0.5. */
+  recencyQueryThreshold?: number;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -127,6 +147,10 @@ export const JEV_DEFAULTS = {
   evidenceMix: 0.2,
   evidenceK: 5,
   lemmaLexical: true,
+  contextLexical: true,
+  priorWeights: { vector: 1, lexical: 1, lemma: 1, context: 1.5 },
+  obsoleteDemotion: 0.5,
+  recencyQueryThreshold: 0.5,
   episodeBudget: 10,
   snapshotMaxNodes: 20_000,
   scoreTopN: 5,
@@ -222,6 +246,10 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     evidenceMix: options.evidenceMix ?? JEV_DEFAULTS.evidenceMix,
     evidenceK: options.evidenceK ?? JEV_DEFAULTS.evidenceK,
     lemmaLexical: options.lemmaLexical ?? JEV_DEFAULTS.lemmaLexical,
+    contextLexical: options.contextLexical ?? JEV_DEFAULTS.contextLexical,
+    priorWeights: { ...JEV_DEFAULTS.priorWeights, ...options.priorWeights },
+    obsoleteDemotion: options.obsoleteDemotion ?? JEV_DEFAULTS.obsoleteDemotion,
+    recencyQueryThreshold: options.recencyQueryThreshold ?? JEV_DEFAULTS.recencyQueryThreshold,
     episodeBudget: options.episodeBudget ?? JEV_DEFAULTS.episodeBudget,
     snapshotMaxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes,
     scoreTopN: options.scoreTopN ?? JEV_DEFAULTS.scoreTopN,
@@ -275,12 +303,25 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const snap = o.snapshotMaxNodes > 0 ? await snapshots(store, scope) : null;
     const [vec, lex] = await Promise.all([store.vectorSearch(scope, qvec, o.anchorPool), store.lexicalSearch(scope, query, o.anchorPool)]);
     const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
+    const ctx = o.contextLexical && snap ? contextLemmaIndex(snap).search(query, o.anchorPool) : [];
     const byId = new Map<string, MemoryNode>();
-    for (const h of [...vec, ...lex, ...lem]) byId.set(h.node.id, h.node);
-    const rankings = [vec, lex, ...(o.lemmaLexical ? [lem] : [])].map((hits) => hits.map((h) => h.node.id));
+    for (const h of [...vec, ...lex, ...lem, ...ctx]) byId.set(h.node.id, h.node);
+    const used = [
+      { hits: vec, w: o.priorWeights.vector, on: true },
+      { hits: lex, w: o.priorWeights.lexical, on: true },
+      { hits: lem, w: o.priorWeights.lemma, on: o.lemmaLexical },
+      { hits: ctx, w: o.priorWeights.context, on: o.contextLexical && !!snap },
+    ].filter((r) => r.on);
+    const rankings = used.map((r) => r.hits.map((h) => h.node.id));
     const fused = reciprocalRankFusion(rankings, o.rrfK).slice(0, o.maxAnchors);
     // The anchors' retrieval prior: the same fusion with k = priorRrfK (ours), sharper at the top.
-    const priorOf = new Map(reciprocalRankFusion(rankings, o.priorRrfK).map((f) => [f.id, f.score]));
+    const priorOf = new Map(
+      reciprocalRankFusion(
+        rankings,
+        o.priorRrfK,
+        used.map((r) => r.w),
+      ).map((f) => [f.id, f.score]),
+    );
     const tAnchors = performance.now();
 
     const visited = new Map<string, Visit>();
@@ -298,13 +339,32 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         depth: 0,
       });
     }
+    // Superseded memories (ours): for a recency-seeking query the successor of a superseded anchor is
+    // brought in with the anchor's prior, and the superseded one is demoted in the evidence order.
+    const demote = routing.recencyImportance >= o.recencyQueryThreshold ? clamp01(o.obsoleteDemotion * routing.recencyImportance) : 0;
+    const supersededIds = new Set<string>();
+    if (demote > 0) {
+      for (const v of [...visited.values()]) {
+        const succ = successorOf(v.node, snap);
+        if (!succ) continue;
+        supersededIds.add(v.node.id);
+        const s2 = snap?.byId.get(succ) ?? (await store.get(scope, succ).catch(() => null));
+        if (!s2) continue;
+        const have = visited.get(succ);
+        if (have) have.prior = Math.max(have.prior, v.prior);
+        else if (visited.size < o.caps.nodes) {
+          visited.set(succ, { node: s2, path: [], view: null, cosine: dot(qvec, s2.embedding), edgeProbability: v.edgeProbability, prior: v.prior, score: 0, depth: 0 });
+        }
+      }
+    }
 
     // Evidence order (ours): (1 − η) · prior / max prior + η · s̃ — the retrieval prior carries the
     // fused rankings and graph support, the controller's candidate score s̃ refines it.
     const finalOf = (v: Visit) => {
       let maxPrior = 0;
       for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
-      return (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
+      const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
+      return supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap)) ? value * (1 - demote) : value;
     };
     const ranked = (list: Iterable<Visit>) => {
       const arr = [...list];
@@ -507,6 +567,22 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
   }
 
   return { name, search };
+}
+
+/**
+ * The id of the memory that supersedes `node` (ours): `node.obsoleteBy` when set, else the latest
+ * `from` of an UPDATES / OBSOLETES edge into it from a memory observed later (snapshot only); null if none.
+ */
+export function successorOf(node: MemoryNode, snap: ScopeSnapshot | null): string | null {
+  if (node.obsoleteBy) return node.obsoleteBy;
+  if (!snap) return null;
+  let best: MemoryNode | null = null;
+  for (const r of snap.adjacency.get(node.id) ?? []) {
+    if ((r.subtype !== 'UPDATES' && r.subtype !== 'OBSOLETES') || r.to !== node.id || r.from === node.id) continue;
+    const n = snap.byId.get(r.from);
+    if (n && n.observedAt > node.observedAt && (!best || n.observedAt > best.observedAt)) best = n;
+  }
+  return best ? best.id : null;
 }
 
 /** Decay of the prior along `relation` walked in `direction` (ours). */

@@ -29,13 +29,17 @@ export function nodeTerms(n: MemoryNode, speaker = true): string[] {
 }
 
 /** Build an index over `nodes` (ours). */
-export function buildLemmaIndex(nodes: MemoryNode[], options: { k1?: number; b?: number; speaker?: boolean } = {}): LemmaIndex {
+export function buildLemmaIndex(
+  nodes: MemoryNode[],
+  options: { k1?: number; b?: number; speaker?: boolean; context?: (n: MemoryNode) => string[] } = {},
+): LemmaIndex {
   const k1 = options.k1 ?? 1.2;
   const b = options.b ?? 0.75;
   const postings = new Map<string, { i: number; tf: number }[]>();
   const lens: number[] = [];
   nodes.forEach((n, i) => {
     const terms = nodeTerms(n, options.speaker ?? true);
+    if (options.context) terms.push(...options.context(n));
     lens.push(terms.length);
     const tf = new Map<string, number>();
     for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
@@ -78,6 +82,34 @@ export interface ScopeSnapshot {
   /** Relations touching each node id (both directions). */
   adjacency: Map<string, Relation[]>;
   lemma: LemmaIndex;
+  /** Built on first use: lemma BM25 over each node's terms plus its previous turn's keywords ({@link contextLemmaIndex}). */
+  contextLemma?: LemmaIndex;
+}
+
+/** The previous turn of `id` in its episode: the `from` of a rule SAME_EPISODE edge into it (ours). */
+export function previousTurn(snap: ScopeSnapshot, id: string): MemoryNode | null {
+  for (const r of snap.adjacency.get(id) ?? []) {
+    if (r.subtype === 'SAME_EPISODE' && r.to === id && r.from !== id && r.origin === 'rule') return snap.byId.get(r.from) ?? null;
+  }
+  return null;
+}
+
+/**
+ * Lemma BM25 with document expansion by dialogue context (ours): each node is indexed under its own
+ * terms plus the keywords (not the speaker) of its previous turn, so an answer turn ("Yes, last
+ * Friday!") is found by the words of the question turn it answers. Cached on the snapshot.
+ */
+export function contextLemmaIndex(snap: ScopeSnapshot, options: { k1?: number; b?: number; speaker?: boolean } = {}): LemmaIndex {
+  if (!snap.contextLemma) {
+    snap.contextLemma = buildLemmaIndex(snap.nodes, {
+      ...options,
+      context: (n) => {
+        const prev = previousTurn(snap, n.id);
+        return prev ? nodeTerms(prev, false) : [];
+      },
+    });
+  }
+  return snap.contextLemma;
 }
 
 /** In- and out-neighbours of `ids` in `views` from a snapshot, like `MemoryStore.neighbors` (ours). */

@@ -3,7 +3,8 @@
  * `name: factory` (see `../types.ts` for the EvalSystem interface).
  */
 import type { EvalSystemFactory } from '../types.js';
-import { bm25System, denseSystem, hybridSystem, jevSystem } from './mem.js';
+import { createHybridRetriever } from '@mem/retrieval';
+import { bm25System, denseSystem, hybridSystem, jevSystem, memSystem } from './mem.js';
 
 export const evalSystems: Record<string, EvalSystemFactory> = {
   jev: jevSystem(),
@@ -22,6 +23,11 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   // Our additions switched off: the lemma-BM25 anchor ranking, the episode context.
   'jev-no-lemma': jevSystem({ lemmaLexical: false }),
   'jev-no-episode': jevSystem({ episodeBudget: 0 }),
+  'jev-no-context': jevSystem({ contextLexical: false }),
+  'jev-no-demotion': jevSystem({ obsoleteDemotion: 0 }),
+  // The previous configuration: offline System One without the embedder (its own memory build).
+  'jev-lexical-s1': jevSystem({}, { systemOneEmbed: false }),
+  'hybrid-lexical-s1': memSystem((m) => createHybridRetriever({ store: m.memory.store, embedder: m.embedder }), { systemOneEmbed: false }),
 };
 
 /** The ablation variants, in table order. */
@@ -35,4 +41,5 @@ export const JEV_ABLATIONS = [
   'jev-no-entity',
   'jev-no-lemma',
   'jev-no-episode',
+  'jev-no-context',
 ];

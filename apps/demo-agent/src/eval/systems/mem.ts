@@ -5,7 +5,7 @@
  */
 import { createMemory, createSqliteStore, createWinkEmbedder, resolveScope } from '@mem/core';
 import type { Embedder, Memory, ResolvedScope, Retriever } from '@mem/core';
-import { createSystemOne } from '@mem/system-one';
+import { createOfflineBackend, createSystemOne } from '@mem/system-one';
 import { createNoveltyGate } from '@mem/gate-vmf';
 import {
   createBm25Retriever,
@@ -38,15 +38,34 @@ function sharedEmbedder(ctx: EvalSystemContext): Embedder {
   return e;
 }
 
-/** Build (once per conversation) the memory every @mem retriever reads. */
-async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservation[]): Promise<SharedMemory> {
-  const key = 'mem';
+/**
+ * The offline System One the eval measures (ours): `createOfflineBackend({ embed })` with the same wink
+ * embedder as the memory, so questions without a precomputed cosine (typing, routing, stopping) are
+ * answered from embedding similarity instead of lexical overlap. The demo stack
+ * (`apps/demo-agent/src/stack.ts`) builds its offline System One the same way.
+ * `embed: false` gives the lexical-only backend (for comparison runs).
+ */
+export function createEvalSystemOne(embedder: Embedder, options: { embed?: boolean } = {}): SystemOneLike {
+  const backend = options.embed === false ? createOfflineBackend() : createOfflineBackend({ embed: (texts) => embedder.embed(texts) });
+  return createSystemOne({ backend }) as unknown as SystemOneLike;
+}
+
+/** Options of the shared memory (ours). */
+export interface SharedMemoryOptions {
+  /** Give the offline System One the wink embedder. Default true. */
+  systemOneEmbed?: boolean;
+}
+
+/** Build (once per conversation and memory configuration) the memory every @mem retriever reads. */
+async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservation[], options: SharedMemoryOptions = {}): Promise<SharedMemory> {
+  const embed = options.systemOneEmbed ?? true;
+  const key = embed ? 'mem' : 'mem-lexical-s1';
   let p = ctx.shared.get(key) as Promise<SharedMemory> | undefined;
   if (!p) {
     p = (async () => {
       const t0 = performance.now();
       const embedder = sharedEmbedder(ctx);
-      const systemOne = createSystemOne() as unknown as SystemOneLike;
+      const systemOne = createEvalSystemOne(embedder, { embed });
       const memory = createMemory({
         store: createSqliteStore({ path: ':memory:' }),
         embedder,
@@ -82,14 +101,14 @@ async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservatio
 type RetrieverFactory = (m: SharedMemory) => Retriever;
 
 /** An EvalSystem reading the shared @mem memory through `makeRetriever`. */
-export function memSystem(makeRetriever: RetrieverFactory): EvalSystemFactory {
+export function memSystem(makeRetriever: RetrieverFactory, memoryOptions: SharedMemoryOptions = {}): EvalSystemFactory {
   return (ctx) => {
     let mem: SharedMemory | null = null;
     let retriever: Retriever | null = null;
     const system: EvalSystem = {
       name: ctx.name,
       async build(observations) {
-        mem = await sharedMemory(ctx, observations);
+        mem = await sharedMemory(ctx, observations, memoryOptions);
         retriever = makeRetriever(mem);
         return mem.stats;
       },
@@ -110,8 +129,11 @@ export function memSystem(makeRetriever: RetrieverFactory): EvalSystemFactory {
 }
 
 /** Jev with options (ablations are registered as variants). */
-export function jevSystem(options: Partial<Omit<JevRetrieverOptions, 'store' | 'systemOne' | 'embedder'>> = {}): EvalSystemFactory {
-  return memSystem((m) => createJevRetriever({ store: m.memory.store, systemOne: m.systemOne, embedder: m.embedder, ...options }));
+export function jevSystem(
+  options: Partial<Omit<JevRetrieverOptions, 'store' | 'systemOne' | 'embedder'>> = {},
+  memoryOptions: SharedMemoryOptions = {},
+): EvalSystemFactory {
+  return memSystem((m) => createJevRetriever({ store: m.memory.store, systemOne: m.systemOne, embedder: m.embedder, ...options }), memoryOptions);
 }
 
 export const bm25System = memSystem((m) => createBm25Retriever({ store: m.memory.store }));
