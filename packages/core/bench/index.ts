@@ -128,7 +128,8 @@ async function jevIngest(embedder: Embedder, sessions: { observations: Observati
   }
   const totalMs = performance.now() - t0;
   const cpuMs = cpuNow() - c0;
-  const stats = await memory.stats();
+  // questions the System-One controller answered (typing, relations, consolidation), not calls
+  const stats = { ...(await memory.stats()), questions: memory.systemOne.stats().questions };
   await memory.close();
   return { totalMs, cpuMs, latencies, stats };
 }
@@ -274,11 +275,11 @@ async function main() {
       out(`| ${mode} | ${WRITE_STAGES.map((k) => (s.timings[k] / s.writes).toFixed(2)).join(' | ')} |`);
     }
     out();
-    out('| mode | writes | gate Add | gate Update | gate Noop | controller calls / write | relation calls saved by the gate | consolidation passes | relations (semantic / temporal / causal / entity) |');
-    out('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+    out('| mode | writes | gate Add | gate Update | gate Noop | controller calls / write | controller questions / write | relation calls saved by the gate | consolidation passes | relations (semantic / temporal / causal / entity) |');
+    out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
     for (const [mode, s] of Object.entries(summary)) {
       out(
-        `| ${mode} | ${s.writes} | ${s.gate.add} | ${s.gate.update} | ${s.gate.noop} | ${(s.controllerCalls / s.writes).toFixed(2)} | ${s.controllerCallsSaved} | ${s.consolidations} | ${s.relations.semantic} / ${s.relations.temporal} / ${s.relations.causal} / ${s.relations.entity} |`,
+        `| ${mode} | ${s.writes} | ${s.gate.add} | ${s.gate.update} | ${s.gate.noop} | ${(s.controllerCalls / s.writes).toFixed(2)} | ${(s.questions / s.writes).toFixed(1)} | ${s.controllerCallsSaved} | ${s.consolidations} | ${s.relations.semantic} / ${s.relations.temporal} / ${s.relations.causal} / ${s.relations.entity} |`,
       );
     }
   }
