@@ -117,12 +117,18 @@ export interface JevRetrieverOptions {
   priorWeights?: Partial<{ vector: number; lexical: number; lemma: number; context: number }>;
   /**
    * δ of the read-time demotion of superseded memories (ours): a memory with `obsoleteBy` set, or the
-   * target of an UPDATES / OBSOLETES edge from a later memory, has its evidence value multiplied by
+   * target of a `supersedingSubtypes` edge from a later memory, has its evidence value multiplied by
    * 1 − δ · r(q), r(q) = the routing's recency importance, and its successor is brought in with the
    * superseded anchor's prior — only for recency-seeking queries, r(q) ≥ `recencyQueryThreshold`.
    * Default 0.5; 0 disables.
    */
   obsoleteDemotion?: number;
+  /**
+   * Relation subtypes whose source, when observed later than the target, supersedes it (ours). Default
+   * UPDATES, OBSOLETES, REDUNDANT_WITH (a later memory on the same matter: for a recency-seeking query
+   * the later one is preferred).
+   */
+  supersedingSubtypes?: RelationSubtype[];
   /** r(q) from which a query counts as recency-seeking for `obsoleteDemotion` (ours). Default 0.5. */
   recencyQueryThreshold?: number;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
@@ -151,6 +157,7 @@ export const JEV_DEFAULTS = {
   priorWeights: { vector: 1, lexical: 1, lemma: 1, context: 1.5 },
   obsoleteDemotion: 0.5,
   recencyQueryThreshold: 0.5,
+  supersedingSubtypes: ['UPDATES', 'OBSOLETES', 'REDUNDANT_WITH'] as RelationSubtype[],
   episodeBudget: 10,
   snapshotMaxNodes: 20_000,
   scoreTopN: 5,
@@ -250,6 +257,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     priorWeights: { ...JEV_DEFAULTS.priorWeights, ...options.priorWeights },
     obsoleteDemotion: options.obsoleteDemotion ?? JEV_DEFAULTS.obsoleteDemotion,
     recencyQueryThreshold: options.recencyQueryThreshold ?? JEV_DEFAULTS.recencyQueryThreshold,
+    supersedingSubtypes: options.supersedingSubtypes ?? JEV_DEFAULTS.supersedingSubtypes,
     episodeBudget: options.episodeBudget ?? JEV_DEFAULTS.episodeBudget,
     snapshotMaxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes,
     scoreTopN: options.scoreTopN ?? JEV_DEFAULTS.scoreTopN,
@@ -345,7 +353,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const supersededIds = new Set<string>();
     if (demote > 0) {
       for (const v of [...visited.values()]) {
-        const succ = successorOf(v.node, snap);
+        const succ = successorOf(v.node, snap, o.supersedingSubtypes);
         if (!succ) continue;
         supersededIds.add(v.node.id);
         const s2 = snap?.byId.get(succ) ?? (await store.get(scope, succ).catch(() => null));
@@ -364,7 +372,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       let maxPrior = 0;
       for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
       const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
-      return supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap)) ? value * (1 - demote) : value;
+      return supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes)) ? value * (1 - demote) : value;
     };
     const ranked = (list: Iterable<Visit>) => {
       const arr = [...list];
@@ -571,14 +579,19 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
 
 /**
  * The id of the memory that supersedes `node` (ours): `node.obsoleteBy` when set, else the latest
- * `from` of an UPDATES / OBSOLETES edge into it from a memory observed later (snapshot only); null if none.
+ * `from` of an edge of one of `subtypes` (default UPDATES, OBSOLETES) into it from a memory observed
+ * later (snapshot only); null if none.
  */
-export function successorOf(node: MemoryNode, snap: ScopeSnapshot | null): string | null {
+export function successorOf(
+  node: MemoryNode,
+  snap: ScopeSnapshot | null,
+  subtypes: readonly RelationSubtype[] = ['UPDATES', 'OBSOLETES'],
+): string | null {
   if (node.obsoleteBy) return node.obsoleteBy;
   if (!snap) return null;
   let best: MemoryNode | null = null;
   for (const r of snap.adjacency.get(node.id) ?? []) {
-    if ((r.subtype !== 'UPDATES' && r.subtype !== 'OBSOLETES') || r.to !== node.id || r.from === node.id) continue;
+    if (!subtypes.includes(r.subtype) || r.to !== node.id || r.from === node.id) continue;
     const n = snap.byId.get(r.from);
     if (n && n.observedAt > node.observedAt && (!best || n.observedAt > best.observedAt)) best = n;
   }

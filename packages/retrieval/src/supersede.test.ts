@@ -62,6 +62,19 @@ describe('superseded memories', () => {
     expect(successorOf(nodes[2], null)).toBeNull();
     expect(successorOf(nodes[3], snap)).toBeNull(); // u2 is the newer one
     expect(successorOf(nodes[4], snap)).toBeNull();
+    expect(successorOf(nodes[2], snap, ['OBSOLETES'])).toBeNull(); // only the given subtypes count
+  });
+
+  it('a later REDUNDANT_WITH source supersedes by default in the retriever (recency-seeking queries only)', async () => {
+    const a = await makeNode(embedder, 'a', 'Sam drinks black coffee every morning', { observedAt: '2024-01-01T10:00:00.000Z' });
+    const b = await makeNode(embedder, 'b', 'Sam drinks green tea now', { observedAt: '2024-06-01T10:00:00.000Z' });
+    const store = memoryStore([a, b], [rel('b', 'a', 'REDUNDANT_WITH')]);
+    const q = { scope: SCOPE, query: 'What does Sam drink every morning?', k: 2, now: '2024-08-01T00:00:00Z' };
+    const top = async (recency: number, extra = {}) =>
+      (await createJevRetriever({ store, systemOne: scriptedSystemOne(route(recency)), embedder, ablation: { traversal: true }, ...extra }).search(q)).evidence[0].node.id;
+    expect(await top(0.1)).toBe('a');
+    expect(await top(0.9)).toBe('b');
+    expect(await top(0.9, { supersedingSubtypes: ['UPDATES'] })).toBe('a');
   });
 
   it('recency-seeking queries demote superseded memories and bring in their successor', async () => {
