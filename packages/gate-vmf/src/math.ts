@@ -169,9 +169,17 @@ export function isNoopByScore(score: number, tauNoop: number = SAGE_DEFAULTS.tau
  */
 export function cosineUpperBound(cosToCentre: number, cosRadius: number): number {
   const phi = Math.acos(clampUnit(cosToCentre));
-  const theta = Math.acos(clampUnit(cosRadius));
+  const theta = Math.acos(clampUnit(cosRadius)) + ANGLE_ROUNDING_MARGIN;
   return phi <= theta ? 1 : Math.cos(phi - theta);
 }
+
+/**
+ * Slack (radians) added to a cap's angular radius in `cosineUpperBound` (ours). acos is
+ * ill-conditioned near ±1: a cosine rounded by one ulp of a double (≈1.1e−16) moves the angle by up
+ * to ≈1.5e−8, so without slack a bound computed from rounded cosines could undercut the true cosine
+ * by ~1e−8. 1e−7 rad covers both angles with room to spare and loosens the bound by at most 1e−7.
+ */
+export const ANGLE_ROUNDING_MARGIN = 1e-7;
 
 /**
  * The error certificate of fast mode (ours). With S_T = Σ_{scanned} exp(κ(cᵢ − m)) ≥ 1 (m = the
