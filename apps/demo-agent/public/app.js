@@ -72,7 +72,7 @@ async function ask(text) {
   const r = await api('/v1/ask', { method: 'POST', body: { question: text, k: 5 } });
   const label = r.mode === 'llm'
     ? `<span class="label llm">System Two · ${esc(r.model)}</span>`
-    : '<span class="label evidence">offline: top evidence, not generated</span>';
+    : '<span class="label evidence">offline: top evidence statement, not generated</span>';
   const items = r.evidence
     .map((e) => `<li data-node="${esc(e.id)}">${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
     .join('');

@@ -158,7 +158,7 @@ export function buildProgram(): Command {
       const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
       print(o, r, () => {
         if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
-        const offline = r.systemTwoError ? 'Answer (offline fallback, System Two unavailable: top evidence, not generated)' : 'Answer (offline: top evidence, not generated)';
+        const offline = r.systemTwoError ? 'Answer (offline fallback, System Two unavailable: top evidence statement, not generated)' : 'Answer (offline: top evidence statement, not generated)';
         console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow(offline)}: ${r.answer}`);
         console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
         if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));

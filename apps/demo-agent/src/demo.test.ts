@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runDemo } from './demo.js';
+import { offlineAnswerEvidence } from './stack.js';
 
 describe('pnpm demo', () => {
   it('ingests the sample conversation and answers with evidence, routing, budgets and a stop reason', async () => {
@@ -13,7 +14,7 @@ describe('pnpm demo', () => {
     expect(report.questions).toHaveLength(3);
     for (const q of report.questions) {
       expect(q.mode).toBe('evidence');
-      expect(q.answer).toContain(q.evidence[0].text);
+      expect(q.answer).toContain(offlineAnswerEvidence(q.evidence)!.text);
       expect(q.trace.routing).not.toBeNull();
       expect(q.trace.budgets).not.toBeNull();
       expect(typeof q.trace.stopReason).toBe('string');
@@ -21,7 +22,7 @@ describe('pnpm demo', () => {
     const text = lines.join('\n');
     expect(text).toContain('SAGE novelty gate');
     expect(text).toContain('Memory graph');
-    expect(text).toContain('OFFLINE: the answer shown is the top evidence itself');
+    expect(text).toContain('OFFLINE: the answer shown is the top evidence statement itself');
     expect(text).toMatch(/stop: \S+/);
   });
 });

@@ -152,7 +152,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
 
     // 3. Questions
     const questions = (sample.questions ?? []).slice(0, options.questions ?? undefined);
-    say(c.bold(`4. Questions (top ${k} evidence; ${stack.systemTwo ? `answers written by System Two, ${stack.systemTwo.model}` : 'OFFLINE: the answer shown is the top evidence itself, no LLM'})`));
+    say(c.bold(`4. Questions (top ${k} evidence; ${stack.systemTwo ? `answers written by System Two, ${stack.systemTwo.model}` : 'OFFLINE: the answer shown is the top evidence statement itself, no LLM'})`));
     const results: DemoReport['questions'] = [];
     for (const [i, q] of questions.entries()) {
       const r = await stack.ask(q.question, { k, tokenBudget: options.tokenBudget ?? 1200, now: sample.sessions.at(-1)?.date });
@@ -174,8 +174,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       }
       if (r.systemTwoError) say(`   ${c.yellow(`warning [${r.systemTwoError.code}]`)}: ${r.systemTwoError.message}`);
       if (r.mode === 'llm') say(`   ${c.green('answer (System Two)')}: ${r.answer}`);
-      else if (r.systemTwoError) say(`   ${c.yellow('answer (offline fallback, System Two unavailable: top evidence, not generated)')}: ${truncate(r.answer, 100)}`);
-      else say(`   ${c.yellow('answer (offline: top evidence, not generated)')}: ${truncate(r.answer, 100)}`);
+      else if (r.systemTwoError) say(`   ${c.yellow('answer (offline fallback, System Two unavailable: top evidence statement, not generated)')}: ${truncate(r.answer, 100)}`);
+      else say(`   ${c.yellow('answer (offline: top evidence statement, not generated)')}: ${truncate(r.answer, 100)}`);
       say(c.dim(`   expected: ${q.answer} [${q.evidence.join(', ')}]`));
     }
     const evidenceHits = results.filter((r) => r.evidenceHitAtK).length;

@@ -66,7 +66,7 @@ export interface AddedNode {
 
 export interface AskResult {
   question: string;
-  /** 'llm' = System Two wrote `answer`; 'evidence' = offline, `answer` is the top evidence text. */
+  /** 'llm' = System Two wrote `answer`; 'evidence' = offline, `answer` is the top evidence statement (see offlineAnswerEvidence). */
   mode: 'llm' | 'evidence';
   answer: string;
   model: string | null;
@@ -325,7 +325,7 @@ function buildStack(p: Parts): Stack {
         }
       }
       if (mode === 'evidence') {
-        const top = evidence[0];
+        const top = offlineAnswerEvidence(evidence);
         answer = top ? `${top.speaker ? `${top.speaker}: ` : ''}${top.text}` : '(no memory matches this question)';
       }
       return { question, mode, answer, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context, trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
@@ -404,4 +404,13 @@ function buildStack(p: Parts): Stack {
     },
   };
   return stack;
+}
+
+/**
+ * The offline answer (ours): the highest-ranked evidence that is a statement. A turn that is itself a
+ * question ("What happened with the missed meeting?") often ranks high because it shares the query's
+ * words, but it cannot answer it; it is skipped unless every evidence item is a question.
+ */
+export function offlineAnswerEvidence<T extends { text: string }>(evidence: T[]): T | undefined {
+  return evidence.find((e) => !/\?\s*$/.test(e.text)) ?? evidence[0];
 }
