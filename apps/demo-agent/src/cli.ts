@@ -266,6 +266,7 @@ export function buildProgram(): Command {
         conversations: opts.conversations,
         audit: opts.audit,
         dump: opts.dump,
+        answerer: await evalAnswerer(log),
         onProgress: (e) => {
           if (e.phase === 'build') {
             progress.stop();
@@ -384,4 +385,19 @@ if (isEntry) {
   exitQuietlyOnBrokenPipe(process.stdout);
   exitQuietlyOnBrokenPipe(process.stderr);
   void main();
+}
+
+/**
+ * With MEM_LLM_BASE_URL / MEM_LLM_API_KEY / MEM_LLM_MODEL set, `mem eval locomo` also has System Two
+ * answer each question and scores the answers (token-F1, BLEU-1, LLM-as-judge; the judge model is
+ * MEM_JUDGE_MODEL, default the same model). Offline: undefined.
+ */
+async function evalAnswerer(log: (line: string) => void) {
+  const { systemTwoConfigFromEnv, createSystemTwo } = await import('./answer/system-two.js');
+  const cfg = systemTwoConfigFromEnv();
+  if (!cfg) return undefined;
+  const { createLlmJudge } = await import('./eval/answers.js');
+  const judgeModel = process.env.MEM_JUDGE_MODEL?.trim() || cfg.model;
+  log(`System Two answers with ${cfg.model} at ${cfg.baseURL}; judge ${judgeModel}`);
+  return { systemTwo: createSystemTwo(cfg), judge: createLlmJudge({ ...cfg, model: judgeModel }) };
 }

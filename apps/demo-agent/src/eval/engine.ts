@@ -6,7 +6,7 @@
  */
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import { MemValidationError } from '@mem/core';
+import { MemError, MemValidationError } from '@mem/core';
 import {
   checkLocomo,
   conversationObservations,
@@ -17,6 +17,8 @@ import {
 } from './locomo.js';
 import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, recallAtK, type Group } from './metrics.js';
 import type { EvalSystem, EvalSystemFactory } from './types.js';
+import { bleu1, tokenF1, type LlmJudge } from './answers.js';
+import type { SystemTwo } from '../answer/system-two.js';
 
 export interface SystemReport {
   build_seconds: number;
@@ -26,6 +28,11 @@ export interface SystemReport {
   answer_token_recall: Record<string, number>;
   controller_calls_per_query: number;
   gate: { add: number; update: number; noop: number };
+  /**
+   * Only with an answer endpoint (`answerer`): System-Two answers written from the packed context,
+   * scored against the gold answer (categories 1–4): token-F1, BLEU-1, LLM-as-judge accuracy, per group.
+   */
+  answers?: { model: string; judge_model: string | null; answered: number; failed: number; token_f1: Record<string, number>; bleu1: Record<string, number>; llm_judge: Record<string, number> };
 }
 
 /** The JSON `mem eval locomo --out` writes (issue 8, exactly this shape). */
@@ -83,6 +90,12 @@ export interface RunLocomoEvalOptions {
   onProgress?: (e: EvalProgress) => void;
   /** `--dump`: a JSONL path, or a callback per row. */
   dump?: string | ((row: DumpRow) => void);
+  /**
+   * System Two (an OpenAI-compatible endpoint) writes an answer from each question's packed context
+   * (categories 1–4) and the answers are scored: token-F1, BLEU-1 and, with `judge`, LLM-as-judge.
+   * A failed call is counted in `answers.failed` and scored as nothing (not as wrong).
+   */
+  answerer?: { systemTwo: SystemTwo; judge?: LlmJudge | null };
 }
 
 function readJson(p: string, what: string): unknown {
@@ -151,11 +164,17 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
     recall: MeanAccumulator;
     tokens: MeanAccumulator;
     gate: { add: number; update: number; noop: number };
+    f1: MeanAccumulator;
+    bleu: MeanAccumulator;
+    judge: MeanAccumulator;
+    answered: number;
+    failed: number;
   }
   const acc = new Map<string, Acc>(
     systems.map((s) => [
       s.name,
-      { build: 0, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 } },
+      { build: 0, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
+        f1: new MeanAccumulator(), bleu: new MeanAccumulator(), judge: new MeanAccumulator(), answered: 0, failed: 0 },
     ]),
   );
   const runShared = new Map<string, unknown>();
@@ -198,8 +217,10 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
                 for (const g of groupsOf(q.category)) a.recall.add(`${g}@${k}`, r);
               }
               if (q.category >= 1 && q.category <= 4 && res.context) {
-                const tr = answerTokenRecall(q.answer, res.context());
+                const context = res.context();
+                const tr = answerTokenRecall(q.answer, context);
                 for (const g of groupsOf(q.category)) if (g !== 'overall') a.tokens.add(g, tr);
+                if (options.answerer) await scoreAnswer(options.answerer, q, context, a);
               }
               dump?.({ system: s.name, conversation: c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
               if ((i + 1) % 25 === 0 || i + 1 === questions.length) {
@@ -258,6 +279,18 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
       controller_calls_per_query: a.queries ? Math.round((a.calls / a.queries) * 100) / 100 : 0,
       gate: a.gate,
     };
+    if (options.answerer) {
+      const by = (m: MeanAccumulator) => Object.fromEntries(GROUPS.filter((g) => g !== 'overall' && g !== 'adversarial').flatMap((g) => (m.mean(g) === null ? [] : [[g, r4(m.mean(g)!)]])));
+      report.systems[s.name].answers = {
+        model: options.answerer.systemTwo.model,
+        judge_model: options.answerer.judge?.model ?? null,
+        answered: a.answered,
+        failed: a.failed,
+        token_f1: by(a.f1),
+        bleu1: by(a.bleu),
+        llm_judge: by(a.judge),
+      };
+    }
   }
   return report;
 }
@@ -282,6 +315,15 @@ export function formatLocomoMarkdown(report: LocomoReport): string {
     const s = report.systems[n];
     out.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
   }
+  const answered = names.filter((n) => report.systems[n].answers);
+  if (answered.length) {
+    const first = report.systems[answered[0]].answers!;
+    out.push('', `System-Two answers (${first.model}${first.judge_model ? `, judge ${first.judge_model}` : ''}; categories 1–4): token-F1 / BLEU-1 / LLM-judge`, '', `| system | answered | failed | ${tokenGroups.join(' | ')} |`, `|---|---:|---:|${tokenGroups.map(() => '---').join('|')}|`);
+    for (const n of answered) {
+      const a = report.systems[n].answers!;
+      out.push(`| ${n} | ${a.answered} | ${a.failed} | ${tokenGroups.map((g) => `${fmt(a.token_f1[g])} / ${fmt(a.bleu1[g])} / ${fmt(a.llm_judge[g])}`).join(' | ')} |`);
+    }
+  }
   return out.join('\n');
 }
 
@@ -303,4 +345,29 @@ export function recallByConversation(rows: DumpRow[], k: number): Map<string, Ma
     acc.set(r.system, bySys);
   }
   return new Map([...acc].map(([s, m]) => [s, new Map([...m].map(([c, e]) => [c, e.sum / e.n]))]));
+}
+
+/** Ask System Two for one question's answer and add its scores to the accumulators (categories 1–4). */
+async function scoreAnswer(
+  answerer: NonNullable<RunLocomoEvalOptions['answerer']>,
+  q: { question: string; answer: string; category: number },
+  context: string,
+  a: { f1: MeanAccumulator; bleu: MeanAccumulator; judge: MeanAccumulator; answered: number; failed: number },
+): Promise<void> {
+  try {
+    const { text } = await answerer.systemTwo.answer(q.question, context);
+    const verdict = answerer.judge ? await answerer.judge.judge(q.question, q.answer, text) : null;
+    a.answered += 1;
+    const f1 = tokenF1(text, q.answer);
+    const b1 = bleu1(text, q.answer);
+    for (const g of groupsOf(q.category)) {
+      if (g === 'overall') continue;
+      a.f1.add(g, f1);
+      a.bleu.add(g, b1);
+      if (verdict !== null) a.judge.add(g, verdict);
+    }
+  } catch (e) {
+    if (!MemError.isInstance(e) || e.category !== 'unavailable') throw e;
+    a.failed += 1;
+  }
 }

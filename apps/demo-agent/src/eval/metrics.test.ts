@@ -180,3 +180,31 @@ describe('runLocomoEval', () => {
     await expect(runLocomoEval({ data: { not: 'locomo' }, systems: ['overlap'], registry: { overlap } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });
+
+describe('runLocomoEval with a System-Two answerer', () => {
+  it('scores written answers (token-F1, BLEU-1, judge) for categories 1–4 and counts failures', async () => {
+    let calls = 0;
+    const systemTwo = {
+      model: 'stub-two',
+      async answer(question: string, context: string) {
+        calls += 1;
+        if (calls === 2) throw Object.assign(new MemError('INTERNAL', 'unavailable', 'down'), {});
+        return { text: context.split('\n')[0] ?? '' };
+      },
+    };
+    const judge = { model: 'stub-judge', async judge(_q: string, gold: string, answer: string) { return (normalizeTokens(answer).some((t) => normalizeTokens(gold).includes(t)) ? 1 : 0) as 0 | 1; } };
+    const report = await runLocomoEval({ data: fixture, systems: ['overlap', 'reversed'], registry: { overlap, reversed }, ks: [1], answerer: { systemTwo, judge } });
+    const a = report.systems.overlap.answers!;
+    expect(a.model).toBe('stub-two');
+    expect(a.judge_model).toBe('stub-judge');
+    expect(a.answered + a.failed).toBe(4); // the four category 1–4 questions with a context
+    expect(a.failed).toBe(1);
+    for (const m of [a.token_f1, a.bleu1, a.llm_judge]) for (const v of Object.values(m)) expect(v).toBeGreaterThanOrEqual(0);
+    expect(a.token_f1.overall_1_4).toBeGreaterThan(0);
+    expect(report.systems.reversed.answers!.answered).toBe(0); // no context → nothing to answer from
+    expect(formatLocomoMarkdown(report)).toContain('System-Two answers (stub-two, judge stub-judge');
+    await expect(
+      runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, answerer: { systemTwo: { model: 'x', answer: async () => { throw new Error('bug'); } } } }),
+    ).rejects.toThrow('bug');
+  });
+});
