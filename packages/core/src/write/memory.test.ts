@@ -328,6 +328,16 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     await m.close();
   });
 
+  it('adversarial: an observedAt on 9999-12-31 is a validation error (BAD_DATE), not a failed write', async () => {
+    const m = make();
+    const err = await m.add({ text: 'Far future note.', scope, observedAt: '9999-12-31T12:00:00Z' }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'BAD_DATE', category: 'validation' });
+    const ok = await m.add({ text: 'Near the end of time.', scope, observedAt: '9999-12-30T12:00:00Z' });
+    expect(ok.stored).toBe(true);
+    expect((await m.list({ scope })).map((n) => n.text)).toEqual(['Near the end of time.']);
+    await m.close();
+  });
+
   it('get/forget/history are scoped; forget removes the node from the gate', async () => {
     const m = make();
     const r = await m.add(dialogue[0]!);

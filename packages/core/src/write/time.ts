@@ -12,7 +12,12 @@ const ISO_RE =
 
 /** 0000-01-01T00:00:00.000Z */
 const MIN_MS = -62_167_219_200_000;
-const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * 9999-12-30T23:59:59.999Z: the event-time resolver (`resolveEventTime`, src/extract) needs room
+ * after observedAt ("next month" in 9999) and rejects 9999-12-31; rejecting it here keeps that a
+ * validation error (BAD_DATE) raised before any write work instead of a failed write.
+ */
+const MAX_MS = Date.UTC(9999, 11, 30, 23, 59, 59, 999);
 
 const dtfCache = new Map<string, Intl.DateTimeFormat>();
 
@@ -77,7 +82,7 @@ function fail(code: 'BAD_DATE' | 'MISSING_TIMEZONE', message: string, value: unk
 }
 
 function checkRange(ms: number, value: unknown): number {
-  if (!Number.isFinite(ms) || ms < MIN_MS || ms > MAX_MS) fail('BAD_DATE', 'observedAt is out of range (years 0000–9999)', value);
+  if (!Number.isFinite(ms) || ms < MIN_MS || ms > MAX_MS) fail('BAD_DATE', 'observedAt is out of range (0000-01-01 to 9999-12-30 UTC)', value);
   return ms;
 }
 

@@ -64,6 +64,23 @@ describe('validateObservation', () => {
     expect(codeOf(null)).toBe('INVALID_INPUT');
   });
 
+  it('adversarial: invisible-only text, non-finite / invalid observedAt, last day of 9999', () => {
+    // text with no visible character is empty (NUL, zero-width space, BOM, other controls)
+    expect(codeOf({ text: '\u0000', scope })).toBe('TEXT_EMPTY');
+    expect(codeOf({ text: '\u200b\u200b \ufeff\u0007', scope })).toBe('TEXT_EMPTY');
+    expect(codeOf({ text: 'a\u0000b', scope })).toBe('ok'); // kept as given when something is visible
+    // every bad observedAt is BAD_DATE (not a generic INVALID_INPUT)
+    expect(codeOf({ text: 'x', scope, observedAt: Number.NaN })).toBe('BAD_DATE');
+    expect(codeOf({ text: 'x', scope, observedAt: Number.POSITIVE_INFINITY })).toBe('BAD_DATE');
+    expect(codeOf({ text: 'x', scope, observedAt: new Date('nope') })).toBe('BAD_DATE');
+    expect(codeOf({ text: 'x', scope, observedAt: true })).toBe('BAD_DATE');
+    expect(codeOf({ text: 'x', scope, observedAt: {} })).toBe('BAD_DATE');
+    // the event-time resolver needs room after observedAt: 9999-12-31 is rejected up front
+    expect(codeOf({ text: 'x', scope, observedAt: '9999-12-30T23:59:59.999Z' })).toBe('ok');
+    expect(codeOf({ text: 'x', scope, observedAt: '9999-12-31T00:00:00Z' })).toBe('BAD_DATE');
+    expect(codeOf({ text: 'x', scope, observedAt: '0000-01-01T00:00:00Z' })).toBe('ok');
+  });
+
   it('content hash covers scope, normalized text, speaker, time and source', () => {
     const base = { scopeKey: 'k', text: 'hello  world', speaker: 'a', observedAt: 't', sourceId: 's' };
     const h = contentHash(base);

@@ -47,6 +47,9 @@ export function isWellFormed(s: string): boolean {
   return !LONE_SURROGATE.test(s);
 }
 
+/** A character other than whitespace, controls (NUL…) and format characters (zero-width space, BOM…). */
+const VISIBLE = /[^\s\p{Cc}\p{Cf}]/u;
+
 const memIssue = (code: MemErrorCode, message: string) => ({ code: 'custom' as const, message, params: { memCode: code } });
 
 /** Recursive JSON-safety check: plain objects, arrays, strings, finite numbers, booleans, null. */
@@ -90,14 +93,15 @@ const ObservationSchema = z
   .object({
     text: z.string({ error: 'text must be a string' }),
     speaker: z.string().nullish(),
-    observedAt: z.union([z.string(), z.date(), z.number()]).nullish(),
+    // any value: normalizeObservedAt types every bad one as BAD_DATE (NaN, Infinity, an invalid Date, a boolean…)
+    observedAt: z.unknown().optional(),
     scope: z.unknown().optional(),
     sourceId: z.string().nullish(),
     metadata: z.unknown().optional(),
   })
   .strict()
   .superRefine((o, ctx) => {
-    if (o.text.trim().length === 0) ctx.addIssue(memIssue('TEXT_EMPTY', 'text is empty or whitespace only'));
+    if (!VISIBLE.test(o.text)) ctx.addIssue(memIssue('TEXT_EMPTY', 'text is empty or has no visible character (whitespace, control or format characters only)'));
     if (!isWellFormed(o.text)) ctx.addIssue(memIssue('INVALID_INPUT', 'text contains a lone UTF-16 surrogate'));
     if (o.speaker != null && (o.speaker.length > MAX_SPEAKER || !isWellFormed(o.speaker))) {
       ctx.addIssue(memIssue('INVALID_INPUT', `speaker must be well-formed and at most ${MAX_SPEAKER} characters`));
