@@ -58,6 +58,24 @@ describe('POST /v1/observations', () => {
     const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
     expect(after).toBe(before);
   });
+  it('adversarial: unknown fields are rejected (a typo such as observed_at would silently lose the time), wrong content type is typed', async () => {
+    const before = ((await (await app.request('/v1/stats')).json()) as any).nodes;
+    const typo = await expectError(
+      await post('/v1/observations', { observations: [{ text: 'I moved to Porto.', observed_at: '2020-01-01T00:00:00Z' }] }),
+      400,
+      'INVALID_INPUT',
+    );
+    expect(typo.error.message).toMatch(/observed_at/);
+    await expectError(await post('/v1/observations', { observations: [{ text: 'I moved to Porto.' }], scope: { userId: 'x' } }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/search', { query: 'Porto', topK: 3 }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/ask', { question: 'Porto?', kk: 3 }), 400, 'INVALID_INPUT');
+    const plain = await app.request('/v1/observations', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ observations: [{ text: 'I moved to Porto.' }] }) });
+    await expectError(plain, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    // an observedAt the core cannot represent is a 400 BAD_DATE, not a 500
+    await expectError(await post('/v1/observations', { observations: [{ text: 'Far future.', observedAt: '9999-12-31T12:00:00Z' }] }), 400, 'BAD_DATE');
+    const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
+    expect(after).toBe(before);
+  });
 });
 
 describe('POST /v1/search and /v1/ask', () => {

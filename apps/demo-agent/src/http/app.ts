@@ -60,10 +60,13 @@ const ObservationSchema = z
     sourceId: z.string().max(200).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
+  // unknown keys are errors, not silently dropped: a typo such as `observed_at` would store "now"
+  .strict()
   .openapi('Observation');
 
 const AddBody = z
   .object({ observations: z.array(ObservationSchema).min(1).max(500) })
+  .strict()
   .openapi('AddObservations');
 
 const GateSchema = z
@@ -98,6 +101,7 @@ const NodeSchema = z
 
 const SearchBody = z
   .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional() })
+  .strict()
   .openapi('SearchRequest');
 
 const AskBody = z
@@ -107,6 +111,7 @@ const AskBody = z
     tokenBudget: z.number().int().min(50).max(100_000).optional(),
     now: z.string().optional(),
   })
+  .strict()
   .openapi('AskRequest');
 
 const IdParam = z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' } }) });
@@ -165,7 +170,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     if (MemError.isInstance(e)) return errorJson(c, STATUS_BY_CATEGORY[e.category] ?? 500, e.code, e.message);
     if (e instanceof HTTPException) {
       const status = e.status;
-      const code = status === 400 ? 'INVALID_JSON' : status === 401 ? 'UNAUTHORIZED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'HTTP_ERROR';
+      const code = status === 400 ? 'INVALID_JSON' : status === 401 ? 'UNAUTHORIZED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'HTTP_ERROR';
       return errorJson(c, status, code, e.message || 'Bad request');
     }
     onInternal(e);
