@@ -290,3 +290,33 @@ describe('sqlite files', () => {
     await expectMemError(store.count(A), 'STORE_ERROR');
   });
 });
+
+describe('adversarial write batches', () => {
+  it('rejects strings SQLite would silently alter (lone UTF-16 surrogates become U+FFFD) and non-ISO dates; writes nothing', async () => {
+    const store = await open();
+    const v = unitVector(16, 1);
+    // a lone surrogate in an id / text / speaker / entity / keyword / relation endpoint
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { id: 'bad\uD800id' })] }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'bad \uDC00 text', v)] }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { speaker: 'Mi\uD800' })] }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { entities: ['\uD83D'] })] }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { keywords: ['x\uDFFF'] })] }), 'INVALID_INPUT');
+    const n1 = makeNode(A, 'first', v);
+    await expectMemError(store.write({ scope: A, nodes: [n1], relations: [makeRelation(n1.id, '\uD800')] }), 'INVALID_INPUT');
+    // Date.parse accepts '5', 'March 7 2024' and zone-less local times: not ISO-8601 UTC
+    for (const observedAt of ['5', 'March 7 2024', '2024/01/01', '2024-01-01T10:00:00']) {
+      await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { observedAt })] }), 'BAD_DATE');
+    }
+    await expectMemError(store.write({ scope: A, nodes: [n1], relations: [makeRelation(n1.id, n1.id + 'x', 'RELATED_TO', { createdAt: 'yesterday' })] }), 'BAD_DATE');
+    expect(await store.count(A)).toBe(0);
+    // well-formed astral characters and ISO forms (date-only, offset, 6-digit year) stay accepted
+    const ok = [
+      makeNode(A, 'emoji 🎉 ok', v, { speaker: '🦊', entities: ['🎉'] }),
+      makeNode(A, 'date only', v, { observedAt: '2024-01-01' }),
+      makeNode(A, 'offset', v, { observedAt: '2024-01-01T10:00:00+02:00' }),
+    ];
+    await store.write({ scope: A, nodes: ok });
+    expect((await store.list(A)).map((n) => n.text).sort()).toEqual(['date only', 'emoji 🎉 ok', 'offset']);
+    await store.close();
+  });
+});

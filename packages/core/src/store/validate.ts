@@ -21,13 +21,24 @@ function invalid(message: string, details?: Record<string, unknown>): never {
   throw new MemValidationError('INVALID_INPUT', message, details ? { details } : undefined);
 }
 
-function nonEmptyString(v: unknown, what: string): string {
-  if (typeof v !== 'string' || v.length === 0) invalid(`${what} must be a non-empty string`);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** SQLite (UTF-8) would store a lone UTF-16 surrogate as U+FFFD: the string read back would differ. */
+function wellFormed(v: string, what: string): string {
+  if (LONE_SURROGATE.test(v)) invalid(`${what} contains a lone UTF-16 surrogate`);
   return v;
 }
 
+function nonEmptyString(v: unknown, what: string): string {
+  if (typeof v !== 'string' || v.length === 0) invalid(`${what} must be a non-empty string`);
+  return wellFormed(v, what);
+}
+
+/** ISO-8601 date, or date-time with a zone (`Z` / `±HH:MM`); a zone-less time would be read in the process's local zone. */
+const ISO_8601 = /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+
 function isoString(v: unknown, what: string): string {
-  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) {
+  if (typeof v !== 'string' || !ISO_8601.test(v) || Number.isNaN(Date.parse(v))) {
     throw new MemValidationError('BAD_DATE', `${what} must be an ISO-8601 date string`, { details: { value: v } });
   }
   return v;
@@ -72,17 +83,22 @@ function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i:
   if (typeof node.text !== 'string' || node.text.trim().length === 0) {
     throw new MemValidationError('TEXT_EMPTY', `nodes[${i}].text is empty`);
   }
+  wellFormed(node.text, `nodes[${i}].text`);
   if (node.speaker !== null && node.speaker !== undefined && typeof node.speaker !== 'string') {
     invalid(`nodes[${i}].speaker must be a string or null`);
   }
+  if (typeof node.speaker === 'string') wellFormed(node.speaker, `nodes[${i}].speaker`);
   isoString(node.observedAt, `nodes[${i}].observedAt`);
   isoString(node.createdAt, `nodes[${i}].createdAt`);
   if (!Array.isArray(node.entities) || !node.entities.every((e) => typeof e === 'string')) invalid(`nodes[${i}].entities must be string[]`);
   if (!Array.isArray(node.keywords) || !node.keywords.every((e) => typeof e === 'string')) invalid(`nodes[${i}].keywords must be string[]`);
+  node.entities.forEach((e, j) => wellFormed(e, `nodes[${i}].entities[${j}]`));
+  node.keywords.forEach((e, j) => wellFormed(e, `nodes[${i}].keywords[${j}]`));
   if (!node.types || typeof node.types !== 'object') invalid(`nodes[${i}].types must be an object`);
   if (!node.provenance || typeof node.provenance !== 'object' || typeof node.provenance.contentHash !== 'string') {
     invalid(`nodes[${i}].provenance.contentHash must be a string`);
   }
+  if (typeof node.provenance.sourceId === 'string') wellFormed(node.provenance.sourceId, `nodes[${i}].provenance.sourceId`);
   try {
     JSON.stringify([node.provenance.metadata ?? {}, node.eventTime ?? null, node.gate ?? null, node.types]);
   } catch (cause) {
