@@ -187,3 +187,17 @@ describe('document, auth, unknown routes, internal errors', () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+describe('adversarial: /v1/last is scoped', () => {
+  it("another scope's last write and query never show up", async () => {
+    const bob = await post('/v1/observations?userId=bob-last', { observations: [{ text: 'Bob keeps a secret diary about his savings.', observedAt: '2025-04-01T10:00:00Z' }] });
+    expect(bob.status).toBe(200);
+    expect((await post('/v1/ask?userId=bob-last', { question: 'What does Bob keep secret?' })).status).toBe(200);
+    const mine = (await (await app.request('/v1/last')).json()) as any;
+    expect(JSON.stringify(mine)).not.toMatch(/secret diary|Bob keeps|What does Bob/);
+    const his = (await (await app.request('/v1/last?userId=bob-last')).json()) as any;
+    expect(his.write.added[0].text).toBe('Bob keeps a secret diary about his savings.');
+    expect(his.query.question).toBe('What does Bob keep secret?');
+    await expectError(await app.request('/v1/last?userId=a|b'), 400, 'SCOPE_INVALID');
+  });
+});

@@ -13,7 +13,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { Context } from 'hono';
-import { MemError, type Scope } from '@mem/core';
+import { MemError, scopeKey, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
 import { mountPlayground } from './static.js';
 
@@ -154,7 +154,18 @@ export function createApi(options: ApiOptions): OpenAPIHono {
   const limit = options.bodyLimit ?? 1_000_000;
   const exclusive = createMutex();
   const onInternal = options.onInternalError ?? ((e: unknown) => console.error(`mem serve: internal error: ${(e as Error)?.message ?? e}`));
-  const last: { write: unknown; query: unknown } = { write: null, query: null };
+  // per scope key (a request must never see another scope's texts); at most LAST_SCOPES keys, oldest dropped
+  const lastByScope = new Map<string, { write: unknown; query: unknown }>();
+  const LAST_SCOPES = 1000;
+  const lastOf = (s: Stack) => {
+    const key = scopeKey(s.scope);
+    let entry = lastByScope.get(key);
+    if (entry) lastByScope.delete(key);
+    else entry = { write: null, query: null };
+    lastByScope.set(key, entry);
+    if (lastByScope.size > LAST_SCOPES) lastByScope.delete(lastByScope.keys().next().value as string);
+    return entry;
+  };
 
   const app = new OpenAPIHono({
     defaultHook: (result, c) => {
@@ -215,7 +226,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       const s = scoped(c);
       const added = await exclusive(() => s.add(observations as any));
       const out = added.map((a) => ({ node: publicNode(a.node), gate: a.gate, created: a.created }));
-      last.write = { at: new Date().toISOString(), added: out.map((a) => ({ id: a.node.id, text: a.node.text, gate: a.gate, created: a.created })) };
+      lastOf(s).write = { at: new Date().toISOString(), added: out.map((a) => ({ id: a.node.id, text: a.node.text, gate: a.gate, created: a.created })) };
       return c.json({ added: out } as any, 200);
     },
   );
@@ -253,8 +264,9 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     }),
     async (c) => {
       const { question, k, tokenBudget, now } = c.req.valid('json');
-      const r = await scoped(c).ask(question, { k, tokenBudget, now });
-      last.query = { at: new Date().toISOString(), question, trace: r.trace };
+      const s = scoped(c);
+      const r = await s.ask(question, { k, tokenBudget, now });
+      lastOf(s).query = { at: new Date().toISOString(), question, trace: r.trace };
       return c.json(r as any, 200);
     },
   );
@@ -352,10 +364,11 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/v1/last',
-      summary: 'The last write\'s gate decisions and the last query\'s retrieval trace seen by this server',
+      summary: 'The last write\'s gate decisions and the last query\'s retrieval trace seen by this server in the request\'s scope',
+      request: { query: ScopeQuery },
       responses: { 200: json(z.object({ write: z.any(), query: z.any() }).openapi('Last'), 'Last write and query'), ...errors },
     }),
-    (c) => c.json(last as any, 200),
+    (c) => c.json((lastByScope.get(scopeKey(scoped(c).scope)) ?? { write: null, query: null }) as any, 200),
   );
 
   app.get('/healthz', (c) => c.json({ ok: true }));
