@@ -25,6 +25,7 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   'jev-no-episode': jevSystem({ episodeBudget: 0 }),
   'jev-no-context': jevSystem({ contextLexical: false }),
   'jev-no-demotion': jevSystem({ obsoleteDemotion: 0 }),
+  'jev-no-routing-no-demotion': jevSystem({ ablation: { routing: true }, obsoleteDemotion: 0 }),
   // The previous configuration: offline System One without the embedder (its own memory build).
   'jev-lexical-s1': jevSystem({}, { systemOneEmbed: false }),
   'hybrid-lexical-s1': memSystem((m) => createHybridRetriever({ store: m.memory.store, embedder: m.embedder }), { systemOneEmbed: false }),
