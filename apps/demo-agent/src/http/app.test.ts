@@ -201,3 +201,15 @@ describe('adversarial: /v1/last is scoped', () => {
     await expectError(await app.request('/v1/last?userId=a|b'), 400, 'SCOPE_INVALID');
   });
 });
+
+describe('adversarial: concurrent DELETE of one node', () => {
+  it('exactly one request forgets it; the others get 404', async () => {
+    const res = await post('/v1/observations?userId=del-race', { observations: [{ text: 'A note that two clients delete at once.', observedAt: '2025-04-02T10:00:00Z' }] });
+    const id = ((await res.json()) as any).added[0].node.id;
+    const statuses = await Promise.all(Array.from({ length: 4 }, () => Promise.resolve(app.request(`/v1/nodes/${id}?userId=del-race`, { method: 'DELETE' })).then((r: Response) => r.status)));
+    expect(statuses.filter((s: number) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s: number) => s === 404)).toHaveLength(3);
+    const h = ((await (await app.request(`/v1/history?userId=del-race&nodeId=${id}`)).json()) as any).history;
+    expect(h.filter((e: any) => e.op === 'FORGET')).toHaveLength(1);
+  });
+});

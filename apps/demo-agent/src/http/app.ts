@@ -319,7 +319,10 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       const { id } = c.req.valid('param');
       const s = scoped(c);
       await s.get(id); // 404 when absent in this scope
-      await exclusive(() => s.forget(id));
+      // a concurrent DELETE may have forgotten it meanwhile: only the request that removed it gets 200
+      const removed = await exclusive(() => s.forget(id));
+      if (!removed) await s.get(id); // throws the same 404 as above
+      if (!removed) throw new MemError('NODE_NOT_FOUND', 'not_found', `No memory ${id}`);
       return c.json({ id, forgotten: true as const }, 200);
     },
   );
