@@ -23,7 +23,7 @@ function invalid(message: string, details?: Record<string, unknown>): never {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** SQLite (UTF-8) would store a lone UTF-16 surrogate as U+FFFD: the string read back would differ. */
+/** SQLite (UTF-8) reads a lone UTF-16 surrogate back as U+FFFD characters: the string read back would differ. */
 function wellFormed(v: string, what: string): string {
   if (LONE_SURROGATE.test(v)) invalid(`${what} contains a lone UTF-16 surrogate`);
   return v;
