@@ -338,6 +338,23 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     await m.close();
   });
 
+  it('adversarial: close() waits for calls made before it (they complete), rejects calls made after it', async () => {
+    const path = join(dir, 'close-race.db');
+    const m = make({ store: createSqliteStore({ path }) });
+    const added = m.add({ text: 'Written just before close.', scope, observedAt: '2024-06-01T10:00:00Z' });
+    const listed = m.list({ scope });
+    const closing = m.close();
+    const again = m.close();
+    await expect(added).resolves.toMatchObject({ action: 'add', stored: true });
+    await expect(listed).resolves.toBeInstanceOf(Array);
+    await closing;
+    await again;
+    await expect(m.add({ text: 'After close.', scope })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    const reopened = make({ store: createSqliteStore({ path }) });
+    expect((await reopened.list({ scope })).map((n) => n.text)).toEqual(['Written just before close.']);
+    await reopened.close();
+  });
+
   it('get/forget/history are scoped; forget removes the node from the gate', async () => {
     const m = make();
     const r = await m.add(dialogue[0]!);

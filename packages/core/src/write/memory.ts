@@ -136,7 +136,7 @@ export interface Memory {
   forget(id: string, options: { scope: Scope }): Promise<boolean>;
   history(options: { scope: Scope; nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   stats(): Promise<MemoryStats>;
-  /** Wait for pending writes, then close the store. */
+  /** Wait for every call made before it (writes and reads), then close the store; later calls throw `STORE_UNAVAILABLE`. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -235,6 +235,15 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   let retriever: Retriever | null = null;
   let opened: Promise<void> | null = null;
   let closed = false;
+  let closing: Promise<void> | null = null;
+  // calls started before close(): close() waits for them (a write issued before close is not lost)
+  const pending = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    pending.add(p);
+    const done = () => pending.delete(p);
+    p.then(done, done);
+    return p;
+  };
 
   const ready = (): Promise<void> => {
     if (closed) return Promise.reject(new MemError('STORE_UNAVAILABLE', 'unavailable', 'This memory is closed'));
@@ -257,7 +266,11 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     return retriever;
   };
 
-  async function add(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
+  function add(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
+    return track(addNow(input, addOptions));
+  }
+
+  async function addNow(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
     const many = Array.isArray(input);
     const list = many ? input : [input];
     const timeZone = addOptions.timeZone ?? options.timeZone;
@@ -377,14 +390,23 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       };
     },
 
-    async close() {
-      if (closed) return;
-      await queue.idle();
-      closed = true;
-      gates.clear();
-      await store.close();
+    close() {
+      if (!closing) {
+        closed = true; // calls from now on are rejected (STORE_UNAVAILABLE)
+        closing = (async () => {
+          await Promise.allSettled([...pending]);
+          await queue.idle();
+          gates.clear();
+          await store.close();
+        })();
+      }
+      return closing;
     },
   };
+  for (const key of ['search', 'get', 'list', 'forget', 'history', 'stats'] as const) {
+    const call = memory[key] as (...args: unknown[]) => Promise<unknown>;
+    (memory as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => track(call(...args));
+  }
   return memory;
 }
 
