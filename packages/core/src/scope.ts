@@ -5,7 +5,8 @@ const FIELD_MAX = 256;
 
 /**
  * Validate a scope and fill defaults (ours). Throws MemValidationError `SCOPE_MISSING` when none of
- * userId / agentId / runId is given, `SCOPE_INVALID` for non-strings, over-long values or `|`.
+ * userId / agentId / runId is given, `SCOPE_INVALID` for non-strings, over-long values, `|`, control
+ * characters or whitespace-only values.
  */
 export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
   if (!scope || typeof scope !== 'object') {
@@ -18,6 +19,8 @@ export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
     if (typeof v !== 'string') throw new MemValidationError('SCOPE_INVALID', `scope.${key} must be a string`);
     if (v.length > FIELD_MAX) throw new MemValidationError('SCOPE_INVALID', `scope.${key} is longer than ${FIELD_MAX}`);
     if (v.includes('|')) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not contain "|"`);
+    if (/[\u0000-\u001f\u007f]/.test(v)) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not contain control characters`);
+    if (v.trim() === '') throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not be only whitespace`);
     out[key] = v;
   }
   if (!out.userId && !out.agentId && !out.runId) {
