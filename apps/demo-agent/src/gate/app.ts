@@ -17,9 +17,9 @@
  * is returned, so the file and the memory never disagree.
  */
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { STATUS_BY_CATEGORY, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import type { Context } from 'hono';
 import { createNoveltyGate, isNoopByScore, SAGE_DEFAULTS, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
 import { MemError, type Embedder } from '@mem/core';
 import { writeStateAtomic } from './state.js';
@@ -37,17 +37,8 @@ export interface GateAppOptions {
   onInternalError?: (e: unknown) => void;
 }
 
-const STATUS_BY_CATEGORY: Record<string, 400 | 404 | 409 | 503 | 500> = {
-  validation: 400,
-  not_found: 404,
-  conflict: 409,
-  unavailable: 503,
-  internal: 500,
-};
 
-const ErrorSchema = z
-  .object({ error: z.object({ code: z.string().openapi({ example: 'DIMENSION_MISMATCH' }), message: z.string() }) })
-  .openapi('GateError');
+const ErrorSchema = errorSchema('GateError', 'DIMENSION_MISMATCH');
 
 const Scope = z.string().min(1).max(512).openapi({ example: 'user:alice', description: 'Opaque scope key; novelty is computed against all memories of the scope' });
 const Vector = z.array(z.number()).min(1).max(8192).openapi({ description: 'Embedding (normalised to unit length by the service)' });
@@ -140,9 +131,6 @@ class ServiceError extends Error {
   }
 }
 
-function errorJson(c: Context, status: number, code: string, message: string) {
-  return c.json({ error: { code, message } }, status as any);
-}
 
 /** The public fields of a decision (drops internal bookkeeping such as `mode`). */
 function publicDecision(d: GateDecision) {

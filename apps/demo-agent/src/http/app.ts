@@ -10,6 +10,7 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { STATUS_BY_CATEGORY, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { Context } from 'hono';
@@ -29,21 +30,9 @@ export interface ApiOptions {
   onInternalError?: (e: unknown) => void;
 }
 
-const STATUS_BY_CATEGORY: Record<string, 400 | 404 | 409 | 503 | 500> = {
-  validation: 400,
-  not_found: 404,
-  conflict: 409,
-  unavailable: 503,
-  internal: 500,
-};
 
-export const ErrorSchema = z
-  .object({ error: z.object({ code: z.string().openapi({ example: 'TEXT_EMPTY' }), message: z.string() }) })
-  .openapi('Error');
+export const ErrorSchema = errorSchema('Error', 'TEXT_EMPTY');
 
-function errorJson(c: Context, status: number, code: string, message: string) {
-  return c.json({ error: { code, message } }, status as any);
-}
 
 const ScopeQuery = z.object({
   userId: z.string().max(256).optional(),
