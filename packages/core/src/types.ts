@@ -143,6 +143,12 @@ export interface ScoredNode {
   score: number;
 }
 
+/** A k-NN hit without its node (see `MemoryStore.vectorSearchIds`): score = cosine in [-1, 1]. */
+export interface ScoredId {
+  id: string;
+  score: number;
+}
+
 export interface NeighborQuery {
   views?: RelationView[];
   subtypes?: RelationSubtype[];
@@ -187,6 +193,12 @@ export interface MemoryStore {
   findByContentHash(scope: ResolvedScope, contentHash: string): Promise<MemoryNode | null>;
   /** k nearest by cosine within the scope; score = cosine. */
   vectorSearch(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredNode[]>;
+  /**
+   * Optional fast path of `vectorSearch` (ours): the same hits in the same order, as ids and cosines
+   * only (no node rows are read). The write path's candidate discovery uses it when present and
+   * falls back to `vectorSearch` otherwise, so adapters may omit it.
+   */
+  vectorSearchIds?(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredId[]>;
   /** BM25 within the scope; score = BM25 relevance (higher is better). Query text is never interpreted as syntax. */
   lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]>;
   neighbors(scope: ResolvedScope, ids: string[], query?: NeighborQuery): Promise<Neighbor[]>;

@@ -21,6 +21,7 @@ import type {
   RelationSubtype,
   RelationView,
   ResolvedScope,
+  ScoredId,
   ScoredNode,
   StoreMeta,
   WriteBatch,
@@ -366,8 +367,14 @@ export class SqliteStore implements MemoryStore {
       db.transaction(() => {
         sid = this.ensureSid(b.scope);
         const exists = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?');
-        const inBatch = new Set(b.nodes.map((n) => n.id));
-        const present = (id: string) => inBatch.has(id) || exists.get(sid, id) !== undefined;
+        // ids known to exist in this scope (the batch's nodes, then each id found once)
+        const known = new Set(b.nodes.map((n) => n.id));
+        const present = (id: string) => {
+          if (known.has(id)) return true;
+          if (exists.get(sid, id) === undefined) return false;
+          known.add(id);
+          return true;
+        };
         // Existence checks first (same scope only), so nothing is written when one fails.
         for (const r of b.relations) {
           for (const end of [r.from, r.to]) {
@@ -644,14 +651,7 @@ export class SqliteStore implements MemoryStore {
     checkCount(k, 'k', false);
     if (sid === undefined || k === 0) return [];
     try {
-      const sv = this.scopeVectors(sid);
-      if (sv.annStatus === 'none' && sv.wantsAnn()) {
-        if (this.annOptions?.build === 'blocking') await sv.buildAnn(0);
-        else void sv.buildAnn();
-      }
-      const unit = new Float32Array(q.length);
-      normalizeInto(q, unit);
-      const hits = sv.search(unit, k);
+      const hits = await this.searchRids(sid, q, k);
       const nodes = this.nodesByRid(sid, s, hits.map((h) => h.rid));
       const out: ScoredNode[] = [];
       for (const h of hits) {
@@ -662,6 +662,44 @@ export class SqliteStore implements MemoryStore {
     } catch (e) {
       throw wrap(e, 'vectorSearch failed');
     }
+  }
+
+  /** `vectorSearch` without reading node rows: the same hits, as ids and cosines. */
+  async vectorSearchIds(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredId[]> {
+    const { sid } = this.scoped(scope);
+    const meta = this.requireMeta();
+    const q = checkVector(vector, meta.dimension, 'query vector');
+    checkCount(k, 'k', false);
+    if (sid === undefined || k === 0) return [];
+    try {
+      const hits = await this.searchRids(sid, q, k);
+      if (!hits.length) return [];
+      const rows = this.stmt('SELECT n.rid, n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.rid = j.value WHERE n.sid = ?').all(
+        JSON.stringify(hits.map((h) => h.rid)),
+        sid,
+      ) as { rid: number; id: string }[];
+      const ids = new Map(rows.map((r) => [r.rid, r.id]));
+      const out: ScoredId[] = [];
+      for (const h of hits) {
+        const id = ids.get(h.rid);
+        if (id !== undefined) out.push({ id, score: Math.max(-1, Math.min(1, h.score)) });
+      }
+      return out;
+    } catch (e) {
+      throw wrap(e, 'vectorSearchIds failed');
+    }
+  }
+
+  /** The scope's k-NN by row id (exact scan, or the ANN index once the scope is large); q need not be unit. */
+  private async searchRids(sid: number, q: Float32Array, k: number): Promise<{ rid: number; score: number }[]> {
+    const sv = this.scopeVectors(sid);
+    if (sv.annStatus === 'none' && sv.wantsAnn()) {
+      if (this.annOptions?.build === 'blocking') await sv.buildAnn(0);
+      else void sv.buildAnn();
+    }
+    const unit = new Float32Array(q.length);
+    normalizeInto(q, unit);
+    return sv.search(unit, k);
   }
 
   /**

@@ -464,6 +464,22 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
     });
 
     describe('vector search', () => {
+      t('vectorSearchIds (optional) returns the same hits as vectorSearch, scoped', async (store) => {
+        if (!store.vectorSearchIds) return; // optional method: adapters without it are not tested here
+        const nodes = Array.from({ length: 12 }, (_, i) => makeNode(A, `ids ${i}`, unitVector(dim, 200 + i)));
+        await store.write({ scope: A, nodes });
+        await store.write({ scope: B, nodes: [makeNode(B, 'other scope', unitVector(dim, 200))] });
+        for (const [seed, k] of [[200, 5], [205, 12], [207, 30]] as const) {
+          const q = unitVector(dim, seed);
+          const full = await store.vectorSearch(A, q, k);
+          const ids = await store.vectorSearchIds(A, q, k);
+          expect(ids.map((h) => h.id)).toEqual(full.map((h) => h.node.id));
+          ids.forEach((h, i) => expect(h.score).toBeCloseTo(full[i]!.score, 6));
+        }
+        expect(await store.vectorSearchIds(A, unitVector(dim, 1), 0)).toEqual([]);
+        expect(await store.vectorSearchIds({ ...A, userId: 'nobody-here' }, unitVector(dim, 1), 5)).toEqual([]);
+      });
+
       t('orders by cosine similarity and reports the cosine as score', async (store) => {
         const q = axisVector(dim, 0);
         const ns = [0.0, 0.3, 0.6, 1.2, 3].map((tilt, i) => makeNode(A, `v${i}`, axisVector(dim, 0, tilt)));

@@ -72,3 +72,44 @@ export class CandidateIndex {
     return [...out.values()];
   }
 }
+
+/** Default capacity of a scope's {@link NodeCache} (ours). */
+export const DEFAULT_NODE_CACHE = 4096;
+
+/**
+ * A scope's recently written or read nodes, least recently used evicted first (ours). Candidate
+ * discovery takes its candidates' full nodes from here instead of reading rows back from the store
+ * (a candidate is usually a recent memory of the same conversation); a miss reads the store. Holds
+ * shallow copies, so a caller mutating a returned node cannot change what the write path sees.
+ */
+export class NodeCache {
+  private readonly map = new Map<string, MemoryNode>();
+
+  constructor(readonly capacity: number = DEFAULT_NODE_CACHE) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(id: string): MemoryNode | undefined {
+    const n = this.map.get(id);
+    if (n !== undefined) {
+      this.map.delete(id);
+      this.map.set(id, n);
+    }
+    return n;
+  }
+
+  put(node: MemoryNode): void {
+    if (this.capacity <= 0) return;
+    this.map.delete(node.id);
+    this.map.set(node.id, { ...node });
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+  }
+
+  /** Record an obsolescence the store acknowledged (no-op when the node is not cached). */
+  markObsolete(id: string, by: string): void {
+    const n = this.map.get(id);
+    if (n) n.obsoleteBy = by;
+  }
+}

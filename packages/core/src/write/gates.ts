@@ -11,7 +11,7 @@
  * `annotate` policy the node is still stored, but it does not count as a new memory for novelty).
  */
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
-import { CandidateIndex, indexedMemory } from './candidate-index.js';
+import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
 import type { WriteGate } from './ports.js';
 
@@ -42,6 +42,8 @@ export interface ScopeRuntime {
   lastByEpisode: Map<string, string>;
   /** Entity / keyword postings of the scope's memories, for candidate discovery. */
   index: CandidateIndex;
+  /** Recently written or read full nodes of the scope (bounded), for candidate discovery. */
+  nodes: NodeCache;
 }
 
 /** Snapshot of the cheap parts of a runtime, to restore after a failed write. */
@@ -68,6 +70,7 @@ export class GateRegistry {
   constructor(
     private readonly store: MemoryStore,
     private readonly source: { shared: WriteGate } | { factory: (scopeKey: string) => WriteGate },
+    private readonly nodeCacheSize?: number,
   ) {}
 
   /** The runtime of a scope, rebuilding its gate from the store on first use. */
@@ -118,14 +121,17 @@ export class GateRegistry {
   private async rebuild(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
     const shared = 'shared' in this.source;
     const gate = shared ? this.source.shared : this.source.factory(key);
-    const rt: ScopeRuntime = { key, scope, gate, sinceConsolidation: 0, recent: [], lastByEpisode: new Map(), index: new CandidateIndex() };
+    const rt: ScopeRuntime = { key, scope, gate, sinceConsolidation: 0, recent: [], lastByEpisode: new Map(), index: new CandidateIndex(), nodes: new NodeCache(this.nodeCacheSize) };
     const count = await this.store.count(scope);
     if (count === 0) return rt;
     const nodes = await this.allNodes(scope);
     const replayGate = !shared || gate.size(key) === 0;
-    for (const node of nodes) {
+    const cacheFrom = nodes.length - rt.nodes.capacity;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
       if (replayGate && isGateMember(node)) gate.commit(key, node.id, node.embedding);
       rt.index.add(indexedMemory(node));
+      if (i >= cacheFrom) rt.nodes.put(node);
       const ep = nodeEpisodeKey(node);
       if (ep) rt.lastByEpisode.set(ep, node.id);
     }

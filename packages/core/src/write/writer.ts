@@ -292,26 +292,54 @@ export class Writer {
     const { store, candidateK: K } = this.cfg;
     if (K === 0) return [];
     const v = p.node.embedding;
-    let storeVec;
+    // the store's top-K_w by cosine, as ids (its fast path) or as nodes (then cached)
+    const vecHits: { id: string; cosine: number }[] = [];
     try {
-      storeVec = await store.vectorSearch(scope, v, K);
+      if (store.vectorSearchIds) {
+        for (const h of await store.vectorSearchIds(scope, v, K)) vecHits.push({ id: h.id, cosine: h.score });
+      } else {
+        for (const h of await store.vectorSearch(scope, v, K)) {
+          rt.nodes.put(h.node);
+          vecHits.push({ id: h.node.id, cosine: h.score });
+        }
+      }
     } catch (e) {
       throw wrapError('candidates', e);
     }
-    const full = new Map<string, MemoryNode>();
-    const vecHits: { node: MemoryNode; cosine: number }[] = storeVec.map((h) => ({ node: h.node, cosine: h.score }));
     // earlier observations of this call are not in the store yet: scan the last PENDING_SCAN exactly
     for (let i = Math.max(0, pendingStored.length - PENDING_SCAN); i < pendingStored.length; i++) {
       const q = pendingStored[i]!;
-      vecHits.push({ node: q.node, cosine: dot(v, q.node.embedding) });
+      vecHits.push({ id: q.node.id, cosine: dot(v, q.node.embedding) });
     }
     vecHits.sort((a, b) => b.cosine - a.cosine);
     const topVector = new Map<string, number>();
     const pool = new Map<string, IndexedMemory>();
+    const unindexed: string[] = [];
     for (const h of vecHits.slice(0, K)) {
-      topVector.set(h.node.id, h.cosine);
-      full.set(h.node.id, h.node);
-      pool.set(h.node.id, rt.index.get(h.node.id) ?? indexedMemory(h.node));
+      topVector.set(h.id, h.cosine);
+      const m = rt.index.get(h.id);
+      if (m) pool.set(h.id, m);
+      else unindexed.push(h.id);
+    }
+    const nodeOf = (id: string) => byId.get(id)?.node ?? rt.nodes.get(id);
+    const read = async (ids: string[]) => {
+      const missing = ids.filter((id) => !nodeOf(id));
+      if (!missing.length) return;
+      let got: MemoryNode[];
+      try {
+        got = await store.getMany(scope, missing);
+      } catch (e) {
+        throw wrapError('candidates', e);
+      }
+      for (const n of got) rt.nodes.put(n);
+    };
+    if (unindexed.length) {
+      // every stored memory of the scope is indexed; this only runs for a store changed behind our back
+      await read(unindexed);
+      for (const id of unindexed) {
+        const n = nodeOf(id);
+        if (n) pool.set(id, indexedMemory(n));
+      }
     }
     for (const m of rt.index.lookup(p.entitySet, p.keywordSet)) pool.set(m.id, m);
     pool.delete(p.node.id);
@@ -331,19 +359,10 @@ export class Writer {
     }
     scored.sort((a, b) => b.score - a.score || (a.m.id < b.m.id ? 1 : -1));
     const top = scored.slice(0, K);
-    const missing = top.map((x) => x.m.id).filter((id) => !full.has(id) && !byId.has(id));
-    if (missing.length) {
-      let got: MemoryNode[];
-      try {
-        got = await store.getMany(scope, missing);
-      } catch (e) {
-        throw wrapError('candidates', e);
-      }
-      for (const n of got) full.set(n.id, n);
-    }
+    await read(top.map((x) => x.m.id));
     const out: Candidate[] = [];
     for (const x of top) {
-      const node = full.get(x.m.id) ?? byId.get(x.m.id)?.node;
+      const node = nodeOf(x.m.id);
       if (!node) continue;
       out.push({ node, cosine: dot(v, node.embedding), score: x.score, sharedEntity: x.shared });
     }
@@ -520,13 +539,14 @@ export class Writer {
 
         // nearest memory for Noop / Update (gate's nearest by cosine)
         if (decision.nearest && decision.action !== 'add') {
-          p.nearest = byId.get(decision.nearest.id)?.node ?? null;
+          p.nearest = byId.get(decision.nearest.id)?.node ?? rt.nodes.get(decision.nearest.id) ?? null;
           if (!p.nearest) {
             try {
               p.nearest = await store.get(scope, decision.nearest.id);
             } catch (e) {
               throw wrapError('gate', e);
             }
+            if (p.nearest) rt.nodes.put(p.nearest);
           }
         }
         // SAME_EPISODE chain (rule, ours): previous stored observation of the same episode
@@ -757,6 +777,8 @@ export class Writer {
           }
         }
         done = true;
+        for (const n of nodes) rt.nodes.put(n);
+        for (const u of updates) rt.nodes.markObsolete(u.id, u.obsoleteBy);
         tick('store');
         return finish();
       };
