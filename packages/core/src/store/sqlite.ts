@@ -645,6 +645,31 @@ export class SqliteStore implements MemoryStore {
    * @throws MemValidationError DIMENSION_MISMATCH, NON_FINITE_VECTOR, ZERO_VECTOR, INVALID_INPUT (k)
    */
   async vectorSearch(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredNode[]> {
+    return this.knn(scope, vector, k, 'vectorSearch', (sid, s, rids) => this.nodesByRid(sid, s, rids), (node, score) => ({ node, score }));
+  }
+
+  /**
+   * `vectorSearch` without reading node rows: the same hits in the same order, as ids and cosines.
+   * @throws as `vectorSearch`
+   */
+  async vectorSearchIds(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredId[]> {
+    const idsByRid = (sid: number, _s: ResolvedScope, rids: number[]) => {
+      const sql = 'SELECT n.rid, n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.rid = j.value WHERE n.sid = ?';
+      const rows = this.stmt(sql).all(JSON.stringify(rids), sid) as { rid: number; id: string }[];
+      return new Map(rows.map((r) => [r.rid, r.id]));
+    };
+    return this.knn(scope, vector, k, 'vectorSearchIds', idsByRid, (id, score) => ({ id, score }));
+  }
+
+  /** Shared body of the two k-NN reads: checks, search, row lookup by rid, cosine clamped to [-1, 1]. */
+  private async knn<T, R>(
+    scope: ResolvedScope,
+    vector: Float32Array,
+    k: number,
+    op: string,
+    load: (sid: number, s: ResolvedScope, rids: number[]) => Map<number, T>,
+    make: (item: T, score: number) => R,
+  ): Promise<R[]> {
     const { s, sid } = this.scoped(scope);
     const meta = this.requireMeta();
     const q = checkVector(vector, meta.dimension, 'query vector');
@@ -652,41 +677,16 @@ export class SqliteStore implements MemoryStore {
     if (sid === undefined || k === 0) return [];
     try {
       const hits = await this.searchRids(sid, q, k);
-      const nodes = this.nodesByRid(sid, s, hits.map((h) => h.rid));
-      const out: ScoredNode[] = [];
-      for (const h of hits) {
-        const node = nodes.get(h.rid);
-        if (node) out.push({ node, score: Math.max(-1, Math.min(1, h.score)) });
-      }
-      return out;
-    } catch (e) {
-      throw wrap(e, 'vectorSearch failed');
-    }
-  }
-
-  /** `vectorSearch` without reading node rows: the same hits, as ids and cosines. */
-  async vectorSearchIds(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredId[]> {
-    const { sid } = this.scoped(scope);
-    const meta = this.requireMeta();
-    const q = checkVector(vector, meta.dimension, 'query vector');
-    checkCount(k, 'k', false);
-    if (sid === undefined || k === 0) return [];
-    try {
-      const hits = await this.searchRids(sid, q, k);
       if (!hits.length) return [];
-      const rows = this.stmt('SELECT n.rid, n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.rid = j.value WHERE n.sid = ?').all(
-        JSON.stringify(hits.map((h) => h.rid)),
-        sid,
-      ) as { rid: number; id: string }[];
-      const ids = new Map(rows.map((r) => [r.rid, r.id]));
-      const out: ScoredId[] = [];
+      const items = load(sid, s, hits.map((h) => h.rid));
+      const out: R[] = [];
       for (const h of hits) {
-        const id = ids.get(h.rid);
-        if (id !== undefined) out.push({ id, score: Math.max(-1, Math.min(1, h.score)) });
+        const item = items.get(h.rid);
+        if (item !== undefined) out.push(make(item, Math.max(-1, Math.min(1, h.score))));
       }
       return out;
     } catch (e) {
-      throw wrap(e, 'vectorSearchIds failed');
+      throw wrap(e, `${op} failed`);
     }
   }
 
