@@ -3,79 +3,28 @@
  * 15 times; after each kill the file must pass integrity checks, every acknowledged batch must be
  * present in full, and no batch may be present in part.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom, testScope } from '../testing/index.js';
 import { createSqliteStore } from './sqlite.js';
+import { prepareChild, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const child = join(here, 'testdata', 'crash-child.ts');
+const childEntry = join(here, 'testdata', 'crash-child.ts');
 const dir = mkdtempSync(join(tmpdir(), 'mem-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const KILLS = 15;
 const pkgDir = join(here, '..', '..');
-// The child is bundled once with esbuild (tsx's own copy) so each start takes ~0.2 s instead of
-// ~1 s under the tsx loader; without esbuild it runs through `--import tsx`.
-let childCmd: string[] = ['--import', 'tsx', '--conditions=@mem/source', child];
+let child: CrashChild;
 beforeAll(async () => {
-  try {
-    const req = createRequire(createRequire(import.meta.url).resolve('tsx'));
-    const esbuild = req('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };
-    const outDir = join(pkgDir, 'node_modules', '.cache', 'mem-crash-test');
-    mkdirSync(outDir, { recursive: true });
-    const outfile = join(outDir, `child-${process.pid}.mjs`);
-    await esbuild.build({
-      entryPoints: [child],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile,
-      external: ['better-sqlite3', 'hnswlib-node'],
-      conditions: ['@mem/source'],
-      logLevel: 'silent',
-    });
-    childCmd = [outfile];
-  } catch {
-    // keep the tsx command
-  }
+  child = await prepareChild(childEntry, pkgDir, 'mem-crash-test', ['better-sqlite3', 'hnswlib-node']);
 }, 60_000);
-afterAll(() => rmSync(join(pkgDir, 'node_modules', '.cache', 'mem-crash-test', `child-${process.pid}.mjs`), { force: true }));
+afterAll(() => child?.dispose());
 const PER_BATCH = 4;
-
-function runAndKill(path: string, run: number, delayMs: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...childCmd, path, String(run)], {
-      cwd: pkgDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const acked: string[] = [];
-    let buf = '';
-    let err = '';
-    let timer: NodeJS.Timeout | undefined;
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line === 'ready' && !timer) timer = setTimeout(() => p.kill('SIGKILL'), delayMs);
-        else if (line.startsWith('ack ')) acked.push(line.slice(4));
-      }
-    });
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve(acked);
-      else reject(new Error(`child exited with ${code}: ${err}`));
-    });
-  });
-}
 
 const scopes = [testScope('crash-a'), testScope('crash-b')];
 
@@ -111,7 +60,7 @@ describe('sqlite store survives SIGKILL during writes', () => {
     const acked = new Set<string>();
     let batches = 0;
     for (let run = 0; run < KILLS; run++) {
-      for (const id of await runAndKill(path, run, 30 + Math.floor(rnd() * 400))) acked.add(id);
+      for (const id of await runAndKill(child, [path, String(run)], pkgDir, 30 + Math.floor(rnd() * 400))) acked.add(id);
       batches = await verify(path, acked);
     }
     expect(acked.size).toBeGreaterThan(KILLS); // the children did write between kills
@@ -120,7 +69,7 @@ describe('sqlite store survives SIGKILL during writes', () => {
 
   it('two processes writing (and searching) the same file at once, both killed: nothing lost, nothing partial', async () => {
     const path = join(dir, 'two-writers.db');
-    const [a, b] = await Promise.all([runAndKill(path, 100, 1200), runAndKill(path, 200, 1200)]);
+    const [a, b] = await Promise.all([runAndKill(child, [path, '100'], pkgDir, 1200), runAndKill(child, [path, '200'], pkgDir, 1200)]);
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
     await verify(path, new Set([...a, ...b]));

@@ -7,9 +7,7 @@
  * file with `createMemory` (gate rebuilt by replay) and keeps adding. At the end the parent reopens
  * it too and adds again.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,71 +17,26 @@ import { createSqliteStore } from '../store/index.js';
 import { seededRandom } from '../testing/index.js';
 import { createMemory, MEMORY_SCHEMA_VERSION } from './memory.js';
 import { simpleExtractor } from './test-kit.js';
+import { prepareChild, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const child = join(here, 'testdata', 'ingest-crash-child.ts');
+const childEntry = join(here, 'testdata', 'ingest-crash-child.ts');
 const dir = mkdtempSync(join(tmpdir(), 'mem-ingest-crash-'));
 const pkgDir = join(here, '..', '..');
-const outDir = join(pkgDir, 'node_modules', '.cache', 'mem-ingest-crash-test');
-const outfile = join(outDir, `child-${process.pid}.mjs`);
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
-  rmSync(outfile, { force: true });
+  child?.dispose();
 });
 
 const KILLS = 10;
 const scope = resolveScope({ namespace: 'crash', userId: 'ingest' });
-// Bundled once with esbuild (tsx's own copy) so each child starts fast; else through `--import tsx`.
-let childCmd: string[] = ['--import', 'tsx', '--conditions=@mem/source', child];
+let child: CrashChild;
 beforeAll(async () => {
-  try {
-    const req = createRequire(createRequire(import.meta.url).resolve('tsx'));
-    const esbuild = req('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };
-    mkdirSync(outDir, { recursive: true });
-    await esbuild.build({
-      entryPoints: [child],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile,
-      // native modules and the packages that load data files or models at run time stay external
-      external: ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'],
-      conditions: ['@mem/source'],
-      logLevel: 'silent',
-    });
-    childCmd = [outfile];
-  } catch {
-    // keep the tsx command
-  }
+  // native modules and the packages that load data files or models at run time stay external
+  const external = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
+  child = await prepareChild(childEntry, pkgDir, 'mem-ingest-crash-test', external);
 }, 60_000);
-
-/** Start a child on `path`; SIGKILL it `delayMs` after it is ready. Resolves with the acknowledged sourceIds. */
-function runAndKill(path: string, run: number, delayMs: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...childCmd, path, String(run)], { cwd: pkgDir, stdio: ['ignore', 'pipe', 'pipe'] });
-    const acked: string[] = [];
-    let buf = '';
-    let err = '';
-    let timer: NodeJS.Timeout | undefined;
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line === 'ready' && !timer) timer = setTimeout(() => p.kill('SIGKILL'), delayMs);
-        else if (line.startsWith('ack ')) acked.push(line.slice(4));
-      }
-    });
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve(acked);
-      else reject(new Error(`child exited with ${code}: ${err}`));
-    });
-  });
-}
 
 /** Reopen the file and check it; returns the stored sourceIds. */
 async function verify(path: string, acked: Set<string>): Promise<string[]> {
@@ -116,7 +69,7 @@ describe('write path survives SIGKILL during ingest', () => {
     const acked = new Set<string>();
     let stored: string[] = [];
     for (let run = 0; run < KILLS; run++) {
-      for (const id of await runAndKill(path, run, 50 + Math.floor(rnd() * 600))) acked.add(id);
+      for (const id of await runAndKill(child, [path, String(run)], pkgDir, 50 + Math.floor(rnd() * 600))) acked.add(id);
       stored = await verify(path, acked);
     }
     console.log(`ingest crash test: ${KILLS} kills, ${acked.size} acknowledged observations, ${stored.length} stored`);
