@@ -3,8 +3,10 @@
  * gate service in gate/; ours): `{ error: { code, message } }`, with the HTTP status taken from the
  * MemError category.
  */
-import { z } from '@hono/zod-openapi';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { MemError } from '@mem/core';
 
 /** HTTP status of each MemError category. */
 export const STATUS_BY_CATEGORY: Record<string, 400 | 404 | 409 | 503 | 500> = {
@@ -23,4 +25,40 @@ export function errorSchema(name: string, exampleCode: string) {
 /** Reply with `{ error: { code, message } }` and `status`. */
 export function errorJson(c: Context, status: number, code: string, message: string) {
   return c.json({ error: { code, message } }, status as any);
+}
+
+/** Error code of a hono HTTPException by status (bad JSON, auth, body size, media type). */
+function httpExceptionCode(status: number): string {
+  if (status === 400) return 'INVALID_JSON';
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE';
+  return 'HTTP_ERROR';
+}
+
+/**
+ * An OpenAPIHono app whose every error is a JSON body: request validation → 400 INVALID_INPUT,
+ * MemError → its category's status and code, HTTPException → its status, unknown routes → 404, and
+ * anything else → 500 INTERNAL after `onInternal(e)`. `mapError` handles a service's own error types first.
+ */
+export function createJsonApp(options: { onInternal: (e: unknown) => void; mapError?: (e: Error, c: Context) => Response | undefined }) {
+  const app = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const where = issue?.path?.length ? `${issue.path.join('.')}: ` : '';
+        return errorJson(c, 400, 'INVALID_INPUT', `${where}${issue?.message ?? 'invalid input'}`);
+      }
+    },
+  });
+  app.onError((e, c) => {
+    const mapped = options.mapError?.(e, c);
+    if (mapped) return mapped;
+    if (MemError.isInstance(e)) return errorJson(c, STATUS_BY_CATEGORY[(e as MemError).category] ?? 500, (e as MemError).code, e.message);
+    if (e instanceof HTTPException) return errorJson(c, e.status, httpExceptionCode(e.status), e.message || 'Bad request');
+    options.onInternal(e);
+    return errorJson(c, 500, 'INTERNAL', 'Internal error');
+  });
+  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
+  return app;
 }

@@ -16,12 +16,11 @@
  * rolled back (the gate is restored from the last persisted snapshot) and 503 STATE_NOT_PERSISTED
  * is returned, so the file and the memory never disagree.
  */
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { STATUS_BY_CATEGORY, errorJson, errorSchema } from '../http-errors.js';
+import { createRoute, z } from '@hono/zod-openapi';
+import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { createNoveltyGate, isNoopByScore, SAGE_DEFAULTS, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
-import { MemError, type Embedder } from '@mem/core';
+import type { Embedder } from '@mem/core';
 import { writeStateAtomic } from './state.js';
 
 export interface GateAppOptions {
@@ -171,28 +170,10 @@ export function createGateApp(options: GateAppOptions) {
     return out;
   };
 
-  const app = new OpenAPIHono({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        const where = issue?.path?.length ? `${issue.path.join('.')}: ` : '';
-        return errorJson(c, 400, 'INVALID_INPUT', `${where}${issue?.message ?? 'invalid input'}`);
-      }
-    },
+  const app = createJsonApp({
+    onInternal,
+    mapError: (e, c) => (e instanceof ServiceError ? errorJson(c, e.status, e.code, e.message) : undefined),
   });
-
-  app.onError((e, c) => {
-    if (e instanceof ServiceError) return errorJson(c, e.status, e.code, e.message);
-    if (MemError.isInstance(e)) return errorJson(c, STATUS_BY_CATEGORY[(e as MemError).category] ?? 500, (e as MemError).code, e.message);
-    if (e instanceof HTTPException) {
-      const status = e.status;
-      const code = status === 400 ? 'INVALID_JSON' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'HTTP_ERROR';
-      return errorJson(c, status, code, e.message || 'Bad request');
-    }
-    onInternal(e);
-    return errorJson(c, 500, 'INTERNAL', 'Internal error');
-  });
-  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.use('/v1/*', bodyLimit({ maxSize: limit, onError: (c) => errorJson(c, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`) }));
 
   app.get('/healthz', (c) => c.json({ ok: true, scopes: gate.scopes().length }));

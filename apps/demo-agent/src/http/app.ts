@@ -9,10 +9,9 @@
  * namespace; without them the server's default scope (from `mem serve --user …`) is used.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { STATUS_BY_CATEGORY, errorJson, errorSchema } from '../http-errors.js';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import type { Context } from 'hono';
 import { MemError, scopeKey, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
@@ -156,27 +155,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     return entry;
   };
 
-  const app = new OpenAPIHono({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        const where = issue?.path?.length ? `${issue.path.join('.')}: ` : '';
-        return errorJson(c, 400, 'INVALID_INPUT', `${where}${issue?.message ?? 'invalid input'}`);
-      }
-    },
-  });
-
-  app.onError((e, c) => {
-    if (MemError.isInstance(e)) return errorJson(c, STATUS_BY_CATEGORY[e.category] ?? 500, e.code, e.message);
-    if (e instanceof HTTPException) {
-      const status = e.status;
-      const code = status === 400 ? 'INVALID_JSON' : status === 401 ? 'UNAUTHORIZED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'HTTP_ERROR';
-      return errorJson(c, status, code, e.message || 'Bad request');
-    }
-    onInternal(e);
-    return errorJson(c, 500, 'INTERNAL', 'Internal error');
-  });
-  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
+  const app = createJsonApp({ onInternal });
 
   app.use('/v1/*', async (c, next) => {
     if (options.token) {
