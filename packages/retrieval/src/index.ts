@@ -3,7 +3,8 @@
  * flat BM25 / dense / hybrid baselines, all implementing `@mem/core`'s `Retriever`.
  */
 export * from './equations.js';
-export { bm25Term, buildLemmaIndex, createSnapshotCache, snapshotNeighbors, nodeTerms, type LemmaIndex, type ScopeSnapshot } from './lexical.js';
+export { bm25Term, buildLemmaIndex, contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors, nodeTerms, type LemmaIndex, type ScopeSnapshot } from './lexical.js';
+export * from './dialogue.js';
 export { createJevRetriever, edgeDecay, JEV_DEFAULTS, validateRequest, type JevRetrieverOptions } from './jev.js';
 export { createBm25Retriever, createDenseRetriever, createHybridRetriever } from './flat.js';
 export { toContext, renderContext, formatTime, formatDate, type ToContextOptions, type PackedContext } from './context.js';

@@ -186,3 +186,18 @@ describe('createJevRetriever graph reading', () => {
     expect(prior.pre).toBeCloseTo(prior.q * 0.5);
   });
 });
+
+describe('createJevRetriever dialogue evidence', () => {
+  it('the answer turn after a question turn outranks the question turn; dialogueWeight 0 restores the old order', async () => {
+    const ns = [
+      await makeNode(embedder, 'ask', 'Ana, what instrument did you pick up this winter?', { speaker: 'Ben', keywords: ['ana', 'instrument', 'pick', 'winter'] }),
+      await makeNode(embedder, 'ans', 'The cello, I love it.', { speaker: 'Ana', keywords: ['cello', 'love'] }),
+    ];
+    const rels = [rel('ask', 'ans', 'SAME_EPISODE')];
+    const query = 'What instrument did Ana pick up this winter?';
+    const on = await createJevRetriever({ store: memoryStore(ns, rels), systemOne: scriptedSystemOne(ROUTE), embedder, contextLexical: false }).search({ scope: SCOPE, query });
+    expect(on.evidence.map((x) => x.node.id)).toEqual(['ans', 'ask']);
+    const off = await createJevRetriever({ store: memoryStore(ns, rels), systemOne: scriptedSystemOne(ROUTE), embedder, contextLexical: false, dialogueWeight: 0 }).search({ scope: SCOPE, query });
+    expect(off.evidence.map((x) => x.node.id)).toEqual(['ask', 'ans']);
+  });
+});

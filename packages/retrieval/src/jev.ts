@@ -38,7 +38,8 @@ import {
   type Question,
   type SystemOneLike,
 } from './controller.js';
-import { contextLemmaIndex, createSnapshotCache, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
+import { contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
+import { createDialogueScorer, DEFAULT_DIALOGUE_WEIGHTS, type DialogueWeights } from './dialogue.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 
 /** Options of {@link createJevRetriever}. Defaults are the paper's (seed 000) unless marked *ours*. */
@@ -131,6 +132,19 @@ export interface JevRetrieverOptions {
   supersedingSubtypes?: RelationSubtype[];
   /** r(q) from which a query counts as recency-seeking for `obsoleteDemotion` (ours). Default 0.5. */
   recencyQueryThreshold?: number;
+  /**
+   * μ of the dialogue evidence term of the evidence order (ours, chosen on LoCoMo dev conversations
+   * 0–3): value + μ · d_v, d_v = w_c · coverage + w_a · answerness + w_s · speaker match (see
+   * `dialogue.ts`). Default 0.1; 0 disables.
+   */
+  dialogueWeight?: number;
+  /** Weights w of the three dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5. */
+  dialogueWeights?: Partial<DialogueWeights>;
+  /**
+   * Choose the anchors from the whole fused pool by (1 − η) · prior / max prior + μ · d_v instead of
+   * the fused ranking's top `maxAnchors` (ours). Default false.
+   */
+  dialogueAnchors?: boolean;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -159,6 +173,9 @@ export const JEV_DEFAULTS = {
   recencyQueryThreshold: 0.5,
   supersedingSubtypes: ['UPDATES', 'OBSOLETES', 'REDUNDANT_WITH'] as RelationSubtype[],
   episodeBudget: 10,
+  dialogueWeight: 0.1,
+  dialogueWeights: DEFAULT_DIALOGUE_WEIGHTS,
+  dialogueAnchors: false,
   snapshotMaxNodes: 20_000,
   scoreTopN: 5,
   priorRrfK: 30,
@@ -176,7 +193,6 @@ interface Visit {
   /** Retrieval prior: anchors their fused RRF score; neighbours parent prior × edge probability × edge decay, plus support (ours). */
   prior: number;
   score: number;
-  /** Parent's score (for ranking neighbours before admission). */
   depth: number;
 }
 
@@ -224,7 +240,7 @@ export function validateRequest(req: SearchRequest): { k: number; nowMs: number 
 
 /**
  * Create the Jev-Mem retriever. `search()` returns `{ evidence: [{ node, score, path }], trace }`
- * with `score` = s̃ ∈ [0, 1] and `trace` a {@link RetrievalTrace}. Throws MemValidationError on an
+ * with `score` = the evidence-order value (see `evidenceMix`, `dialogueWeight`; higher is better) and `trace` a {@link RetrievalTrace}. Throws MemValidationError on an
  * empty query, k < 1 or a bad `now`; store / controller errors propagate.
  */
 export function createJevRetriever(options: JevRetrieverOptions): TracedRetriever {
@@ -262,6 +278,9 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     snapshotMaxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes,
     scoreTopN: options.scoreTopN ?? JEV_DEFAULTS.scoreTopN,
     priorRrfK: options.priorRrfK ?? JEV_DEFAULTS.priorRrfK,
+    dialogueWeight: options.dialogueWeight ?? JEV_DEFAULTS.dialogueWeight,
+    dialogueWeights: { ...JEV_DEFAULTS.dialogueWeights, ...options.dialogueWeights },
+    dialogueAnchors: options.dialogueAnchors ?? JEV_DEFAULTS.dialogueAnchors,
     ablation: options.ablation ?? {},
   };
   const name = options.name ?? 'jev';
@@ -321,7 +340,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       { hits: ctx, w: o.priorWeights.context, on: o.contextLexical && !!snap },
     ].filter((r) => r.on);
     const rankings = used.map((r) => r.hits.map((h) => h.node.id));
-    const fused = reciprocalRankFusion(rankings, o.rrfK).slice(0, o.maxAnchors);
+    const fusedAll = reciprocalRankFusion(rankings, o.rrfK);
     // The anchors' retrieval prior: the same fusion with k = priorRrfK (ours), sharper at the top.
     const priorOf = new Map(
       reciprocalRankFusion(
@@ -330,10 +349,39 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         used.map((r) => r.w),
       ).map((f) => [f.id, f.score]),
     );
+    // Dialogue evidence (ours): coverage of the query by the turn and the turn it answers, answer act,
+    // speaker named by the query — d_v, computed once per node.
+    const dialogue =
+      o.dialogueWeight !== 0
+        ? createDialogueScorer(
+            query,
+            snap ? snapshotSpeakers(snap) : [...byId.values()].flatMap((n) => (n.speaker ? [n.speaker] : [])),
+            (n) => (snap ? previousTurn(snap, n.id) : null),
+            o.dialogueWeights,
+          )
+        : null;
+    const dialogueMemo = new Map<string, number>();
+    const dialogueOfNode = (n: MemoryNode) => {
+      if (!dialogue) return 0;
+      let d = dialogueMemo.get(n.id);
+      if (d === undefined) dialogueMemo.set(n.id, (d = dialogue(n).value));
+      return d;
+    };
+    const dialogueOf = (v: Visit) => dialogueOfNode(v.node);
+    // Anchors: the fused ranking's top `maxAnchors`; with `dialogueAnchors` (ours) the whole fused pool is
+    // ordered by the evidence-order value known before scoring, (1 − η) · prior / max prior + μ · d_v.
+    let fused = fusedAll.slice(0, o.maxAnchors);
+    if (dialogue && o.dialogueAnchors && fusedAll.length > o.maxAnchors) {
+      let maxP = 0;
+      for (const f of fusedAll) maxP = Math.max(maxP, priorOf.get(f.id) ?? 0);
+      const pre = (id: string) => (1 - o.evidenceMix) * (maxP > 0 ? (priorOf.get(id) ?? 0) / maxP : 0) + o.dialogueWeight * dialogueOfNode(byId.get(id)!);
+      const val = new Map(fusedAll.map((f) => [f.id, pre(f.id)]));
+      fused = [...fusedAll].sort((a, b) => val.get(b.id)! - val.get(a.id)! || b.score - a.score).slice(0, o.maxAnchors);
+    }
     const tAnchors = performance.now();
 
     const visited = new Map<string, Visit>();
-    const maxRrf = fused[0]?.score ?? 1;
+    const maxRrf = fusedAll[0]?.score ?? 1;
     for (const f of fused) {
       const node = byId.get(f.id)!;
       visited.set(f.id, {
@@ -366,13 +414,14 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       }
     }
 
-    // Evidence order (ours): (1 − η) · prior / max prior + η · s̃ — the retrieval prior carries the
-    // fused rankings and graph support, the controller's candidate score s̃ refines it.
+    // Evidence order (ours): (1 − η) · prior / max prior + η · s̃ + μ · d_v — the retrieval prior carries
+    // the fused rankings and graph support, the controller's candidate score s̃ and the dialogue term refine it.
     const finalOf = (v: Visit) => {
       let maxPrior = 0;
       for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
       const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
-      return supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes)) ? value * (1 - demote) : value;
+      const kept = supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes)) ? value * (1 - demote) : value;
+      return kept + o.dialogueWeight * dialogueOf(v);
     };
     const ranked = (list: Iterable<Visit>) => {
       const arr = [...list];
@@ -596,6 +645,14 @@ export function successorOf(
     if (n && n.observedAt > node.observedAt && (!best || n.observedAt > best.observedAt)) best = n;
   }
   return best ? best.id : null;
+}
+
+const speakerCache = new WeakMap<ScopeSnapshot, string[]>();
+/** The distinct speakers of a snapshot's nodes (cached per snapshot). */
+function snapshotSpeakers(snap: ScopeSnapshot): string[] {
+  let s = speakerCache.get(snap);
+  if (!s) speakerCache.set(snap, (s = [...new Set(snap.nodes.flatMap((n) => (n.speaker ? [n.speaker] : [])))]));
+  return s;
 }
 
 /** Decay of the prior along `relation` walked in `direction` (ours). */

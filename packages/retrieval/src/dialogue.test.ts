@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { answerness, createDialogueScorer, namedSpeaker, queryContentTerms, questionShare, speakerMatch, termCoverage } from './dialogue.js';
+import { hashEmbedder, makeNode } from './__fixtures__/stubs.js';
+
+const e = hashEmbedder(8);
+
+describe('dialogue signals', () => {
+  it('questionShare counts question sentences and ignores image captions', () => {
+    expect(questionShare('Nice! What did you paint?')).toBe(0.5);
+    expect(questionShare('What did you paint?')).toBe(1);
+    expect(questionShare('I painted a lake.')).toBe(0);
+    expect(questionShare('Look at this! [image: a photo? of a lake]')).toBe(0);
+    expect(questionShare('')).toBe(0);
+    expect(questionShare('Really?" she asked.')).toBe(0.5);
+  });
+
+  it('answerness: statement after a question is positive, a question is negative', () => {
+    expect(answerness('I painted a lake.', 'What did you paint?')).toBe(1);
+    expect(answerness('What did you paint?', 'I went out.')).toBe(-1);
+    expect(answerness('I painted a lake.', null)).toBe(0);
+  });
+
+  it('namedSpeaker: exactly one named participant, any token of the name', () => {
+    expect(namedSpeaker('What did Ana paint?', ['Ana Lima', 'Ben'])).toBe('Ana Lima');
+    expect(namedSpeaker('What did lima paint?', ['Ana Lima', 'Ben'])).toBe('Ana Lima');
+    expect(namedSpeaker('What did Ana and Ben paint?', ['Ana Lima', 'Ben'])).toBeNull();
+    expect(namedSpeaker('What was painted?', ['Ana Lima', 'Ben'])).toBeNull();
+    expect(speakerMatch('Ana', 'Ana')).toBe(1);
+    expect(speakerMatch('Ben', 'Ana')).toBe(-1);
+    expect(speakerMatch(null, 'Ana')).toBe(0);
+    expect(speakerMatch('Ben', null)).toBe(0);
+  });
+
+  it('coverage of the content terms, speaker names left out', () => {
+    const q = queryContentTerms('What did Ana paint at the lake?', new Set(['ana']));
+    expect(q.has('ana')).toBe(false);
+    expect(q.has('lake')).toBe(true);
+    expect(termCoverage(q, ['lake'])).toBeCloseTo(1 / q.size);
+    expect(termCoverage(q, [...q])).toBe(1);
+    expect(termCoverage(new Set(), ['lake'])).toBe(0);
+  });
+
+  it('scorer: the answer turn after the question beats the question and the other speaker', async () => {
+    const ask = await makeNode(e, 'ask', 'What did you paint at the lake?', { speaker: 'Ben', keywords: ['paint', 'lake'] });
+    const ans = await makeNode(e, 'ans', 'A heron, in watercolour.', { speaker: 'Ana', keywords: ['heron', 'watercolour'] });
+    const prev = new Map([['ans', ask]]);
+    const d = createDialogueScorer('What did Ana paint at the lake?', ['Ana', 'Ben'], (n) => prev.get(n.id) ?? null);
+    const a = d(ans);
+    const q = d(ask);
+    expect(a.coverage).toBe(q.coverage); // the answer covers the query through its question turn
+    expect(a.answerness).toBe(1);
+    expect(q.answerness).toBe(-1);
+    expect(a.speaker).toBe(1);
+    expect(q.speaker).toBe(-1);
+    expect(a.value).toBeGreaterThan(q.value);
+    const noSpeaker = createDialogueScorer('What did Ana paint at the lake?', ['Ana', 'Ben'], (n) => prev.get(n.id) ?? null, { coverage: 1, answer: 1, speaker: 0 });
+    expect(noSpeaker(ans).value).toBeCloseTo(a.value - 0.5);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Dialogue evidence signals (ours): three facts about conversational memory that flat rankings
+ * ignore, combined into one bounded term of the evidence order.
+ *
+ * 1. Coverage — the share of the query's content lemmas found in a turn or in the turn it answers
+ *    (its previous turn): coordination-level matching (Salton & McGill 1983) over the dialogue
+ *    context, so "It taught me self-acceptance" after "What did you take away from Becoming Nicole?"
+ *    covers the query's words.
+ * 2. Answer act — questions ask, statements after a question answer: a turn's answerness is
+ *    q(previous turn) − q(turn), q = the share of a turn's sentences that are questions.
+ * 3. Speaker — a question about one named participant ("What did Ana paint?") is usually answered by
+ *    that participant's own turns: +1 for the named speaker's turns, −1 for the other speakers',
+ *    0 when the query names no speaker or several.
+ *
+ * d_v = w_c · coverage + w_a · answerness + w_s · speaker (each term in [0, 1] or [−1, 1]).
+ */
+import { extractKeywords } from '@mem/core';
+import type { MemoryNode } from '@mem/core';
+import { nodeTerms } from './lexical.js';
+
+/** Weights of the three dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5. */
+export interface DialogueWeights {
+  coverage: number;
+  answer: number;
+  speaker: number;
+}
+
+export const DEFAULT_DIALOGUE_WEIGHTS: DialogueWeights = { coverage: 1, answer: 1, speaker: 0.5 };
+
+const IMAGE = /\[image:[^\]]*\]/g;
+
+/**
+ * q(text): the share of the text's sentences that are questions (end in "?"), in [0, 1]; image
+ * captions (`[image: …]`) are left out; 0 for text without a sentence.
+ */
+export function questionShare(text: string): number {
+  const sentences = text
+    .replace(IMAGE, ' ')
+    .split(/(?<=[.!?]["'”’)\]]*)\s+/)
+    .map((s) => s.trim())
+    .filter((s) => /\p{L}/u.test(s));
+  if (sentences.length === 0) return 0;
+  return sentences.filter((s) => /\?["'”’)\]]*$/.test(s)).length / sentences.length;
+}
+
+/** Answerness a_v = q(previous turn) − q(turn) ∈ [−1, 1]; the previous turn counts 0 when absent. */
+export function answerness(text: string, previousText: string | null | undefined): number {
+  return (previousText ? questionShare(previousText) : 0) - questionShare(text);
+}
+
+/** Lower-case name tokens of the speakers (e.g. "Ana Lima" → ana, lima). */
+export function speakerTokens(speakers: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const s of speakers) for (const t of s.toLowerCase().split(/\s+/)) if (t) out.add(t);
+  return out;
+}
+
+/** The one speaker among `speakers` the query names (any token of the name), or null when none or several are named. */
+export function namedSpeaker(query: string, speakers: Iterable<string>): string | null {
+  const words = new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const named = [...new Set(speakers)].filter((s) => s.toLowerCase().split(/\s+/).some((t) => t && words.has(t)));
+  return named.length === 1 ? named[0] : null;
+}
+
+/** The query's content lemmas (`extractKeywords`), lower case, without speaker names. */
+export function queryContentTerms(query: string, speakerNames: ReadonlySet<string> = new Set()): Set<string> {
+  return new Set(
+    extractKeywords(query)
+      .map((t) => t.toLowerCase())
+      .filter((t) => !speakerNames.has(t)),
+  );
+}
+
+/** Coverage |Q ∩ T| / |Q| of the query terms Q by the terms T (0 when Q is empty). */
+export function termCoverage(query: ReadonlySet<string>, terms: Iterable<string>): number {
+  if (query.size === 0) return 0;
+  const t = new Set(terms);
+  let hit = 0;
+  for (const q of query) if (t.has(q)) hit++;
+  return hit / query.size;
+}
+
+/** Speaker match σ_v: +1 if `speaker` is the named one, −1 if another speaker, 0 when no speaker is named or the turn has none. */
+export function speakerMatch(speaker: string | null, named: string | null): number {
+  if (!named || !speaker) return 0;
+  return speaker === named ? 1 : -1;
+}
+
+/**
+ * A scorer of d_v for one query (ours): `speakers` = the scope's speakers; `previous(node)` = the turn
+ * the node follows (null when unknown). Returns d_v and its parts.
+ */
+export function createDialogueScorer(
+  query: string,
+  speakers: Iterable<string>,
+  previous: (n: MemoryNode) => MemoryNode | null,
+  weights: DialogueWeights = DEFAULT_DIALOGUE_WEIGHTS,
+): (n: MemoryNode) => { value: number; coverage: number; answerness: number; speaker: number } {
+  const list = [...new Set(speakers)];
+  const q = queryContentTerms(query, speakerTokens(list));
+  const named = namedSpeaker(query, list);
+  return (n) => {
+    const prev = previous(n);
+    const coverage = termCoverage(q, [...nodeTerms(n, false), ...(prev ? nodeTerms(prev, false) : [])]);
+    const a = answerness(n.text, prev?.text);
+    const speaker = speakerMatch(n.speaker, named);
+    return { value: weights.coverage * coverage + weights.answer * a + weights.speaker * speaker, coverage, answerness: a, speaker };
+  };
+}
