@@ -17,6 +17,7 @@ import { resolveGateOptions, type GateOptions, type ResolvedGateOptions } from '
 import { ScopeState } from './scope.js';
 import { restoreScopes, snapshotScope, type GateSnapshot } from './snapshot.js';
 import { IvfIndex } from './ivf.js';
+import { SketchIndex, sketchSupported } from './sketch.js';
 
 export type { GateAction };
 
@@ -38,9 +39,13 @@ export interface GateDecision {
   nearest: { id: string; cosine: number } | null;
   /** N of the scope at decision time (ours). */
   n: number;
-  /** 'exact' (every memory scanned) or 'fast' (cluster index with a certificate) (ours). */
+  /** 'exact' (every memory scanned) or 'fast' (cluster index or sketch with a certificate) (ours). */
   mode: 'exact' | 'fast';
-  /** Upper bound of |score − exact score|: 0 in exact mode, ≤ fastMaxError in fast mode (ours). */
+  /**
+   * Upper bound of |score − exact score|: 0 in exact mode, ≤ fastMaxError in fast mode with
+   * fastCertify 'score'; with fastCertify 'decision' the half-width of the certified score interval
+   * (any size: `action` and `nearest` are exact mode's) (ours).
+   */
   scoreError: number;
 }
 
@@ -55,6 +60,8 @@ export interface ScopeStats {
   pcaComponents: number;
   refits: number;
   index: { clusters: number; builtAt: number } | null;
+  /** The sketch of fastCertify 'decision' (ours): its dimension r and the N it was built at. */
+  sketch: { dims: number; builtAt: number } | null;
 }
 
 export interface NoveltyGate {
@@ -153,11 +160,13 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
   let opt: ResolvedGateOptions;
   const scopes = new Map<string, ScopeState>();
   const indexes = new Map<string, IvfIndex>();
+  const sketches = new Map<string, SketchIndex>();
   if (state !== undefined) {
     const restored = restoreScopes(state, rest);
     opt = restored.options;
     for (const [k, v] of restored.scopes) scopes.set(k, v);
     for (const [k, v] of restored.indexes) indexes.set(k, v);
+    for (const [k, v] of restored.sketches) sketches.set(k, v);
   } else {
     opt = resolveGateOptions(rest);
   }
@@ -183,14 +192,21 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
     return { tau: emaThreshold(s ? s.tau : null, targetThreshold(rho, thr), opt.alpha), rho };
   };
 
+  const decisionMode = opt.fastCertify === 'decision';
   const maintainIndex = (scope: string, s: ScopeState) => {
     if (opt.mode !== 'fast') return;
+    if (decisionMode) {
+      const sk = sketches.get(scope);
+      if (s.n >= opt.fastMinN && (!sk || sk.needsRebuild(s.n)) && sketchSupported()) sketches.set(scope, SketchIndex.build(s, opt.sketchDims));
+      else if (sk && s.n < opt.fastMinN / 2) sketches.delete(scope);
+      return;
+    }
     const idx = indexes.get(scope);
     if (s.n >= opt.fastMinN && (!idx || idx.needsRebuild(s.n))) indexes.set(scope, IvfIndex.build(s));
     else if (idx && s.n < opt.fastMinN / 2) indexes.delete(scope);
   };
   // A snapshot taken in exact mode and restored in fast mode gets its indexes now (deterministic).
-  if (opt.mode === 'fast') for (const [name, s] of scopes) if (!indexes.has(name)) maintainIndex(name, s);
+  if (opt.mode === 'fast') for (const [name, s] of scopes) if (!indexes.has(name) && !sketches.has(name)) maintainIndex(name, s);
 
   const gate: NoveltyGate = {
     options: opt,
@@ -205,14 +221,20 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
         return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, n: 0, mode: 'exact', scoreError: 0 };
       }
       const kappa = s.kappa(fixedKappa, clips);
-      const idx = (callOptions?.mode ?? opt.mode) === 'fast' ? indexes.get(scope) : undefined;
+      const wantFast = (callOptions?.mode ?? opt.mode) === 'fast';
+      const idx = wantFast ? indexes.get(scope) : undefined;
+      const sk = wantFast ? sketches.get(scope) : undefined;
       let max: number;
       let arg: number;
       let shifted: number;
       let scoreError = 0;
       let mode: 'exact' | 'fast' = 'exact';
       let score: number;
-      const fast = idx ? idx.search(s, q, kappa, opt.fastMaxError, opt.fastScanBudget) : null;
+      const fast = sk
+        ? sk.search(s, q, kappa, { actionOf: (sc) => routeByNovelty(novelty(sc), tau, opt.delta) }, opt.fastScanBudget)
+        : idx
+          ? idx.search(s, q, kappa, opt.fastMaxError, opt.fastScanBudget)
+          : null;
       if (fast) {
         ({ max, arg } = fast);
         score = fast.score;
@@ -255,6 +277,8 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       s.afterChange();
       const idx = indexes.get(scope);
       if (idx && !idx.needsRebuild(s.n)) idx.insert(s, r);
+      const sk = sketches.get(scope);
+      if (sk && !sk.needsRebuild(s.n)) sk.project(s, r);
       maintainIndex(scope, s);
     },
 
@@ -283,6 +307,8 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       s.commits += list.length;
       const idx = indexes.get(scope);
       if (idx && !idx.needsRebuild(s.n)) for (let r = s.n - list.length; r < s.n; r++) idx.insert(s, r);
+      const sk = sketches.get(scope);
+      if (sk && !sk.needsRebuild(s.n)) for (let r = s.n - list.length; r < s.n; r++) sk.project(s, r);
       maintainIndex(scope, s);
     },
 
@@ -295,6 +321,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       const idx = indexes.get(scope);
       const moved = s.removeRow(r);
       idx?.onRemove(r, moved);
+      sketches.get(scope)?.onRemove(r, moved);
       s.afterChange();
       maintainIndex(scope, s);
       return true;
@@ -310,6 +337,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       s.overwrite(r, v);
       s.afterChange();
       indexes.get(scope)?.onReplace(s, r);
+      sketches.get(scope)?.project(s, r);
     },
 
     size(scope) {
@@ -334,6 +362,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
     dropScope(scope) {
       checkScope(scope);
       indexes.delete(scope);
+      sketches.delete(scope);
       return scopes.delete(scope);
     },
 
@@ -342,6 +371,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       const s = scopes.get(scope);
       if (!s) return null;
       const idx = indexes.get(scope);
+      const sk = sketches.get(scope);
       return {
         n: s.n,
         dimension: s.d,
@@ -353,12 +383,13 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
         pcaComponents: s.kEff,
         refits: s.refits,
         index: idx ? { clusters: idx.clusters, builtAt: idx.builtAt } : null,
+        sketch: sk ? { dims: sk.r, builtAt: sk.builtAt } : null,
       };
     },
 
     serialize() {
       const out: GateSnapshot = { format: '@mem/gate-vmf', version: 1, options: { ...opt }, scopes: [] };
-      for (const name of [...scopes.keys()].sort()) out.scopes.push(snapshotScope(name, scopes.get(name)!, indexes.get(name) ?? null));
+      for (const name of [...scopes.keys()].sort()) out.scopes.push(snapshotScope(name, scopes.get(name)!, indexes.get(name) ?? null, sketches.get(name) ?? null));
       return out;
     },
   };

@@ -49,8 +49,17 @@ export const gateOptionsSchema = z
     fastMinN: z.number().int().min(64).default(20_000),
     /** Largest error of s_vMF that fast mode may report, else it scans more or falls back to exact (ours). Default 1e−3. */
     fastMaxError: pos.default(1e-3),
-    /** Share of N that fast mode scans through the index before it gives up and runs the exact pass (ours). Default 0.1. */
+    /** Share of N that fast mode scans (score) or re-scores exactly (decision) before it gives up and runs the exact pass (ours). Default 0.1. */
     fastScanBudget: z.number().finite().gt(0).max(1).default(0.1),
+    /**
+     * What fast mode certifies (ours). 'score': |score − exact| ≤ fastMaxError, via the cluster index.
+     * 'decision': the action and `nearest` equal exact mode's (certified by a low-dimensional sketch
+     * bound), the score is the midpoint of a certified interval with `scoreError` its half-width.
+     * Default 'score'.
+     */
+    fastCertify: z.enum(['score', 'decision']).default('score'),
+    /** Dimension r of the sketch used by fastCertify 'decision' (ours). Default 24. */
+    sketchDims: z.number().int().min(1).max(256).default(24),
   })
   .strict();
 

@@ -509,6 +509,31 @@ export class ScopeState {
     return s;
   }
 
+  /**
+   * Cosine of row r with q in exactly the arithmetic of {@link scanAll} (four partial sums over
+   * j ≡ 0..3 mod 4, the tail added to the first, combined as s0 + s1 + (s2 + s3)), so the value is
+   * bit-identical to the exact pass's.
+   */
+  dotRowExact(r: number, q: Float64Array): number {
+    const d = this.d;
+    const x = this.data;
+    const base = r * d;
+    const d4 = d - (d % 4);
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j < d4; j += 4) {
+      s0 += x[base + j] * q[j];
+      s1 += x[base + j + 1] * q[j + 1];
+      s2 += x[base + j + 2] * q[j + 2];
+      s3 += x[base + j + 3] * q[j + 3];
+    }
+    for (; j < d; j++) s0 += x[base + j] * q[j];
+    return s0 + s1 + (s2 + s3);
+  }
+
   /** Cosine of row r with q. */
   dotRow(r: number, q: Float64Array): number {
     const d = this.d;

@@ -9,6 +9,7 @@ import { decodeF32, decodeF64, decodeI32, encodeF32, encodeF64, encodeI32 } from
 import { gateOptionsSchema, resolveGateOptions, type ResolvedGateOptions } from './options.js';
 import { ScopeState } from './scope.js';
 import { IvfIndex } from './ivf.js';
+import { SketchIndex } from './sketch.js';
 
 export interface IvfSnapshot {
   builtAt: number;
@@ -40,6 +41,8 @@ export interface ScopeSnapshot {
   tau: number | null;
   commits: number;
   index: IvfSnapshot | null;
+  /** The sketch basis of fastCertify 'decision' (r × d Float64, base64) and the N it was built at; absent in older snapshots. */
+  sketch?: { builtAt: number; dims: number; basis: string } | null;
 }
 
 export interface GateSnapshot {
@@ -73,6 +76,7 @@ const scopeSchema = z.object({
   tau: z.number().finite().nullable(),
   commits: z.number().int().nonnegative(),
   index: ivfSchema.nullable(),
+  sketch: z.object({ builtAt: z.number().int().nonnegative(), dims: z.number().int().positive(), basis: z.string() }).nullable().optional(),
 });
 
 const snapshotSchema = z.object({
@@ -86,7 +90,7 @@ function bad(msg: string): never {
   throw new GateError('BAD_SNAPSHOT', msg);
 }
 
-export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null): ScopeSnapshot {
+export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null, sketch: SketchIndex | null = null): ScopeSnapshot {
   const d = s.d;
   let scatter: string | null = null;
   if (s.scatter) {
@@ -129,6 +133,7 @@ export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null)
     tau: s.tau,
     commits: s.commits,
     index,
+    sketch: sketch ? { builtAt: sketch.builtAt, dims: sketch.r, basis: encodeF64(sketch.basis) } : null,
   };
 }
 
@@ -140,7 +145,7 @@ export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null)
 export function restoreScopes(
   state: unknown,
   overrides: Record<string, unknown>,
-): { options: ResolvedGateOptions; scopes: Map<string, ScopeState>; indexes: Map<string, IvfIndex> } {
+): { options: ResolvedGateOptions; scopes: Map<string, ScopeState>; indexes: Map<string, IvfIndex>; sketches: Map<string, SketchIndex> } {
   const parsed = snapshotSchema.safeParse(state);
   if (!parsed.success) bad(`Invalid gate snapshot: ${z.prettifyError(parsed.error)}`);
   const snap = parsed.data;
@@ -160,6 +165,7 @@ export function restoreScopes(
   };
   const scopes = new Map<string, ScopeState>();
   const indexes = new Map<string, IvfIndex>();
+  const sketches = new Map<string, SketchIndex>();
   for (const sc of snap.scopes) {
     if (scopes.has(sc.scope)) bad(`duplicate scope ${JSON.stringify(sc.scope)}`);
     const d = sc.dimension;
@@ -198,6 +204,11 @@ export function restoreScopes(
     s.commits = sc.commits;
     s.reproject();
     scopes.set(sc.scope, s);
+    if (sc.sketch && options.mode === 'fast' && options.fastCertify === 'decision') {
+      const b = decodeF64(sc.sketch.basis);
+      if (!b || b.length !== sc.sketch.dims * d) bad(`scope ${sc.scope}: sketch basis has the wrong shape`);
+      sketches.set(sc.scope, new SketchIndex(s, { r: sc.sketch.dims, builtAt: sc.sketch.builtAt, basis: b.slice() }));
+    }
     if (sc.index) {
       const ix = sc.index;
       const top = decodeF64(ix.top);
@@ -227,5 +238,5 @@ export function restoreScopes(
       indexes.set(sc.scope, new IvfIndex({ d, builtAt: ix.builtAt, top: top.slice(), childStart: childStart.slice(), centroids: centroids.slice(), cosRadius: cosRadius.slice(), members }, s.capacity));
     }
   }
-  return { options, scopes, indexes };
+  return { options, scopes, indexes, sketches };
 }

@@ -1,0 +1,234 @@
+/**
+ * The sketch pass of fastCertify 'decision' as a WebAssembly SIMD kernel (ours). The module is
+ * assembled here from opcodes (no build step, no native addon), compiled once per process and
+ * instantiated once per sketch (each with its own linear memory).
+ *
+ * Memory layout (bytes): [0, 1024) the candidate's sketch z_c (f32, padded to a multiple of 4);
+ * [1024, 1024 + 4·HIST_CELLS) the upper-bound grid counts (i32); the lower-bound grid counts next;
+ * then, at offsets chosen by the caller: zᵢ rows (f32, rp per row), εᵢ (f32), uᵢ (f32), lᵢ (f32).
+ *
+ * `pass(z, eps, ub, lb, n, rp, eq, slack, inv, last, hi, lo) → best row`, for every row i:
+ *   t = zᵢᵀz_c (f32x4 multiply-adds, lanes summed as (l0 + l1) + (l2 + l3)),
+ *   e = εᵢ·eq + slack, uᵢ = t + e, lᵢ = t − e (all f32),
+ *   hi[clamp(trunc((uᵢ + 2)·inv), 0, last)] += 1, lo[clamp(trunc((lᵢ + 2)·inv), 0, last)] += 1,
+ * and returns the row with the largest uᵢ (the first one on ties).
+ * f32 rounding: each product/sum errs by ≤ 2⁻²⁴ relative, so |t − exact| ≤ rp·2⁻²⁴·‖zᵢ‖‖z_c‖ + the
+ * f32 rounding of z_c, which `slack` (1e−5 for rp ≤ 64) covers with room to spare.
+ */
+
+/** Grid cells the kernel's histograms can hold (w ≥ 1/2048 over [−2, 2.5)). */
+export const HIST_CELLS = 10_240;
+export const Q_OFFSET = 0;
+export const HI_OFFSET = 1024;
+export const LO_OFFSET = HI_OFFSET + 4 * HIST_CELLS;
+export const DATA_OFFSET = LO_OFFSET + 4 * HIST_CELLS;
+
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+function section(id: number, body: number[]): number[] {
+  return [id, ...leb(body.length), ...body];
+}
+
+const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
+
+// opcodes
+const I32 = 0x7f;
+const F32 = 0x7d;
+const V128 = 0x7b;
+const BLOCK = 0x02;
+const LOOP = 0x03;
+const IF = 0x04;
+const END = 0x0b;
+const BR = 0x0c;
+const BR_IF = 0x0d;
+const GET = 0x20;
+const SET = 0x21;
+const TEE = 0x22;
+const I32_LOAD = [0x28, 0x02, 0x00];
+const F32_LOAD = [0x2a, 0x02, 0x00];
+const I32_STORE = [0x36, 0x02, 0x00];
+const F32_STORE = [0x38, 0x02, 0x00];
+const I32_CONST = (v: number) => [0x41, ...sleb(v)];
+const F32_CONST = (v: number) => {
+  const b = new Uint8Array(new Float32Array([v]).buffer);
+  return [0x43, ...b];
+};
+const I32_GE_U = 0x4f;
+const F32_GT = 0x5e;
+const I32_ADD = 0x6a;
+const I32_SHL = 0x74;
+const F32_ADD = 0x92;
+const F32_SUB = 0x93;
+const F32_MUL = 0x94;
+const F32_MIN = 0x96;
+const F32_MAX = 0x97;
+const I32_TRUNC_SAT_F32_S = [0xfc, 0x00];
+const V128_LOAD = [0xfd, 0x00, 0x04, 0x00];
+const V128_CONST0 = [0xfd, 0x0c, ...new Array(16).fill(0)];
+const F32X4_EXTRACT = (lane: number) => [0xfd, 0x1f, lane];
+const F32X4_ADD = [0xfd, ...leb(0xe4)];
+const F32X4_MUL = [0xfd, ...leb(0xe6)];
+
+// params
+const Z = 0;
+const EPS = 1;
+const UB = 2;
+const LB = 3;
+const N = 4;
+const RP = 5;
+const EQ = 6;
+const SLACK = 7;
+const INV = 8;
+const LAST = 9;
+const HI = 10;
+const LO = 11;
+// locals
+const I = 12;
+const C = 13;
+const ZP = 14;
+const ROWB = 15;
+const BESTROW = 16;
+const ACC = 17;
+const T = 18;
+const E = 19;
+const U = 20;
+const BEST = 21;
+const ADDR = 22;
+
+/** hist[clamp(trunc((x + 2)·inv), 0, last)] += 1, x on the stack top is taken from local `x`. */
+function bump(x: number, histBase: number): number[] {
+  return [
+    GET, histBase,
+    GET, x, ...F32_CONST(2), F32_ADD, GET, INV, F32_MUL,
+    ...F32_CONST(0), F32_MAX, GET, LAST, F32_MIN,
+    ...I32_TRUNC_SAT_F32_S, ...I32_CONST(2), I32_SHL, I32_ADD,
+    TEE, ADDR,
+    GET, ADDR, ...I32_LOAD, ...I32_CONST(1), I32_ADD,
+    ...I32_STORE,
+  ];
+}
+
+/** The module bytes (deterministic). */
+export function kernelBytes(): Uint8Array {
+  const body: number[] = [
+    // locals: 5 × i32 (I, C, ZP, ROWB, BESTROW), 1 × v128 (ACC), 4 × f32 (T, E, U, BEST), 1 × i32 (ADDR)
+    4, 5, I32, 1, V128, 4, F32, 1, I32,
+    GET, RP, ...I32_CONST(2), I32_SHL, SET, ROWB,
+    ...F32_CONST(-Infinity), SET, BEST,
+    GET, Z, SET, ZP,
+    BLOCK, 0x40,
+    LOOP, 0x40,
+    GET, I, GET, N, I32_GE_U, BR_IF, 1,
+    ...V128_CONST0, SET, ACC,
+    ...I32_CONST(0), SET, C,
+    BLOCK, 0x40,
+    LOOP, 0x40,
+    GET, C, GET, ROWB, I32_GE_U, BR_IF, 1,
+    GET, ACC,
+    GET, ZP, GET, C, I32_ADD, ...V128_LOAD,
+    GET, C, ...V128_LOAD, // z_c at offset 0 (Q_OFFSET)
+    ...F32X4_MUL, ...F32X4_ADD, SET, ACC,
+    GET, C, ...I32_CONST(16), I32_ADD, SET, C,
+    BR, 0,
+    END,
+    END,
+    // t = (l0 + l1) + (l2 + l3)
+    GET, ACC, ...F32X4_EXTRACT(0), GET, ACC, ...F32X4_EXTRACT(1), F32_ADD,
+    GET, ACC, ...F32X4_EXTRACT(2), GET, ACC, ...F32X4_EXTRACT(3), F32_ADD,
+    F32_ADD, SET, T,
+    // e = eps[i]·eq + slack
+    GET, EPS, GET, I, ...I32_CONST(2), I32_SHL, I32_ADD, ...F32_LOAD, GET, EQ, F32_MUL, GET, SLACK, F32_ADD, SET, E,
+    // u = t + e → ub[i]; l = t − e → lb[i] (kept in T)
+    GET, T, GET, E, F32_ADD, SET, U,
+    GET, T, GET, E, F32_SUB, SET, T,
+    GET, UB, GET, I, ...I32_CONST(2), I32_SHL, I32_ADD, GET, U, ...F32_STORE,
+    GET, LB, GET, I, ...I32_CONST(2), I32_SHL, I32_ADD, GET, T, ...F32_STORE,
+    ...bump(U, HI),
+    ...bump(T, LO),
+    // best row
+    GET, U, GET, BEST, F32_GT,
+    IF, 0x40,
+    GET, U, SET, BEST,
+    GET, I, SET, BESTROW,
+    END,
+    GET, I, ...I32_CONST(1), I32_ADD, SET, I,
+    GET, ZP, GET, ROWB, I32_ADD, SET, ZP,
+    BR, 0,
+    END,
+    END,
+    GET, BESTROW,
+    END,
+  ];
+  const params = [I32, I32, I32, I32, I32, I32, F32, F32, F32, F32, I32, I32];
+  const bytes = [
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, ...leb(params.length), ...params, 1, I32]),
+    ...section(3, [1, 0]),
+    ...section(5, [1, 0x00, ...leb(2)]),
+    ...section(7, [2, ...name('mem'), 0x02, 0, ...name('pass'), 0x00, 0]),
+    ...section(10, [1, ...leb(body.length), ...body]),
+  ];
+  return Uint8Array.from(bytes);
+}
+
+/** The parts of the WebAssembly JS API used here (the package's tsconfig has no DOM lib). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (mod: object, imports: object) => { exports: Record<string, unknown> };
+}
+const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+let compiled: object | null | undefined;
+
+/** The compiled kernel, or null where WebAssembly SIMD is unavailable (the gate then uses the exact pass). */
+export function kernelModule(): object | null {
+  if (compiled === undefined) {
+    try {
+      const bytes = kernelBytes();
+      compiled = wasm && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+export interface KernelInstance {
+  memory: WasmMemory;
+  pass: (z: number, eps: number, ub: number, lb: number, n: number, rp: number, eq: number, slack: number, inv: number, last: number, hi: number, lo: number) => number;
+}
+
+/** A fresh instance (own memory), or null where WebAssembly SIMD is unavailable. */
+export function instantiateKernel(): KernelInstance | null {
+  const mod = kernelModule();
+  if (!mod || !wasm) return null;
+  const inst = new wasm.Instance(mod, {});
+  return { memory: inst.exports.mem as WasmMemory, pass: inst.exports.pass as KernelInstance['pass'] };
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { createNoveltyGate } from './index.js';
+import { instantiateKernel, kernelBytes, DATA_OFFSET, HI_OFFSET, LO_OFFSET, Q_OFFSET, HIST_CELLS } from './kernel.js';
+import { near, randomUnit, rng, topicMixture } from './test-utils.js';
+
+describe('sketch kernel (WebAssembly SIMD, ours)', () => {
+  it('validates, and its bounds bracket every f64 dot product; grid counts and best row match a JS reference', () => {
+    expect((globalThis as unknown as { WebAssembly: { validate(b: Uint8Array): boolean } }).WebAssembly.validate(kernelBytes())).toBe(true);
+    const k = instantiateKernel()!;
+    expect(k).not.toBeNull();
+    const r = rng(5);
+    const n = 301;
+    const rp = 12;
+    k.memory.grow(2);
+    const buf = k.memory.buffer;
+    const z = new Float32Array(buf, DATA_OFFSET, n * rp);
+    const eps = new Float32Array(buf, DATA_OFFSET + 4 * n * rp, n);
+    const ub = new Float32Array(buf, DATA_OFFSET + 4 * n * (rp + 1), n);
+    const lb = new Float32Array(buf, DATA_OFFSET + 4 * n * (rp + 2), n);
+    const q = new Float32Array(buf, Q_OFFSET, rp);
+    for (let i = 0; i < z.length; i++) z[i] = (r.u() - 0.5) * 0.6;
+    for (let i = 0; i < n; i++) eps[i] = r.u() * 0.5;
+    for (let c = 0; c < rp; c++) q[c] = (r.u() - 0.5) * 0.6;
+    const eq = 0.3;
+    const slack = 1e-5;
+    const inv = 1024;
+    const last = Math.ceil(4.5 * inv);
+    const hi = new Int32Array(buf, HI_OFFSET, HIST_CELLS).fill(0);
+    const lo = new Int32Array(buf, LO_OFFSET, HIST_CELLS).fill(0);
+    const best = k.pass(DATA_OFFSET, DATA_OFFSET + 4 * n * rp, DATA_OFFSET + 4 * n * (rp + 1), DATA_OFFSET + 4 * n * (rp + 2), n, rp, eq, slack, inv, last, HI_OFFSET, LO_OFFSET);
+    const refHi = new Int32Array(HIST_CELLS);
+    const refLo = new Int32Array(HIST_CELLS);
+    let refBest = 0;
+    for (let i = 0; i < n; i++) {
+      let t = 0;
+      for (let c = 0; c < rp; c++) t += z[i * rp + c] * q[c];
+      const e = eps[i] * eq;
+      expect(ub[i]).toBeGreaterThanOrEqual(t + e);
+      expect(lb[i]).toBeLessThanOrEqual(t - e);
+      expect(ub[i] - (t + e)).toBeLessThan(2 * slack);
+      expect(t - e - lb[i]).toBeLessThan(2 * slack);
+      refHi[Math.min(last, Math.max(0, Math.trunc(Math.fround(Math.fround(ub[i] + 2) * inv))))]++;
+      refLo[Math.min(last, Math.max(0, Math.trunc(Math.fround(Math.fround(lb[i] + 2) * inv))))]++;
+      if (ub[i] > ub[refBest]) refBest = i;
+    }
+    expect(best).toBe(refBest);
+    expect(Array.from(hi)).toEqual(Array.from(refHi));
+    expect(Array.from(lo)).toEqual(Array.from(refLo));
+  });
+});
+
+describe("fastCertify 'decision' (sketch bound, ours)", () => {
+  const d = 40;
+  const n = 5000;
+  const { vectors } = topicMixture(n, d, 50, 0.95, 31);
+  const build = (opts: Parameters<typeof createNoveltyGate>[0]) => {
+    const g = createNoveltyGate(opts);
+    for (let i = 0; i < n; i++) g.commit('s', `m${i}`, vectors.subarray(i * d, i * d + d));
+    return g;
+  };
+  // τ_min near the candidates' novelty (0.09–0.42 here) so all three actions occur
+  const band = { tauMin: 0.105, delta: 0.03 };
+  const exact = build(band);
+  const fast = build({ ...band, mode: 'fast', fastCertify: 'decision', fastMinN: 1000, sketchDims: 12 });
+
+  /** Candidates over the whole score range: near-duplicates at several distances, mixtures, random directions. */
+  const candidates = (seed: number, count: number) => {
+    const r = rng(seed);
+    const out: Float64Array[] = [];
+    for (let t = 0; t < count; t++) {
+      const i = Math.floor(r.u() * n);
+      const base = vectors.subarray(i * d, i * d + d);
+      const kind = t % 4;
+      out.push(kind === 3 ? randomUnit(d, r) : near(base, [0.999, 0.97, 0.9][kind], r));
+    }
+    return out;
+  };
+
+  it('keeps a sketch and decides exactly like exact mode (action, nearest id and cosine), score within scoreError', () => {
+    expect(fast.stats('s')!.sketch).toEqual({ dims: 12, builtAt: 1000 * 4 });
+    let certified = 0;
+    const actions = new Set<string>();
+    for (const q of candidates(32, 160)) {
+      const a = exact.route('s', q);
+      const b = fast.route('s', q);
+      expect(b.action).toBe(a.action);
+      expect(b.nearest).toEqual(a.nearest);
+      expect(b.threshold).toBe(a.threshold);
+      expect(b.kappa).toBe(a.kappa);
+      expect(Math.abs(b.score - a.score)).toBeLessThanOrEqual(b.scoreError);
+      if (b.mode === 'fast') certified++;
+      actions.add(a.action);
+    }
+    expect(actions.size).toBe(3);
+    expect(certified).toBeGreaterThanOrEqual(80); // the sketch path is actually taken
+  });
+
+  it('certifies only right decisions when τ moves the band edges across the candidates', () => {
+    for (const tauMin of [0.09, 0.12, 0.14]) {
+      const e = build({ tauMin, delta: 0.02 });
+      const f = build({ tauMin, delta: 0.02, mode: 'fast', fastCertify: 'decision', fastMinN: 1000, sketchDims: 12 });
+      const counts: Record<string, number> = {};
+      for (const q of candidates(33 + tauMin * 100, 40)) {
+        const a = e.route('s', q);
+        const b = f.route('s', q);
+        expect(b.action).toBe(a.action);
+        expect(b.nearest).toEqual(a.nearest);
+        counts[a.action] = (counts[a.action] ?? 0) + 1;
+      }
+      expect(Object.keys(counts).length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('stays exact after removes and replaces; a restored gate decides bit for bit alike; a tiny budget falls back to exact', () => {
+    const r = rng(34);
+    for (let i = 0; i < 400; i++) {
+      exact.remove('s', `m${i * 11}`);
+      fast.remove('s', `m${i * 11}`);
+    }
+    for (let i = 0; i < 60; i++) {
+      const v = randomUnit(d, r);
+      exact.replace('s', `m${i * 11 + 3}`, v);
+      fast.replace('s', `m${i * 11 + 3}`, v);
+    }
+    for (let i = 0; i < 30; i++) {
+      const v = near(vectors.subarray(i * d, i * d + d), 0.99, r);
+      exact.commit('s', `x${i}`, v);
+      fast.commit('s', `x${i}`, v);
+    }
+    const restored = createNoveltyGate({ state: JSON.parse(JSON.stringify(fast.serialize())) });
+    expect(restored.stats('s')!.sketch).toEqual(fast.stats('s')!.sketch);
+    for (const q of candidates(35, 60)) {
+      const a = exact.route('s', q);
+      const b = fast.route('s', q);
+      expect(b.action).toBe(a.action);
+      expect(b.nearest).toEqual(a.nearest);
+      expect(Math.abs(b.score - a.score)).toBeLessThanOrEqual(b.scoreError);
+      expect(restored.route('s', q)).toEqual(b);
+    }
+    const tight = createNoveltyGate({ state: fast.serialize(), fastScanBudget: 1e-6 });
+    const q = near(vectors.subarray(0, d), 0.9, r);
+    const c = tight.route('s', q);
+    const a = exact.route('s', q);
+    // with a budget of 64 rows the candidate either certifies on the sketch alone or runs the exact pass
+    if (c.mode === 'exact') expect(c).toEqual({ ...a });
+    else expect(c.action).toBe(a.action);
+  });
+
+  it('a snapshot from exact mode restored in decision mode builds its sketch deterministically', () => {
+    const opts = { mode: 'fast', fastCertify: 'decision', fastMinN: 1000, sketchDims: 12 } as const;
+    const a = createNoveltyGate({ ...opts, state: exact.serialize() });
+    const b = createNoveltyGate({ ...opts, state: exact.serialize() });
+    expect(a.stats('s')!.sketch).not.toBeNull();
+    const q = candidates(36, 1)[0];
+    expect(a.route('s', q)).toEqual(b.route('s', q));
+    expect(a.route('s', q).action).toBe(exact.route('s', q).action);
+  });
+});
