@@ -3,10 +3,13 @@
  * 1. Accuracy, AUC and ECE per question kind on the hand-labelled set in ./dataset.ts, asked through
  *    the controller (accuracy at p >= 0.5 for Nouls, argmax for Choices; ECE on the predicted class's
  *    probability, 10 bins). Baseline in the same run: a constant predictor (the majority label).
- * Flags: `--no-speed` (accuracy only), `--speed-only`.
+ * Flags: `--no-speed` (accuracy only), `--speed-only`, `--write-only` (section 3 only).
  * 2. Throughput: questions per second on one core, relation batches (10 candidates x 6 questions) and
  *    6-question routing calls, through the controller vs a plain loop of the same scorers; p50 of one
  *    routing call; overhead ratio = controller / plain.
+ * 3. Write-path cost per question (core's typing / relations / consolidation calls, see
+ *    ./write-workload.ts) of the controller + offline backend vs the frozen pre-optimisation copy in
+ *    src/reference/ (the baseline, same run, same calls, interleaved), with an answer-identity count.
  */
 import { batches } from '../src/catalogue';
 import { createSystemOne } from '../src/controller';
@@ -17,6 +20,8 @@ import { TEMPLATES } from './templates';
 import { holdout } from './holdout';
 import { locomoRouting } from './locomo-routing';
 import { auc, ece, percentile } from './metrics';
+import { createSystemOne as createReferenceSystemOne } from '../src/reference/controller';
+import { locomoObservations, type Observation, type Stage, syntheticObservations, type WriteCall, writeCalls } from './write-workload';
 
 
 
@@ -207,9 +212,107 @@ async function speed(): Promise<void> {
   console.log(`\n(${rounds} interleaved rounds; controller with its default LRU cache, every state distinct so every question is a cache miss; node ${process.version})`);
 }
 
+// ---------------------------------------------------------------------------------------------
+// write path: optimised vs the frozen reference
+// ---------------------------------------------------------------------------------------------
+
+type Asker = { ask(state: Record<string, unknown>, questions: Record<string, Question>): Promise<{ answers: Record<string, unknown> }> };
+
+async function runCalls(s1: Asker, calls: WriteCall[], cpu: Record<Stage, number>, answers?: unknown[]): Promise<void> {
+  for (const c of calls) {
+    const u0 = process.cpuUsage();
+    const r = await s1.ask(c.state, c.questions);
+    const u = process.cpuUsage(u0);
+    cpu[c.stage] += (u.user + u.system) / 1000;
+    answers?.push(r.answers);
+  }
+}
+
+async function writePath(): Promise<void> {
+  const conv = locomoObservations();
+  const per = 250;
+  const slices: Observation[][] = conv ? conv.map((c) => c.slice(0, per)) : Array.from({ length: 8 }, (_, i) => syntheticObservations(100 + i, 5, per / 5));
+  const source = conv ? `LoCoMo (first ${per} turns of each of ${slices.length} conversations, read at run time)` : `generated sentences (${slices.length} x ${per}; LoCoMo file not found)`;
+  // JIT warm-up for both on generated text (distinct from the measured texts)
+  for (let i = 0; i < 2; i++) {
+    await runCalls(createSystemOne(), writeCalls(syntheticObservations(900 + i, 3, 40)), { typing: 0, relations: 0, consolidation: 0 });
+    await runCalls(createReferenceSystemOne(), writeCalls(syntheticObservations(900 + i, 3, 40)), { typing: 0, relations: 0, consolidation: 0 });
+  }
+  const stages: Stage[] = ['typing', 'relations', 'consolidation'];
+  const zero = () => ({ typing: 0, relations: 0, consolidation: 0 });
+  const refCpu = zero();
+  const newCpu = zero();
+  const nq = zero();
+  const roundRatios: number[] = [];
+  let writes = 0;
+  let compared = 0;
+  let differ = 0;
+  for (let r = 0; r < slices.length; r++) {
+    const obs = slices[r];
+    const a = writeCalls(obs); // fresh objects for each implementation
+    const b = writeCalls(obs);
+    for (const c of a) nq[c.stage] += Object.keys(c.questions).length;
+    writes += obs.length;
+    const ansNew: unknown[] = [];
+    const ansRef: unknown[] = [];
+    const cN = zero();
+    const cR = zero();
+    if (r % 2 === 0) {
+      await runCalls(createSystemOne(), a, cN, ansNew);
+      await runCalls(createReferenceSystemOne(), b, cR, ansRef);
+    } else {
+      await runCalls(createReferenceSystemOne(), b, cR, ansRef);
+      await runCalls(createSystemOne(), a, cN, ansNew);
+    }
+    for (const s of stages) {
+      newCpu[s] += cN[s];
+      refCpu[s] += cR[s];
+    }
+    const sum = (x: Record<Stage, number>) => x.typing + x.relations + x.consolidation;
+    roundRatios.push(sum(cR) / sum(cN));
+    for (let i = 0; i < ansNew.length; i++) {
+      const x = ansNew[i] as Record<string, unknown>;
+      const y = ansRef[i] as Record<string, unknown>;
+      for (const id of Object.keys(y)) {
+        compared++;
+        if (JSON.stringify(x[id]) !== JSON.stringify(y[id])) differ++;
+      }
+    }
+  }
+  const us = (ms: number, n: number) => ((1000 * ms) / n).toFixed(2);
+  console.log(`
+## Write-path questions: this controller + offline backend vs the pre-optimisation reference (src/reference/, same run)
+`);
+  console.log(`Workload: core's write-path calls (bench/write-workload.ts) over ${source}; ${writes} writes; process CPU time; ${slices.length} interleaved rounds, fresh controllers and item objects per round.
+`);
+  console.log('| stage | questions | questions / write | reference µs / question | optimised µs / question | reference ms / write | optimised ms / write | speed-up |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  let tq = 0;
+  let tr = 0;
+  let tn = 0;
+  for (const s of stages) {
+    tq += nq[s];
+    tr += refCpu[s];
+    tn += newCpu[s];
+    console.log(`| ${s} | ${nq[s]} | ${(nq[s] / writes).toFixed(1)} | ${us(refCpu[s], nq[s])} | ${us(newCpu[s], nq[s])} | ${(refCpu[s] / writes).toFixed(3)} | ${(newCpu[s] / writes).toFixed(3)} | ${(refCpu[s] / newCpu[s]).toFixed(2)}x |`);
+  }
+  console.log(`| **all** | ${tq} | ${(tq / writes).toFixed(1)} | ${us(tr, tq)} | ${us(tn, tq)} | ${(tr / writes).toFixed(3)} | ${(tn / writes).toFixed(3)} | **${(tr / tn).toFixed(2)}x** |`);
+  console.log(`
+Per-round speed-up (all stages): median ${percentile(roundRatios, 50).toFixed(2)}x, min ${Math.min(...roundRatios).toFixed(2)}x, max ${Math.max(...roundRatios).toFixed(2)}x.`);
+  console.log(`Answers identical to the reference: ${compared - differ} of ${compared}${differ ? ` (${differ} DIFFER)` : ''}.`);
+  if (differ) process.exitCode = 1;
+}
+
+if (process.argv.includes('--write-only')) {
+  await writePath();
+  process.exit();
+}
 if (!process.argv.includes('--speed-only')) {
   await accuracy(dataset, 'Offline backend, development set (bench/dataset.ts; the scorers were tuned on it)');
   await accuracy(holdout, 'Offline backend, held-out set (bench/holdout.ts; never tuned on)');
   locomoRouting();
 }
-if (!process.argv.includes('--no-speed')) await speed();
+if (!process.argv.includes('--no-speed')) {
+  await speed();
+  await writePath();
+}

@@ -54,6 +54,18 @@ function idx(i: number): number {
   return i;
 }
 
+/**
+ * The instruction text of an indexed template, built once per (template, index): every question built
+ * from it shares one string, which the controller then finds again without hashing a new string.
+ */
+const instructionCache = new Map<string, string[]>();
+function perIndex(template: string, i: number, build: (i: number) => string): string {
+  if (i >= 4096) return build(i);
+  let a = instructionCache.get(template);
+  if (a === undefined) instructionCache.set(template, (a = []));
+  return (a[i] ??= build(i));
+}
+
 /** @throws SystemOneError('INVALID_QUESTION') unless `n` is a non-negative integer. */
 function countOf(n: number): number {
   if (!Number.isInteger(n) || n < 0) throw new SystemOneError('INVALID_QUESTION', `batch count must be a non-negative integer, got ${String(n)}`);
@@ -93,31 +105,31 @@ export const typing = {
 export const relation = {
   /** Are the two memories about the same topic, so that one helps to understand the other? -> RELATED_TO */
   semantic: (i: number): Noul =>
-    n('relation.semantic', `Are {{new_memory}} and {{candidates.${idx(i)}}} semantically related (same topic, person or subject)?`,
+    n('relation.semantic', perIndex('relation.semantic', idx(i), (k) => `Are {{new_memory}} and {{candidates.${k}}} semantically related (same topic, person or subject)?`),
       'they are about the same topic, thing or subject, so one helps to understand the other',
       'they are about different, unrelated things'),
   /** Does the new memory cause / lead to the candidate? -> LEADS_TO new -> candidate */
   causes: (i: number): Noul =>
-    n('relation.causes', `Does the event in {{new_memory}} cause or lead to the event in {{candidates.${idx(i)}}}?`,
+    n('relation.causes', perIndex('relation.causes', idx(i), (k) => `Does the event in {{new_memory}} cause or lead to the event in {{candidates.${k}}}?`),
       'the first is a cause, reason or trigger of the second', 'the first does not cause the second'),
   /** Is the new memory caused by the candidate? -> LEADS_TO candidate -> new */
   causedBy: (i: number): Noul =>
-    n('relation.caused_by', `Is the event in {{new_memory}} caused by the event in {{candidates.${idx(i)}}}?`,
+    n('relation.caused_by', perIndex('relation.caused_by', idx(i), (k) => `Is the event in {{new_memory}} caused by the event in {{candidates.${k}}}?`),
       'the second is a cause, reason or trigger of the first', 'the second does not cause the first'),
   /** Do both belong to the same episode (same occasion, conversation or activity)? -> SAME_EPISODE */
   sameEpisode: (i: number): Noul =>
-    n('relation.same_episode', `Do {{new_memory}} and {{candidates.${idx(i)}}} belong to the same episode (the same occasion, activity or conversation at about the same time)?`,
+    n('relation.same_episode', perIndex('relation.same_episode', idx(i), (k) => `Do {{new_memory}} and {{candidates.${k}}} belong to the same episode (the same occasion, activity or conversation at about the same time)?`),
       'both are part of one episode', 'they belong to different episodes'),
   /** Do they mention the same entity under different names (alias, nickname, abbreviation)? Ask only when no exact entity match. */
   entityAlias: (i: number): Noul =>
-    n('relation.entity_alias', `Do {{new_memory}} and {{candidates.${idx(i)}}} refer to the same person, place or thing under different names?`,
+    n('relation.entity_alias', perIndex('relation.entity_alias', idx(i), (k) => `Do {{new_memory}} and {{candidates.${k}}} refer to the same person, place or thing under different names?`),
       'an entity in one is the same real-world entity as an entity in the other, named differently (alias, nickname, abbreviation, spelling)',
       'no entity is shared under another name'),
   /** When did the new memory's event happen relative to the candidate's? (new_memory is <label> candidate) */
   temporalOrder: (i: number): Choice<TemporalOrderLabel> => ({
     type: 'choice',
     kind: 'relation.temporal_order',
-    instructions: `Relative to the event in {{candidates.${idx(i)}}}, when did the event in {{new_memory}} happen?`,
+    instructions: perIndex('relation.temporal_order', idx(i), (k) => `Relative to the event in {{candidates.${k}}}, when did the event in {{new_memory}} happen?`),
     criteria: {
       before: 'the new memory happened before the candidate',
       after: 'the new memory happened after the candidate',
@@ -137,25 +149,25 @@ export const relation = {
 export const consolidation = {
   /** Does the candidate say nothing the new memory does not already say? -> REDUNDANT_WITH */
   redundant: (i: number): Noul =>
-    n('consolidation.redundant', `Is {{candidates.${idx(i)}}} redundant with {{new_memory}} (it states the same information)?`,
+    n('consolidation.redundant', perIndex('consolidation.redundant', idx(i), (k) => `Is {{candidates.${k}}} redundant with {{new_memory}} (it states the same information)?`),
       'they state the same information; keeping one loses nothing', 'each contains information the other lacks'),
   /** Do they make incompatible claims about the same thing? -> CONTRADICTS */
   contradiction: (i: number): Noul =>
-    n('consolidation.contradiction', `Do {{new_memory}} and {{candidates.${idx(i)}}} contradict each other?`,
+    n('consolidation.contradiction', perIndex('consolidation.contradiction', idx(i), (k) => `Do {{new_memory}} and {{candidates.${k}}} contradict each other?`),
       'they make incompatible claims about the same subject', 'they are compatible'),
   /** Is the candidate outdated by the new memory (a later state of the same thing)? (obsolescence is recorded, nothing deleted) */
   obsolete: (i: number): Noul =>
-    n('consolidation.obsolete', `Is {{candidates.${idx(i)}}} made obsolete (outdated, superseded) by {{new_memory}}?`,
+    n('consolidation.obsolete', perIndex('consolidation.obsolete', idx(i), (k) => `Is {{candidates.${k}}} made obsolete (outdated, superseded) by {{new_memory}}?`),
       'the new memory updates or replaces what the candidate says', 'the candidate is still current'),
   /** Would an additional link between them be useful later? -> RELATED_TO */
   link: (i: number): Noul =>
-    n('consolidation.link', `Would a link between {{new_memory}} and {{candidates.${idx(i)}}} help answer future questions?`,
+    n('consolidation.link', perIndex('consolidation.link', idx(i), (k) => `Would a link between {{new_memory}} and {{candidates.${k}}} help answer future questions?`),
       'a link connects useful complementary information', 'a link would add nothing useful'),
   /** How should the pair be represented? */
   representation: (i: number): Choice<RepresentationLabel> => ({
     type: 'choice',
     kind: 'consolidation.representation',
-    instructions: `How should {{new_memory}} and {{candidates.${idx(i)}}} be represented in memory?`,
+    instructions: perIndex('consolidation.representation', idx(i), (k) => `How should {{new_memory}} and {{candidates.${k}}} be represented in memory?`),
     criteria: {
       keep_separate: 'keep both as separate memories',
       merge: 'merge them into one memory (they say the same thing)',
@@ -201,19 +213,19 @@ export const routing = {
 export const scoring = {
   /** a: is the candidate relevant to the query? */
   relevance: (i: number): Noul =>
-    n('scoring.relevance', `Is {{candidates.${idx(i)}}} relevant to answering {{query}}?`,
+    n('scoring.relevance', perIndex('scoring.relevance', idx(i), (k) => `Is {{candidates.${k}}} relevant to answering {{query}}?`),
       'it contains information that helps answer the question', 'it does not help answer the question'),
   /** ℓ: is the relation the candidate was reached by useful for the query? */
   relationUsefulness: (i: number): Noul =>
-    n('scoring.relation_usefulness', `Is the relation by which {{candidates.${idx(i)}}} was reached useful for answering {{query}}?`,
+    n('scoring.relation_usefulness', perIndex('scoring.relation_usefulness', idx(i), (k) => `Is the relation by which {{candidates.${k}}} was reached useful for answering {{query}}?`),
       'following this kind of relation is useful for this question', 'this kind of relation is not useful here'),
   /** n: does the candidate add information not already in the evidence? */
   newInformation: (i: number): Noul =>
-    n('scoring.new_information', `Does {{candidates.${idx(i)}}} add information for {{query}} that is not already in {{evidence}}?`,
+    n('scoring.new_information', perIndex('scoring.new_information', idx(i), (k) => `Does {{candidates.${k}}} add information for {{query}} that is not already in {{evidence}}?`),
       'it adds relevant information the evidence lacks', 'it repeats the evidence or adds nothing relevant'),
   /** c: does the candidate support (agree with, connect to) the current evidence? */
   supportsCurrentEvidence: (i: number): Noul =>
-    n('scoring.supports_current_evidence', `Does {{candidates.${idx(i)}}} support or connect to the current evidence {{evidence}} for {{query}}?`,
+    n('scoring.supports_current_evidence', perIndex('scoring.supports_current_evidence', idx(i), (k) => `Does {{candidates.${k}}} support or connect to the current evidence {{evidence}} for {{query}}?`),
       'it agrees with or connects to the evidence', 'it is unrelated to or conflicts with the evidence'),
 };
 

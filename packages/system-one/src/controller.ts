@@ -16,8 +16,8 @@ import { SystemOneError, toSystemOneError } from './errors';
 import { AnswerCache } from './lru';
 import { createOfflineBackend } from './offline/index';
 import {
-  type Answer, type Answers, type Question, type ResolvedRef, type State, labelsOf, normalizeAnswer, resolveRefs,
-  setOwn, validateQuestion,
+  type Answer, type Answers, type CompiledPath, compiledPathsOf, type Question, type ResolvedRef, type State, labelsOf,
+  normalizeAnswer, resolveCompiledRefs, setOwn, validateQuestion,
 } from './schema';
 
 /** One answered question. `latencyMs` is the wall time of the backend call that answered it (0 for cache hits). */
@@ -115,40 +115,107 @@ function quickValid(q: any): boolean {
   return false;
 }
 
-/** Question objects already validated (keyed by object; re-checked when its type, kind, instructions or criteria object is replaced; in-place edits of a criteria object are not seen). */
-const validated = new WeakMap<object, { type: string; kind: string | undefined; instructions: string; criteria: object }>();
-const qKeys = new WeakMap<object, { key: string; type: string; kind: string | undefined; instructions: string; criteria: object }>();
+/**
+ * What the controller knows about one question content: its cache key (interned: one short key per
+ * distinct content) and its compiled `{{path}}` references. Only validated contents get one.
+ */
+interface QuestionInfo {
+  key: string;
+  paths: CompiledPath[];
+}
+/** A validated content, found again by its instructions string (see `infoByContent`). */
+interface ContentEntry extends QuestionInfo {
+  type: string;
+  kind: string | undefined;
+  criteriaKeys: string[];
+  criteriaValues: unknown[];
+}
+const byInstructions = new Map<string, ContentEntry[]>();
 const qIntern = new Map<string, string>();
 let qCounter = 0;
-/**
- * A short key per distinct question content (interned; the content string is built once per question
- * object, and again when the object's type, kind, instructions or criteria object is replaced, so a
- * reused question object edited between asks never hits answers of its old content).
- */
-function questionKey(q: Question): string {
-  const m = qKeys.get(q);
-  if (m !== undefined && m.instructions === q.instructions && m.criteria === q.criteria && m.kind === q.kind && m.type === q.type) return m.key;
-  const full = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
-  let k = qIntern.get(full);
-  if (k === undefined) {
-    if (qIntern.size > 100_000) qIntern.clear();
-    k = `q${qCounter++}`;
-    qIntern.set(full, k);
+
+/** The entry of a validated content equal to `q` (same type, kind, instructions and criteria labels, texts and order), if any. */
+function infoByContent(q: Question): ContentEntry | undefined {
+  const list = byInstructions.get(q.instructions);
+  if (list === undefined) return undefined;
+  const c = q.criteria as Record<string, unknown>;
+  const keys = Object.keys(c);
+  for (const e of list) {
+    if (e.type !== q.type || e.kind !== q.kind || e.criteriaKeys.length !== keys.length) continue;
+    let same = true;
+    for (let i = 0; i < keys.length && same; i++) same = e.criteriaKeys[i] === keys[i] && e.criteriaValues[i] === c[keys[i]];
+    if (same) return e;
   }
-  qKeys.set(q, { key: k, type: q.type, kind: q.kind, instructions: q.instructions, criteria: q.criteria });
-  return k;
+  return undefined;
+}
+
+/**
+ * Validate a question and return its info. Looked up by content on every ask (instructions string,
+ * then type, kind and criteria labels and texts in order), so a question object edited between asks
+ * never hits answers of its old content; the content string (for the interned key) and the zod check
+ * run once per distinct content. Catalogue templates share their instruction strings, so this lookup
+ * hashes no new string.
+ * @throws SystemOneError('INVALID_QUESTION')
+ */
+function questionInfo(id: string, q: Question): QuestionInfo {
+  if (q === null || typeof q !== 'object') validateQuestion(id, q); // throws INVALID_QUESTION
+  let info: QuestionInfo | undefined =
+    typeof q.instructions === 'string' && q.criteria && typeof q.criteria === 'object' && !Array.isArray(q.criteria) ? infoByContent(q) : undefined;
+  if (info === undefined) {
+    if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
+    const full = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
+    let key = qIntern.get(full);
+    if (key === undefined) {
+      if (qIntern.size > 100_000) qIntern.clear();
+      key = `q${qCounter++}`;
+      qIntern.set(full, key);
+    }
+    const c = q.criteria as Record<string, unknown>;
+    const criteriaKeys = Object.keys(c);
+    const entry: ContentEntry = {
+      key,
+      paths: compiledPathsOf(q.instructions),
+      type: q.type,
+      kind: q.kind,
+      criteriaKeys,
+      criteriaValues: criteriaKeys.map((k) => c[k]),
+    };
+    let list = byInstructions.get(q.instructions);
+    if (list === undefined) {
+      if (byInstructions.size > 100_000) byInstructions.clear();
+      byInstructions.set(q.instructions, (list = []));
+    }
+    if (list.length >= 16) list.shift();
+    list.push(entry);
+    info = entry;
+  }
+  return info;
 }
 
 /** Deterministic JSON (sorted object keys) for cache keys. */
 export function stableStringify(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) s += ',';
+      if (i in v) s += stableStringify(v[i]); // a hole is empty, as in `[1,,2].map(f).join(',')`
+    }
+    return s + ']';
+  }
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
-    .join(',')}}`;
+  const keys = Object.keys(o);
+  if (keys.length > 1) keys.sort();
+  let s = '{';
+  let first = true;
+  for (const k of keys) {
+    const x = o[k];
+    if (x === undefined) continue;
+    if (!first) s += ',';
+    first = false;
+    s += JSON.stringify(k) + ':' + stableStringify(x);
+  }
+  return s + '}';
 }
 
 function neutral(q: Question): Answer {
@@ -265,18 +332,15 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     const ids = Object.keys(questions);
     const n = ids.length;
     const qs = new Array<Question>(n);
+    const infos = new Array<QuestionInfo>(n);
     const refs: Record<string, ResolvedRef[]> = {};
     for (let i = 0; i < n; i++) {
       const id = ids[i];
       const q = questions[id];
-      if (q === null || typeof q !== 'object') validateQuestion(id, q); // throws INVALID_QUESTION (a WeakMap cannot hold it)
-      const seen = validated.get(q);
-      if (seen === undefined || seen.instructions !== q.instructions || seen.criteria !== q.criteria || seen.type !== q.type || seen.kind !== q.kind) {
-        if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
-        validated.set(q, { type: q.type, kind: q.kind, instructions: q.instructions, criteria: q.criteria });
-      }
+      const info = questionInfo(id, q);
       qs[i] = q;
-      setOwn(refs, id, resolveRefs(id, q, state));
+      infos[i] = info;
+      setOwn(refs, id, resolveCompiledRefs(id, info.paths, state));
     }
     stats.questions += n;
 
@@ -305,12 +369,27 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         }
         return k;
       };
+      // the joined key of a multi-path question, built once per distinct tuple of values in this call
+      // (so questions reading the same values share one key string: one hash, pointer comparisons)
+      let joined: Map<unknown, Map<unknown, string>> | undefined;
+      const pairKey = (a: unknown, b: unknown): string => {
+        joined ??= new Map();
+        let m = joined.get(a);
+        if (m === undefined) joined.set(a, (m = new Map()));
+        let k = m.get(b);
+        if (k === undefined) m.set(b, (k = `${valueKey(a)}\u0001${valueKey(b)}`));
+        return k;
+      };
       let lastSv: string | undefined;
       let lastInner: Map<string, Answer> | undefined;
       for (let i = 0; i < n; i++) {
         const r = refs[ids[i]];
-        const sv = r.length === 1 ? valueKey(r[0].value) : r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
-        const qk = questionKey(qs[i]);
+        const sv =
+          r.length === 1 ? valueKey(r[0].value)
+          : r.length === 2 ? pairKey(r[0].value, r[1].value)
+          : r.length ? r.map((x) => valueKey(x.value)).join('\u0001')
+          : valueKey(state);
+        const qk = infos[i].key;
         stateKeys![i] = sv;
         qKeys![i] = qk;
         if (sv !== lastSv) {

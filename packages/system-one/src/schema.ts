@@ -141,15 +141,42 @@ function segments(path: string): string[] {
 }
 
 function resolveOrMissing(state: unknown, path: string): unknown {
+  return resolveCompiled(state, compilePath(path));
+}
+
+/** A `{{path}}` split once into segments (array index segments pre-parsed). */
+export interface CompiledPath {
+  path: string;
+  segs: string[];
+  /** Per segment: its value as an array index, or -1 when it is not all digits. */
+  index: number[];
+}
+const compiledCache = new Map<string, CompiledPath>();
+
+/** Compile a dot path (memoised per path string). */
+export function compilePath(path: string): CompiledPath {
+  let c = compiledCache.get(path);
+  if (!c) {
+    const segs = segments(path);
+    c = { path, segs, index: segs.map((seg) => (/^\d+$/.test(seg) ? Number(seg) : -1)) };
+    if (compiledCache.size > 10_000) compiledCache.clear();
+    compiledCache.set(path, c);
+  }
+  return c;
+}
+
+function resolveCompiled(state: unknown, c: CompiledPath): unknown {
   let cur: unknown = state;
-  for (const seg of segments(path)) {
+  const { segs, index } = c;
+  for (let k = 0; k < segs.length; k++) {
     if (cur === null || typeof cur !== 'object') return MISSING;
     if (Array.isArray(cur)) {
-      if (!/^\d+$/.test(seg)) return MISSING;
-      const i = Number(seg);
+      const i = index[k];
+      if (i < 0) return MISSING;
       if (i >= cur.length) return MISSING;
       cur = cur[i];
     } else {
+      const seg = segs[k];
       if (!Object.prototype.hasOwnProperty.call(cur, seg)) return MISSING;
       cur = (cur as Record<string, unknown>)[seg];
     }
@@ -169,9 +196,23 @@ export interface ResolvedRef {
  * @throws SystemOneError('MISSING_STATE_FIELD') naming the question id and the missing path.
  */
 export function resolveRefs(id: string, q: Question, state: State): ResolvedRef[] {
-  const out: ResolvedRef[] = [];
-  for (const path of referencedPaths(q.instructions)) {
-    const v = resolveOrMissing(state, path);
+  return resolveCompiledRefs(id, compiledPathsOf(q.instructions), state);
+}
+
+/** The compiled `{{path}}` references of an instruction (see `referencedPaths`). */
+export function compiledPathsOf(instructions: string): CompiledPath[] {
+  return referencedPaths(instructions).map(compilePath);
+}
+
+/**
+ * `resolveRefs` over already compiled paths (the controller compiles them once per question content).
+ * @throws SystemOneError('MISSING_STATE_FIELD') naming the question id and the missing path.
+ */
+export function resolveCompiledRefs(id: string, paths: readonly CompiledPath[], state: State): ResolvedRef[] {
+  const out: ResolvedRef[] = new Array(paths.length);
+  for (let k = 0; k < paths.length; k++) {
+    const path = paths[k].path;
+    const v = resolveCompiled(state, paths[k]);
     if (v === MISSING) {
       throw new SystemOneError(
         'MISSING_STATE_FIELD',
@@ -179,7 +220,7 @@ export function resolveRefs(id: string, q: Question, state: State): ResolvedRef[
         { details: { id, path } },
       );
     }
-    out.push({ path, value: v });
+    out[k] = { path, value: v };
   }
   return out;
 }

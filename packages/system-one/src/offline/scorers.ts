@@ -7,8 +7,8 @@
  */
 import type { ResolvedRef } from '../schema';
 import {
-  CUES, antonymConflict, clamp01, containment, eventInterval, features, intersectionSize, logistic, MS, setCosine,
-  sharedEntities, soft, stem, type TextFeatures,
+  CUES, antonymConflict, clamp01, containment, cueTest, eventInterval, features, intersectionSize, type Interval, logistic, MS,
+  setCosine, sharedEntities, soft, stem, type TextFeatures,
 } from './text';
 
 /** A memory item as the scorers see it. */
@@ -42,11 +42,21 @@ export type Scorer = (refs: ResolvedRef[], ctx: ScoreContext) => ScoreResult;
 
 /** A state value as an item: strings are texts, objects with `text` are items, others are JSON text. */
 export function toItem(v: unknown): Item {
-  if (typeof v === 'string') return { text: v };
+  if (typeof v === 'string') {
+    // one (never mutated) item object per text, so its features are found by identity
+    let it = stringItems.get(v);
+    if (it === undefined) {
+      if (stringItems.size >= 20_000) stringItems.clear();
+      stringItems.set(v, (it = { text: v }));
+    }
+    return it;
+  }
   if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as any).text === 'string') return v as Item;
   if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as any).content === 'string') return { ...(v as any), text: (v as any).content };
   return { text: v === undefined ? '' : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v) };
 }
+
+const stringItems = new Map<string, Item>();
 
 function toItems(v: unknown): Item[] {
   if (Array.isArray(v)) return v.map(toItem);
@@ -54,12 +64,33 @@ function toItems(v: unknown): Item[] {
   return [toItem(v)];
 }
 
-const isListItemPath = (p: string) => /\.\d+$/.test(p);
+/** `/\.\d+$/.test(p)` without a regex: the path ends with a dot and one or more digits. */
+function isListItemPath(p: string): boolean {
+  let i = p.length - 1;
+  while (i >= 0) {
+    const c = p.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    i--;
+  }
+  return i < p.length - 1 && i >= 0 && p.charCodeAt(i) === 46;
+}
 
 /** The (main, candidate) pair of a pair question: the list-item ref is the candidate, the other the main memory. */
 function pair(refs: ResolvedRef[]): [Item, Item] {
-  const c = refs.find((r) => isListItemPath(r.path));
-  const m = refs.find((r) => r !== c && !Array.isArray(r.value));
+  let c: ResolvedRef | undefined;
+  for (const r of refs) {
+    if (isListItemPath(r.path)) {
+      c = r;
+      break;
+    }
+  }
+  let m: ResolvedRef | undefined;
+  for (const r of refs) {
+    if (r !== c && !Array.isArray(r.value)) {
+      m = r;
+      break;
+    }
+  }
   if (c && m) return [toItem(m.value), toItem(c.value)];
   return [toItem(refs[0]?.value), toItem(refs[1]?.value)];
 }
@@ -82,34 +113,120 @@ function depthOf(refs: ResolvedRef[]): number {
 }
 
 interface ItemFeatures extends TextFeatures {
-  /** The item fields these features were computed from (a mutated item is recomputed). */
-  src: [unknown, unknown, unknown, unknown];
   ents: Set<string>;
   /** Content stems that are not part of an entity name (what the item is about, besides who). */
   topic: Set<string>;
+  /** The content these features were computed from (items with equal content share one object). */
+  speaker: string | undefined;
+  given: string[];
+  kws: string[];
+  /** Results for pairs with another item's features (pure functions of the two contents; bounded). */
+  pairs?: Map<ItemFeatures, PairData>;
+  /** Lazily: the names this item may be aliased by (`aliasWords`). */
+  alias?: string[];
 }
-const itemCache = new WeakMap<object, ItemFeatures>();
+/** The features of an item object and the item fields they were computed from (a mutated item is recomputed). */
+interface ItemEntry {
+  text: unknown;
+  entities: unknown;
+  keywords: unknown;
+  speaker: unknown;
+  f: ItemFeatures;
+  /** `eventInterval` of the item and the fields it was computed from (see `intervalOf`). */
+  iv?: { text: unknown; time: unknown; start: unknown; end: unknown; iv: Interval | null };
+}
+const itemCache = new WeakMap<object, ItemEntry>();
+/** Item features by text, then by (speaker, entities, keywords): a new item object with known content reuses them. */
+const byText = new Map<string, ItemFeatures[]>();
+const MAX_ITEMS = 20_000;
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((e): e is string => typeof e === 'string') : []);
+function sameStrings(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function feat(it: Item): ItemFeatures {
+  return entryOf(it).f;
+}
+
+function entryOf(it: Item): ItemEntry {
   const hit = itemCache.get(it);
-  if (hit && hit.src[0] === it.text && hit.src[1] === it.entities && hit.src[2] === it.keywords && hit.src[3] === it.speaker) return hit;
-  const f = features(it.text);
-  let ents = f.entities;
-  const given = Array.isArray(it.entities) ? it.entities.filter((e): e is string => typeof e === 'string') : [];
-  let content = f.content;
-  const kws = Array.isArray(it.keywords) ? it.keywords.filter((e): e is string => typeof e === 'string') : [];
-  if (given.length || typeof it.speaker === 'string') {
-    ents = new Set(ents);
-    for (const e of given) ents.add(e.toLowerCase());
-    if (typeof it.speaker === 'string') ents.add(it.speaker.toLowerCase());
+  if (hit !== undefined && hit.text === it.text && hit.entities === it.entities && hit.keywords === it.keywords && hit.speaker === it.speaker) return hit;
+  const given = strings(it.entities);
+  const kws = strings(it.keywords);
+  const speaker = typeof it.speaker === 'string' ? it.speaker : undefined;
+  let variants = byText.get(it.text);
+  let out: ItemFeatures | undefined;
+  if (variants !== undefined) {
+    for (const v of variants) {
+      if (v.speaker === speaker && sameStrings(v.given, given) && sameStrings(v.kws, kws)) {
+        out = v;
+        break;
+      }
+    }
   }
-  if (kws.length) {
-    content = new Set(content);
-    for (const k of kws) for (const w of k.toLowerCase().split(/\s+/)) if (w) content.add(stem(w));
+  if (out === undefined) {
+    const f = features(it.text);
+    let ents = f.entities;
+    let content = f.content;
+    if (given.length || speaker !== undefined) {
+      ents = new Set(ents);
+      for (const e of given) ents.add(e.toLowerCase());
+      if (speaker !== undefined) ents.add(speaker.toLowerCase());
+    }
+    if (kws.length) {
+      content = new Set(content);
+      for (const k of kws) for (const w of k.toLowerCase().split(/\s+/)) if (w) content.add(stem(w));
+    }
+    out = { ...f, content, ents, topic: topicOf(content, ents), speaker, given, kws };
+    if (variants === undefined) {
+      if (byText.size >= MAX_ITEMS) byText.clear();
+      byText.set(it.text, (variants = []));
+    }
+    if (variants.length >= 8) variants.shift();
+    variants.push(out);
   }
-  const out: ItemFeatures = { ...f, src: [it.text, it.entities, it.keywords, it.speaker], content, ents, topic: topicOf(content, ents) };
-  itemCache.set(it, out);
-  return out;
+  const entry: ItemEntry = { text: it.text, entities: it.entities, keywords: it.keywords, speaker: it.speaker, f: out };
+  itemCache.set(it, entry);
+  return entry;
+}
+
+/** Results of pure functions of two items' features, memoised (see `pairOf`). */
+interface PairData {
+  lexical?: number;
+  shared?: number;
+  kw?: number;
+  causal?: { ev: number; clauses: boolean };
+  conflict?: number;
+  redundancy?: RedundancyLex;
+  topicCos?: number;
+  topicInter?: number;
+  again?: boolean;
+}
+/** The memo of the ordered pair (fa, fb). */
+function pairOf(fa: ItemFeatures, fb: ItemFeatures): PairData {
+  let m = fa.pairs;
+  if (m === undefined) fa.pairs = m = new Map();
+  let p = m.get(fb);
+  if (p === undefined) {
+    if (m.size >= 512) m.clear();
+    m.set(fb, (p = {}));
+  }
+  return p;
+}
+const sharedOf = (p: PairData, fa: ItemFeatures, fb: ItemFeatures): number => (p.shared ??= sharedEntities(fa.ents, fb.ents));
+const kwOf = (p: PairData, fa: ItemFeatures, fb: ItemFeatures): number => (p.kw ??= intersectionSize(fa.content, fb.content));
+
+/** `eventInterval(it)`, memoised per item object (recomputed when its text or times change). */
+function intervalOf(it: Item): Interval | null {
+  const e = entryOf(it);
+  const hit = e.iv;
+  if (hit !== undefined && hit.text === it.text && hit.time === it.time && hit.start === it.start && hit.end === it.end) return hit.iv;
+  const iv = eventInterval(it);
+  e.iv = { text: it.text, time: it.time, start: it.start, end: it.end, iv };
+  return iv;
 }
 
 function topicOf(content: Set<string>, ents: Set<string>): Set<string> {
@@ -132,9 +249,13 @@ function topicOf(content: Set<string>, ents: Set<string>): Set<string> {
 function relatedness(a: Item, b: Item, ctx: ScoreContext, cosine?: number): number {
   const fa = feat(a);
   const fb = feat(b);
-  const lex = setCosine(fa.content, fb.content);
-  const ent = sharedEntities(fa.ents, fb.ents) > 0 ? 1 : 0;
-  const lexical = clamp01(0.8 * Math.sqrt(lex) + 0.2 * ent);
+  const p = pairOf(fa, fb);
+  let lexical = p.lexical;
+  if (lexical === undefined) {
+    const lex = setCosine(fa.content, fb.content);
+    const ent = sharedOf(p, fa, fb) > 0 ? 1 : 0;
+    lexical = p.lexical = clamp01(0.8 * Math.sqrt(lex) + 0.2 * ent);
+  }
   const c = cosine ?? ctx.embedCosine(a.text, b.text);
   if (c === undefined || !Number.isFinite(c)) return lexical;
   return 0.5 * lexical + 0.5 * ctx.scaleCosine(c);
@@ -169,61 +290,74 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 
 // ---------------------------------------------------------------------------------------------
 // typing: on { observation }
+// (every regex is a module constant, so `cueTest` can memoise its result per text)
 // ---------------------------------------------------------------------------------------------
 
+const RE_ED_OBJECT = /\b\w{3,}ed (my|the|a|an|our|his|her|their|to|at|in|on|with|for|up|out)\b/;
+const RE_I_WE_MY = /\b(i|we|my)\b/;
+const RE_HOW_TO = /\bhow to\b/;
+const RE_STATIVE_VERB = /\b(is|are|has|have|am)\b/;
+const RE_PRESENT_SIMPLE = /^(the |a |an |our |my |his |her |their )?\w+( \w+)? \w+(s|es)\b/;
+const RE_I_WE_YOU = /\b(i|we|you)\b/;
+const RE_FEELING = /\b(feel|feeling|felt|tired|excited|happy today)\b/;
+const RE_SEQUENCE = /\b(first|then|next|after that|finally)\b.*\b(then|next|after that|finally|and then)\b/;
+const RE_YOU = /\b(you|your)\b/;
+const RE_THEN_BEFORE = /\b(then|after that|before)\b/;
+const RE_CLAUSE_IMPERATIVE = /^(to|when|if|once|after|before)\b[^,]*, (then )?(add|mix|hold|press|take|put|turn|open|close|click|run|use|let|wait|remove|pour|stir|check|fill|select|set|keep|place|leave|cover|cut|wash|rinse|unplug|plug|restart|boil|heat)\b/;
+const RE_STRONG_PREFERENCE = /\b(favorite|favourite|prefer|would rather|can't stand|hate|love)\b/;
+const RE_LIKE_TO = /\b(like to|likes to|love to|enjoy)\b/;
+const RE_LIKE_COMPARISON = /\b(looks like|feel like|like that|like this|like a|just like|like the)\b/;
+const RE_LOVE_ENJOY = /\b(love|enjoy|prefer|favorite)\b/;
+
 function typingEpisodic(refs: ResolvedRef[]): number {
-  const it = toItem(refs[0]?.value);
-  const l = feat(it).lower;
+  const f = feat(toItem(refs[0]?.value));
   let x = -1.6;
-  const past = CUES.pastEvent.test(l) || /\b\w{3,}ed (my|the|a|an|our|his|her|their|to|at|in|on|with|for|up|out)\b/.test(l);
+  const past = cueTest(f, CUES.pastEvent) || cueTest(f, RE_ED_OBJECT);
   if (past) x += 1.6;
-  if (CUES.timeExpr.test(l)) x += 1.0;
-  if (/\b(i|we|my)\b/.test(l)) x += 0.3;
-  if (CUES.habitual.test(l)) x -= 1.2;
-  if (CUES.imperative.test(l) || /\bhow to\b/.test(l)) x -= 1.0;
-  if (CUES.preference.test(l) && !CUES.pastEvent.test(l)) x -= 0.6;
+  if (cueTest(f, CUES.timeExpr)) x += 1.0;
+  if (cueTest(f, RE_I_WE_MY)) x += 0.3;
+  if (cueTest(f, CUES.habitual)) x -= 1.2;
+  if (cueTest(f, CUES.imperative) || cueTest(f, RE_HOW_TO)) x -= 1.0;
+  if (cueTest(f, CUES.preference) && !cueTest(f, CUES.pastEvent)) x -= 0.6;
   return soft(logistic(x));
 }
 
 function typingSemantic(refs: ResolvedRef[]): number {
-  const it = toItem(refs[0]?.value);
-  const l = feat(it).lower;
+  const f = feat(toItem(refs[0]?.value));
   let x = -1.0;
-  if (CUES.fact.test(l)) x += 1.8;
-  const past = CUES.pastEvent.test(l);
-  if (/\b(is|are|has|have|am)\b/.test(l) && !past) x += 1.0;
+  if (cueTest(f, CUES.fact)) x += 1.8;
+  const past = cueTest(f, CUES.pastEvent);
+  if (cueTest(f, RE_STATIVE_VERB) && !past) x += 1.0;
   // generic present simple of a third-person subject ("water boils", "the library closes")
-  else if (/^(the |a |an |our |my |his |her |their )?\w+( \w+)? \w+(s|es)\b/.test(l) && !past && !/\b(i|we|you)\b/.test(l)) x += 1.0;
-  if (CUES.timeExpr.test(l)) x -= 0.7;
-  if (CUES.pastEvent.test(l)) x -= 0.6;
-  if (CUES.imperative.test(l)) x -= 0.8;
-  if (/\b(feel|feeling|felt|tired|excited|happy today)\b/.test(l)) x -= 0.5;
+  else if (cueTest(f, RE_PRESENT_SIMPLE) && !past && !cueTest(f, RE_I_WE_YOU)) x += 1.0;
+  if (cueTest(f, CUES.timeExpr)) x -= 0.7;
+  if (past) x -= 0.6;
+  if (cueTest(f, CUES.imperative)) x -= 0.8;
+  if (cueTest(f, RE_FEELING)) x -= 0.5;
   return soft(logistic(x));
 }
 
 function typingProcedural(refs: ResolvedRef[]): number {
-  const it = toItem(refs[0]?.value);
-  const l = feat(it).lower;
+  const f = feat(toItem(refs[0]?.value));
   let x = -2.2;
-  if (CUES.procedure.test(l)) x += 1.6;
-  if (CUES.imperative.test(l)) x += 1.6;
-  if (/\b(first|then|next|after that|finally)\b.*\b(then|next|after that|finally|and then)\b/.test(l)) x += 1.2;
-  if (/\b(you|your)\b/.test(l)) x += 0.3;
-  if (CUES.habitual.test(l) && (CUES.procedure.test(l) || /\b(then|after that|before)\b/.test(l))) x += 1.2;
+  if (cueTest(f, CUES.procedure)) x += 1.6;
+  if (cueTest(f, CUES.imperative)) x += 1.6;
+  if (cueTest(f, RE_SEQUENCE)) x += 1.2;
+  if (cueTest(f, RE_YOU)) x += 0.3;
+  if (cueTest(f, CUES.habitual) && (cueTest(f, CUES.procedure) || cueTest(f, RE_THEN_BEFORE))) x += 1.2;
   // an imperative after a purpose or condition clause: "To reset it, hold …", "When it beeps, take …"
-  if (/^(to|when|if|once|after|before)\b[^,]*, (then )?(add|mix|hold|press|take|put|turn|open|close|click|run|use|let|wait|remove|pour|stir|check|fill|select|set|keep|place|leave|cover|cut|wash|rinse|unplug|plug|restart|boil|heat)\b/.test(l)) x += 2.4;
-  if (CUES.pastEvent.test(l) && !CUES.imperative.test(l)) x -= 0.6;
+  if (cueTest(f, RE_CLAUSE_IMPERATIVE)) x += 2.4;
+  if (cueTest(f, CUES.pastEvent) && !cueTest(f, CUES.imperative)) x -= 0.6;
   return soft(logistic(x));
 }
 
 function typingPreference(refs: ResolvedRef[]): number {
-  const it = toItem(refs[0]?.value);
-  const l = feat(it).lower;
+  const f = feat(toItem(refs[0]?.value));
   let x = -2.0;
-  if (CUES.preference.test(l)) x += 2.8;
-  if (/\b(favorite|favourite|prefer|would rather|can't stand|hate|love)\b/.test(l)) x += 0.8;
-  if (/\b(like to|likes to|love to|enjoy)\b/.test(l)) x += 0.4;
-  if (/\b(looks like|feel like|like that|like this|like a|just like|like the)\b/.test(l) && !/\b(love|enjoy|prefer|favorite)\b/.test(l)) x -= 2.0;
+  if (cueTest(f, CUES.preference)) x += 2.8;
+  if (cueTest(f, RE_STRONG_PREFERENCE)) x += 0.8;
+  if (cueTest(f, RE_LIKE_TO)) x += 0.4;
+  if (cueTest(f, RE_LIKE_COMPARISON) && !cueTest(f, RE_LOVE_ENJOY)) x -= 2.0;
   return soft(logistic(x));
 }
 
@@ -234,27 +368,56 @@ function typingPreference(refs: ResolvedRef[]): number {
 function relSemantic(refs: ResolvedRef[], ctx: ScoreContext): number {
   const [a, b] = pair(refs);
   const r = relatedness(a, b, ctx, num(b.cosine));
-  const shared = sharedEntities(feat(a).ents, feat(b).ents);
-  const kw = intersectionSize(feat(a).content, feat(b).content);
+  const fa = feat(a);
+  const fb = feat(b);
+  const p = pairOf(fa, fb);
+  const shared = sharedOf(p, fa, fb);
+  const kw = kwOf(p, fa, fb);
   return soft(logistic(9 * (r - 0.32) + 0.4 * Math.min(kw, 3) + (shared > 0 ? 0.3 : 0) - 0.6));
 }
 
 const CAUSE_AFTER = /\b(because of|because|since|due to|owing to|thanks to|as a result of|after)\b/; // effect <conn> cause
 const EFFECT_AFTER = /\b(so that|so|therefore|thus|hence|as a result|that's why|which is why|this is why|consequently|which led to|led to|leads to|resulted in|made me|made us|and now)\b/; // cause <conn> effect
+const LEADING_CAUSE = /^\s*(because of|because|since|due to|after)\b([^,]*),(.*)$/;
+const SINCE_TIME = /\bsince (\d|last|then|monday|january|a |the )/;
+const LEADING_EFFECT = /^\s*(so|therefore|thus|hence|as a result|because of (that|this)|that's why|this is why|which is why|consequently)\b/;
+const LEADING_BECAUSE = /^\s*(because|since|due to)\b/;
+const MISHAP = /\b(broke|lost|fired|sick|injur|accident|died|passed away|crash|fail|flood|storm|won|promot|laid off|diagnos)/;
+
+type Clauses = { cause: Set<string>; effect: Set<string> } | null;
 
 /** Split a text at a causal connective into {cause, effect} clause features, or null. */
-function causalClauses(t: string): { cause: Set<string>; effect: Set<string> } | null {
+function causalClauses(t: string): Clauses {
   const l = t.toLowerCase();
-  let m = /^\s*(because of|because|since|due to|after)\b([^,]*),(.*)$/.exec(l);
+  let m = LEADING_CAUSE.exec(l);
   if (m) return { cause: features(m[2]).content, effect: features(m[3]).content };
   m = CAUSE_AFTER.exec(l);
   const m2 = EFFECT_AFTER.exec(l);
   if (m && (!m2 || m.index <= m2.index)) {
-    if (m[1] === 'since' && /\bsince (\d|last|then|monday|january|a |the )/.test(l.slice(m.index))) return null;
+    if (m[1] === 'since' && SINCE_TIME.test(l.slice(m.index))) return null;
     return { effect: features(l.slice(0, m.index)).content, cause: features(l.slice(m.index + m[0].length)).content };
   }
   if (m2) return { cause: features(l.slice(0, m2.index)).content, effect: features(l.slice(m2.index + m2[0].length)).content };
   return null;
+}
+/** `causalClauses(f.text)`, memoised per text. */
+function clausesOf(f: TextFeatures): Clauses {
+  let c = f.memo.clauses as Clauses | undefined;
+  if (c === undefined) f.memo.clauses = c = causalClauses(f.text);
+  return c;
+}
+
+/** The text evidence that x causes y (connectives and clause overlap): a pure function of the two texts. */
+function causalEvidence(fx: ItemFeatures, fy: ItemFeatures): { ev: number; clauses: boolean } {
+  let ev = 0;
+  const cy = clausesOf(fy);
+  if (cy) ev = Math.max(ev, containment(fx.content, cy.cause) * 1.2 - 0.4 * containment(fx.content, cy.effect));
+  const cx = clausesOf(fx);
+  if (cx) ev = Math.max(ev, containment(fy.content, cx.effect) * 1.2 - 0.4 * containment(fy.content, cx.cause));
+  // "So now I can drive…", "That's why…": y's effect connective refers back to a previous statement
+  if (cueTest(fy, LEADING_EFFECT)) ev = Math.max(ev, 0.55);
+  if (cueTest(fx, LEADING_BECAUSE) && !cx) ev = Math.max(ev, 0.3);
+  return { ev, clauses: !!cx || !!cy };
 }
 
 /**
@@ -265,22 +428,16 @@ function causalClauses(t: string): { cause: Set<string>; effect: Set<string> } |
 function causalScore(x: Item, y: Item, ctx: ScoreContext): number {
   const fx = feat(x);
   const fy = feat(y);
-  let ev = 0;
-  const cy = causalClauses(fy.text);
-  if (cy) ev = Math.max(ev, containment(fx.content, cy.cause) * 1.2 - 0.4 * containment(fx.content, cy.effect));
-  const cx = causalClauses(fx.text);
-  if (cx) ev = Math.max(ev, containment(fy.content, cx.effect) * 1.2 - 0.4 * containment(fy.content, cx.cause));
-  // "So now I can drive…", "That's why…": y's effect connective refers back to a previous statement
-  if (/^\s*(so|therefore|thus|hence|as a result|because of (that|this)|that's why|this is why|which is why|consequently)\b/.test(fy.lower)) ev = Math.max(ev, 0.55);
-  if (/^\s*(because|since|due to)\b/.test(fx.lower) && !cx) ev = Math.max(ev, 0.3);
-  const ix = eventInterval(x);
-  const iy = eventInterval(y);
+  const p = pairOf(fx, fy);
+  const ce = (p.causal ??= causalEvidence(fx, fy));
+  const ix = intervalOf(x);
+  const iy = intervalOf(y);
   let order = 0;
   if (ix && iy) order = ix.start < iy.start - 60_000 ? 1 : ix.start > iy.start + 60_000 ? -1 : 0;
   const rel = relatedness(x, y, ctx, num(y.cosine) ?? num(x.cosine));
-  let z = -2.6 + 4.2 * clamp01(ev) + 1.2 * rel + 0.5 * order;
+  let z = -2.6 + 4.2 * clamp01(ce.ev) + 1.2 * rel + 0.5 * order;
   if (order < 0) z -= 1.0;
-  if (!cx && !cy && /\b(broke|lost|fired|sick|injur|accident|died|passed away|crash|fail|flood|storm|won|promot|laid off|diagnos)/.test(fx.lower)) z += 0.4 * rel;
+  if (!ce.clauses && cueTest(fx, MISHAP)) z += 0.4 * rel;
   return soft(logistic(z));
 }
 
@@ -293,13 +450,15 @@ function relCausedBy(refs: ResolvedRef[], ctx: ScoreContext): number {
   return causalScore(b, a, ctx);
 }
 
+const EPISODE_CONTINUATION = /\b(then|after that|afterwards|later that|that (day|night|evening|morning)|at the same|while there|there,|also at)\b/;
+
 function relSameEpisode(refs: ResolvedRef[], ctx: ScoreContext): number {
   const [a, b] = pair(refs);
   const r = relatedness(a, b, ctx, num(b.cosine));
   let z = -2.2 + 3.2 * r;
   if (a.session !== undefined && b.session !== undefined) z += a.session === b.session ? 1.6 : -1.8;
-  const ia = eventInterval(a);
-  const ib = eventInterval(b);
+  const ia = intervalOf(a);
+  const ib = intervalOf(b);
   if (ia && ib) {
     const gap = Math.max(0, Math.max(ia.start, ib.start) - Math.min(ia.end, ib.end));
     if (gap <= 2 * MS.HOUR) z += 1.9;
@@ -307,7 +466,7 @@ function relSameEpisode(refs: ResolvedRef[], ctx: ScoreContext): number {
     else if (gap <= 2 * MS.DAY) z -= 0.4;
     else z -= 2.0;
   }
-  if (/\b(then|after that|afterwards|later that|that (day|night|evening|morning)|at the same|while there|there,|also at)\b/.test(feat(a).lower)) z += 0.5;
+  if (cueTest(feat(a), EPISODE_CONTINUATION)) z += 0.5;
   return soft(logistic(z));
 }
 
@@ -378,16 +537,40 @@ export function aliasScore(x: string, y: string): number {
   return 0.05;
 }
 
+/** `aliasScore`, memoised per pair of names (bounded). */
+const aliasCache = new Map<string, Map<string, number>>();
+function aliasOf(x: string, y: string): number {
+  let m = aliasCache.get(x);
+  if (m === undefined) {
+    if (aliasCache.size >= 20_000) aliasCache.clear();
+    aliasCache.set(x, (m = new Map()));
+  }
+  let v = m.get(y);
+  if (v === undefined) {
+    if (m.size >= 4096) m.clear();
+    m.set(y, (v = aliasScore(x, y)));
+  }
+  return v;
+}
+/** The names an item may be aliased by: its entities, then its tokens found in the nickname table. */
+function aliasWords(f: ItemFeatures): string[] {
+  return (f.alias ??= [...f.ents, ...[...f.tokens].filter((t) => NICK_INDEX.has(t))]);
+}
+
 function relEntityAlias(refs: ResolvedRef[]): number {
   const [a, b] = pair(refs);
-  const ea = feat(a).ents;
-  const eb = feat(b).ents;
-  const wa = [...ea, ...[...feat(a).tokens].filter((t) => NICK_INDEX.has(t))];
-  const wb = [...eb, ...[...feat(b).tokens].filter((t) => NICK_INDEX.has(t))];
+  const wa = aliasWords(feat(a));
+  const wb = aliasWords(feat(b));
   let best = 0.05;
-  for (const x of wa) for (const y of wb) best = Math.max(best, aliasScore(x, y));
+  for (const x of wa) for (const y of wb) best = Math.max(best, aliasOf(x, y));
   return soft(best);
 }
+
+const PAST_CUE = /\b(last (year|month|week)|\d+ (years?|months?|weeks?) ago|used to|when i was|as a (child|kid)|years ago|back then|in (19|20)\d\d|in (january|february|march|april|may|june|july|august|september|october|november|december))\b/;
+const NOW_CUE = /\b(now|currently|these days|nowadays|today|this (year|month|week)|recently|just)\b/;
+const ORDER_BEFORE = /\b(before|earlier|prior to|previously|first)\b/;
+const ORDER_AFTER = /\b(after|afterwards|later|then|since|following)\b/;
+const ORDER_DURING = /\b(while|during|meanwhile|at the same time)\b/;
 
 const TEMPORAL_LABELS = ['before', 'after', 'during', 'contains', 'overlaps', 'same_time', 'unknown'];
 
@@ -395,8 +578,8 @@ const TEMPORAL_LABELS = ['before', 'after', 'during', 'contains', 'overlaps', 's
 function relTemporalOrder(refs: ResolvedRef[]): Record<string, number> {
   const [a, b] = pair(refs);
   const out: Record<string, number> = Object.fromEntries(TEMPORAL_LABELS.map((l) => [l, 0.02]));
-  const ia = eventInterval(a);
-  const ib = eventInterval(b);
+  const ia = intervalOf(a);
+  const ib = intervalOf(b);
   if (ia && ib) {
     const tol = 60_000;
     const conf = ia.assumed && ib.assumed ? 0.7 : 0.85;
@@ -418,18 +601,16 @@ function relTemporalOrder(refs: ResolvedRef[]): Record<string, number> {
       out.unknown += ia.assumed && ib.assumed ? 0.1 : 0.03;
     } else out.unknown += 0.05;
   } else {
-    const la = feat(a).lower;
-    const lb = feat(b).lower;
-    const rel = intersectionSize(feat(a).content, feat(b).content) > 0;
-    const PAST = /\b(last (year|month|week)|\d+ (years?|months?|weeks?) ago|used to|when i was|as a (child|kid)|years ago|back then|in (19|20)\d\d|in (january|february|march|april|may|june|july|august|september|october|november|december))\b/;
-    const NOW = /\b(now|currently|these days|nowadays|today|this (year|month|week)|recently|just)\b/;
+    const fa = feat(a);
+    const fb = feat(b);
+    const rel = kwOf(pairOf(fa, fb), fa, fb) > 0;
     const causal = causalScore(a, b, ctxLexical) - causalScore(b, a, ctxLexical);
-    if (/\b(before|earlier|prior to|previously|first)\b/.test(la) && rel) out.before += 0.5;
-    else if (/\b(after|afterwards|later|then|since|following)\b/.test(la) && rel) out.after += 0.5;
-    else if (/\b(while|during|meanwhile|at the same time)\b/.test(la) && rel) out.during += 0.4;
-    else if (PAST.test(lb) && !PAST.test(la)) out.after += 0.45;
-    else if (PAST.test(la) && !PAST.test(lb)) out.before += 0.45;
-    else if (NOW.test(la) && !NOW.test(lb)) out.after += 0.35;
+    if (cueTest(fa, ORDER_BEFORE) && rel) out.before += 0.5;
+    else if (cueTest(fa, ORDER_AFTER) && rel) out.after += 0.5;
+    else if (cueTest(fa, ORDER_DURING) && rel) out.during += 0.4;
+    else if (cueTest(fb, PAST_CUE) && !cueTest(fa, PAST_CUE)) out.after += 0.45;
+    else if (cueTest(fa, PAST_CUE) && !cueTest(fb, PAST_CUE)) out.before += 0.45;
+    else if (cueTest(fa, NOW_CUE) && !cueTest(fb, NOW_CUE)) out.after += 0.35;
     else if (Math.abs(causal) > 0.25) out[causal > 0 ? 'before' : 'after'] += 0.45; // a cause precedes its effect
     out.unknown += 0.6;
   }
@@ -442,28 +623,63 @@ const ctxLexical: ScoreContext = { embedCosine: () => undefined, scaleCosine: (c
 // consolidation: on { new_memory, candidates[i] }
 // ---------------------------------------------------------------------------------------------
 
+/** The text-only part of `redundancy` (everything but the cosine term), a pure function of the two items' features. */
+interface RedundancyLex {
+  same: boolean;
+  /** -4 + 5·jaccard + 3·containment */
+  base: number;
+  negation: boolean;
+  antonym: boolean;
+  numbers: boolean;
+  again: boolean;
+  days: boolean;
+}
+const AGAIN_PAIR = /\b(again|another|once more|second time|every)\b/;
+
+function redundancyLex(fa: ItemFeatures, fb: ItemFeatures): RedundancyLex {
+  if (fa.lower === fb.lower) return { same: true, base: 0, negation: false, antonym: false, numbers: false, again: false, days: false };
+  const jac = intersectionSize(fa.content, fb.content) / Math.max(1, fa.content.size + fb.content.size - intersectionSize(fa.content, fb.content));
+  const cont = (containment(fb.content, fa.content) + containment(fa.content, fb.content)) / 2;
+  const na = new Set(fa.numbers);
+  return {
+    same: false,
+    base: -4 + 5 * jac + 3 * cont,
+    negation: fa.negated !== fb.negated,
+    antonym: antonymConflict(fa.lower, fb.lower),
+    numbers: fb.numbers.some((x) => !na.has(x)) && fa.numbers.length > 0,
+    // on the joined texts: a phrase such as "once more" may span the join
+    again: AGAIN_PAIR.test(fa.lower + ' ' + fb.lower),
+    days: differentDays(fa, fb),
+  };
+}
+
 function redundancy(a: Item, b: Item, ctx: ScoreContext): number {
   const fa = feat(a);
   const fb = feat(b);
-  if (fa.lower === fb.lower) return 0.97;
-  const jac = intersectionSize(fa.content, fb.content) / Math.max(1, fa.content.size + fb.content.size - intersectionSize(fa.content, fb.content));
-  const cont = (containment(fb.content, fa.content) + containment(fa.content, fb.content)) / 2;
+  const p = pairOf(fa, fb);
+  const r = (p.redundancy ??= redundancyLex(fa, fb));
+  if (r.same) return 0.97;
   const c = num(b.cosine) ?? ctx.embedCosine(a.text, b.text);
   // only near-duplicate cosines count: related-but-different sentences often reach 0.7–0.8
-  let z = -4 + 5 * jac + 3 * cont + (c !== undefined && Number.isFinite(c) ? 2.5 * clamp01((c - 0.8) / 0.2) - 0.5 : 0);
-  if (fa.negated !== fb.negated) z -= 2;
-  if (antonymConflict(fa.lower, fb.lower)) z -= 2;
-  const na = new Set(fa.numbers);
-  if (fb.numbers.some((x) => !na.has(x)) && fa.numbers.length) z -= 1.5;
-  if (/\b(again|another|once more|second time|every)\b/.test(fa.lower + ' ' + fb.lower)) z -= 2.5;
-  if (differentDays(fa.lower, fb.lower)) z -= 2.5;
+  let z = r.base + (c !== undefined && Number.isFinite(c) ? 2.5 * clamp01((c - 0.8) / 0.2) - 0.5 : 0);
+  if (r.negation) z -= 2;
+  if (r.antonym) z -= 2;
+  if (r.numbers) z -= 1.5;
+  if (r.again) z -= 2.5;
+  if (r.days) z -= 2.5;
   return soft(logistic(z));
 }
 
 const DAYWORD = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)s?\b/g;
-function differentDays(a: string, b: string): boolean {
-  const da = new Set([...a.matchAll(DAYWORD)].map((m) => m[1]));
-  const db = new Set([...b.matchAll(DAYWORD)].map((m) => m[1]));
+/** Day and month names of a text (memoised per text). */
+function daysOf(f: TextFeatures): Set<string> {
+  let d = f.memo.days as Set<string> | undefined;
+  if (d === undefined) f.memo.days = d = new Set([...f.lower.matchAll(DAYWORD)].map((m) => m[1]));
+  return d;
+}
+function differentDays(fa: TextFeatures, fb: TextFeatures): boolean {
+  const da = daysOf(fa);
+  const db = daysOf(fb);
   return da.size > 0 && db.size > 0 && ![...da].some((d) => db.has(d));
 }
 const PROFESSION = /\b(?:works? as an?|is an?|job is|employed as an?) (?:[\w-]+ ){0,2}?(?<job>\w+(?:er|or|ist|ian|eon|ant|ent)|nurse|chef|doctor|pilot|lawyer|surgeon|teacher|engineer|designer|developer|accountant|pharmacist|architect|plumber|electrician|student)\b/;
@@ -477,33 +693,56 @@ const FRAMES = [
   /\b(favou?rite \w+ is)\s+(\w+(?: \w+)?)/,
 ];
 
+/** The regex matches `contradictionScore` reads from one text (memoised per text). */
+interface ConflictCues {
+  frames: (RegExpExecArray | null)[];
+  profession: RegExpExecArray | null;
+  stopDoing: RegExpExecArray | null;
+}
+function conflictCues(f: TextFeatures): ConflictCues {
+  let c = f.memo.conflict as ConflictCues | undefined;
+  if (c === undefined) {
+    f.memo.conflict = c = { frames: FRAMES.map((frame) => frame.exec(f.lower)), profession: PROFESSION.exec(f.lower), stopDoing: STOP_DOING.exec(f.lower) };
+  }
+  return c;
+}
+
+/** The conflict level of two items (negation mismatch, antonyms, changed numbers, days, frames, jobs, stopped habits): a pure function of their features. */
+function conflictOf(fa: ItemFeatures, fb: ItemFeatures, p: PairData): number {
+  let conflict = 0;
+  if (fa.negated !== fb.negated && kwOf(p, fa, fb) >= 2) conflict = Math.max(conflict, 0.8);
+  if (antonymConflict(fa.lower, fb.lower)) conflict = Math.max(conflict, 0.75);
+  const stative = !cueTest(fa, CUES.pastEvent) && !cueTest(fb, CUES.pastEvent);
+  const nb = new Set(fb.numbers);
+  if (stative && fa.numbers.length && fb.numbers.length && !fa.numbers.some((x) => nb.has(x)) && kwOf(p, fa, fb) >= 2)
+    conflict = Math.max(conflict, 0.6);
+  if (stative && differentDays(fa, fb) && intersectionSize(fa.topic, fb.topic) >= 2) conflict = Math.max(conflict, 0.65);
+  // same frame (residence, job, vehicle, …) with a different value
+  const ca = conflictCues(fa);
+  const cb = conflictCues(fb);
+  for (let i = 0; i < FRAMES.length; i++) {
+    const ma = ca.frames[i];
+    const mb = cb.frames[i];
+    if (ma && mb && ma[ma.length - 1] !== mb[mb.length - 1]) conflict = Math.max(conflict, 0.7);
+  }
+  const pa = ca.profession;
+  const pb = cb.profession;
+  if (pa && pb && pa.groups!.job !== pb.groups!.job && sharedOf(p, fa, fb) > 0) conflict = Math.max(conflict, 0.7);
+  // "quit smoking" vs "smokes a pack a day"
+  for (const [, y, cx] of [[fa, fb, ca], [fb, fa, cb]] as const) {
+    const st = cx.stopDoing;
+    if (st && !y.negated && y.content.has(stem(st[2]))) conflict = Math.max(conflict, 0.75);
+  }
+  return conflict;
+}
+
 /** Same subject (shared entity or strong overlap) with a conflict: negation mismatch, antonyms, or a changed value. */
 function contradictionScore(a: Item, b: Item, ctx: ScoreContext): number {
   const fa = feat(a);
   const fb = feat(b);
-  const topic = clamp01(relatedness(a, b, ctx, num(b.cosine)) + (sharedEntities(fa.ents, fb.ents) > 0 ? 0.25 : 0));
-  let conflict = 0;
-  if (fa.negated !== fb.negated && intersectionSize(fa.content, fb.content) >= 2) conflict = Math.max(conflict, 0.8);
-  if (antonymConflict(fa.lower, fb.lower)) conflict = Math.max(conflict, 0.75);
-  const stative = !CUES.pastEvent.test(fa.lower) && !CUES.pastEvent.test(fb.lower);
-  const nb = new Set(fb.numbers);
-  if (stative && fa.numbers.length && fb.numbers.length && !fa.numbers.some((x) => nb.has(x)) && intersectionSize(fa.content, fb.content) >= 2)
-    conflict = Math.max(conflict, 0.6);
-  if (stative && differentDays(fa.lower, fb.lower) && intersectionSize(fa.topic, fb.topic) >= 2) conflict = Math.max(conflict, 0.65);
-  // same frame (residence, job, vehicle, …) with a different value
-  for (const frame of FRAMES) {
-    const ma = frame.exec(fa.lower);
-    const mb = frame.exec(fb.lower);
-    if (ma && mb && ma[ma.length - 1] !== mb[mb.length - 1]) conflict = Math.max(conflict, 0.7);
-  }
-  const pa = PROFESSION.exec(fa.lower);
-  const pb = PROFESSION.exec(fb.lower);
-  if (pa && pb && pa.groups!.job !== pb.groups!.job && sharedEntities(fa.ents, fb.ents) > 0) conflict = Math.max(conflict, 0.7);
-  // "quit smoking" vs "smokes a pack a day"
-  for (const [x, y] of [[fa, fb], [fb, fa]] as const) {
-    const st = STOP_DOING.exec(x.lower);
-    if (st && !y.negated && y.content.has(stem(st[2]))) conflict = Math.max(conflict, 0.75);
-  }
+  const p = pairOf(fa, fb);
+  const topic = clamp01(relatedness(a, b, ctx, num(b.cosine)) + (sharedOf(p, fa, fb) > 0 ? 0.25 : 0));
+  const conflict = (p.conflict ??= conflictOf(fa, fb, p));
   return soft(0.03 + 0.95 * topic * conflict);
 }
 
@@ -518,14 +757,16 @@ function conContradiction(refs: ResolvedRef[], ctx: ScoreContext): number {
 function conObsolete(refs: ResolvedRef[], ctx: ScoreContext): number {
   const [a, b] = pair(refs);
   const fa = feat(a);
+  const fb = feat(b);
+  const p = pairOf(fa, fb);
   const topic = relatedness(a, b, ctx, num(b.cosine));
-  const shared = sharedEntities(fa.ents, feat(b).ents) > 0 || intersectionSize(fa.content, feat(b).content) >= 2;
+  const shared = sharedOf(p, fa, fb) > 0 || kwOf(p, fa, fb) >= 2;
   let z = -3 + 2.5 * topic + (shared ? 0.8 : 0);
-  const change = CUES.change.test(fa.lower);
+  const change = cueTest(fa, CUES.change);
   if (change) z += 1.6;
   const c = contradictionScore(a, b, ctx);
-  const ia = eventInterval(a);
-  const ib = eventInterval(b);
+  const ia = intervalOf(a);
+  const ib = intervalOf(b);
   const later = ia && ib ? (ia.start > ib.end ? 1 : ia.end < ib.start ? -1 : 0) : 0;
   z += (later > 0 || change ? 2.5 : 0.8) * c;
   z += later > 0 ? 0.5 : later < 0 ? -2.5 : 0;
@@ -536,24 +777,28 @@ function conLink(refs: ResolvedRef[], ctx: ScoreContext): number {
   const [a, b] = pair(refs);
   const fa = feat(a);
   const fb = feat(b);
-  const topic = setCosine(fa.topic, fb.topic);
+  const pd = pairOf(fa, fb);
+  const topic = (pd.topicCos ??= setCosine(fa.topic, fb.topic));
   const c = num(b.cosine) ?? ctx.embedCosine(a.text, b.text);
   const t = c === undefined ? Math.sqrt(topic) : 0.5 * Math.sqrt(topic) + 0.5 * ctx.scaleCosine(c);
   const red = redundancy(a, b, ctx);
   const con = contradictionScore(a, b, ctx);
-  const p = logistic(7 * (t - 0.3) + (sharedEntities(fa.ents, fb.ents) > 0 ? 0.4 : 0) - 0.3) * (1 - 0.8 * red);
+  const p = logistic(7 * (t - 0.3) + (sharedOf(pd, fa, fb) > 0 ? 0.4 : 0) - 0.3) * (1 - 0.8 * red);
   return soft(Math.max(p, con));
 }
+const AGAIN_REPRESENTATION = /\b(again|another|once more|every)\b/;
 function conRepresentation(refs: ResolvedRef[], ctx: ScoreContext): Record<string, number> {
   const [a, b] = pair(refs);
   const red = redundancy(a, b, ctx);
   const r = relatedness(a, b, ctx, num(b.cosine));
-  const la = feat(a).lower;
-  const lb = feat(b).lower;
+  const fa = feat(a);
+  const fb = feat(b);
+  const pd = pairOf(fa, fb);
+  const topicShared = (pd.topicInter ??= intersectionSize(fa.topic, fb.topic)) >= 1;
   const repeated =
-    (CUES.pastEvent.test(la) && CUES.pastEvent.test(lb) && intersectionSize(feat(a).topic, feat(b).topic) >= 1) ||
-    /\b(again|another|once more|every)\b/.test(la + ' ' + lb);
-  const pattern = (CUES.preference.test(la) && CUES.preference.test(lb) && intersectionSize(feat(a).topic, feat(b).topic) >= 1) || repeated;
+    (cueTest(fa, CUES.pastEvent) && cueTest(fb, CUES.pastEvent) && topicShared) ||
+    (pd.again ??= AGAIN_REPRESENTATION.test(fa.lower + ' ' + fb.lower));
+  const pattern = (cueTest(fa, CUES.preference) && cueTest(fb, CUES.preference) && topicShared) || repeated;
   const con = contradictionScore(a, b, ctx);
   const promote = (1 - red) * (1 - con) * clamp01(r * 1.3) * (pattern ? 1 : 0.2);
   return {
@@ -628,32 +873,36 @@ const route = (k: keyof RouteFeatures): Scorer => (refs) => routeFeatures(queryO
 
 const DATE_EXPR = /\b(yesterday|today|tomorrow|tonight|ago|last (night|week|weekend|month|year|summer|winter|spring|fall|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (week|month|year)|(19|20)\d\d|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(:\d\d)? ?(am|pm)|o'clock|since|until|for \w+ (years?|months?|weeks?|days?)|when i was|at the age of)\b/;
 
+const PLACE_NAME = /\b(in|at|to|from) [A-Z]/;
+const PLACE_WORD = /\b(park|museum|beach|city|country|school|office|home|restaurant|cafe|church|center|centre|gym|library|store|shop|hospital)\b/;
+const COUNT_WORD = /\b(one|two|three|four|five|six|seven|eight|nine|ten|once|twice|several|many|few)\b/;
+
 /** How well an item fits the answer type the query asks for (time, reason, person, place, count). */
 function answerTypeFit(query: string, it: Item): number {
-  const l = features(query).lower;
-  const il = feat(it).lower;
+  const fq = features(query);
+  const fi = feat(it);
   let need = 0;
   let fit = 0;
-  if (CUES.whenQuestion.test(l)) {
+  if (cueTest(fq, CUES.whenQuestion)) {
     need++;
-    if (DATE_EXPR.test(il) || it.start !== undefined) fit++;
+    if (cueTest(fi, DATE_EXPR) || it.start !== undefined) fit++;
     else if (it.time !== undefined) fit += 0.5; // the observation time often dates the event
   }
-  if (CUES.whyQuestion.test(l)) {
+  if (cueTest(fq, CUES.whyQuestion)) {
     need++;
-    if (CUES.causal.test(il)) fit++;
+    if (cueTest(fi, CUES.causal)) fit++;
   }
-  if (CUES.whoQuestion.test(l)) {
+  if (cueTest(fq, CUES.whoQuestion)) {
     need++;
-    if ([...feat(it).ents].some((e) => !features(query).entities.has(e))) fit++;
+    if ([...fi.ents].some((e) => !fq.entities.has(e))) fit++;
   }
-  if (CUES.whereQuestion.test(l)) {
+  if (cueTest(fq, CUES.whereQuestion)) {
     need++;
-    if (/\b(in|at|to|from) [A-Z]/.test(feat(it).text) || /\b(park|museum|beach|city|country|school|office|home|restaurant|cafe|church|center|centre|gym|library|store|shop|hospital)\b/.test(il)) fit++;
+    if (PLACE_NAME.test(fi.text) || cueTest(fi, PLACE_WORD)) fit++;
   }
-  if (CUES.countQuestion.test(l)) {
+  if (cueTest(fq, CUES.countQuestion)) {
     need++;
-    if (feat(it).numbers.length || /\b(one|two|three|four|five|six|seven|eight|nine|ten|once|twice|several|many|few)\b/.test(il)) fit++;
+    if (fi.numbers.length || cueTest(fi, COUNT_WORD)) fit++;
   }
   return need ? fit / need : 0.5;
 }

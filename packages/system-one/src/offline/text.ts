@@ -82,6 +82,28 @@ export interface TextFeatures {
   /** Negated statement (not, never, no longer, n't …). */
   negated: boolean;
   numbers: string[];
+  /** Lazily filled results of pure functions of this text (regex tests, clause splits …), shared by every user of the text. */
+  memo: TextMemo;
+}
+
+/** Memoised per-text results (see `cueTest`). */
+export interface TextMemo {
+  re?: Map<RegExp, boolean>;
+  [k: string]: unknown;
+}
+
+/**
+ * `re.test(f.lower)`, memoised per text and regex. `re` must be a module-level constant without the
+ * `g` / `y` flags (a regex literal inside a function is a new object on every evaluation).
+ */
+export function cueTest(f: TextFeatures, re: RegExp): boolean {
+  const m = (f.memo.re ??= new Map());
+  let v = m.get(re);
+  if (v === undefined) {
+    v = re.test(f.lower);
+    m.set(re, v);
+  }
+  return v;
 }
 
 const featureCache = new Map<string, TextFeatures>();
@@ -138,7 +160,7 @@ export function features(raw: string): TextFeatures {
   }
   flushName();
   const negated = /\b(not|never|no longer|nobody|nothing|none|neither|nor|no)\b|n't\b/.test(lower);
-  const f: TextFeatures = { text, lower, tokens, content, entities, negated, numbers };
+  const f: TextFeatures = { text, lower, tokens, content, entities, negated, numbers, memo: {} };
   if (featureCache.size >= MAX_CACHE) featureCache.clear();
   featureCache.set(raw, f);
   return f;
@@ -151,8 +173,9 @@ const MONTHS_DAYS = new Set(
 /** Count of shared elements. */
 export function intersectionSize<T>(a: Set<T>, b: Set<T>): number {
   let n = 0;
-  const [s, l] = a.size <= b.size ? [a, b] : [b, a];
-  for (const x of s) if (l.has(x)) n++;
+  if (a.size <= b.size) {
+    for (const x of a) if (b.has(x)) n++;
+  } else for (const x of b) if (a.has(x)) n++;
   return n;
 }
 
@@ -168,17 +191,30 @@ export function containment<T>(a: Set<T>, b: Set<T>): number {
   return intersectionSize(a, b) / a.size;
 }
 
+/** The space-separated tokens of each entity of a set (memoised per set object; sets here are never mutated after construction). */
+const entityTokens = new WeakMap<Set<string>, string[][]>();
+function tokensOf(s: Set<string>): string[][] {
+  let t = entityTokens.get(s);
+  if (t === undefined) {
+    t = [];
+    for (const y of s) t.push(y.split(' '));
+    entityTokens.set(s, t);
+  }
+  return t;
+}
+
 /** Entities shared by two entity sets, also matching a single-token name inside a multiword one. */
 export function sharedEntities(a: Set<string>, b: Set<string>): number {
   let n = 0;
+  let bt: string[][] | undefined;
   for (const x of a) {
     if (b.has(x)) {
       n++;
       continue;
     }
     const xs = x.split(' ');
-    for (const y of b) {
-      const ys = y.split(' ');
+    bt ??= tokensOf(b);
+    for (const ys of bt) {
       if ((xs.length > 1 || ys.length > 1) && xs.some((t) => t.length > 2 && ys.includes(t))) {
         n++;
         break;
@@ -252,10 +288,29 @@ const ANTONYMS: [RegExp, RegExp][] = [
 
 /** True when one text has a side of an antonym pair and the other the opposite side. */
 export function antonymConflict(a: string, b: string): boolean {
-  for (const [x, y] of ANTONYMS) {
-    if ((x.test(a) && y.test(b) && !y.test(a)) || (y.test(a) && x.test(b) && !x.test(b) && !x.test(a))) return true;
+  // Per pair i the original test is (x_i(a) && y_i(b) && !y_i(a)) || (y_i(a) && x_i(b) && !x_i(b) && !x_i(a));
+  // the second clause is always false (x_i(b) && !x_i(b)), so this is: some i with x_i(a), y_i(b), not y_i(a).
+  const ma = antonymMasks(a);
+  const mb = antonymMasks(b);
+  return (ma.x & mb.y & ~ma.y) !== 0;
+}
+
+const antonymCache = new Map<string, { x: number; y: number }>();
+/** Bit i set when side x (or y) of antonym pair i occurs in the text (memoised per text). */
+function antonymMasks(t: string): { x: number; y: number } {
+  let m = antonymCache.get(t);
+  if (m === undefined) {
+    let x = 0;
+    let y = 0;
+    for (let i = 0; i < ANTONYMS.length; i++) {
+      if (ANTONYMS[i][0].test(t)) x |= 1 << i;
+      if (ANTONYMS[i][1].test(t)) y |= 1 << i;
+    }
+    m = { x, y };
+    if (antonymCache.size >= MAX_CACHE) antonymCache.clear();
+    antonymCache.set(t, m);
   }
-  return false;
+  return m;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,64 +342,115 @@ const ZONELESS = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 export function parseTime(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v !== 'string' || !v) return NaN;
-  const m = ZONELESS.exec(v.trim());
-  if (m) return Date.parse(`${m[1]}T${m[2]}Z`);
-  return Date.parse(v);
+  let t = timeCache.get(v);
+  if (t === undefined) {
+    const m = ZONELESS.exec(v.trim());
+    t = m ? Date.parse(`${m[1]}T${m[2]}Z`) : Date.parse(v);
+    if (timeCache.size >= MAX_CACHE) timeCache.clear();
+    timeCache.set(v, t);
+  }
+  return t;
 }
+const timeCache = new Map<string, number>();
 
 /**
  * Resolve a relative expression of `text` against the observation time `t` (UTC). Returns the
  * shifted interval or null when the text has no relative expression. Day granularity for day words.
  */
 export function relativeInterval(text: string, t: number): { start: number; end: number } | null {
+  let spec = specCache.get(text);
+  if (spec === undefined) {
+    spec = relativeSpec(text);
+    if (specCache.size >= MAX_CACHE) specCache.clear();
+    specCache.set(text, spec);
+  }
+  return spec === null ? null : applySpec(spec, t);
+}
+
+/**
+ * The relative expression of a text, parsed once per text (the regex part of `relativeInterval`);
+ * `applySpec` does the arithmetic against an observation time.
+ */
+type RelativeSpec =
+  | { k: 'ago'; delta: number; point: boolean }
+  | { k: 'in'; delta: number }
+  | { k: 'yesterday' | 'lastNight' | 'tomorrow' | 'today' | 'lastWeekend' }
+  | { k: 'lastWeekday' | 'nextWeekday'; want: number }
+  | { k: 'lastUnit' | 'nextUnit'; unit: number };
+const specCache = new Map<string, RelativeSpec | null>();
+
+function relativeSpec(text: string): RelativeSpec | null {
   const l = text.toLowerCase();
+  let m: RegExpExecArray | null;
+  if ((m = /\b(\d+|a|an|one|two|three|four|five|six|few|couple|several)(?: of)? (minute|hour|day|week|month|year)s? ago\b/.exec(l))) {
+    const k = /^\d+$/.test(m[1]) ? Number(m[1]) : WORDNUM[m[1]] ?? 1;
+    return { k: 'ago', delta: k * UNIT[m[2]], point: m[2] === 'minute' || m[2] === 'hour' };
+  }
+  if ((m = /\bin (\d+|a|an|one|two|three|four|five|few|couple) (minute|hour|day|week|month|year)s?\b/.exec(l))) {
+    const k = /^\d+$/.test(m[1]) ? Number(m[1]) : WORDNUM[m[1]] ?? 1;
+    return { k: 'in', delta: k * UNIT[m[2]] };
+  }
+  if (/\byesterday\b/.test(l)) return { k: 'yesterday' };
+  if (/\blast night\b/.test(l)) return { k: 'lastNight' };
+  if (/\btomorrow\b/.test(l)) return { k: 'tomorrow' };
+  if (/\b(today|this morning|this afternoon|this evening|tonight)\b/.test(l)) return { k: 'today' };
+  if ((m = /\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l))) return { k: 'lastWeekday', want: WEEKDAYS.indexOf(m[1]) };
+  if ((m = /\b(?:on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l)) && /\bnext\b/.test(l)) {
+    return { k: 'nextWeekday', want: WEEKDAYS.indexOf(m[1]) };
+  }
+  if (/\blast weekend\b/.test(l)) return { k: 'lastWeekend' };
+  if ((m = /\blast (week|month|year)\b/.exec(l))) return { k: 'lastUnit', unit: UNIT[m[1]] };
+  if ((m = /\bnext (week|month|year)\b/.exec(l))) return { k: 'nextUnit', unit: UNIT[m[1]] };
+  return null;
+}
+
+function applySpec(spec: RelativeSpec, t: number): { start: number; end: number } {
   const dayOf = (ms: number) => {
     const s = Math.floor(ms / DAY) * DAY;
     return { start: s, end: s + DAY - 1 };
   };
-  let m: RegExpExecArray | null;
-  if ((m = /\b(\d+|a|an|one|two|three|four|five|six|few|couple|several)(?: of)? (minute|hour|day|week|month|year)s? ago\b/.exec(l))) {
-    const k = /^\d+$/.test(m[1]) ? Number(m[1]) : WORDNUM[m[1]] ?? 1;
-    const c = t - k * UNIT[m[2]];
-    return m[2] === 'minute' || m[2] === 'hour' ? { start: c, end: c } : dayOf(c);
+  switch (spec.k) {
+    case 'ago': {
+      const c = t - spec.delta;
+      return spec.point ? { start: c, end: c } : dayOf(c);
+    }
+    case 'in':
+      return dayOf(t + spec.delta);
+    case 'yesterday':
+      return dayOf(t - DAY);
+    case 'lastNight':
+      return { start: t - 18 * HOUR, end: t - 6 * HOUR };
+    case 'tomorrow':
+      return dayOf(t + DAY);
+    case 'today':
+      return dayOf(t);
+    case 'lastWeekday': {
+      const now = new Date(t).getUTCDay();
+      let back = (now - spec.want + 7) % 7;
+      if (back === 0) back = 7;
+      return dayOf(t - back * DAY);
+    }
+    case 'nextWeekday': {
+      const now = new Date(t).getUTCDay();
+      let fwd = (spec.want - now + 7) % 7;
+      if (fwd === 0) fwd = 7;
+      return dayOf(t + fwd * DAY);
+    }
+    case 'lastWeekend': {
+      const now = new Date(t).getUTCDay();
+      const back = now === 0 ? 7 : now + 1; // previous Saturday
+      const sat = dayOf(t - back * DAY);
+      return { start: sat.start, end: sat.end + DAY };
+    }
+    case 'lastUnit': {
+      const c = t - spec.unit;
+      return { start: c - spec.unit / 2, end: c + spec.unit / 2 };
+    }
+    case 'nextUnit': {
+      const c = t + spec.unit;
+      return { start: c - spec.unit / 2, end: c + spec.unit / 2 };
+    }
   }
-  if ((m = /\bin (\d+|a|an|one|two|three|four|five|few|couple) (minute|hour|day|week|month|year)s?\b/.exec(l))) {
-    const k = /^\d+$/.test(m[1]) ? Number(m[1]) : WORDNUM[m[1]] ?? 1;
-    return dayOf(t + k * UNIT[m[2]]);
-  }
-  if (/\byesterday\b/.test(l)) return dayOf(t - DAY);
-  if (/\blast night\b/.test(l)) return { start: t - 18 * HOUR, end: t - 6 * HOUR };
-  if (/\btomorrow\b/.test(l)) return dayOf(t + DAY);
-  if (/\b(today|this morning|this afternoon|this evening|tonight)\b/.test(l)) return dayOf(t);
-  if ((m = /\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l))) {
-    const want = WEEKDAYS.indexOf(m[1]);
-    const now = new Date(t).getUTCDay();
-    let back = (now - want + 7) % 7;
-    if (back === 0) back = 7;
-    return dayOf(t - back * DAY);
-  }
-  if ((m = /\b(?:on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l)) && /\bnext\b/.test(l)) {
-    const want = WEEKDAYS.indexOf(m[1]);
-    const now = new Date(t).getUTCDay();
-    let fwd = (want - now + 7) % 7;
-    if (fwd === 0) fwd = 7;
-    return dayOf(t + fwd * DAY);
-  }
-  if (/\blast weekend\b/.test(l)) {
-    const now = new Date(t).getUTCDay();
-    const back = now === 0 ? 7 : now + 1; // previous Saturday
-    const sat = dayOf(t - back * DAY);
-    return { start: sat.start, end: sat.end + DAY };
-  }
-  if ((m = /\blast (week|month|year)\b/.exec(l))) {
-    const c = t - UNIT[m[1]];
-    return { start: c - UNIT[m[1]] / 2, end: c + UNIT[m[1]] / 2 };
-  }
-  if ((m = /\bnext (week|month|year)\b/.exec(l))) {
-    const c = t + UNIT[m[1]];
-    return { start: c - UNIT[m[1]] / 2, end: c + UNIT[m[1]] / 2 };
-  }
-  return null;
 }
 
 /** The event interval of a memory item: explicit `start`/`end`, else `time` shifted by a relative expression, else `time`. */

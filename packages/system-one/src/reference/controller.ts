@@ -1,0 +1,509 @@
+// Frozen reference copy (commit c913a58) of the code before the per-question speed-up: used only by the identity
+// tests (src/identity.test.ts) and as the same-run baseline of `pnpm bench`. Not exported, not built. Do not edit.
+/**
+ * The System-One controller J(S, Q) (Jev-Mem seed 000; batching, cache, fallback and traces are ours).
+ *
+ * `ask(state, questions)`:
+ * 1. validates the state (a JSON object) and every question (Noul / Choice schema), and resolves every
+ *    `{{path}}` against the state — any failure throws a `SystemOneError` before a backend is called;
+ * 2. answers cached questions from an LRU keyed by backend + question + the values of its referenced paths;
+ * 3. sends the other questions to the backend in one call (questions never see each other's answers),
+ *    with a timeout, retries with backoff and a concurrency limit across calls;
+ * 4. questions the backend failed (call error / timeout, or one bad answer) go to the fallback backend
+ *    (default: offline); a question that fails there too gets a neutral answer (0.5 / uniform) and an
+ *    `error` in its trace — one bad question never fails its batch.
+ */
+import { MAX_TIMER_MS, type SystemOneBackend, sleep } from '../backend';
+import { SystemOneError, toSystemOneError } from '../errors';
+import { AnswerCache } from './lru';
+import { createOfflineBackend } from './offline';
+import {
+  type Answer, type Answers, type Question, type ResolvedRef, type State, labelsOf, normalizeAnswer, resolveRefs,
+  setOwn, validateQuestion,
+} from './schema';
+
+/** One answered question. `latencyMs` is the wall time of the backend call that answered it (0 for cache hits). */
+export interface AnswerTrace {
+  id: string;
+  kind?: string;
+  type: 'noul' | 'choice';
+  /** Noul: p; Choice: the chosen label. */
+  value: number | string;
+  backend: string;
+  cacheHit: boolean;
+  fallback: boolean;
+  latencyMs: number;
+  /** Set when the question could not be answered by any backend (the answer is then neutral). */
+  error?: { code: string; message: string };
+}
+
+export interface SystemOneStats {
+  /** Backend calls made (primary + fallback, retries excluded). */
+  calls: number;
+  /** Questions asked (cached or not). */
+  questions: number;
+  cacheHits: number;
+  /** Questions answered by the fallback backend. */
+  fallbacks: number;
+  /** Questions no backend could answer (neutral answer returned) plus failed backend calls. */
+  errors: number;
+}
+
+export interface SystemOneOptions {
+  /** Primary backend. Default: `createOfflineBackend()`. */
+  backend?: SystemOneBackend;
+  /** Used for questions the primary failed. Default: offline (none when the primary is the default offline). `null` disables. */
+  fallback?: SystemOneBackend | null;
+  /** LRU answer cache: `false` to disable, a max entry count, or `{ maxSize }`. Default 2048 entries. */
+  cache?: false | number | { maxSize?: number };
+  /** Per backend call, in ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries of a failed / timed-out primary backend call before falling back. Default 1 (backoff 100 ms · 2^k). */
+  maxRetries?: number;
+  /** Max concurrent backend calls across `ask` calls. Default 4. Bad options throw `SystemOneError('INVALID_OPTION')`. */
+  concurrency?: number;
+  /** Called with every trace (e.g. for logging). */
+  onTrace?: (trace: AnswerTrace) => void;
+}
+
+export interface AskResult<Qs extends Record<string, Question>> {
+  answers: Answers<Qs>;
+  traces: AnswerTrace[];
+}
+
+export interface SystemOne {
+  /**
+   * Ask a batch of questions over one state.
+   * @throws SystemOneError INVALID_STATE | INVALID_QUESTION | MISSING_STATE_FIELD (before any backend call)
+   */
+  ask<const Qs extends Record<string, Question>>(state: State, questions: Qs, options?: { signal?: AbortSignal }): Promise<AskResult<Qs>>;
+  stats(): SystemOneStats;
+  /** Name of the primary backend. */
+  readonly backendName: string;
+  close(): Promise<void>;
+}
+
+class Semaphore {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+/** Fast structural check equivalent to `QuestionSchema` (zod runs only to explain a failure). */
+function quickValid(q: any): boolean {
+  if (!q || typeof q !== 'object') return false;
+  if (typeof q.instructions !== 'string' || !q.instructions.trim()) return false;
+  if (q.kind !== undefined && (typeof q.kind !== 'string' || !q.kind)) return false;
+  const c = q.criteria;
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return false;
+  if (q.type === 'noul') {
+    const keys = Object.keys(c);
+    return keys.length === 2 && typeof c.true === 'string' && !!c.true.trim() && typeof c.false === 'string' && !!c.false.trim();
+  }
+  if (q.type === 'choice') {
+    const keys = Object.keys(c);
+    return keys.length >= 2 && keys.every((k) => k.length > 0 && typeof c[k] === 'string' && !!c[k].trim());
+  }
+  return false;
+}
+
+/** Question objects already validated (keyed by object; re-checked when its type, kind, instructions or criteria object is replaced; in-place edits of a criteria object are not seen). */
+const validated = new WeakMap<object, { type: string; kind: string | undefined; instructions: string; criteria: object }>();
+const qKeys = new WeakMap<object, { key: string; type: string; kind: string | undefined; instructions: string; criteria: object }>();
+const qIntern = new Map<string, string>();
+let qCounter = 0;
+/**
+ * A short key per distinct question content (interned; the content string is built once per question
+ * object, and again when the object's type, kind, instructions or criteria object is replaced, so a
+ * reused question object edited between asks never hits answers of its old content).
+ */
+function questionKey(q: Question): string {
+  const m = qKeys.get(q);
+  if (m !== undefined && m.instructions === q.instructions && m.criteria === q.criteria && m.kind === q.kind && m.type === q.type) return m.key;
+  const full = JSON.stringify([q.type, q.kind ?? '', q.instructions, q.criteria]);
+  let k = qIntern.get(full);
+  if (k === undefined) {
+    if (qIntern.size > 100_000) qIntern.clear();
+    k = `q${qCounter++}`;
+    qIntern.set(full, k);
+  }
+  qKeys.set(q, { key: k, type: q.type, kind: q.kind, instructions: q.instructions, criteria: q.criteria });
+  return k;
+}
+
+/** Deterministic JSON (sorted object keys) for cache keys. */
+export function stableStringify(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
+    .join(',')}}`;
+}
+
+function neutral(q: Question): Answer {
+  if (q.type === 'noul') return 0.5;
+  const labels = labelsOf(q);
+  return { choice: labels[0], probabilities: Object.fromEntries(labels.map((l) => [l, 1 / labels.length])) };
+}
+
+/** Create a System-One controller. */
+export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
+  const backend = options.backend ?? createOfflineBackend();
+  const fallback = options.fallback === undefined ? (options.backend ? createOfflineBackend() : null) : options.fallback;
+  const cacheSize = options.cache === false ? 0 : typeof options.cache === 'number' ? options.cache : options.cache?.maxSize ?? 2048;
+  const cache = cacheSize > 0 ? new AnswerCache<Answer>(cacheSize) : null;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxRetries = options.maxRetries ?? 1;
+  if (options.concurrency !== undefined && !(Number.isInteger(options.concurrency) && options.concurrency >= 1)) {
+    throw new SystemOneError('INVALID_OPTION', `concurrency must be an integer >= 1, got ${options.concurrency}`);
+  }
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new SystemOneError('INVALID_OPTION', `maxRetries must be an integer >= 0, got ${maxRetries}`);
+  if (!(Number.isInteger(cacheSize) && cacheSize >= 0)) throw new SystemOneError('INVALID_OPTION', `cache size must be an integer >= 0, got ${cacheSize}`);
+  const sem = new Semaphore(options.concurrency ?? 4);
+  // Cache misses being answered right now (asynchronous backends only), keyed like the cache: a
+  // concurrent ask of the same question on the same state values waits for that answer instead of
+  // calling the backend again.
+  const inflight = cache && !backend.answerSync ? new Map<string, Promise<Answer | undefined>>() : null;
+  const stats: SystemOneStats = { calls: 0, questions: 0, cacheHits: 0, fallbacks: 0, errors: 0 };
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SystemOneError('INVALID_OPTION', `timeoutMs must be > 0, got ${timeoutMs}`);
+
+  async function callOnce(
+    b: SystemOneBackend,
+    state: State,
+    questions: Record<string, Question>,
+    refs: Record<string, ResolvedRef[]>,
+    outer?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const ac = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onOuter = () => ac.abort(outer!.reason);
+    outer?.addEventListener('abort', onOuter, { once: true });
+    try {
+      return await Promise.race([
+        b.answer({ state, questions, refs }, { signal: ac.signal }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const err = new SystemOneError('BACKEND_TIMEOUT', `backend "${b.name}" did not answer within ${timeoutMs} ms`);
+            ac.abort(err);
+            reject(err);
+          }, Math.min(timeoutMs, MAX_TIMER_MS));
+          ac.signal.addEventListener('abort', () => reject(toSystemOneError(ac.signal.reason, 'BACKEND_TIMEOUT')), { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    }
+  }
+
+  async function call(
+    b: SystemOneBackend,
+    retries: number,
+    state: State,
+    questions: Record<string, Question>,
+    refs: Record<string, ResolvedRef[]>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    stats.calls++;
+    if (b.answerSync) {
+      // in-process synchronous backend: nothing to time out, retry or overlap
+      try {
+        return b.answerSync({ state, questions, refs });
+      } catch (e) {
+        throw toSystemOneError(e);
+      }
+    }
+    return sem.run(async () => {
+      let last: unknown;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (attempt > 0) await sleep(100 * 2 ** (attempt - 1), signal);
+        try {
+          return await callOnce(b, state, questions, refs, signal);
+        } catch (e) {
+          last = e;
+          if (signal?.aborted) break;
+          if (SystemOneError.isInstance(e) && e.category === 'validation') break;
+        }
+      }
+      throw toSystemOneError(last);
+    });
+  }
+
+  async function ask<const Qs extends Record<string, Question>>(
+    state: State,
+    questions: Qs,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<AskResult<Qs>> {
+    const r = await askInner(state, questions, opts);
+    if (options.onTrace) for (const t of r.traces) options.onTrace(t);
+    return r;
+  }
+
+  async function askInner<const Qs extends Record<string, Question>>(
+    state: State,
+    questions: Qs,
+    opts: { signal?: AbortSignal },
+  ): Promise<AskResult<Qs>> {
+    if (state === null || typeof state !== 'object' || Array.isArray(state)) {
+      throw new SystemOneError('INVALID_STATE', `state must be a JSON object, got ${Array.isArray(state) ? 'an array' : state === null ? 'null' : typeof state}`);
+    }
+    if (questions === null || typeof questions !== 'object' || Array.isArray(questions)) {
+      throw new SystemOneError('INVALID_QUESTION', 'questions must be an object keyed by question id');
+    }
+    if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
+    const ids = Object.keys(questions);
+    const n = ids.length;
+    const qs = new Array<Question>(n);
+    const refs: Record<string, ResolvedRef[]> = {};
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
+      const q = questions[id];
+      if (q === null || typeof q !== 'object') validateQuestion(id, q); // throws INVALID_QUESTION (a WeakMap cannot hold it)
+      const seen = validated.get(q);
+      if (seen === undefined || seen.instructions !== q.instructions || seen.criteria !== q.criteria || seen.type !== q.type || seen.kind !== q.kind) {
+        if (!quickValid(q)) validateQuestion(id, q); // throws with zod's explanation
+        validated.set(q, { type: q.type, kind: q.kind, instructions: q.instructions, criteria: q.criteria });
+      }
+      qs[i] = q;
+      setOwn(refs, id, resolveRefs(id, q, state));
+    }
+    stats.questions += n;
+
+    const answers: Record<string, Answer> = {};
+    const traces = new Array<AnswerTrace>(n);
+    const stateKeys = cache ? new Array<string>(n) : undefined;
+    const qKeys = cache ? new Array<string>(n) : undefined;
+    let pending: number[] = [];
+    if (cache) {
+      let memo: Map<unknown, string> | undefined;
+      // Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged
+      // stable JSON. Strings holding the tag (\u0000) or the separator of multi-path keys (\u0001) go
+      // through JSON too (which escapes both), so two different states never share a key.
+      const valueKey = (v: unknown): string => {
+        if (typeof v === 'string' && v.indexOf('\u0001') < 0 && v.charCodeAt(0) !== 0) return v;
+        memo ??= new Map();
+        let k = memo.get(v);
+        if (k === undefined) {
+          try {
+            k = `\u0000${stableStringify(v)}`;
+          } catch (e) {
+            // cyclic structures (stack overflow), BigInt …
+            throw new SystemOneError('INVALID_STATE', `state is not JSON-serialisable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+          }
+          memo.set(v, k);
+        }
+        return k;
+      };
+      let lastSv: string | undefined;
+      let lastInner: Map<string, Answer> | undefined;
+      for (let i = 0; i < n; i++) {
+        const r = refs[ids[i]];
+        const sv = r.length === 1 ? valueKey(r[0].value) : r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
+        const qk = questionKey(qs[i]);
+        stateKeys![i] = sv;
+        qKeys![i] = qk;
+        if (sv !== lastSv) {
+          lastInner = cache.get(sv); // one LRU touch per distinct state key, not per question
+          lastSv = sv;
+        }
+        const hit = lastInner?.get(qk);
+        if (hit !== undefined) {
+          stats.cacheHits++;
+          setOwn(answers, ids[i], hit);
+          traces[i] = trace(ids[i], qs[i], hit, backend.name, true, false, 0);
+        } else pending.push(i);
+      }
+    } else pending = Array.from({ length: n }, (_, i) => i);
+
+    // Concurrent dedup (registered after the loop above, which may still throw INVALID_STATE).
+    let waiting: [number, Promise<Answer | undefined>][] | undefined;
+    let owned: { key: string; i: number; promise: Promise<Answer | undefined>; resolve: (a: Answer | undefined) => void }[] | undefined;
+    if (inflight && pending.length) {
+      const mine: number[] = [];
+      const mineKeys = new Set<string>();
+      for (const i of pending) {
+        const key = `${stateKeys![i]}\u0002${qKeys![i]}`;
+        const p = inflight.get(key);
+        if (mineKeys.has(key)) mine.push(i); // the same question twice in one batch: both ids go to the backend, as before
+        else if (p) (waiting ??= []).push([i, p]);
+        else {
+          let resolve!: (a: Answer | undefined) => void;
+          const promise = new Promise<Answer | undefined>((r) => (resolve = r));
+          inflight.set(key, promise);
+          (owned ??= []).push({ key, i, promise, resolve });
+          mineKeys.add(key);
+          mine.push(i);
+        }
+      }
+      pending = mine;
+    }
+    const answeredByPrimary = owned ? new Set<number>() : undefined;
+
+    try {
+      if (pending.length) {
+        let sub: Record<string, Question> = questions;
+        let subRefs = refs;
+        if (pending.length !== n) {
+          sub = {};
+          subRefs = {};
+          for (const i of pending) {
+            setOwn(sub, ids[i], qs[i]);
+            setOwn(subRefs, ids[i], refs[ids[i]]);
+          }
+        }
+        const failed = new Map<number, SystemOneError>();
+        const t0 = performance.now();
+        try {
+          let raw: Record<string, unknown>;
+          if (backend.answerSync) {
+            stats.calls++;
+            raw = backend.answerSync({ state, questions: sub, refs: subRefs });
+          } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
+          const ms = performance.now() - t0;
+          for (const i of pending) {
+            const id = ids[i];
+            const r = ownValue(raw, id);
+            try {
+              if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
+              if (r instanceof Error) throw toSystemOneError(r);
+              const a = normalizeAnswer(id, qs[i], r);
+              setOwn(answers, id, a);
+              if (cache) cache.put(stateKeys![i], qKeys![i], a);
+              answeredByPrimary?.add(i);
+              traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
+            } catch (e) {
+              failed.set(i, toSystemOneError(e, 'INVALID_ANSWER'));
+            }
+          }
+        } catch (e) {
+          stats.errors++;
+          const err = toSystemOneError(e);
+          for (const i of pending) failed.set(i, err);
+        }
+
+        if (failed.size) {
+          if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
+          const fsub: Record<string, Question> = {};
+          const fRefs: Record<string, ResolvedRef[]> = {};
+          for (const i of failed.keys()) {
+            setOwn(fsub, ids[i], qs[i]);
+            setOwn(fRefs, ids[i], refs[ids[i]]);
+          }
+          let fraw: Record<string, unknown> = {};
+          let ferr: SystemOneError | undefined;
+          const t1 = performance.now();
+          if (fallback) {
+            try {
+              fraw = await call(fallback, 0, state, fsub, fRefs, opts.signal);
+            } catch (e) {
+              ferr = toSystemOneError(e);
+            }
+          }
+          const ms = performance.now() - t1;
+          for (const [i, why] of failed) {
+            const id = ids[i];
+            const q = qs[i];
+            let a: Answer | undefined;
+            if (fallback && !ferr) {
+              try {
+                const r = ownValue(fraw, id);
+                if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
+              } catch {
+                a = undefined;
+              }
+            }
+            let tr: AnswerTrace;
+            if (a !== undefined) {
+              stats.fallbacks++;
+              tr = trace(id, q, a, fallback!.name, false, true, ms);
+              tr.error = { code: why.code, message: why.message };
+            } else {
+              stats.errors++;
+              a = neutral(q);
+              const err = ferr ?? why;
+              tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
+              tr.error = { code: err.code, message: err.message };
+            }
+            setOwn(answers, id, a);
+            traces[i] = tr;
+          }
+        }
+      }
+    } finally {
+      // settle every owned entry, whatever happened (waiters re-ask when no primary answer exists)
+      if (owned) {
+        for (const o of owned) {
+          o.resolve(answeredByPrimary!.has(o.i) ? (answers[ids[o.i]] as Answer) : undefined);
+          if (inflight!.get(o.key) === o.promise) inflight!.delete(o.key);
+        }
+      }
+    }
+
+    if (waiting) {
+      const got = await Promise.all(waiting.map(([, p]) => p));
+      const again: number[] = [];
+      waiting.forEach(([i], k) => {
+        const a = got[k];
+        if (a === undefined) again.push(i);
+        else {
+          stats.cacheHits++;
+          setOwn(answers, ids[i], a);
+          traces[i] = trace(ids[i], qs[i], a, backend.name, true, false, 0);
+        }
+      });
+      if (again.length) {
+        // the other call found no primary answer (failure, fallback): ask these ourselves
+        const sub: Record<string, Question> = {};
+        for (const i of again) setOwn(sub, ids[i], qs[i]);
+        stats.questions -= again.length; // counted once, above
+        const r2 = await askInner(state, sub, opts);
+        for (const i of again) {
+          setOwn(answers, ids[i], ownValue(r2.answers, ids[i]) as Answer);
+          traces[i] = r2.traces.find((t) => t.id === ids[i])!;
+        }
+      }
+    }
+    return { answers: answers as Answers<Qs>, traces };
+  }
+
+  return {
+    ask,
+    stats: () => ({ ...stats }),
+    backendName: backend.name,
+    async close() {
+      await backend.close?.();
+      if (fallback && fallback !== backend) await fallback.close?.();
+    },
+  };
+}
+
+/** `o[k]` for an own property only (a question id such as "constructor" must not read Object.prototype). */
+function ownValue(o: unknown, k: string): unknown {
+  return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k) ? (o as Record<string, unknown>)[k] : undefined;
+}
+
+function trace(id: string, q: Question, a: Answer, backend: string, cacheHit: boolean, fallback: boolean, latencyMs: number): AnswerTrace {
+  return {
+    id,
+    kind: q.kind,
+    type: q.type,
+    value: typeof a === 'number' ? a : a.choice,
+    backend,
+    cacheHit,
+    fallback,
+    latencyMs,
+  };
+}
