@@ -134,17 +134,12 @@ export interface JevRetrieverOptions {
   recencyQueryThreshold?: number;
   /**
    * μ of the dialogue evidence term of the evidence order (ours, chosen on LoCoMo dev conversations
-   * 0–3): value + μ · d_v, d_v = w_c · coverage + w_a · answerness + w_s · speaker match (see
-   * `dialogue.ts`). Default 0.1; 0 disables.
+   * 0–3; 0.1–0.3 gave 0.759–0.765 there): value + μ · d_v, d_v = w_c · coverage + w_a · answerness +
+   * w_s · speaker match (see `dialogue.ts`). Default 0.2; 0 disables.
    */
   dialogueWeight?: number;
   /** Weights w of the three dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5. */
   dialogueWeights?: Partial<DialogueWeights>;
-  /**
-   * Choose the anchors from the whole fused pool by (1 − η) · prior / max prior + μ · d_v instead of
-   * the fused ranking's top `maxAnchors` (ours). Default false.
-   */
-  dialogueAnchors?: boolean;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -173,9 +168,8 @@ export const JEV_DEFAULTS = {
   recencyQueryThreshold: 0.5,
   supersedingSubtypes: ['UPDATES', 'OBSOLETES', 'REDUNDANT_WITH'] as RelationSubtype[],
   episodeBudget: 10,
-  dialogueWeight: 0.1,
+  dialogueWeight: 0.2,
   dialogueWeights: DEFAULT_DIALOGUE_WEIGHTS,
-  dialogueAnchors: false,
   snapshotMaxNodes: 20_000,
   scoreTopN: 5,
   priorRrfK: 30,
@@ -280,7 +274,6 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     priorRrfK: options.priorRrfK ?? JEV_DEFAULTS.priorRrfK,
     dialogueWeight: options.dialogueWeight ?? JEV_DEFAULTS.dialogueWeight,
     dialogueWeights: { ...JEV_DEFAULTS.dialogueWeights, ...options.dialogueWeights },
-    dialogueAnchors: options.dialogueAnchors ?? JEV_DEFAULTS.dialogueAnchors,
     ablation: options.ablation ?? {},
   };
   const name = options.name ?? 'jev';
@@ -368,16 +361,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       return d;
     };
     const dialogueOf = (v: Visit) => dialogueOfNode(v.node);
-    // Anchors: the fused ranking's top `maxAnchors`; with `dialogueAnchors` (ours) the whole fused pool is
-    // ordered by the evidence-order value known before scoring, (1 − η) · prior / max prior + μ · d_v.
-    let fused = fusedAll.slice(0, o.maxAnchors);
-    if (dialogue && o.dialogueAnchors && fusedAll.length > o.maxAnchors) {
-      let maxP = 0;
-      for (const f of fusedAll) maxP = Math.max(maxP, priorOf.get(f.id) ?? 0);
-      const pre = (id: string) => (1 - o.evidenceMix) * (maxP > 0 ? (priorOf.get(id) ?? 0) / maxP : 0) + o.dialogueWeight * dialogueOfNode(byId.get(id)!);
-      const val = new Map(fusedAll.map((f) => [f.id, pre(f.id)]));
-      fused = [...fusedAll].sort((a, b) => val.get(b.id)! - val.get(a.id)! || b.score - a.score).slice(0, o.maxAnchors);
-    }
+    const fused = fusedAll.slice(0, o.maxAnchors);
     const tAnchors = performance.now();
 
     const visited = new Map<string, Visit>();
