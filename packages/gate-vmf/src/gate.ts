@@ -59,6 +59,8 @@ export interface ScopeStats {
   logVolume: number;
   pcaComponents: number;
   refits: number;
+  /** Current multiplier of the scheduled refit interval (1 … refitMaxScale) (ours). */
+  refitScale: number;
   index: { clusters: number; builtAt: number } | null;
   /** The sketch of fastCertify 'decision' (ours): its dimension r and the N it was built at. */
   sketch: { dims: number; builtAt: number } | null;
@@ -177,6 +179,9 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
     refitFraction: opt.refitFraction,
     refitMin: opt.refitMin,
     lambda: opt.lambda,
+    tau0: opt.tau0,
+    tauMin: opt.tauMin,
+    refitMaxScale: opt.refitMaxScale,
   };
   const clips = { rBarMax: opt.rBarMax, kappaMin: opt.kappaMin, kappaMax: opt.kappaMax };
   const fixedKappa = opt.kappa === 'auto' ? null : opt.kappa;
@@ -382,6 +387,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
         logVolume: s.logVolume,
         pcaComponents: s.kEff,
         refits: s.refits,
+        refitScale: s.refitScale,
         index: idx ? { clusters: idx.clusters, builtAt: idx.builtAt } : null,
         sketch: sk ? { dims: sk.r, builtAt: sk.builtAt } : null,
       };

@@ -43,6 +43,12 @@ export const gateOptionsSchema = z
     refitFraction: z.number().finite().min(0).max(1).default(0.05),
     /** See refitFraction (ours). Default 8. */
     refitMin: z.number().int().min(1).default(8),
+    /**
+     * Largest multiplier of that interval (ours): outside the range where ρ can move τ*, the interval
+     * doubles while the log V drift seen at refits stays ≤ 1/8 of the margin before τ* could change
+     * (halves above 1/4). 1 = the fixed schedule. Default 8.
+     */
+    refitMaxScale: z.number().int().min(1).max(1024).default(8),
     /** 'exact' scans every memory; 'fast' uses the cluster index with a certified error for scopes with N ≥ fastMinN (ours). */
     mode: z.enum(['exact', 'fast']).default('exact'),
     /** Smallest scope that uses the index in fast mode (ours). Default 20 000. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { gramTopEigen, jacobiEigen, topEigen } from './pca.js';
 import { createNoveltyGate, pcaLogVolume } from './index.js';
-import { rng } from './test-utils.js';
+import { randomUnit, rng } from './test-utils.js';
 
 /** Unit vectors with a geometrically decaying, well separated spectrum. */
 function spectral(n: number, d: number, seed: number, decay = 0.85): Float64Array {
@@ -127,11 +127,11 @@ describe('density ρ_t (seed 001 App. D)', () => {
     }
   });
 
-  it('periodic refits decide like per-change refits: same τ_t at every step; |Δ log V| ≤ 1.5 for N < 150 and ≤ 0.5 above', () => {
+  it('with the fixed schedule (refitMaxScale 1), periodic refits decide like per-change refits: same τ_t at every step; |Δ log V| ≤ 1.5 for N < 150 and ≤ 0.5 above', () => {
     const d = 24;
     const n = 500;
     const X = spectral(n, d, 5, 0.9);
-    const a = createNoveltyGate();
+    const a = createNoveltyGate({ refitMaxScale: 1 });
     const b = createNoveltyGate({ densityRefit: 'always' });
     let worstLogV = 0;
     let worstSmall = 0;
@@ -151,13 +151,60 @@ describe('density ρ_t (seed 001 App. D)', () => {
       worstTau = Math.max(worstTau, Math.abs(sa.tau! - sb.tau!));
     }
     console.log(
-      `density: periodic vs per-change refits over ${n} steps: refits ${a.stats('s')!.refits} vs ${b.stats('s')!.refits}, ` +
+      `density: fixed periodic vs per-change refits over ${n} steps: refits ${a.stats('s')!.refits} vs ${b.stats('s')!.refits}, ` +
         `max |Δτ| ${worstTau}, max |Δ log V| ${worstSmall.toFixed(2)} (N < 150) / ${worstLogV.toFixed(2)} (N ≥ 150)`,
     );
     expect(a.stats('s')!.refits).toBeLessThan(b.stats('s')!.refits / 3);
     expect(worstTau).toBeLessThanOrEqual(1e-15);
     expect(worstSmall).toBeLessThanOrEqual(1.5);
     expect(worstLogV).toBeLessThanOrEqual(0.5);
+  });
+
+  it('the adaptive interval (default) decides like per-change refits: same τ_t and actions; stale log V error ≤ margin/2 at every step', () => {
+    const d = 24;
+    const n = 600;
+    const X = spectral(n, d, 5, 0.9);
+    const a = createNoveltyGate();
+    const f = createNoveltyGate({ refitMaxScale: 1 });
+    const b = createNoveltyGate({ densityRefit: 'always' });
+    const r = rng(77);
+    let worstTau = 0;
+    let worstLogV = 0;
+    let worstRatio = 0;
+    let decisions = 0;
+    for (let i = 0; i < n; i++) {
+      const v = X.subarray(i * d, i * d + d);
+      for (const g of [a, f, b]) g.commit('s', `m${i}`, v);
+      if (i % 7 === 6) for (const g of [a, f, b]) g.remove('s', `m${i - 3}`);
+      const sa = a.stats('s')!;
+      const sb = b.stats('s')!;
+      worstTau = Math.max(worstTau, Math.abs(sa.tau! - sb.tau!));
+      if (sa.n > 32) {
+        // margin = ln(λρ/x*): how far log ρ may fall before τ* leaves τ_min (x* = ln(τ₀/(τ_min·2⁻⁵⁴)), defaults)
+        const margin = Math.log(2 * sb.density) - Math.log(Math.log(0.25 / (0.025 * 2 ** -54)));
+        const err = Math.abs(sa.logVolume - sb.logVolume);
+        worstLogV = Math.max(worstLogV, err);
+        worstRatio = Math.max(worstRatio, err / margin);
+      }
+      if (i % 10 === 9) {
+        for (let t = 0; t < 3; t++) {
+          const j = Math.floor(r.u() * i);
+          const q = t === 0 ? randomUnit(d, r) : X.subarray(j * d, j * d + d);
+          const da = a.route('s', q);
+          const db = b.route('s', q);
+          expect(da.action).toBe(db.action);
+          expect(da.threshold).toBe(db.threshold);
+          decisions++;
+        }
+      }
+    }
+    console.log(
+      `density: adaptive vs fixed periodic vs per-change refits over ${n} steps: refits ${a.stats('s')!.refits} / ${f.stats('s')!.refits} / ${b.stats('s')!.refits}, ` +
+        `max |Δτ| ${worstTau}, ${decisions} routes identical, max |Δ log V| ${worstLogV.toFixed(2)} = ${worstRatio.toFixed(2)} of the margin`,
+    );
+    expect(a.stats('s')!.refits).toBeLessThan(f.stats('s')!.refits);
+    expect(worstTau).toBeLessThanOrEqual(1e-15);
+    expect(worstRatio).toBeLessThanOrEqual(0.5);
   });
 
   it('in the sparse regime (λρ < 296) every change refits, so ρ equals the per-change value', () => {

@@ -29,6 +29,11 @@ export interface DensityOptions {
   refitMin: number;
   /** λ of τ* (seed 001 §3.4): below ρ = SENSITIVE_LAMBDA_RHO/λ the density is refit on every change. */
   lambda: number;
+  /** τ₀, τ_min of τ* (seed 001 §3.4), for the margin of the adaptive refit interval. */
+  tau0: number;
+  tauMin: number;
+  /** Largest multiplier of the scheduled refit interval (1 = fixed schedule). */
+  refitMaxScale: number;
 }
 
 /**
@@ -68,6 +73,8 @@ export class ScopeState {
   lo: Float64Array;
   hi: Float64Array;
   changesSinceFit = 0;
+  /** Multiplier of the scheduled refit interval (1, 2, 4, … ≤ refitMaxScale), see adaptScale (ours). */
+  refitScale = 1;
   logVolume = 0;
   /** τ_{t} of the last commit (EMA state, seed 001 §3.4), null before the first commit. */
   tau: number | null = null;
@@ -290,8 +297,37 @@ export class ScopeState {
       this.opt.densityRefit === 'always' ||
       this.n <= GRAM_MAX_N ||
       this.opt.lambda * this.n * Math.exp(-this.logVolume) < SENSITIVE_LAMBDA_RHO;
-    if (exactDue) this.refit(kWant);
-    else if (this.changesSinceFit >= Math.max(this.opt.refitMin, Math.ceil(this.opt.refitFraction * this.n))) this.refit(kWant, PERIODIC_TOL);
+    if (exactDue) {
+      this.refit(kWant);
+      this.refitScale = 1;
+    } else if (this.changesSinceFit >= this.refitScale * Math.max(this.opt.refitMin, Math.ceil(this.opt.refitFraction * this.n))) {
+      const before = this.logVolume;
+      this.refit(kWant, PERIODIC_TOL);
+      this.adaptScale(Math.abs(this.logVolume - before));
+    }
+  }
+
+  /**
+   * Adaptive refit interval outside the sensitive range (ours). `drift` = |log V(stale basis) −
+   * log V(refit basis)| observed at this refit; `margin` = ln(λρ / x*), how far log ρ may fall
+   * before τ* = τ_min + τ₀e^{−λρ} differs from τ_min in double precision (x* = ln(τ₀/(τ_min·2⁻⁵⁴))
+   * ≈ 39.7 with the defaults). While the drift stays ≤ margin/8 the interval doubles (up to
+   * `refitMaxScale`×); above margin/4 it halves. So the stale basis' log V error stays well inside
+   * the range where it cannot move τ_t, and every decision equals the one with a fresh basis.
+   */
+  private adaptScale(drift: number): void {
+    const margin = this.tauMargin();
+    if (drift <= margin / 8) this.refitScale = Math.min(this.refitScale * 2, this.opt.refitMaxScale);
+    else if (drift > margin / 4) this.refitScale = Math.max(1, this.refitScale / 2);
+  }
+
+  /** ln(λρ/x*) (see {@link adaptScale}); +∞ when λ = 0 or τ₀ = 0 (τ* is then constant). */
+  tauMargin(): number {
+    const { lambda, tau0, tauMin } = this.opt;
+    if (lambda === 0 || tau0 === 0) return Infinity;
+    const xStar = tauMin > 0 ? Math.log(tau0 / (tauMin * 2 ** -54)) : 40;
+    if (!(xStar > 0)) return Infinity;
+    return Math.log(lambda * this.n) - this.logVolume - Math.log(xStar);
   }
 
   private buildScatter(): void {
@@ -310,19 +346,15 @@ export class ScopeState {
     }
   }
 
-  /** Refit the principal basis (top kWant eigenvectors of the covariance) and every projection. */
-  refit(kWant: number, tol?: number): void {
+  /**
+   * The covariance C = (1/N) Σ (xᵣ − μ)(xᵣ − μ)ᵀ as a block product `apply(V, rows, out)`: out = V C
+   * (from the scatter when it is kept, else straight from the rows).
+   */
+  private covarianceApply(): (V: Float64Array, rows: number, out: Float64Array) => void {
     const d = this.d;
     const n = this.n;
     const mu = new Float64Array(d);
     for (let j = 0; j < d; j++) mu[j] = this.sum[j] / n;
-    let apply: (V: Float64Array, rows: number, out: Float64Array) => void;
-    if (n <= GRAM_MAX_N) {
-      this.basis = gramTopEigen(this.data, n, d, mu, kWant).vectors;
-      this.kEff = kWant;
-      this.finishRefit();
-      return;
-    }
     if (this.scatter) {
       // C = S/N − μμᵀ as a full symmetric matrix.
       const S = this.scatter;
@@ -335,7 +367,7 @@ export class ScopeState {
         }
       }
       // out_a = C v_a as dot products (C is symmetric): no stores in the inner loop.
-      apply = (V, rows, out) => {
+      return (V, rows, out) => {
         for (let a = 0; a < rows; a++) {
           const vo = a * d;
           for (let j = 0; j < d; j++) {
@@ -352,25 +384,72 @@ export class ScopeState {
           }
         }
       };
-    } else {
-      // C V = (1/N) Σᵣ (xᵣ − μ)(xᵣ − μ)ᵀ V, straight from the rows.
-      const x = this.data;
-      const xc = new Float64Array(d);
-      apply = (V, rows, out) => {
-        out.fill(0, 0, rows * d);
-        for (let r = 0; r < n; r++) {
-          const base = r * d;
-          for (let j = 0; j < d; j++) xc[j] = x[base + j] - mu[j];
-          for (let a = 0; a < rows; a++) {
-            const vo = a * d;
-            let s = 0;
-            for (let j = 0; j < d; j++) s += V[vo + j] * xc[j];
-            s /= n;
-            for (let j = 0; j < d; j++) out[vo + j] += s * xc[j];
-          }
-        }
-      };
     }
+    // C V = (1/N) Σᵣ (xᵣ − μ)(xᵣ − μ)ᵀ V, straight from the rows.
+    const x = this.data;
+    const xc = new Float64Array(d);
+    return (V, rows, out) => {
+      out.fill(0, 0, rows * d);
+      for (let r = 0; r < n; r++) {
+        const base = r * d;
+        for (let j = 0; j < d; j++) xc[j] = x[base + j] - mu[j];
+        for (let a = 0; a < rows; a++) {
+          const vo = a * d;
+          let s = 0;
+          for (let j = 0; j < d; j++) s += V[vo + j] * xc[j];
+          s /= n;
+          for (let j = 0; j < d; j++) out[vo + j] += s * xc[j];
+        }
+      }
+    };
+  }
+
+  /**
+   * How far the current basis is from being invariant under the current covariance (ours): the
+   * largest residual ‖C bᵢ − θᵢ bᵢ‖ (θᵢ = bᵢᵀC bᵢ) over the basis rows, relative to the largest θᵢ —
+   * the stopping test of the warm-started refit (topEigen) applied to the basis as it is. One block
+   * product (kEff × d²), about 1/16 of a scheduled refit. Infinity without a basis.
+   */
+  basisResidual(): number {
+    if (!this.basis || this.kEff === 0 || this.n < 2) return Infinity;
+    const d = this.d;
+    const k = this.kEff;
+    const B = this.basis;
+    const Z = new Float64Array(k * d);
+    this.covarianceApply()(B, k, Z);
+    let top = 0;
+    const theta = new Float64Array(k);
+    for (let i = 0; i < k; i++) {
+      let t = 0;
+      for (let j = 0; j < d; j++) t += B[i * d + j] * Z[i * d + j];
+      theta[i] = t;
+      if (t > top) top = t;
+    }
+    let worst = 0;
+    for (let i = 0; i < k; i++) {
+      let r = 0;
+      for (let j = 0; j < d; j++) {
+        const e = Z[i * d + j] - theta[i] * B[i * d + j];
+        r += e * e;
+      }
+      if (r > worst) worst = r;
+    }
+    return Math.sqrt(worst) / Math.max(top, 1e-300);
+  }
+
+  /** Refit the principal basis (top kWant eigenvectors of the covariance) and every projection. */
+  refit(kWant: number, tol?: number): void {
+    const d = this.d;
+    const n = this.n;
+    if (n <= GRAM_MAX_N) {
+      const mu = new Float64Array(d);
+      for (let j = 0; j < d; j++) mu[j] = this.sum[j] / n;
+      this.basis = gramTopEigen(this.data, n, d, mu, kWant).vectors;
+      this.kEff = kWant;
+      this.finishRefit();
+      return;
+    }
+    const apply = this.covarianceApply();
     const warm = this.basis !== null && this.kEff === kWant;
     const eig = topEigen(apply, d, kWant, { warm: this.basis, warmRows: Math.min(this.kEff, kWant), maxIter: warm ? 8 : 40, tol });
     this.basis = eig.vectors;

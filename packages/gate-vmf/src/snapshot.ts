@@ -37,6 +37,8 @@ export interface ScopeSnapshot {
   basis: string | null;
   pcaComponents: number;
   changesSinceFit: number;
+  /** Multiplier of the scheduled refit interval (ours); absent in older snapshots (= 1). */
+  refitScale?: number;
   refits: number;
   tau: number | null;
   commits: number;
@@ -72,6 +74,7 @@ const scopeSchema = z.object({
   basis: z.string().nullable(),
   pcaComponents: z.number().int().nonnegative(),
   changesSinceFit: z.number().int().nonnegative(),
+  refitScale: z.number().int().min(1).optional(),
   refits: z.number().int().nonnegative(),
   tau: z.number().finite().nullable(),
   commits: z.number().int().nonnegative(),
@@ -129,6 +132,7 @@ export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null,
     basis: s.basis ? encodeF64(s.basis) : null,
     pcaComponents: s.kEff,
     changesSinceFit: s.changesSinceFit,
+    refitScale: s.refitScale,
     refits: s.refits,
     tau: s.tau,
     commits: s.commits,
@@ -162,6 +166,9 @@ export function restoreScopes(
     refitFraction: options.refitFraction,
     refitMin: options.refitMin,
     lambda: options.lambda,
+    tau0: options.tau0,
+    tauMin: options.tauMin,
+    refitMaxScale: options.refitMaxScale,
   };
   const scopes = new Map<string, ScopeState>();
   const indexes = new Map<string, IvfIndex>();
@@ -199,6 +206,7 @@ export function restoreScopes(
       s.kEff = sc.pcaComponents;
     } else if (n >= 2) bad(`scope ${sc.scope}: basis missing for N ≥ 2`);
     s.changesSinceFit = sc.changesSinceFit;
+    s.refitScale = sc.refitScale ?? 1;
     s.refits = sc.refits;
     s.tau = sc.tau;
     s.commits = sc.commits;
