@@ -192,8 +192,14 @@ function questionInfo(id: string, q: Question): QuestionInfo {
   return info;
 }
 
+/** Characters `JSON.stringify` escapes in a string (quote, backslash, controls; any surrogate goes the slow way). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** `JSON.stringify(s)` for a string: without anything to escape it is the string in quotes. */
+const quote = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"');
+
 /** Deterministic JSON (sorted object keys) for cache keys. */
 export function stableStringify(v: unknown): string {
+  if (typeof v === 'string') return quote(v);
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) {
     let s = '[';
@@ -213,7 +219,7 @@ export function stableStringify(v: unknown): string {
     if (x === undefined) continue;
     if (!first) s += ',';
     first = false;
-    s += JSON.stringify(k) + ':' + stableStringify(x);
+    s += quote(k) + ':' + stableStringify(x);
   }
   return s + '}';
 }

@@ -141,10 +141,17 @@ const byText = new Map<string, ItemFeatures[]>();
 const MAX_ITEMS = 20_000;
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((e): e is string => typeof e === 'string') : []);
-function sameStrings(a: string[], b: string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** `sameStrings(a, strings(v))` without building the filtered copy. */
+function sameStrings(a: string[], v: unknown): boolean {
+  if (!Array.isArray(v)) return a.length === 0;
+  let k = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x !== 'string') continue;
+    if (k >= a.length || a[k] !== x) return false;
+    k++;
+  }
+  return k === a.length;
 }
 
 function feat(it: Item): ItemFeatures {
@@ -154,20 +161,20 @@ function feat(it: Item): ItemFeatures {
 function entryOf(it: Item): ItemEntry {
   const hit = itemCache.get(it);
   if (hit !== undefined && hit.text === it.text && hit.entities === it.entities && hit.keywords === it.keywords && hit.speaker === it.speaker) return hit;
-  const given = strings(it.entities);
-  const kws = strings(it.keywords);
   const speaker = typeof it.speaker === 'string' ? it.speaker : undefined;
   let variants = byText.get(it.text);
   let out: ItemFeatures | undefined;
   if (variants !== undefined) {
     for (const v of variants) {
-      if (v.speaker === speaker && sameStrings(v.given, given) && sameStrings(v.kws, kws)) {
+      if (v.speaker === speaker && sameStrings(v.given, it.entities) && sameStrings(v.kws, it.keywords)) {
         out = v;
         break;
       }
     }
   }
   if (out === undefined) {
+    const given = strings(it.entities);
+    const kws = strings(it.keywords);
     const f = features(it.text);
     let ents = f.entities;
     let content = f.content;
@@ -180,7 +187,23 @@ function entryOf(it: Item): ItemEntry {
       content = new Set(content);
       for (const k of kws) for (const w of k.toLowerCase().split(/\s+/)) if (w) content.add(stem(w));
     }
-    out = { ...f, content, ents, topic: topicOf(content, ents), speaker, given, kws };
+    out = {
+      text: f.text,
+      lower: f.lower,
+      tokens: f.tokens,
+      content,
+      entities: f.entities,
+      negated: f.negated,
+      numbers: f.numbers,
+      memo: f.memo,
+      ents,
+      topic: topicOf(content, ents),
+      speaker,
+      given,
+      kws,
+      pairs: undefined,
+      alias: undefined,
+    };
     if (variants === undefined) {
       if (byText.size >= MAX_ITEMS) byText.clear();
       byText.set(it.text, (variants = []));

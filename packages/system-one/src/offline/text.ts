@@ -45,8 +45,19 @@ const IRREGULAR: Record<string, string> = {
   favourite: 'favorite', colour: 'color',
 };
 
-/** Light suffix stemmer (ours; Porter-like subset plus an irregular-verb table). */
+/** Light suffix stemmer (ours; Porter-like subset plus an irregular-verb table); memoised per word. */
 export function stem(w: string): string {
+  let s = stemCache.get(w);
+  if (s === undefined) {
+    s = stemWord(w);
+    if (stemCache.size >= MAX_CACHE) stemCache.clear();
+    stemCache.set(w, s);
+  }
+  return s;
+}
+const stemCache = new Map<string, string>();
+
+function stemWord(w: string): string {
   const irr = IRREGULAR[w];
   if (irr) return irr.length > 3 ? irr.replace(/e$/, '') : irr;
   let s = w;
@@ -110,6 +121,13 @@ const featureCache = new Map<string, TextFeatures>();
 const MAX_CACHE = 20_000;
 
 const WORD = /[A-Za-z][A-Za-z'’-]*|\d+(?:[.:]\d+)?/g;
+const SENTENCE_END = /[.!?]/;
+const CLAUSE_BREAK = /[,;:()"]/;
+const LEADING_DIGIT = /^\d/;
+const POSSESSIVE = /'s$/;
+const NEGATION_SUFFIX = /n't$/;
+const LEADING_CAPITAL = /^[A-Z]/;
+const ALL_CAPS = /^[A-Z]{2,}$/;
 
 /** Memoised text features. */
 export function features(raw: string): TextFeatures {
@@ -134,27 +152,27 @@ export function features(raw: string): TextFeatures {
     currentName = [];
   };
   for (const m of text.matchAll(WORD)) {
-    const w = m[0].replace(/’/g, "'");
+    const w = m[0].indexOf('’') >= 0 ? m[0].replace(/’/g, "'") : m[0];
     const lw = w.toLowerCase();
     const gap = prevEnd >= 0 ? text.slice(prevEnd, m.index) : '';
-    if (/[.!?]/.test(gap)) {
+    if (SENTENCE_END.test(gap)) {
       sentenceStart = true;
       flushName();
-    } else if (/[,;:()"]/.test(gap)) flushName();
+    } else if (CLAUSE_BREAK.test(gap)) flushName();
     prevEnd = m.index! + w.length;
     tokens.push(lw);
-    if (/^\d/.test(w)) {
+    if (LEADING_DIGIT.test(w)) {
       numbers.push(w);
       content.add(w);
       flushName();
       sentenceStart = false;
       continue;
     }
-    const base = lw.replace(/'s$/, '').replace(/n't$/, '');
+    const base = lw.replace(POSSESSIVE, '').replace(NEGATION_SUFFIX, '');
     if (!STOP.has(base) && base.length > 1) content.add(stem(base));
-    const cap = /^[A-Z]/.test(w);
+    const cap = LEADING_CAPITAL.test(w);
     const isName = cap && !NOT_NAMES.has(base) && (!sentenceStart || !STOP.has(base)) && !(sentenceStart && MONTHS_DAYS.has(base));
-    if (isName || (/^[A-Z]{2,}$/.test(w) && base.length > 1)) currentName.push(base);
+    if (isName || (ALL_CAPS.test(w) && base.length > 1)) currentName.push(base);
     else flushName();
     sentenceStart = false;
   }
