@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerness, createDialogueScorer, namedSpeaker, queryContentTerms, questionShare, speakerMatch, termCoverage } from './dialogue.js';
+import { answerness, createDialogueScorer, namedSpeaker, queryContentTerms, queryTimeInterval, questionShare, speakerMatch, termCoverage, timeMatch } from './dialogue.js';
 import { hashEmbedder, makeNode } from './__fixtures__/stubs.js';
 
 const e = hashEmbedder(8);
@@ -53,7 +53,26 @@ describe('dialogue signals', () => {
     expect(a.speaker).toBe(1);
     expect(q.speaker).toBe(-1);
     expect(a.value).toBeGreaterThan(q.value);
-    const noSpeaker = createDialogueScorer('What did Ana paint at the lake?', ['Ana', 'Ben'], (n) => prev.get(n.id) ?? null, { coverage: 1, answer: 1, speaker: 0 });
+    const noSpeaker = createDialogueScorer('What did Ana paint at the lake?', ['Ana', 'Ben'], (n) => prev.get(n.id) ?? null, { coverage: 1, answer: 1, speaker: 0, time: 1 });
     expect(noSpeaker(ans).value).toBeCloseTo(a.value - 0.5);
+  });
+
+  it('time: the query names an interval; turns said or dated in it match', async () => {
+    const iv = queryTimeInterval('What did Ana paint in June?', '2024-10-20T10:00:00.000Z')!;
+    expect(new Date(iv.start).toISOString()).toBe('2024-06-01T00:00:00.000Z');
+    expect(new Date(iv.end).toISOString()).toBe('2024-07-01T00:00:00.000Z');
+    expect(queryTimeInterval('What did Ana paint?', '2024-10-20T10:00:00.000Z')).toBeNull();
+    const day = queryTimeInterval('What did Ana say on 13 October 2024?', '2024-10-20T10:00:00.000Z')!;
+    expect(day.end - day.start).toBe(86_400_000);
+    expect(timeMatch({ observedAt: '2024-06-15T10:00:00.000Z', eventTime: null }, iv)).toBe(1);
+    expect(timeMatch({ observedAt: '2024-07-01T00:00:00.000Z', eventTime: null }, iv)).toBe(0); // end is open
+    expect(timeMatch({ observedAt: '2024-07-03T10:00:00.000Z', eventTime: { start: '2024-06-28T00:00:00.000Z', end: null, expression: 'last Friday' } }, iv)).toBe(1);
+    expect(timeMatch({ observedAt: '2024-07-03T10:00:00.000Z', eventTime: null }, iv)).toBe(0);
+    expect(timeMatch({ observedAt: '2024-06-15T10:00:00.000Z', eventTime: null }, null)).toBe(0);
+    const june = await makeNode(e, 'j', 'I painted a heron.', { speaker: 'Ana', observedAt: '2024-06-10T09:00:00.000Z' });
+    const may = await makeNode(e, 'm', 'I painted a heron.', { speaker: 'Ana', observedAt: '2024-05-10T09:00:00.000Z' });
+    const d = createDialogueScorer('What did Ana paint in June?', ['Ana', 'Ben'], () => null, undefined, iv);
+    expect(d(june).time).toBe(1);
+    expect(d(june).value - d(may).value).toBeCloseTo(1);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Dialogue evidence signals (ours): three facts about conversational memory that flat rankings
+ * Dialogue evidence signals (ours): four facts about conversational memory that flat rankings
  * ignore, combined into one bounded term of the evidence order.
  *
  * 1. Coverage — the share of the query's content lemmas found in a turn or in the turn it answers
@@ -12,20 +12,61 @@
  *    that participant's own turns: +1 for the named speaker's turns, −1 for the other speakers',
  *    0 when the query names no speaker or several.
  *
- * d_v = w_c · coverage + w_a · answerness + w_s · speaker (each term in [0, 1] or [−1, 1]).
+ * 4. Time — when the query names a time ("in June", "on 13 October 2023", "last year"; resolved by
+ *    `@mem/core`'s `resolveEventTimes` against the search's `now`), turns said or dated within that
+ *    interval (observedAt, or an overlapping resolved eventTime) get 1, the others 0.
+ *
+ * d_v = w_c · coverage + w_a · answerness + w_s · speaker + w_t · time (each term in [0, 1] or [−1, 1]).
  */
-import { extractKeywords } from '@mem/core';
+import { extractKeywords, resolveEventTimes } from '@mem/core';
 import type { MemoryNode } from '@mem/core';
 import { nodeTerms } from './lexical.js';
 
-/** Weights of the three dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5. */
+/** Weights of the dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5, time 1. */
 export interface DialogueWeights {
   coverage: number;
   answer: number;
   speaker: number;
+  time: number;
 }
 
-export const DEFAULT_DIALOGUE_WEIGHTS: DialogueWeights = { coverage: 1, answer: 1, speaker: 0.5 };
+export const DEFAULT_DIALOGUE_WEIGHTS: DialogueWeights = { coverage: 1, answer: 1, speaker: 0.5, time: 1 };
+
+/** An interval [start, end) in epoch ms. */
+export interface TimeInterval {
+  start: number;
+  end: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The interval the query's first time expression names, resolved against `nowIso` (`resolveEventTimes`
+ * of `@mem/core`; an open end counts as one day), or null when the query names no time.
+ */
+export function queryTimeInterval(query: string, nowIso: string): TimeInterval | null {
+  const t = resolveEventTimes(query, nowIso)[0];
+  if (!t) return null;
+  const start = Date.parse(t.start);
+  const end = t.end ? Date.parse(t.end) : start + DAY_MS;
+  return Number.isFinite(start) && Number.isFinite(end) && end > start ? { start, end } : null;
+}
+
+/**
+ * Time match τ_v ∈ {0, 1}: 1 when the node was observed within `interval`, or its resolved eventTime
+ * [start, end ?? start + 1 day) overlaps it; 0 otherwise or when `interval` is null.
+ */
+export function timeMatch(n: Pick<MemoryNode, 'observedAt' | 'eventTime'>, interval: TimeInterval | null): number {
+  if (!interval) return 0;
+  const at = Date.parse(n.observedAt);
+  if (at >= interval.start && at < interval.end) return 1;
+  if (n.eventTime) {
+    const s = Date.parse(n.eventTime.start);
+    const e = n.eventTime.end ? Date.parse(n.eventTime.end) : s + DAY_MS;
+    if (s < interval.end && interval.start < e) return 1;
+  }
+  return 0;
+}
 
 const IMAGE = /\[image:[^\]]*\]/g;
 
@@ -88,14 +129,15 @@ export function speakerMatch(speaker: string | null, named: string | null): numb
 
 /**
  * A scorer of d_v for one query (ours): `speakers` = the scope's speakers; `previous(node)` = the turn
- * the node follows (null when unknown). Returns d_v and its parts.
+ * the node follows (null when unknown); `queryTime` = {@link queryTimeInterval} of the query. Returns d_v and its parts.
  */
 export function createDialogueScorer(
   query: string,
   speakers: Iterable<string>,
   previous: (n: MemoryNode) => MemoryNode | null,
   weights: DialogueWeights = DEFAULT_DIALOGUE_WEIGHTS,
-): (n: MemoryNode) => { value: number; coverage: number; answerness: number; speaker: number } {
+  queryTime: TimeInterval | null = null,
+): (n: MemoryNode) => { value: number; coverage: number; answerness: number; speaker: number; time: number } {
   const list = [...new Set(speakers)];
   const q = queryContentTerms(query, speakerTokens(list));
   const named = namedSpeaker(query, list);
@@ -104,6 +146,7 @@ export function createDialogueScorer(
     const coverage = termCoverage(q, [...nodeTerms(n, false), ...(prev ? nodeTerms(prev, false) : [])]);
     const a = answerness(n.text, prev?.text);
     const speaker = speakerMatch(n.speaker, named);
-    return { value: weights.coverage * coverage + weights.answer * a + weights.speaker * speaker, coverage, answerness: a, speaker };
+    const time = timeMatch(n, queryTime);
+    return { value: weights.coverage * coverage + weights.answer * a + weights.speaker * speaker + weights.time * time, coverage, answerness: a, speaker, time };
   };
 }

@@ -39,7 +39,7 @@ import {
   type SystemOneLike,
 } from './controller.js';
 import { contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
-import { createDialogueScorer, DEFAULT_DIALOGUE_WEIGHTS, type DialogueWeights } from './dialogue.js';
+import { createDialogueScorer, DEFAULT_DIALOGUE_WEIGHTS, queryTimeInterval, type DialogueWeights } from './dialogue.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 
 /** Options of {@link createJevRetriever}. Defaults are the paper's (seed 000) unless marked *ours*. */
@@ -135,10 +135,10 @@ export interface JevRetrieverOptions {
   /**
    * μ of the dialogue evidence term of the evidence order (ours, chosen on LoCoMo dev conversations
    * 0–3; 0.1–0.3 gave 0.759–0.765 there): value + μ · d_v, d_v = w_c · coverage + w_a · answerness +
-   * w_s · speaker match (see `dialogue.ts`). Default 0.2; 0 disables.
+   * w_s · speaker match + w_t · time match (see `dialogue.ts`). Default 0.2; 0 disables.
    */
   dialogueWeight?: number;
-  /** Weights w of the three dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5. */
+  /** Weights w of the dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5, time 1 (the query's named time). */
   dialogueWeights?: Partial<DialogueWeights>;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
@@ -351,6 +351,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
             snap ? snapshotSpeakers(snap) : [...byId.values()].flatMap((n) => (n.speaker ? [n.speaker] : [])),
             (n) => (snap ? previousTurn(snap, n.id) : null),
             o.dialogueWeights,
+            o.dialogueWeights.time !== 0 ? queryTimeInterval(query, new Date(nowMs).toISOString()) : null,
           )
         : null;
     const dialogueMemo = new Map<string, number>();
