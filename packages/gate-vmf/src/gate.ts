@@ -37,6 +37,12 @@ export interface GateDecision {
   density: number;
   /** The stored memory with the largest cosine to the candidate, null when N = 0. */
   nearest: { id: string; cosine: number } | null;
+  /**
+   * Whether `nearest` is certified to be the exact nearest: always true, except with
+   * fastCertify 'decision' and fastNearest 'update-noop', where an Add may report the best memory
+   * among those it scored (ours).
+   */
+  nearestExact: boolean;
   /** N of the scope at decision time (ours). */
   n: number;
   /** 'exact' (every memory scanned) or 'fast' (cluster index or sketch with a certificate) (ours). */
@@ -223,7 +229,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       const { tau, rho } = thresholdNow(s);
       if (!s || s.n === 0) {
         const kappa = fixedKappa ?? estimateKappa(0, q.length, clips);
-        return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, n: 0, mode: 'exact', scoreError: 0 };
+        return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, nearestExact: true, n: 0, mode: 'exact', scoreError: 0 };
       }
       const kappa = s.kappa(fixedKappa, clips);
       const wantFast = (callOptions?.mode ?? opt.mode) === 'fast';
@@ -235,8 +241,9 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       let scoreError = 0;
       let mode: 'exact' | 'fast' = 'exact';
       let score: number;
+      let nearestExact = true;
       const fast = sk
-        ? sk.search(s, q, kappa, { actionOf: (sc) => routeByNovelty(novelty(sc), tau, opt.delta) }, opt.fastScanBudget)
+        ? sk.search(s, q, kappa, { actionOf: (sc) => routeByNovelty(novelty(sc), tau, opt.delta) }, opt.fastScanBudget, opt.fastNearest === 'always')
         : idx
           ? idx.search(s, q, kappa, opt.fastMaxError, opt.fastScanBudget)
           : null;
@@ -245,6 +252,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
         score = fast.score;
         scoreError = fast.error;
         mode = 'fast';
+        nearestExact = fast.nearestExact;
       } else {
         ({ max, arg } = s.scanAll(q));
         shifted = s.shiftedSum(kappa, max);
@@ -259,6 +267,7 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
         kappa,
         density: rho,
         nearest: { id: s.ids[arg], cosine: clampUnit(max) },
+        nearestExact,
         n: s.n,
         mode,
         scoreError,

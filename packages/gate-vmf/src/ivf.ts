@@ -118,6 +118,8 @@ export interface IvfSearchResult {
   score: number;
   error: number;
   scanned: number;
+  /** Always true: the index certifies the nearest before it stops. */
+  nearestExact: boolean;
 }
 
 export interface IvfParts {
@@ -416,7 +418,7 @@ export class IvfIndex {
       const err = fastModeErrorBound(S, ratio * S, kappa);
       if (err <= maxError && (i + 1 === L || bound[order[i + 1]] <= m)) {
         const score = clampUnit(m + (Math.log(S / s.n) + Math.log1p(ratio) / 2) / kappa);
-        return { max: m, arg, score, error: err, scanned };
+        return { max: m, arg, score, error: err, scanned, nearestExact: true };
       }
       if (scanned > limit) return null;
     }

@@ -64,6 +64,13 @@ export const gateOptionsSchema = z
      * Default 'score'.
      */
     fastCertify: z.enum(['score', 'decision']).default('score'),
+    /**
+     * With fastCertify 'decision': 'always' certifies `nearest` for every action (falls back to the
+     * exact pass when that needs more than the budget); 'update-noop' only for Update and Noop (the
+     * actions that use it) — an Add may then report the best of the rows it re-scored, with
+     * `nearestExact: false` (ours). Default 'always'.
+     */
+    fastNearest: z.enum(['always', 'update-noop']).default('always'),
     /** Dimension r of the sketch used by fastCertify 'decision' (ours). Default 24. */
     sketchDims: z.number().int().min(1).max(256).default(24),
   })

@@ -146,6 +146,47 @@ describe("fastCertify 'decision' (sketch bound, ours)", () => {
     else expect(c.action).toBe(a.action);
   });
 
+  it("fastNearest 'update-noop': same actions; nearest certified for Update/Noop (and flagged exact only when it is)", () => {
+    const g = createNoveltyGate({ ...band, mode: 'fast', fastCertify: 'decision', fastMinN: 1000, sketchDims: 12, fastNearest: 'update-noop', state: fast.serialize() });
+    const seen: Record<string, number> = {};
+    let approx = 0;
+    for (const q of candidates(37, 120)) {
+      const a = exact.route('s', q);
+      const b = g.route('s', q);
+      expect(b.action).toBe(a.action);
+      expect(Math.abs(b.score - a.score)).toBeLessThanOrEqual(b.scoreError);
+      if (b.action !== 'add') expect(b.nearestExact).toBe(true);
+      if (b.nearestExact) expect(b.nearest).toEqual(a.nearest);
+      else {
+        approx++;
+        expect(b.nearest!.cosine).toBeLessThanOrEqual(a.nearest!.cosine);
+      }
+      seen[b.action] = (seen[b.action] ?? 0) + 1;
+    }
+    expect(Object.keys(seen).length).toBe(3);
+    expect(approx).toBeGreaterThan(0); // some Adds skip the nearest certification
+  });
+
+  it('novel candidates far outside the sketch span fall back to the exact pass under fastNearest always', () => {
+    // candidates orthogonal to the stored data's leading directions: wide sketch bounds, many rows tie for nearest
+    const r = rng(38);
+    let exactRuns = 0;
+    for (let t = 0; t < 20; t++) {
+      const q = randomUnit(d, r);
+      const a = exact.route('s', q);
+      const b = fast.route('s', q);
+      expect(b.action).toBe(a.action);
+      expect(b.nearest).toEqual(a.nearest);
+      expect(b.nearestExact).toBe(true);
+      if (b.mode === 'exact') {
+        exactRuns++;
+        expect(b).toEqual(a);
+      }
+    }
+    // deterministic data: with r = 12 of d = 40 every random direction needs the exact pass here
+    expect(exactRuns).toBe(20);
+  });
+
   it('a snapshot from exact mode restored in decision mode builds its sketch deterministically', () => {
     const opts = { mode: 'fast', fastCertify: 'decision', fastMinN: 1000, sketchDims: 12 } as const;
     const a = createNoveltyGate({ ...opts, state: exact.serialize() });

@@ -63,6 +63,8 @@ export interface SketchSearchResult {
   error: number;
   /** Rows re-scored exactly. */
   scanned: number;
+  /** Whether `arg`/`max` is certified to be the exact nearest. */
+  nearestExact: boolean;
 }
 
 export interface Band {
@@ -239,7 +241,7 @@ export class SketchIndex {
    * Certified routing decision (see the file comment), or null when it would need more than
    * `budget · N` exact re-scorings (the caller then runs the exact pass).
    */
-  search(s: ScopeState, q: Float64Array, kappa: number, band: Band, budget: number): SketchSearchResult | null {
+  search(s: ScopeState, q: Float64Array, kappa: number, band: Band, budget: number, nearestAlways = true): SketchSearchResult | null {
     const n = s.n;
     if (n > this.cap) return null;
     if (this.z.buffer !== this.k.memory.buffer) this.views();
@@ -283,38 +285,68 @@ export class SketchIndex {
       const y = f(f(x + 2) * inv);
       return y <= 0 ? 0 : y >= last ? last : Math.trunc(y);
     };
+    /** Rows not yet re-scored whose upper bound may be ≥ x (an over-count: x's whole cell is included). */
+    const countAbove = (x: number) => {
+      let c = 0;
+      for (let b = cellOf(x); b <= last; b++) c += hiH[b];
+      return c;
+    };
     let scanned = 0;
     let broken = false;
     const cosOf: number[] = [];
+    let m = -Infinity;
+    let arg = -1;
     // exact re-scoring of row i: its exact term replaces its two grid counts
-    const rescore = (i: number): number => {
+    const rescore = (i: number): void => {
       stamp[i] = gen;
       const x = s.dotRowExact(i, q);
       cosOf.push(x);
       if (--hiH[cellOf(ub[i])] < 0) broken = true;
       if (--loH[cellOf(lb[i])] < 0) broken = true;
       scanned++;
-      return x;
-    };
-    let m = rescore(bestRow);
-    let arg = bestRow;
-    // every row whose upper bound reaches the first exact cosine is re-scored; the others lie below
-    // it, so the largest re-scored cosine is the exact nearest (ties: the lowest row, as the exact pass)
-    const threshold = m;
-    for (let i = 0; i < n; i++) {
-      if (ub[i] < threshold || stamp[i] === gen) continue;
-      const x = rescore(i);
-      if (scanned > limit) return null;
       if (x > m || (x === m && i < arg)) {
         m = x;
         arg = i;
       }
-    }
-    let exactSum = 0;
-    let summed = 0;
+    };
+    /** Every row with uᵢ ≥ t is re-scored after this (false: over budget). */
+    let done = Infinity;
+    const rescoreAbove = (t: number): boolean => {
+      if (t >= done) return true;
+      for (let i = 0; i < n; i++) {
+        if (ub[i] < t || stamp[i] === gen) continue;
+        rescore(i);
+        if (scanned > limit) return false;
+      }
+      done = t;
+      return true;
+    };
+    /** Threshold on uᵢ above which about `want` rows not yet re-scored lie (read off the grid). */
+    const topThreshold = (want: number) => {
+      let acc = 0;
+      for (let b = last; b >= 0; b--) {
+        acc += hiH[b];
+        if (acc >= want) return b * w - 2;
+      }
+      return -Infinity;
+    };
+    rescore(bestRow);
+    // the nearest is certified once every row with uᵢ ≥ m is re-scored (the others lie below m;
+    // ties go to the lowest row, as in the exact pass)
+    const nearestDone = () => done <= m;
+    const certifyNearest = (): boolean => {
+      while (!nearestDone()) {
+        if (scanned + countAbove(m) > limit + 64) return false; // hopeless within the budget: skip the work
+        if (!rescoreAbove(m)) return false;
+      }
+      return true;
+    };
+    if (nearestAlways && !certifyNearest()) return null;
+    if (!nearestAlways && !rescoreAbove(Math.max(m, topThreshold(64)))) return null;
     for (;;) {
       if (broken) return null; // the grid bookkeeping disagrees with the kernel: never certify on it
-      for (; summed < cosOf.length; summed++) exactSum += Math.exp(kappa * (cosOf[summed] - m));
+      let exactSum = 0;
+      for (let k = 0; k < cosOf.length; k++) exactSum += Math.exp(kappa * (cosOf[k] - m));
       let sHi = exactSum;
       let sLo = exactSum;
       for (let b = 0; b < cells; b++) {
@@ -323,24 +355,25 @@ export class SketchIndex {
       }
       const lo = clampUnit(m + Math.log(sLo / n) / kappa - SCORE_SLACK);
       const hi = clampUnit(m + Math.log(sHi / n) / kappa + SCORE_SLACK);
-      if (band.actionOf(lo) === band.actionOf(hi)) return { max: m, arg, score: (lo + hi) / 2, error: (hi - lo) / 2, scanned };
-      if (scanned >= limit || scanned >= n) return null;
-      // re-score about max(64, scanned) more rows: the largest remaining upper bounds (threshold read off the grid)
-      const want = Math.min(n - scanned, Math.max(64, scanned));
-      let acc = 0;
-      let t = -Infinity;
-      for (let b = last; b >= 0; b--) {
-        acc += hiH[b];
-        if (acc >= want) {
-          t = b * w - 2;
-          break;
+      const action = band.actionOf(lo);
+      if (action === band.actionOf(hi)) {
+        // re-scoring more rows only narrows [lo, hi]: the action stays certified
+        let nearestExact = nearestDone();
+        if (!nearestExact && (action !== 'add' || nearestAlways)) {
+          if (!certifyNearest()) return null;
+          nearestExact = true;
         }
+        if (!nearestExact && certifyNearestCheap()) nearestExact = true;
+        return { max: m, arg, score: (lo + hi) / 2, error: (hi - lo) / 2, scanned, nearestExact };
       }
-      for (let i = 0; i < n; i++) {
-        if (ub[i] < t || stamp[i] === gen) continue;
-        rescore(i);
-        if (scanned > limit) return null;
-      }
+      if (scanned >= limit || scanned >= n) return null;
+      // re-score about max(64, scanned) more rows: the largest remaining upper bounds
+      if (!rescoreAbove(topThreshold(Math.min(n - scanned, Math.max(64, scanned))))) return null;
+    }
+    /** For an Add with fastNearest 'update-noop': certify the nearest too when it costs ≤ 64 more rows. */
+    function certifyNearestCheap(): boolean {
+      if (countAbove(m) > 64) return false;
+      return rescoreAbove(m) && nearestDone();
     }
   }
 
