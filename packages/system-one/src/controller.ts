@@ -339,6 +339,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     const n = ids.length;
     const qs = new Array<Question>(n);
     const infos = new Array<QuestionInfo>(n);
+    const resolved = new Map<CompiledPath, ResolvedRef>();
     const refs: Record<string, ResolvedRef[]> = {};
     for (let i = 0; i < n; i++) {
       const id = ids[i];
@@ -346,7 +347,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       const info = questionInfo(id, q);
       qs[i] = q;
       infos[i] = info;
-      setOwn(refs, id, resolveCompiledRefs(id, info.paths, state));
+      setOwn(refs, id, resolveCompiledRefs(id, info.paths, state, resolved));
     }
     stats.questions += n;
 

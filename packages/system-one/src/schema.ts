@@ -208,9 +208,15 @@ export function compiledPathsOf(instructions: string): CompiledPath[] {
  * `resolveRefs` over already compiled paths (the controller compiles them once per question content).
  * @throws SystemOneError('MISSING_STATE_FIELD') naming the question id and the missing path.
  */
-export function resolveCompiledRefs(id: string, paths: readonly CompiledPath[], state: State): ResolvedRef[] {
+export function resolveCompiledRefs(id: string, paths: readonly CompiledPath[], state: State, memo?: Map<CompiledPath, ResolvedRef>): ResolvedRef[] {
   const out: ResolvedRef[] = new Array(paths.length);
   for (let k = 0; k < paths.length; k++) {
+    // questions of one batch that read the same path share one resolved reference (same state, same value)
+    const hit = memo?.get(paths[k]);
+    if (hit !== undefined) {
+      out[k] = hit;
+      continue;
+    }
     const path = paths[k].path;
     const v = resolveCompiled(state, paths[k]);
     if (v === MISSING) {
@@ -220,7 +226,9 @@ export function resolveCompiledRefs(id: string, paths: readonly CompiledPath[], 
         { details: { id, path } },
       );
     }
-    out[k] = { path, value: v };
+    const r = { path, value: v };
+    memo?.set(paths[k], r);
+    out[k] = r;
   }
   return out;
 }

@@ -124,8 +124,6 @@ const WORD = /[A-Za-z][A-Za-z'’-]*|\d+(?:[.:]\d+)?/g;
 const SENTENCE_END = /[.!?]/;
 const CLAUSE_BREAK = /[,;:()"]/;
 const LEADING_DIGIT = /^\d/;
-const POSSESSIVE = /'s$/;
-const NEGATION_SUFFIX = /n't$/;
 const LEADING_CAPITAL = /^[A-Z]/;
 const ALL_CAPS = /^[A-Z]{2,}$/;
 
@@ -151,7 +149,9 @@ export function features(raw: string): TextFeatures {
     if (currentName.length) entities.add(currentName.join(' '));
     currentName = [];
   };
-  for (const m of text.matchAll(WORD)) {
+  // an exec loop over the global WORD regex (the same matches as `text.matchAll(WORD)`, without cloning it)
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
     const w = m[0].indexOf('’') >= 0 ? m[0].replace(/’/g, "'") : m[0];
     const lw = w.toLowerCase();
     const gap = prevEnd >= 0 ? text.slice(prevEnd, m.index) : '';
@@ -168,7 +168,9 @@ export function features(raw: string): TextFeatures {
       sentenceStart = false;
       continue;
     }
-    const base = lw.replace(POSSESSIVE, '').replace(NEGATION_SUFFIX, '');
+    // lw.replace(/'s$/, '').replace(/n't$/, '')
+    const noPossessive = lw.endsWith("'s") ? lw.slice(0, -2) : lw;
+    const base = noPossessive.endsWith("n't") ? noPossessive.slice(0, -3) : noPossessive;
     if (!STOP.has(base) && base.length > 1) content.add(stem(base));
     const cap = LEADING_CAPITAL.test(w);
     const isName = cap && !NOT_NAMES.has(base) && (!sentenceStart || !STOP.has(base)) && !(sentenceStart && MONTHS_DAYS.has(base));
@@ -225,12 +227,15 @@ function tokensOf(s: Set<string>): string[][] {
 export function sharedEntities(a: Set<string>, b: Set<string>): number {
   let n = 0;
   let bt: string[][] | undefined;
+  let at: string[][] | undefined;
+  let i = -1;
   for (const x of a) {
+    i++;
     if (b.has(x)) {
       n++;
       continue;
     }
-    const xs = x.split(' ');
+    const xs = (at ??= tokensOf(a))[i];
     bt ??= tokensOf(b);
     for (const ys of bt) {
       if ((xs.length > 1 || ys.length > 1) && xs.some((t) => t.length > 2 && ys.includes(t))) {
@@ -400,25 +405,28 @@ const specCache = new Map<string, RelativeSpec | null>();
 function relativeSpec(text: string): RelativeSpec | null {
   const l = text.toLowerCase();
   let m: RegExpExecArray | null;
-  if ((m = /\b(\d+|a|an|one|two|three|four|five|six|few|couple|several)(?: of)? (minute|hour|day|week|month|year)s? ago\b/.exec(l))) {
+  // each regex runs only when a substring it cannot match without is present (same results, fewer scans)
+  if (l.includes('ago') && (m = /\b(\d+|a|an|one|two|three|four|five|six|few|couple|several)(?: of)? (minute|hour|day|week|month|year)s? ago\b/.exec(l))) {
     const k = /^\d+$/.test(m[1]) ? Number(m[1]) : WORDNUM[m[1]] ?? 1;
     return { k: 'ago', delta: k * UNIT[m[2]], point: m[2] === 'minute' || m[2] === 'hour' };
   }
-  if ((m = /\bin (\d+|a|an|one|two|three|four|five|few|couple) (minute|hour|day|week|month|year)s?\b/.exec(l))) {
+  if (l.includes('in ') && (m = /\bin (\d+|a|an|one|two|three|four|five|few|couple) (minute|hour|day|week|month|year)s?\b/.exec(l))) {
     const k = /^\d+$/.test(m[1]) ? Number(m[1]) : WORDNUM[m[1]] ?? 1;
     return { k: 'in', delta: k * UNIT[m[2]] };
   }
-  if (/\byesterday\b/.test(l)) return { k: 'yesterday' };
-  if (/\blast night\b/.test(l)) return { k: 'lastNight' };
-  if (/\btomorrow\b/.test(l)) return { k: 'tomorrow' };
-  if (/\b(today|this morning|this afternoon|this evening|tonight)\b/.test(l)) return { k: 'today' };
-  if ((m = /\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l))) return { k: 'lastWeekday', want: WEEKDAYS.indexOf(m[1]) };
-  if ((m = /\b(?:on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l)) && /\bnext\b/.test(l)) {
+  if (l.includes('yesterday') && /\byesterday\b/.test(l)) return { k: 'yesterday' };
+  const last = l.includes('last ');
+  if (last && /\blast night\b/.test(l)) return { k: 'lastNight' };
+  if (l.includes('tomorrow') && /\btomorrow\b/.test(l)) return { k: 'tomorrow' };
+  if ((l.includes('today') || l.includes('this ') || l.includes('tonight')) && /\b(today|this morning|this afternoon|this evening|tonight)\b/.test(l)) return { k: 'today' };
+  if (last && (m = /\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l))) return { k: 'lastWeekday', want: WEEKDAYS.indexOf(m[1]) };
+  const next = l.includes('next');
+  if (next && l.includes('day') && (m = /\b(?:on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/.exec(l)) && /\bnext\b/.test(l)) {
     return { k: 'nextWeekday', want: WEEKDAYS.indexOf(m[1]) };
   }
-  if (/\blast weekend\b/.test(l)) return { k: 'lastWeekend' };
-  if ((m = /\blast (week|month|year)\b/.exec(l))) return { k: 'lastUnit', unit: UNIT[m[1]] };
-  if ((m = /\bnext (week|month|year)\b/.exec(l))) return { k: 'nextUnit', unit: UNIT[m[1]] };
+  if (last && /\blast weekend\b/.test(l)) return { k: 'lastWeekend' };
+  if (last && (m = /\blast (week|month|year)\b/.exec(l))) return { k: 'lastUnit', unit: UNIT[m[1]] };
+  if (next && (m = /\bnext (week|month|year)\b/.exec(l))) return { k: 'nextUnit', unit: UNIT[m[1]] };
   return null;
 }
 
