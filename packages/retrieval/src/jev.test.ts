@@ -199,5 +199,8 @@ describe('createJevRetriever dialogue evidence', () => {
     expect(on.evidence.map((x) => x.node.id)).toEqual(['ans', 'ask']);
     const off = await createJevRetriever({ store: memoryStore(ns, rels), systemOne: scriptedSystemOne(ROUTE), embedder, contextLexical: false, dialogueWeight: 0 }).search({ scope: SCOPE, query });
     expect(off.evidence.map((x) => x.node.id)).toEqual(['ask', 'ans']);
+    const d = Object.fromEntries(trace(on).candidates.map((c) => [c.id, c.dialogue]));
+    expect(d.ans).toBeGreaterThan(d.ask);
+    expect(trace(off).candidates.every((c) => c.dialogue === 0)).toBe(true);
   });
 });

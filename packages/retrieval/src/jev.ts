@@ -601,7 +601,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       stopReason,
       controllerCalls: calls,
       nodesVisited: visited.size,
-      candidates: final.map(({ v, final: f }) => ({ id: v.node.id, final: f, score: v.score, prior: v.prior, depth: v.depth, view: v.view })),
+      candidates: final.map(({ v, final: f }) => ({ id: v.node.id, final: f, score: v.score, prior: v.prior, dialogue: dialogueOf(v), depth: v.depth, view: v.view })),
       edgesExamined,
       timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0 },
     };

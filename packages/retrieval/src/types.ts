@@ -47,8 +47,8 @@ export interface RetrievalTrace {
   stopReason: StopReason | null;
   controllerCalls: number;
   nodesVisited: number;
-  /** Every visited candidate, best first: evidence order value, candidate score s̃, retrieval prior, depth, view reached by. */
-  candidates: { id: string; final: number; score: number; prior: number; depth: number; view: RelationView | null }[];
+  /** Every visited candidate, best first: evidence order value, candidate score s̃, retrieval prior, dialogue term d_v (0 when off), depth, view reached by. */
+  candidates: { id: string; final: number; score: number; prior: number; dialogue: number; depth: number; view: RelationView | null }[];
   edgesExamined: number;
   timings: { routingMs: number; anchorsMs: number; roundsMs: number; totalMs: number };
 }

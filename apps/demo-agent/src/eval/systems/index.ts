@@ -25,11 +25,12 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   'jev-no-episode': jevSystem({ episodeBudget: 0 }),
   'jev-no-context': jevSystem({ contextLexical: false }),
   'jev-no-demotion': jevSystem({ obsoleteDemotion: 0 }),
-  // The dialogue evidence term (coverage + answer act + speaker) off, and each of its signals off.
+  // The dialogue evidence term (coverage + answer act + speaker + time) off, and each of its signals off.
   'jev-no-dialogue': jevSystem({ dialogueWeight: 0 }),
   'jev-no-coverage': jevSystem({ dialogueWeights: { coverage: 0 } }),
   'jev-no-answer-act': jevSystem({ dialogueWeights: { answer: 0 } }),
   'jev-no-speaker': jevSystem({ dialogueWeights: { speaker: 0 } }),
+  'jev-no-time': jevSystem({ dialogueWeights: { time: 0 } }),
   'jev-no-routing-no-demotion': jevSystem({ ablation: { routing: true }, obsoleteDemotion: 0 }),
   // The previous configuration: offline System One without the embedder (its own memory build).
   'jev-lexical-s1': jevSystem({}, { systemOneEmbed: false }),
@@ -52,4 +53,5 @@ export const JEV_ABLATIONS = [
   'jev-no-coverage',
   'jev-no-answer-act',
   'jev-no-speaker',
+  'jev-no-time',
 ];
