@@ -23,6 +23,8 @@ import { createNoveltyGate } from '../src/index.js';
 import { topEigen } from '../src/pca.js';
 import { near, randomUnit, rng, topicMixture } from '../src/test-utils.js';
 
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'table,decision,commit').split(','));
+const DECISION_N = (process.env.BENCH_DECISION_N ?? '10000,100000').split(',').map(Number);
 const DIMS = (process.env.BENCH_DIMS ?? '100,384').split(',').map(Number);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 40);
@@ -142,7 +144,7 @@ const e = (x: number) => x.toExponential(1);
 
 const rowsOut: string[] = [];
 const t0 = performance.now();
-for (const d of DIMS) {
+for (const d of SECTIONS.has('table') ? DIMS : []) {
   let prevExact = 0;
   for (const n of SIZES) {
     const { vectors } = topicMixture(n, d, Math.max(10, Math.round(n / 100)), 0.97, 1000 + d + n);
@@ -224,6 +226,7 @@ for (const d of DIMS) {
   }
 }
 
+if (SECTIONS.has('table')) {
 console.log(
   `\n@mem/gate-vmf bench — node ${process.version}; ${ROUTES * 2} routes per row (${ROUTES} at N ≥ 100k), half near-duplicates, half novel; times are process CPU ms (getrusage), so other load on the machine does not inflate them\n`,
 );
@@ -233,4 +236,130 @@ console.log(
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rowsOut) console.log(r);
 console.log(`\n¹ covariance timed on ${COV_ROWS.toLocaleString('en-US')} rows and scaled by N/${COV_ROWS.toLocaleString('en-US')} (it is linear in N); eigendecomposition and projection timed in full.`);
-console.log(`total ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(process.cpuUsage().user / 1e6).toFixed(0)} s CPU`);
+
+}
+
+// ---------------------------------------------------------------------------------------------
+// fastCertify 'decision' (sketch bound + WebAssembly SIMD kernel) vs the exact JS pass, same gate,
+// same candidates, alternating per candidate; d = 100.
+// ---------------------------------------------------------------------------------------------
+if (SECTIONS.has('decision')) {
+  const d = 100;
+  const lines: string[] = [];
+  for (const n of DECISION_N) {
+    const { vectors, centres } = topicMixture(n, d, Math.max(10, Math.round(n / 100)), 0.97, 2000 + n);
+    const base = createNoveltyGate();
+    base.seed('s', Array.from({ length: n }, (_, i) => ({ id: `m${i}`, vector: vectors.subarray(i * d, i * d + d) })));
+    const snap = base.serialize();
+    const r = rng(11 + n);
+    const count = routesFor(n);
+    const sets: Record<string, Float64Array[]> = { 'near-duplicate (cos 0.97)': [], 'same topic (cos 0.9 to a centre)': [], 'novel (random direction)': [] };
+    for (let t = 0; t < count; t++) {
+      const i = Math.floor(r.u() * n);
+      sets['near-duplicate (cos 0.97)'].push(near(vectors.subarray(i * d, i * d + d), 0.97, r));
+      sets['same topic (cos 0.9 to a centre)'].push(near(centres[Math.floor(r.u() * centres.length)], 0.9, r));
+      sets['novel (random direction)'].push(randomUnit(d, r));
+    }
+    const gates = {
+      always: createNoveltyGate({ state: snap, mode: 'fast', fastCertify: 'decision', fastMinN: 5000 }),
+      updateNoop: createNoveltyGate({ state: snap, mode: 'fast', fastCertify: 'decision', fastMinN: 5000, fastNearest: 'update-noop' }),
+    };
+    for (const [name, qs] of Object.entries(sets)) {
+      for (const q of qs.slice(0, 4)) {
+        gates.always.route('s', q, { mode: 'exact' });
+        gates.always.route('s', q);
+        gates.updateNoop.route('s', q);
+      }
+      const ex: number[] = [];
+      const al: number[] = [];
+      const un: number[] = [];
+      let certA = 0;
+      let certU = 0;
+      let actionDiffs = 0;
+      let nearestDiffs = 0;
+      let approxNearest = 0;
+      const acts: Record<string, number> = {};
+      for (const q of qs) {
+        const [te, a] = time(() => gates.always.route('s', q, { mode: 'exact' }));
+        const [ta, b] = time(() => gates.always.route('s', q));
+        const [tu, c] = time(() => gates.updateNoop.route('s', q));
+        ex.push(te);
+        al.push(ta);
+        un.push(tu);
+        if (b.mode === 'fast') certA++;
+        if (c.mode === 'fast') certU++;
+        if (b.action !== a.action) actionDiffs++;
+        if (c.action !== a.action) actionDiffs++;
+        if (JSON.stringify(b.nearest) !== JSON.stringify(a.nearest)) nearestDiffs++;
+        if (c.nearestExact && JSON.stringify(c.nearest) !== JSON.stringify(a.nearest)) nearestDiffs++;
+        if (!c.nearestExact) approxNearest++;
+        acts[a.action] = (acts[a.action] ?? 0) + 1;
+      }
+      const e50 = pct(ex, 0.5);
+      lines.push(
+        `| ${n.toLocaleString('en-US')} | ${name} | ${Object.entries(acts).map(([k, v]) => `${k} ${v}`).join(', ')} | ${f(e50)} | ${f(pct(al, 0.5))} | ${f(pct(al, 0.5) / e50, 3)} | ${certA}/${qs.length} | ${f(pct(un, 0.5))} | ${f(pct(un, 0.5) / e50, 3)} | ${certU}/${qs.length} (${approxNearest} Adds with nearestExact false) | ${actionDiffs} | ${nearestDiffs} |`,
+      );
+    }
+    process.stderr.write(`done decision N=${n} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+  }
+  console.log(`\n### fastCertify 'decision' vs the exact pass (d = 100, synthetic clustered store, ${routesFor(DECISION_N[DECISION_N.length - 1])}–${routesFor(DECISION_N[0])} candidates per row, process CPU ms)\n`);
+  console.log('| N | candidates | exact actions | exact p50 | decision p50 (fastNearest always) | ratio | certified | decision p50 (fastNearest update-noop) | ratio | certified | action diffs vs exact | nearest diffs (where certified) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const l of lines) console.log(l);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commit cost on small scopes (the LoCoMo size, ~600 memories): fixed refit schedule vs the
+// adaptive interval (refitMaxScale 8, the default); route + commit streams, d = 100.
+// ---------------------------------------------------------------------------------------------
+if (SECTIONS.has('commit')) {
+  const d = 100;
+  const lines: string[] = [];
+  for (const [label, spread, topics] of [
+    ['topic stream (cos 0.9, 40 topics)', 0.9, 40],
+    ['topic stream (cos 0.8, 10 topics)', 0.8, 10],
+  ] as const) {
+    const n = 600;
+    const scopes = 3;
+    const runs: Record<string, { ms: number; refits: number; trace: { a: string; tau: number; logV: number }[] }> = {};
+    for (const rep of [0, 1]) {
+      for (const scale of [1, 8]) {
+        let ms = 0;
+        let refits = 0;
+        const trace: { a: string; tau: number; logV: number }[] = [];
+        for (let sc = 0; sc < scopes; sc++) {
+          const { vectors } = topicMixture(n, d, topics, spread, 500 + sc);
+          const g = createNoveltyGate({ refitMaxScale: scale });
+          for (let i = 0; i < n; i++) {
+            const v = vectors.subarray(i * d, i * d + d);
+            const dec = g.route('s', v);
+            trace.push({ a: dec.action, tau: dec.threshold, logV: g.stats('s')?.logVolume ?? 0 });
+            if (dec.action === 'noop') continue;
+            ms += time(() => g.commit('s', `m${i}`, v))[0];
+          }
+          refits += g.stats('s')!.refits;
+        }
+        if (rep === 1) runs[scale] = { ms: ms / trace.filter((x) => x.a !== 'noop').length, refits, trace };
+      }
+    }
+    const a = runs[1];
+    const b = runs[8];
+    let diffs = 0;
+    let dTau = 0;
+    let dLogV = 0;
+    a.trace.forEach((x, i) => {
+      if (x.a !== b.trace[i].a) diffs++;
+      dTau = Math.max(dTau, Math.abs(x.tau - b.trace[i].tau));
+      dLogV = Math.max(dLogV, Math.abs(x.logV - b.trace[i].logV));
+    });
+    const acts = a.trace.reduce<Record<string, number>>((m, x) => ((m[x.a] = (m[x.a] ?? 0) + 1), m), {});
+    lines.push(
+      `| ${label} | ${Object.entries(acts).map(([k, v]) => `${k} ${v}`).join(', ')} | ${f(a.ms, 3)} (${a.refits}) | ${f(b.ms, 3)} (${b.refits}) | ${f(a.ms / b.ms)}× | ${diffs} | ${dTau} | ${dLogV.toFixed(2)} |`,
+    );
+  }
+  console.log(`\n### Commit cost on small scopes (3 scopes × 600 route+commit steps, d = 100; a Noop is not committed; process CPU ms per commit, second of two runs)\n`);
+  console.log('| stream | actions | fixed schedule (refitMaxScale 1): ms/commit (refits) | adaptive (refitMaxScale 8): ms/commit (refits) | speed-up | action diffs | max |Δτ| | max |Δ log V| |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const l of lines) console.log(l);
+}
+console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(process.cpuUsage().user / 1e6).toFixed(0)} s CPU`);

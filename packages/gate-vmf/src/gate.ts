@@ -290,9 +290,10 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       const r = s.append(id, v);
       s.afterChange();
       const idx = indexes.get(scope);
-      if (idx && !idx.needsRebuild(s.n)) idx.insert(s, r);
-      const sk = sketches.get(scope);
-      if (sk && !sk.needsRebuild(s.n)) sk.project(s, r);
+      // always keep the index complete: it may stay in use while N sits between fastMinN/2 and builtAt/2
+      if (idx) idx.insert(s, r);
+      // always keep the sketch complete (its bound holds for any basis; a rebuild may follow)
+      sketches.get(scope)?.project(s, r);
       maintainIndex(scope, s);
     },
 
@@ -320,9 +321,9 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       s.tau = tau;
       s.commits += list.length;
       const idx = indexes.get(scope);
-      if (idx && !idx.needsRebuild(s.n)) for (let r = s.n - list.length; r < s.n; r++) idx.insert(s, r);
+      if (idx) for (let r = s.n - list.length; r < s.n; r++) idx.insert(s, r);
       const sk = sketches.get(scope);
-      if (sk && !sk.needsRebuild(s.n)) for (let r = s.n - list.length; r < s.n; r++) sk.project(s, r);
+      if (sk) for (let r = s.n - list.length; r < s.n; r++) sk.project(s, r);
       maintainIndex(scope, s);
     },
 

@@ -187,6 +187,56 @@ describe("fastCertify 'decision' (sketch bound, ours)", () => {
     expect(exactRuns).toBe(20);
   });
 
+  it('new memories are covered while N sits between fastMinN/2 and builtAt/2 (no rebuild, no drop): both fast modes', () => {
+    const base = createNoveltyGate({ ...band, state: exact.serialize() });
+    const size = base.size('s');
+    for (const certify of ['decision', 'score'] as const) {
+      const g = createNoveltyGate({ ...band, mode: 'fast', fastCertify: certify, fastMinN: 1000, sketchDims: 12, state: base.serialize() });
+      const e = createNoveltyGate({ ...band, state: base.serialize() });
+      const stat = () => (certify === 'decision' ? g.stats('s')!.sketch : g.stats('s')!.index);
+      expect(stat()!.builtAt).toBe(size);
+      const ids = g.ids('s');
+      // remove until N ≤ builtAt/2 (a rebuild is "due") while N < fastMinN (none is built) and ≥ fastMinN/2 (kept)
+      let i = 0;
+      while (!(2 * g.size('s') <= stat()!.builtAt && g.size('s') < 1000)) {
+        g.remove('s', ids[i]);
+        e.remove('s', ids[i]);
+        i++;
+      }
+      // … and 25 further, so the 20 commits below all land inside that window
+      const stop = Math.max(500, g.size('s') - 25);
+      while (g.size('s') > stop) {
+        g.remove('s', ids[i]);
+        e.remove('s', ids[i]);
+        i++;
+      }
+      expect(2 * (g.size('s') + 20)).toBeLessThanOrEqual(stat()!.builtAt);
+      const r = rng(39);
+      const fresh: Float64Array[] = [];
+      for (let i = 0; i < 20; i++) {
+        // in-distribution newcomers (next to a stored memory), so the sketch bound is what certifies them
+        const j = 4000 + i * 37;
+        const v = near(vectors.subarray(j * d, j * d + d), 0.98, r);
+        fresh.push(v);
+        g.commit('s', `new${i}`, v);
+        e.commit('s', `new${i}`, v);
+      }
+      let certified = 0;
+      for (const v of fresh) {
+        const q = near(v, 0.999, r);
+        const a = e.route('s', q);
+        const b = g.route('s', q);
+        if (b.mode === 'fast') certified++;
+        expect(b.action).toBe(a.action);
+        // the cluster index ('score') sums cosines in another order: same id, cosine to rounding
+        if (certify === 'decision') expect(b.nearest).toEqual(a.nearest);
+        else expect(b.nearest!.id).toBe(a.nearest!.id);
+        expect(Math.abs(b.score - a.score)).toBeLessThanOrEqual(b.scoreError + 1e-12);
+      }
+      expect(certified).toBeGreaterThanOrEqual(10);
+    }
+  });
+
   it('a snapshot from exact mode restored in decision mode builds its sketch deterministically', () => {
     const opts = { mode: 'fast', fastCertify: 'decision', fastMinN: 1000, sketchDims: 12 } as const;
     const a = createNoveltyGate({ ...opts, state: exact.serialize() });
