@@ -7,8 +7,8 @@
  *    same run, both streaming (one call per observation) and per session (one batch per session).
  * 2. Write p50/p95 of a single `add` in one scope holding N = 1k, 10k, 100k synthetic observations.
  *
- * The scale part first runs one untimed probe at N = 200 (JIT warm-up), so the first N's p50 is a
- * steady-state number like the others.
+ * The scale part first runs one untimed probe at the first N (JIT warm-up), so the first N's p50 is
+ * a steady-state number like the others.
  *
  * Env: MEM_LOCOMO_PATH (data file), MEM_BENCH_SCALE (e.g. "1000,10000"), MEM_BENCH_PROBES (adds per N,
  * default 40), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
@@ -216,16 +216,19 @@ async function scaleProbe(embedder: Embedder, n: number) {
   for (let i = 0; i < 3; i++) await memory.add(probe(1000 + i)); // warm-up
   const stagesAtProbeStart = { ...(await memory.stats()).timings } as Record<string, number>;
   const lat: number[] = [];
+  const actions = { add: 0, update: 0, noop: 0, certified: 0 };
   for (let i = 0; i < PROBES; i++) {
     const t = performance.now();
-    await memory.add(probe(i));
+    const r = await memory.add(probe(i));
     lat.push(performance.now() - t);
+    if (r.action !== 'duplicate') actions[r.action]++;
+    if (r.node.gate?.scoreError) actions.certified++;
   }
   const before = stagesAtProbeStart;
   const st = await memory.stats();
   const stages = Object.fromEntries(WRITE_STAGES.map((k) => [k, (st.timings[k] - before[k]!) / PROBES]));
   await memory.close();
-  return { n, seedMs, rebuildMs, p50: percentile(lat, 50), p95: percentile(lat, 95), stages };
+  return { n, seedMs, rebuildMs, p50: percentile(lat, 50), p95: percentile(lat, 95), stages, actions };
 }
 
 async function main() {
@@ -288,18 +291,19 @@ async function main() {
     out();
     out(`## Single-add latency vs scope size (synthetic observations, ${PROBES} timed adds per N)`);
     out();
-    out('| N in scope | seed s (store only) | gate rebuild + first add s | write p50 ms | write p95 ms | p50 ratio to first N |');
-    out('|---:|---:|---:|---:|---:|---:|');
+    out('| N in scope | seed s (store only) | gate rebuild + first add s | write p50 ms | write p95 ms | p50 ratio to first N | probes Add / Update / Noop | routed from a certificate |');
+    out('|---:|---:|---:|---:|---:|---:|---|---:|');
     let base: number | null = null;
     const rows: { n: number; stages: Record<string, number> }[] = [];
-    // untimed warm-up probe on a small scope, so the first N is not the one that pays for JIT
+    // untimed warm-up run at the first N, so the first N is not the one that pays for JIT
     // compilation of the write path (the offline scorers, gate, store statements)
-    await scaleProbe(embedder, 200);
+    await scaleProbe(embedder, SCALE[0]!);
     for (const n of SCALE) {
       const r = await scaleProbe(embedder, n);
       base ??= r.p50;
       rows.push(r);
-      out(`| ${n} | ${sec(r.seedMs)} | ${sec(r.rebuildMs)} | ${ms(r.p50)} | ${ms(r.p95)} | ${(r.p50 / base).toFixed(2)} |`);
+      const a = r.actions;
+      out(`| ${n} | ${sec(r.seedMs)} | ${sec(r.rebuildMs)} | ${ms(r.p50)} | ${ms(r.p95)} | ${(r.p50 / base).toFixed(2)} | ${a.add} / ${a.update} / ${a.noop} | ${a.certified} |`);
     }
     out();
     out('Mean time per timed add by stage (ms):');

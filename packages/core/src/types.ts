@@ -47,6 +47,14 @@ export interface GateDecisionRecord {
   kappa: number;
   density: number;
   nearest: { id: string; cosine: number } | null;
+  /**
+   * Half-width of the certified interval around `score` when the gate decided from a certificate
+   * instead of scanning every memory (`@mem/gate-vmf` fast mode, ours); absent or 0 when exact. The
+   * action is exact mode's either way.
+   */
+  scoreError?: number;
+  /** False when `nearest` (of an Add) is the best memory the fast path scored, not certified as the exact nearest (ours). Absent = exact. */
+  nearestExact?: boolean;
 }
 
 /** One canonical observation. Never thrown away by the library (forget is an explicit user action). */

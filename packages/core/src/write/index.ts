@@ -4,6 +4,7 @@ export {
   defaultExtractor,
   defaultQuestions,
   MEMORY_DEFAULTS,
+  DEFAULT_WRITE_GATE_OPTIONS,
   MEMORY_SCHEMA_VERSION,
   type AddOptions,
   type Memory,
@@ -25,7 +26,7 @@ export {
   type WriterConfig,
   type WriteStage,
 } from './writer.js';
-export { CandidateIndex, indexedMemory, DEFAULT_POSTING_CAP, type IndexedMemory } from './candidate-index.js';
+export { CandidateIndex, indexedMemory, DEFAULT_POSTING_CAP, NodeCache, DEFAULT_NODE_CACHE, type IndexedMemory } from './candidate-index.js';
 export type { WriteGate, WriteController, ControllerQuestion, ControllerAnswer, Extractor, Summarizer } from './ports.js';
 export { GateRegistry, isGateMember, type ScopeRuntime, type RecentWrite } from './gates.js';
 export {

@@ -54,6 +54,16 @@ export interface RetrieverDeps {
   systemOne: SystemOne;
 }
 
+/**
+ * Gate options `createMemory` uses unless told otherwise (ours, `@mem/gate-vmf` README "For
+ * `@mem/core`"): fast mode with certified decisions, so every action (and the nearest memory of every
+ * Update and Noop, the ones the write path uses) equals exact mode's, while scopes of N ≥ 5 000
+ * memories are routed from a sketch bound instead of an O(N·d) pass. An Add's stored `nearest` may
+ * then be the best memory the certificate scored (`gate.nearestExact: false`) and its stored score
+ * lies within `gate.scoreError` of the exact one. Pass `gate: { mode: 'exact' }` for exact scores.
+ */
+export const DEFAULT_WRITE_GATE_OPTIONS = { mode: 'fast', fastCertify: 'decision', fastNearest: 'update-noop', fastMinN: 5000 } as const;
+
 export interface MemoryOptions {
   /** Where memories live. Default: `createSqliteStore({ path: ':memory:' })` (gone on close — pass a file store to keep data). */
   store?: MemoryStore;
@@ -62,8 +72,10 @@ export interface MemoryOptions {
   /** System-One controller (`@mem/system-one`; any object with a compatible `ask`). Default: `createSystemOne()` (offline backend, no model weights). */
   systemOne?: SystemOne | WriteController;
   /**
-   * SAGE gate. Default: one `createNoveltyGate()` per scope. Pass gate options (object without
-   * `route`) to tune every scope's gate, a factory `(scopeKey) => gate`, or one shared gate
+   * SAGE gate. Default: one `createNoveltyGate(DEFAULT_WRITE_GATE_OPTIONS)` per scope (exact
+   * decisions; scopes of ≥ 5 000 memories decide from a certificate instead of scanning them all).
+   * Pass gate options (object without `route`; merged over those defaults) to tune every scope's
+   * gate, a factory `(scopeKey) => gate`, or one shared gate
    * instance (then rollback after a failed write removes the batch's commits but cannot rewind the
    * adaptive τ EMA; the per-scope forms rebuild exactly).
    */
@@ -210,7 +222,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     ? { shared: gateOpt }
     : typeof gateOpt === 'function'
       ? { factory: gateOpt as (k: string) => WriteGate }
-      : { factory: () => createNoveltyGate((gateOpt ?? {}) as any) as unknown as WriteGate };
+      : { factory: () => createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as any) as unknown as WriteGate };
   const gates = new GateRegistry(store, gateSource);
   const counters = emptyCounters();
   const writer = new Writer({

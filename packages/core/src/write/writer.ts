@@ -513,6 +513,8 @@ export class Writer {
             kappa: decision.kappa,
             density: decision.density,
             nearest: decision.nearest ? { id: decision.nearest.id, cosine: decision.nearest.cosine } : null,
+            ...(decision.scoreError ? { scoreError: decision.scoreError } : {}),
+            ...(decision.nearestExact === false ? { nearestExact: false } : {}),
           },
           provenance: { sourceId: obs.sourceId, contentHash: obs.contentHash, metadata: obs.metadata },
           obsoleteBy: null,
