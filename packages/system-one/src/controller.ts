@@ -313,14 +313,18 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     });
   }
 
-  async function ask<const Qs extends Record<string, Question>>(
+  function ask<const Qs extends Record<string, Question>>(
     state: State,
     questions: Qs,
     opts: { signal?: AbortSignal } = {},
   ): Promise<AskResult<Qs>> {
-    const r = await askInner(state, questions, opts);
-    if (options.onTrace) for (const t of r.traces) options.onTrace(t);
-    return r;
+    // no extra async frame on the hot path (askInner's throws are rejections either way)
+    const onTrace = options.onTrace;
+    if (!onTrace) return askInner(state, questions, opts);
+    return askInner(state, questions, opts).then((r) => {
+      for (const t of r.traces) onTrace(t);
+      return r;
+    });
   }
 
   async function askInner<const Qs extends Record<string, Question>>(
@@ -339,7 +343,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     const n = ids.length;
     const qs = new Array<Question>(n);
     const infos = new Array<QuestionInfo>(n);
-    const resolved = new Map<CompiledPath, ResolvedRef>();
+    const resolved = n > 1 ? new Map<CompiledPath, ResolvedRef>() : undefined;
     const refs: Record<string, ResolvedRef[]> = {};
     for (let i = 0; i < n; i++) {
       const id = ids[i];
@@ -378,30 +382,42 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       };
       // the joined key of a multi-path question, built once per distinct tuple of values in this call
       // (so questions reading the same values share one key string: one hash, pointer comparisons)
-      let joined: Map<unknown, Map<unknown, string>> | undefined;
-      const pairKey = (a: unknown, b: unknown): string => {
+      let joined: Map<unknown, Map<unknown, { key: string }>> | undefined;
+      const pairKey = (a: unknown, b: unknown): { key: string } => {
         joined ??= new Map();
         let m = joined.get(a);
         if (m === undefined) joined.set(a, (m = new Map()));
         let k = m.get(b);
-        if (k === undefined) m.set(b, (k = `${valueKey(a)}\u0001${valueKey(b)}`));
+        if (k === undefined) m.set(b, (k = { key: `${valueKey(a)}\u0001${valueKey(b)}` }));
         return k;
       };
-      let lastSv: string | undefined;
+      // One LRU touch per run of questions on the same state key (as before), detected without comparing
+      // long key strings: `tok` is the value read (one path) or the joined-key object (two paths). Equal
+      // tokens imply equal keys; unequal tokens with equal keys only repeat a lookup of the key just touched.
+      const start = {};
+      let lastTok: unknown = start;
       let lastInner: Map<string, Answer> | undefined;
       for (let i = 0; i < n; i++) {
         const r = refs[ids[i]];
-        const sv =
-          r.length === 1 ? valueKey(r[0].value)
-          : r.length === 2 ? pairKey(r[0].value, r[1].value)
-          : r.length ? r.map((x) => valueKey(x.value)).join('\u0001')
-          : valueKey(state);
+        let sv: string;
+        let tok: unknown;
+        if (r.length === 1) {
+          tok = r[0].value;
+          sv = valueKey(tok);
+        } else if (r.length === 2) {
+          const j = pairKey(r[0].value, r[1].value);
+          tok = j;
+          sv = j.key;
+        } else {
+          sv = r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
+          tok = sv;
+        }
         const qk = infos[i].key;
         stateKeys![i] = sv;
         qKeys![i] = qk;
-        if (sv !== lastSv) {
+        if (tok !== lastTok) {
           lastInner = cache.get(sv); // one LRU touch per distinct state key, not per question
-          lastSv = sv;
+          lastTok = tok;
         }
         const hit = lastInner?.get(qk);
         if (hit !== undefined) {
@@ -448,7 +464,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
             setOwn(subRefs, ids[i], refs[ids[i]]);
           }
         }
-        const failed = new Map<number, SystemOneError>();
+        const failed = new Map<number, SystemOneError>(); // (small; allocated once per backend call)
         const t0 = performance.now();
         try {
           let raw: Record<string, unknown>;

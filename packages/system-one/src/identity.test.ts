@@ -14,6 +14,8 @@ import { createSystemOne, stableStringify, type AnswerTrace } from './controller
 import { createOfflineBackend, lexicalContext, scoreQuestion } from './offline/index';
 import { createSystemOne as createReference, stableStringify as referenceStableStringify } from './reference/controller';
 import { createOfflineBackend as createReferenceOffline, lexicalContext as referenceLexical, scoreQuestion as referenceScore } from './reference/offline';
+import { AnswerCache } from './lru';
+import { AnswerCache as ReferenceAnswerCache } from './reference/lru';
 import { resolveRefs, type Question } from './schema';
 
 type Asker = { ask(state: Record<string, unknown>, qs: Record<string, Question>): Promise<{ answers: Record<string, unknown>; traces: AnswerTrace[] }> };
@@ -234,6 +236,42 @@ describe('optimised System One = reference (answers, traces, stats)', () => {
     expect((await askBoth()).traces[0].cacheHit).toBe(false);
     q.criteria.true = 'about running'; // back to a content seen before: a cache hit, as the reference would give for that content
     expect((await askBoth()).traces[0].cacheHit).toBe(true);
+  });
+
+  it('the LRU answer cache keeps, touches and evicts exactly as the reference', () => {
+    const op = fc.oneof(
+      fc.record({ get: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ put: fc.integer({ min: 0, max: 12 }), q: fc.integer({ min: 0, max: 4 }), v: fc.integer() }),
+      fc.constant({ clear: true }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
+        const a = new AnswerCache<number>(max);
+        const b = new ReferenceAnswerCache<number>(max);
+        for (const o of ops as { get?: number; put?: number; q?: number; v?: number; clear?: boolean }[]) {
+          if (o.clear) {
+            a.clear();
+            b.clear();
+          } else if (o.get !== undefined) {
+            const x = a.get(`s${o.get}`);
+            const y = b.get(`s${o.get}`);
+            expect(x && [...x]).toStrictEqual(y && [...y]);
+          } else {
+            // a new string object with the same content half of the time (the cache compares by content)
+            const key = o.v! % 2 ? `s${o.put}` : ['s', String(o.put)].join('');
+            a.put(key, `q${o.q}`, o.v!);
+            b.put(`s${o.put}`, `q${o.q}`, o.v!);
+          }
+          expect(a.size).toBe(b.size);
+        }
+        for (let k = 0; k <= 12; k++) {
+          const x = a.get(`s${k}`);
+          const y = b.get(`s${k}`);
+          expect(x && [...x]).toStrictEqual(y && [...y]);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('stableStringify gives the reference string for any JSON-like value', () => {
