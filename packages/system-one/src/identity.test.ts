@@ -240,12 +240,12 @@ describe('optimised System One = reference (answers, traces, stats)', () => {
 
   it('the LRU answer cache keeps, touches and evicts exactly as the reference', () => {
     const op = fc.oneof(
-      fc.record({ get: fc.integer({ min: 0, max: 12 }) }),
-      fc.record({ put: fc.integer({ min: 0, max: 12 }), q: fc.integer({ min: 0, max: 4 }), v: fc.integer() }),
-      fc.constant({ clear: true }),
+      { arbitrary: fc.record({ get: fc.integer({ min: 0, max: 5 }) }), weight: 10 },
+      { arbitrary: fc.record({ put: fc.integer({ min: 0, max: 5 }), q: fc.integer({ min: 0, max: 2 }), v: fc.integer() }), weight: 10 },
+      { arbitrary: fc.constant({ clear: true }), weight: 1 },
     );
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
         const a = new AnswerCache<number>(max);
         const b = new ReferenceAnswerCache<number>(max);
         for (const o of ops as { get?: number; put?: number; q?: number; v?: number; clear?: boolean }[]) {
@@ -264,7 +264,7 @@ describe('optimised System One = reference (answers, traces, stats)', () => {
           }
           expect(a.size).toBe(b.size);
         }
-        for (let k = 0; k <= 12; k++) {
+        for (let k = 0; k <= 5; k++) {
           const x = a.get(`s${k}`);
           const y = b.get(`s${k}`);
           expect(x && [...x]).toStrictEqual(y && [...y]);
