@@ -1,5 +1,5 @@
 /**
- * The sketch pass of fastCertify 'decision' as a WebAssembly SIMD kernel (ours). The module is
+ * The sketch pass of fastCertify 'decision' as a WebAssembly SIMD kernel (ours), one module per row width rp (the row loop fully unrolled). The module is
  * assembled here from opcodes (no build step, no native addon), compiled once per process and
  * instantiated once per sketch (each with its own linear memory).
  *
@@ -86,7 +86,6 @@ const F32_MIN = 0x96;
 const F32_MAX = 0x97;
 const I32_TRUNC_SAT_F32_S = [0xfc, 0x00];
 const V128_LOAD = [0xfd, 0x00, 0x04, 0x00];
-const V128_CONST0 = [0xfd, 0x0c, ...new Array(16).fill(0)];
 const F32X4_EXTRACT = (lane: number) => [0xfd, 0x1f, lane];
 const F32X4_ADD = [0xfd, ...leb(0xe4)];
 const F32X4_MUL = [0xfd, ...leb(0xe6)];
@@ -106,7 +105,6 @@ const HI = 10;
 const LO = 11;
 // locals
 const I = 12;
-const C = 13;
 const ZP = 14;
 const ROWB = 15;
 const BESTROW = 16;
@@ -130,30 +128,35 @@ function bump(x: number, histBase: number): number[] {
   ];
 }
 
-/** The module bytes (deterministic). */
-export function kernelBytes(): Uint8Array {
+const Q0 = 23;
+const v128LoadAt = (offset: number) => [0xfd, 0x00, 0x04, ...leb(offset)];
+
+/**
+ * The module bytes for rows of `rp` floats (a multiple of 4, ≤ 64; deterministic). The row loop is
+ * fully unrolled: z_c is loaded once into rp/4 v128 locals, each row is rp/4 loads, multiplies and
+ * adds (lane j of the accumulator sums the products of the coordinates ≡ j mod 4, in order).
+ */
+export function kernelBytes(rp = 24): Uint8Array {
+  if (rp % 4 !== 0 || rp < 4 || rp > 64) throw new RangeError(`kernel: rp must be a multiple of 4 in [4, 64], got ${rp}`);
+  const blocks = rp / 4;
+  const loadQ: number[] = [];
+  for (let k = 0; k < blocks; k++) loadQ.push(...I32_CONST(Q_OFFSET + 16 * k), ...V128_LOAD, SET, Q0 + k);
+  const dot: number[] = [];
+  for (let k = 0; k < blocks; k++) {
+    dot.push(GET, ZP, ...v128LoadAt(16 * k), GET, Q0 + k, ...F32X4_MUL);
+    if (k > 0) dot.push(...F32X4_ADD);
+  }
   const body: number[] = [
-    // locals: 5 × i32 (I, C, ZP, ROWB, BESTROW), 1 × v128 (ACC), 4 × f32 (T, E, U, BEST), 1 × i32 (ADDR)
-    4, 5, I32, 1, V128, 4, F32, 1, I32,
+    // locals: 5 × i32 (I, unused, ZP, ROWB, BESTROW), 1 × v128 (ACC), 4 × f32 (T, E, U, BEST), 1 × i32 (ADDR), rp/4 × v128 (Q…)
+    5, 5, I32, 1, V128, 4, F32, 1, I32, ...leb(blocks), V128,
     GET, RP, ...I32_CONST(2), I32_SHL, SET, ROWB,
     ...F32_CONST(-Infinity), SET, BEST,
     GET, Z, SET, ZP,
+    ...loadQ,
     BLOCK, 0x40,
     LOOP, 0x40,
     GET, I, GET, N, I32_GE_U, BR_IF, 1,
-    ...V128_CONST0, SET, ACC,
-    ...I32_CONST(0), SET, C,
-    BLOCK, 0x40,
-    LOOP, 0x40,
-    GET, C, GET, ROWB, I32_GE_U, BR_IF, 1,
-    GET, ACC,
-    GET, ZP, GET, C, I32_ADD, ...V128_LOAD,
-    GET, C, ...V128_LOAD, // z_c at offset 0 (Q_OFFSET)
-    ...F32X4_MUL, ...F32X4_ADD, SET, ACC,
-    GET, C, ...I32_CONST(16), I32_ADD, SET, C,
-    BR, 0,
-    END,
-    END,
+    ...dot, SET, ACC,
     // t = (l0 + l1) + (l2 + l3)
     GET, ACC, ...F32X4_EXTRACT(0), GET, ACC, ...F32X4_EXTRACT(1), F32_ADD,
     GET, ACC, ...F32X4_EXTRACT(2), GET, ACC, ...F32X4_EXTRACT(3), F32_ADD,
@@ -205,19 +208,21 @@ interface WasmApi {
 }
 const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
-let compiled: object | null | undefined;
+const compiled = new Map<number, object | null>();
 
-/** The compiled kernel, or null where WebAssembly SIMD is unavailable (the gate then uses the exact pass). */
-export function kernelModule(): object | null {
-  if (compiled === undefined) {
+/** The compiled kernel for rows of `rp` floats, or null where WebAssembly SIMD is unavailable (the gate then uses the exact pass). */
+export function kernelModule(rp = 24): object | null {
+  let mod = compiled.get(rp);
+  if (mod === undefined) {
     try {
-      const bytes = kernelBytes();
-      compiled = wasm && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+      const bytes = kernelBytes(rp);
+      mod = wasm && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
     } catch {
-      compiled = null;
+      mod = null;
     }
+    compiled.set(rp, mod);
   }
-  return compiled;
+  return mod;
 }
 
 export interface KernelInstance {
@@ -226,8 +231,8 @@ export interface KernelInstance {
 }
 
 /** A fresh instance (own memory), or null where WebAssembly SIMD is unavailable. */
-export function instantiateKernel(): KernelInstance | null {
-  const mod = kernelModule();
+export function instantiateKernel(rp = 24): KernelInstance | null {
+  const mod = kernelModule(rp);
   if (!mod || !wasm) return null;
   const inst = new wasm.Instance(mod, {});
   return { memory: inst.exports.mem as WasmMemory, pass: inst.exports.pass as KernelInstance['pass'] };

@@ -5,12 +5,14 @@ import { near, randomUnit, rng, topicMixture } from './test-utils.js';
 
 describe('sketch kernel (WebAssembly SIMD, ours)', () => {
   it('validates, and its bounds bracket every f64 dot product; grid counts and best row match a JS reference', () => {
-    expect((globalThis as unknown as { WebAssembly: { validate(b: Uint8Array): boolean } }).WebAssembly.validate(kernelBytes())).toBe(true);
-    const k = instantiateKernel()!;
-    expect(k).not.toBeNull();
+    const wasm = (globalThis as unknown as { WebAssembly: { validate(b: Uint8Array): boolean } }).WebAssembly;
+    for (const w of [4, 12, 24, 64]) expect(wasm.validate(kernelBytes(w))).toBe(true);
+    expect(() => kernelBytes(10)).toThrow(RangeError);
     const r = rng(5);
     const n = 301;
     const rp = 12;
+    const k = instantiateKernel(rp)!;
+    expect(k).not.toBeNull();
     k.memory.grow(2);
     const buf = k.memory.buffer;
     const z = new Float32Array(buf, DATA_OFFSET, n * rp);

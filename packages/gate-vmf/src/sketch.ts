@@ -102,11 +102,11 @@ export class SketchIndex {
 
   /** @throws Error when WebAssembly SIMD is unavailable (check {@link sketchSupported} first) */
   constructor(s: ScopeState, p: SketchParts) {
-    const k = instantiateKernel();
-    if (!k) throw new Error('WebAssembly SIMD is not available');
-    this.k = k;
     this.r = p.r;
     this.rp = Math.ceil(p.r / 4) * 4;
+    const k = instantiateKernel(this.rp);
+    if (!k) throw new Error('WebAssembly SIMD is not available');
+    this.k = k;
     this.d = s.d;
     this.builtAt = p.builtAt;
     this.basis = p.basis;
