@@ -7,7 +7,7 @@
 import type { BackendRequest, SystemOneBackend } from '../backend';
 import { SystemOneError } from '../errors';
 import { renderValue, setOwn, type Question, type ResolvedRef } from '../schema';
-import { SCORERS, textsOf, type ScoreContext } from './scorers';
+import { SCORERS, textsOf, type ScoreContext, withCallCache } from './scorers';
 import { clamp01, features, logistic, setCosine, soft } from './text';
 
 export interface OfflineBackendOptions {
@@ -102,17 +102,18 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
   const vectors = new Map<string, ArrayLike<number>>();
   const base = lexicalContext(range);
 
-  const scoreAll = (req: BackendRequest, ctx: ScoreContext): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (const id of Object.keys(req.questions)) {
-      try {
-        setOwn(out, id, scoreQuestion(req.questions[id], req.refs[id], ctx));
-      } catch (e) {
-        setOwn(out, id, e instanceof Error ? e : new Error(String(e)));
+  const scoreAll = (req: BackendRequest, ctx: ScoreContext): Record<string, unknown> =>
+    withCallCache(() => {
+      const out: Record<string, unknown> = {};
+      for (const id of Object.keys(req.questions)) {
+        try {
+          setOwn(out, id, scoreQuestion(req.questions[id], req.refs[id], ctx));
+        } catch (e) {
+          setOwn(out, id, e instanceof Error ? e : new Error(String(e)));
+        }
       }
-    }
-    return out;
-  };
+      return out;
+    });
 
   return {
     name: 'offline',

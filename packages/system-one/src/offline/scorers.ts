@@ -135,7 +135,23 @@ interface ItemEntry {
   /** `eventInterval` of the item and the fields it was computed from (see `intervalOf`). */
   iv?: { text: unknown; time: unknown; start: unknown; end: unknown; iv: Interval | null };
 }
-const itemCache = new WeakMap<object, ItemEntry>();
+/**
+ * Item objects already seen in the current backend call (see `withCallCache`): a plain Map that lives
+ * for one call — a process-wide WeakMap costs more per new object (core builds fresh items per write)
+ * than it saves; across calls, items are found again by content (`byText`).
+ */
+let callItems: Map<object, ItemEntry> | undefined;
+
+/** Run `fn` (synchronous scoring of one batch) with a per-call cache of item features. */
+export function withCallCache<T>(fn: () => T): T {
+  const prev = callItems;
+  callItems = new Map();
+  try {
+    return fn();
+  } finally {
+    callItems = prev;
+  }
+}
 /** Item features by text, then by (speaker, entities, keywords): a new item object with known content reuses them. */
 const byText = new Map<string, ItemFeatures[]>();
 const MAX_ITEMS = 20_000;
@@ -159,7 +175,7 @@ function feat(it: Item): ItemFeatures {
 }
 
 function entryOf(it: Item): ItemEntry {
-  const hit = itemCache.get(it);
+  const hit = callItems?.get(it);
   if (hit !== undefined && hit.text === it.text && hit.entities === it.entities && hit.keywords === it.keywords && hit.speaker === it.speaker) return hit;
   const speaker = typeof it.speaker === 'string' ? it.speaker : undefined;
   let variants = byText.get(it.text);
@@ -212,7 +228,7 @@ function entryOf(it: Item): ItemEntry {
     variants.push(out);
   }
   const entry: ItemEntry = { text: it.text, entities: it.entities, keywords: it.keywords, speaker: it.speaker, f: out };
-  itemCache.set(it, entry);
+  callItems?.set(it, entry);
   return entry;
 }
 
