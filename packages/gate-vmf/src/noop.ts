@@ -55,7 +55,10 @@ export function createNoopFilter(options: NoopFilterOptions = {}): NoopFilter {
     tauNoop,
     gate,
     check(scope, vector) {
-      const d = gate.route(scope, vector);
+      let d = gate.route(scope, vector);
+      // a fast-mode score is only known within ±scoreError (fastCertify 'decision' certifies the
+      // gate's own band, not τ_noop): when τ_noop lies inside that interval, decide on the exact pass
+      if (d.scoreError > 0 && d.score - d.scoreError <= tauNoop && tauNoop < d.score + d.scoreError) d = gate.route(scope, vector, { mode: 'exact' });
       const noop = d.n > 0 && isNoopByScore(d.score, tauNoop);
       return { action: noop ? 'noop' : 'pass', noop, score: d.score, tauNoop, kappa: d.kappa, nearest: d.nearest, n: d.n };
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNoveltyGate } from './index.js';
+import { createNoopFilter, createNoveltyGate } from './index.js';
 import { instantiateKernel, kernelBytes, DATA_OFFSET, HI_OFFSET, LO_OFFSET, Q_OFFSET, HIST_CELLS } from './kernel.js';
 import { near, randomUnit, rng, topicMixture } from './test-utils.js';
 
@@ -236,6 +236,18 @@ describe("fastCertify 'decision' (sketch bound, ours)", () => {
         expect(Math.abs(b.score - a.score)).toBeLessThanOrEqual(b.scoreError + 1e-12);
       }
       expect(certified).toBeGreaterThanOrEqual(10);
+    }
+  });
+
+  it('the Noop pre-filter on a decision-mode gate decides like on an exact gate, also with τ_noop right at a score', () => {
+    const qs = candidates(40, 12);
+    for (const q of qs.slice(0, 6)) {
+      const s0 = exact.route('s', q).score;
+      for (const tauNoop of [s0 - 1e-7, s0 + 1e-7]) {
+        const a = createNoopFilter({ tauNoop, gate: exact }).check('s', q);
+        const b = createNoopFilter({ tauNoop, gate: fast }).check('s', q);
+        expect(b.action).toBe(a.action);
+      }
     }
   });
 
