@@ -197,11 +197,19 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** `JSON.stringify(s)` for a string: without anything to escape it is the string in quotes. */
 const quote = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"');
 
+/** A plain array of strings only (no holes, no `toJSON`): `JSON.stringify` of it equals `stableStringify`. */
+function allStrings(v: unknown[]): boolean {
+  if (Object.getPrototypeOf(v) !== Array.prototype || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string' || !(i in v)) return false;
+  return true;
+}
+
 /** Deterministic JSON (sorted object keys) for cache keys. */
 export function stableStringify(v: unknown): string {
   if (typeof v === 'string') return quote(v);
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) {
+    if (allStrings(v)) return JSON.stringify(v); // the same text, built natively
     let s = '[';
     for (let i = 0; i < v.length; i++) {
       if (i > 0) s += ',';
