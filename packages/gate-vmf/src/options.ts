@@ -71,8 +71,8 @@ export const gateOptionsSchema = z
      * `nearestExact: false` (ours). Default 'always'.
      */
     fastNearest: z.enum(['always', 'update-noop']).default('always'),
-    /** Dimension r of the sketch used by fastCertify 'decision' (ours). Default 24. */
-    sketchDims: z.number().int().min(1).max(256).default(24),
+    /** Dimension r (≤ 64, and ≤ d) of the sketch used by fastCertify 'decision' (ours). Default 24. */
+    sketchDims: z.number().int().min(1).max(64).default(24),
   })
   .strict();
 
