@@ -7,6 +7,9 @@
  *   npx tsx --conditions=@mem/source apps/demo-agent/src/eval/tune.ts --data ../shared/data/locomo/locomo10-dev.json \
  *     [--conversations 0,1,2,3] [--tune 0,1,2,3] [--variants '{"name": {jev options}, ...}'] [--k 10] [--misses out.jsonl]
  *
+ * It also prints, for the variant named by `--profile` (default jev), the recall@k lost to evidence that
+ * was visited but ranked below k and to evidence never visited, and the recall@k a perfect order of
+ * the visited candidates would give (per split).
  * `--misses` writes one line per missed evidence id of the default jev (rank in the candidates,
  * whether it was an anchor, whether a SAME_EPISODE neighbour of a top-k item, ...).
  * The numbers of the READMEs come from `run.ts` (the eval), not from this tool.
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     k: { type: 'string', default: '10' },
     misses: { type: 'string' },
     features: { type: 'string' },
+    profile: { type: 'string', default: 'jev' },
     'no-hybrid': { type: 'boolean', default: false },
   },
 });
@@ -60,6 +64,7 @@ const results = new Map<string, Map<string, Acc>>();
 const latency = new Map<string, number[]>();
 const misses: unknown[] = [];
 const featureRows: unknown[] = [];
+const profile = new Map<string, Acc>();
 
 for (const c of convs) {
   const t0 = performance.now();
@@ -96,6 +101,17 @@ for (const c of convs) {
       add(m, CATEGORY_GROUPS[q.category] ?? `cat${q.category}`, rec);
       add(m, `conv${c}`, rec);
       add(m, tune.has(c) ? 'tune' : 'held', rec);
+      if (name === values.profile && res.trace?.candidates) {
+        // Where the recall@k of the profiled variant is lost: evidence visited but ranked below k, or never visited;
+        // and the recall@k a perfect order of the visited candidates would give.
+        const visitedSrc = new Set((res.trace as RetrievalTrace).candidates.map((x) => src.get(x.id)));
+        const top = new Set(ids.slice(0, k));
+        const gold = [...new Set(q.evidence)];
+        const split = tune.has(c) ? 'tune' : 'held';
+        add(profile, `${split}:visited-below-k`, gold.filter((e) => visitedSrc.has(e) && !top.has(e)).length / gold.length);
+        add(profile, `${split}:never-visited`, gold.filter((e) => !visitedSrc.has(e)).length / gold.length);
+        add(profile, `${split}:oracle-order`, Math.min(k, gold.filter((e) => visitedSrc.has(e)).length) / gold.length);
+      }
       if (values.features && name === 'jev') {
         const trace = res.trace as RetrievalTrace;
         const snap = (await snapCache(memory.store, scope))!;
@@ -151,5 +167,7 @@ console.log(`| variant | ${groups.join(' | ')} | p50 ms |`);
 for (const [name, m] of results) {
   console.log(`| ${name} | ${groups.map((g) => (m.get(g) ? (m.get(g)!.sum / m.get(g)!.n).toFixed(3) : '–')).join(' | ')} | ${p50(latency.get(name)!).toFixed(1)} |`);
 }
+console.log(`\nprofile of ${values.profile} (recall@${k} lost / reachable, mean over questions):`);
+for (const [key, a] of [...profile].sort()) console.log(`- ${key}: ${(a.sum / a.n).toFixed(3)}`);
 if (values.misses) writeFileSync(values.misses, misses.map((x) => JSON.stringify(x)).join('\n') + '\n');
 if (values.features) writeFileSync(values.features, featureRows.map((x) => JSON.stringify(x)).join('\n') + '\n');
