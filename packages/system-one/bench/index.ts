@@ -28,6 +28,10 @@ import { locomoObservations, type Observation, type Stage, syntheticObservations
 
 
 
+// A full GC before each timed run, so no run pays for the garbage of the one before it.
+v8.setFlagsFromString('--expose-gc');
+const fullGc = vm.runInNewContext('gc') as () => void;
+
 /** CPU time of this process in ms (user + system): robust to other processes sharing the cores. */
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -155,6 +159,7 @@ async function speed(): Promise<void> {
     const qb = queries(N, 2 * r + 1);
     const order = r % 2 === 0;
     const runCtrl = async (qs: string[]) => {
+      fullGc();
       const t = cpuMs();
       for (const q of qs) {
         const t0 = performance.now();
@@ -164,6 +169,7 @@ async function speed(): Promise<void> {
       ctrlMs += cpuMs() - t;
     };
     const runPlain = (qs: string[]) => {
+      fullGc();
       const t = cpuMs();
       for (const q of qs) {
         const t0 = performance.now();
@@ -195,9 +201,11 @@ async function speed(): Promise<void> {
     const s1 = createSystemOne();
     const a = relationStates(RS, 10 + 2 * r);
     const b = relationStates(RS, 11 + 2 * r);
+    fullGc();
     let t = cpuMs();
     for (const st of r % 2 ? a : b) await s1.ask(st, relQs);
     const dc = cpuMs() - t;
+    fullGc();
     t = cpuMs();
     for (const st of r % 2 ? b : a) plain(st, relQs);
     const dp = cpuMs() - t;
@@ -222,10 +230,6 @@ async function speed(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 type Asker = { ask(state: Record<string, unknown>, questions: Record<string, Question>): Promise<{ answers: Record<string, unknown> }> };
-
-// A full GC before each timed run, so no run pays for the garbage of the one before it.
-v8.setFlagsFromString('--expose-gc');
-const fullGc = vm.runInNewContext('gc') as () => void;
 
 async function runCalls(s1: Asker, calls: WriteCall[], cpu: Record<Stage, number>, answers?: unknown[]): Promise<void> {
   fullGc();

@@ -139,12 +139,21 @@ function infoByContent(q: Question): ContentEntry | undefined {
   const list = byInstructions.get(q.instructions);
   if (list === undefined) return undefined;
   const c = q.criteria as Record<string, unknown>;
-  const keys = Object.keys(c);
   for (const e of list) {
-    if (e.type !== q.type || e.kind !== q.kind || e.criteriaKeys.length !== keys.length) continue;
+    if (e.type !== q.type || e.kind !== q.kind) continue;
+    // the own enumerable keys in order (what Object.keys gives) equal the entry's, with the same texts;
+    // an inherited enumerable key makes it a mismatch (the full check then decides)
+    const ek = e.criteriaKeys;
+    let i = 0;
     let same = true;
-    for (let i = 0; i < keys.length && same; i++) same = e.criteriaKeys[i] === keys[i] && e.criteriaValues[i] === c[keys[i]];
-    if (same) return e;
+    for (const k in c) {
+      if (i >= ek.length || ek[i] !== k || !Object.prototype.hasOwnProperty.call(c, k) || e.criteriaValues[i] !== c[k]) {
+        same = false;
+        break;
+      }
+      i++;
+    }
+    if (same && i === ek.length) return e;
   }
   return undefined;
 }
@@ -203,6 +212,9 @@ function allStrings(v: unknown[]): boolean {
   for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string' || !(i in v)) return false;
   return true;
 }
+
+/** A token no state value can be (see the cache loop of `askInner`). */
+const NO_TOKEN = Symbol('none');
 
 /** Deterministic JSON (sorted object keys) for cache keys. */
 export function stableStringify(v: unknown): string {
@@ -402,8 +414,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       // One LRU touch per run of questions on the same state key (as before), detected without comparing
       // long key strings: `tok` is the value read (one path) or the joined-key object (two paths). Equal
       // tokens imply equal keys; unequal tokens with equal keys only repeat a lookup of the key just touched.
-      const start = {};
-      let lastTok: unknown = start;
+      let lastTok: unknown = NO_TOKEN;
       let lastInner: Map<string, Answer> | undefined;
       for (let i = 0; i < n; i++) {
         const r = refs[ids[i]];
@@ -472,7 +483,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
             setOwn(subRefs, ids[i], refs[ids[i]]);
           }
         }
-        const failed = new Map<number, SystemOneError>(); // (small; allocated once per backend call)
+        let failed: Map<number, SystemOneError> | undefined; // created on the first failure
         const t0 = performance.now();
         try {
           let raw: Record<string, unknown>;
@@ -493,16 +504,17 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
               answeredByPrimary?.add(i);
               traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
             } catch (e) {
-              failed.set(i, toSystemOneError(e, 'INVALID_ANSWER'));
+              (failed ??= new Map()).set(i, toSystemOneError(e, 'INVALID_ANSWER'));
             }
           }
         } catch (e) {
           stats.errors++;
           const err = toSystemOneError(e);
+          failed ??= new Map();
           for (const i of pending) failed.set(i, err);
         }
 
-        if (failed.size) {
+        if (failed?.size) {
           if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
           const fsub: Record<string, Question> = {};
           const fRefs: Record<string, ResolvedRef[]> = {};

@@ -141,15 +141,20 @@ interface ItemEntry {
  * than it saves; across calls, items are found again by content (`byText`).
  */
 let callItems: Map<object, ItemEntry> | undefined;
+/** True inside `withCallCache` (the map itself is created on first use). */
+let inCall = false;
 
 /** Run `fn` (synchronous scoring of one batch) with a per-call cache of item features. */
 export function withCallCache<T>(fn: () => T): T {
-  const prev = callItems;
-  callItems = new Map();
+  const prevItems = callItems;
+  const prevIn = inCall;
+  callItems = undefined;
+  inCall = true;
   try {
     return fn();
   } finally {
-    callItems = prev;
+    callItems = prevItems;
+    inCall = prevIn;
   }
 }
 /** Item features by text, then by (speaker, entities, keywords): a new item object with known content reuses them. */
@@ -228,7 +233,7 @@ function entryOf(it: Item): ItemEntry {
     variants.push(out);
   }
   const entry: ItemEntry = { text: it.text, entities: it.entities, keywords: it.keywords, speaker: it.speaker, f: out };
-  callItems?.set(it, entry);
+  if (inCall) (callItems ??= new Map()).set(it, entry);
   return entry;
 }
 
