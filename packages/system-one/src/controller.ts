@@ -213,6 +213,12 @@ function allStrings(v: unknown[]): boolean {
   return true;
 }
 
+/** The state key of a question reading two paths: the value keys of both (the string key would be `a + U+0001 + b`). */
+interface PairKey {
+  a: string;
+  b: string;
+}
+
 /** A token no state value can be (see the cache loop of `askInner`). */
 const NO_TOKEN = Symbol('none');
 
@@ -377,7 +383,8 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
 
     const answers: Record<string, Answer> = {};
     const traces = new Array<AnswerTrace>(n);
-    const stateKeys = cache ? new Array<string>(n) : undefined;
+    // per question: its state key, a string or a pair of value keys (see AnswerCache.getPair)
+    const stateKeys = cache ? new Array<string | PairKey>(n) : undefined;
     const qKeys = cache ? new Array<string>(n) : undefined;
     let pending: number[] = [];
     if (cache) {
@@ -402,13 +409,13 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       };
       // the joined key of a multi-path question, built once per distinct tuple of values in this call
       // (so questions reading the same values share one key string: one hash, pointer comparisons)
-      let joined: Map<unknown, Map<unknown, { key: string }>> | undefined;
-      const pairKey = (a: unknown, b: unknown): { key: string } => {
+      let joined: Map<unknown, Map<unknown, PairKey>> | undefined;
+      const pairKey = (a: unknown, b: unknown): PairKey => {
         joined ??= new Map();
         let m = joined.get(a);
         if (m === undefined) joined.set(a, (m = new Map()));
         let k = m.get(b);
-        if (k === undefined) m.set(b, (k = { key: `${valueKey(a)}\u0001${valueKey(b)}` }));
+        if (k === undefined) m.set(b, (k = { a: valueKey(a), b: valueKey(b) }));
         return k;
       };
       // One LRU touch per run of questions on the same state key (as before), detected without comparing
@@ -418,15 +425,14 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       let lastInner: Map<string, Answer> | undefined;
       for (let i = 0; i < n; i++) {
         const r = refs[ids[i]];
-        let sv: string;
+        let sv: string | PairKey;
         let tok: unknown;
         if (r.length === 1) {
           tok = r[0].value;
           sv = valueKey(tok);
         } else if (r.length === 2) {
-          const j = pairKey(r[0].value, r[1].value);
-          tok = j;
-          sv = j.key;
+          sv = pairKey(r[0].value, r[1].value);
+          tok = sv;
         } else {
           sv = r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
           tok = sv;
@@ -435,7 +441,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         stateKeys![i] = sv;
         qKeys![i] = qk;
         if (tok !== lastTok) {
-          lastInner = cache.get(sv); // one LRU touch per distinct state key, not per question
+          lastInner = typeof sv === 'string' ? cache.get(sv) : cache.getPair(sv.a, sv.b); // one LRU touch per distinct state key, not per question
           lastTok = tok;
         }
         const hit = lastInner?.get(qk);
@@ -454,7 +460,8 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
       const mine: number[] = [];
       const mineKeys = new Set<string>();
       for (const i of pending) {
-        const key = `${stateKeys![i]}\u0002${qKeys![i]}`;
+        const sk = stateKeys![i];
+        const key = `${typeof sk === 'string' ? sk : `${sk.a}\u0001${sk.b}`}\u0002${qKeys![i]}`;
         const p = inflight.get(key);
         if (mineKeys.has(key)) mine.push(i); // the same question twice in one batch: both ids go to the backend, as before
         else if (p) (waiting ??= []).push([i, p]);
@@ -500,7 +507,11 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
               if (r instanceof Error) throw toSystemOneError(r);
               const a = normalizeAnswer(id, qs[i], r);
               setOwn(answers, id, a);
-              if (cache) cache.put(stateKeys![i], qKeys![i], a);
+              if (cache) {
+                const sk = stateKeys![i];
+                if (typeof sk === 'string') cache.put(sk, qKeys![i], a);
+                else cache.putPair(sk.a, sk.b, qKeys![i], a);
+              }
               answeredByPrimary?.add(i);
               traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
             } catch (e) {

@@ -238,35 +238,42 @@ describe('optimised System One = reference (answers, traces, stats)', () => {
     expect((await askBoth()).traces[0].cacheHit).toBe(true);
   });
 
-  it('the LRU answer cache keeps, touches and evicts exactly as the reference', () => {
+  it('the LRU answer cache keeps, touches and evicts exactly as the reference (string and pair keys)', () => {
+    // key k: 0..2 a single string key, 3..8 the pair (x, y) that the reference stores as `x + U+0001 + y`
+    const key = fc.integer({ min: 0, max: 8 });
     const op = fc.oneof(
-      { arbitrary: fc.record({ get: fc.integer({ min: 0, max: 5 }) }), weight: 10 },
-      { arbitrary: fc.record({ put: fc.integer({ min: 0, max: 5 }), q: fc.integer({ min: 0, max: 2 }), v: fc.integer() }), weight: 10 },
+      { arbitrary: fc.record({ get: key }), weight: 10 },
+      { arbitrary: fc.record({ put: key, q: fc.integer({ min: 0, max: 2 }), v: fc.integer() }), weight: 10 },
       { arbitrary: fc.constant({ clear: true }), weight: 1 },
     );
+    const parts = (k: number): [string, string] => [`a${Math.floor((k - 3) / 3)}`, `b${(k - 3) % 3}`];
+    const flat = (k: number) => (k < 3 ? `s${k}` : parts(k).join('\u0001'));
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 6 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
         const a = new AnswerCache<number>(max);
         const b = new ReferenceAnswerCache<number>(max);
+        const getA = (k: number) => (k < 3 ? a.get(`s${k}`) : a.getPair(...parts(k)));
         for (const o of ops as { get?: number; put?: number; q?: number; v?: number; clear?: boolean }[]) {
           if (o.clear) {
             a.clear();
             b.clear();
           } else if (o.get !== undefined) {
-            const x = a.get(`s${o.get}`);
-            const y = b.get(`s${o.get}`);
+            const x = getA(o.get);
+            const y = b.get(flat(o.get));
             expect(x && [...x]).toStrictEqual(y && [...y]);
           } else {
+            const k = o.put!;
             // a new string object with the same content half of the time (the cache compares by content)
-            const key = o.v! % 2 ? `s${o.put}` : ['s', String(o.put)].join('');
-            a.put(key, `q${o.q}`, o.v!);
-            b.put(`s${o.put}`, `q${o.q}`, o.v!);
+            const sk = o.v! % 2 ? `s${k}` : ['s', String(k)].join('');
+            if (k < 3) a.put(sk, `q${o.q}`, o.v!);
+            else a.putPair(...parts(k), `q${o.q}`, o.v!);
+            b.put(flat(k), `q${o.q}`, o.v!);
           }
           expect(a.size).toBe(b.size);
         }
-        for (let k = 0; k <= 5; k++) {
-          const x = a.get(`s${k}`);
-          const y = b.get(`s${k}`);
+        for (let k = 0; k <= 8; k++) {
+          const x = getA(k);
+          const y = b.get(flat(k));
           expect(x && [...x]).toStrictEqual(y && [...y]);
         }
       }),
