@@ -223,6 +223,44 @@ async function speed(): Promise<void> {
   console.log(`| routing call p50 (µs, wall) | ${cP50.toFixed(1)} | ${pP50.toFixed(1)} | ${(cP50 / pP50).toFixed(2)}x | |`);
   console.log(`| relation batches (10 candidates x 6 questions): questions/s | ${Math.round(relTot / (relCtrl / 1000)).toLocaleString('en-US')} | ${Math.round(relTot / (relPlain / 1000)).toLocaleString('en-US')} | ${(relCtrl / relPlain).toFixed(2)}x | ${med(relRatios).toFixed(2)}x |`);
   console.log(`\n(${rounds} interleaved rounds; controller with its default LRU cache, every state distinct so every question is a cache miss; node ${process.version})`);
+
+  // the controller alone: a backend that answers at once, this controller vs the frozen reference
+  const instant = {
+    name: 'instant',
+    answer: async () => ({}),
+    answerSync: (req: { questions: Record<string, Question> }) => {
+      const o: Record<string, unknown> = {};
+      for (const id of Object.keys(req.questions)) {
+        const q = req.questions[id];
+        o[id] = q.type === 'noul' ? 0.5 : { probabilities: Object.fromEntries(Object.keys(q.criteria).map((l) => [l, 1])) };
+      }
+      return o;
+    },
+  };
+  const alone = { mine: { route: 0, rel: 0 }, ref: { route: 0, rel: 0 } };
+  for (let r = 0; r < rounds; r++) {
+    for (const who of r % 2 ? (['mine', 'ref'] as const) : (['ref', 'mine'] as const)) {
+      const make = who === 'mine' ? createSystemOne : createReferenceSystemOne;
+      let s1 = make({ backend: instant });
+      const qs = queries(N, 100 + 2 * r + (who === 'mine' ? 0 : 1));
+      fullGc();
+      let t = cpuMs();
+      for (const q of qs) await s1.ask({ query: q }, routing);
+      alone[who].route += cpuMs() - t;
+      s1 = make({ backend: instant });
+      const sts = relationStates(RS, 200 + 2 * r + (who === 'mine' ? 0 : 1));
+      fullGc();
+      t = cpuMs();
+      for (const st of sts) await s1.ask(st, relQs);
+      alone[who].rel += cpuMs() - t;
+    }
+  }
+  const perQ = (ms: number, q: number) => ((1000 * ms) / q).toFixed(2);
+  console.log('\nThe controller alone (a backend that answers at once; same states as above), µs / question:\n');
+  console.log('| workload | this controller | pre-optimisation controller (src/reference/) |');
+  console.log('|---|---:|---:|');
+  console.log(`| routing, 6-question calls | ${perQ(alone.mine.route, qTot)} | ${perQ(alone.ref.route, qTot)} |`);
+  console.log(`| relation batches (10 candidates x 6 questions) | ${perQ(alone.mine.rel, relTot)} | ${perQ(alone.ref.rel, relTot)} |`);
 }
 
 // ---------------------------------------------------------------------------------------------

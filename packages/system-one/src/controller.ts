@@ -219,6 +219,44 @@ interface PairKey {
   b: string;
 }
 
+/** The cache keys of the state values read by one `ask` (each computed once per call). */
+class StateKeys {
+  private memo: Map<unknown, string> | undefined;
+  private joined: Map<unknown, Map<unknown, PairKey>> | undefined;
+
+  /**
+   * Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged
+   * stable JSON. Strings holding the tag (\u0000) or the separator of multi-path keys (\u0001) go
+   * through JSON too (which escapes both), so two different states never share a key.
+   * @throws SystemOneError('INVALID_STATE') for a value JSON cannot represent (a cycle, a BigInt)
+   */
+  value(v: unknown): string {
+    if (typeof v === 'string' && v.indexOf('\u0001') < 0 && v.charCodeAt(0) !== 0) return v;
+    this.memo ??= new Map();
+    let k = this.memo.get(v);
+    if (k === undefined) {
+      try {
+        k = `\u0000${stableStringify(v)}`;
+      } catch (e) {
+        // cyclic structures (stack overflow), BigInt …
+        throw new SystemOneError('INVALID_STATE', `state is not JSON-serialisable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      this.memo.set(v, k);
+    }
+    return k;
+  }
+
+  /** The key of a question reading two values, built once per distinct pair of values in this call. */
+  pair(a: unknown, b: unknown): PairKey {
+    this.joined ??= new Map();
+    let m = this.joined.get(a);
+    if (m === undefined) this.joined.set(a, (m = new Map()));
+    let k = m.get(b);
+    if (k === undefined) m.set(b, (k = { a: this.value(a), b: this.value(b) }));
+    return k;
+  }
+}
+
 /** A token no state value can be (see the cache loop of `askInner`). */
 const NO_TOKEN = Symbol('none');
 
@@ -388,36 +426,7 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
     const qKeys = cache ? new Array<string>(n) : undefined;
     let pending: number[] = [];
     if (cache) {
-      let memo: Map<unknown, string> | undefined;
-      // Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged
-      // stable JSON. Strings holding the tag (\u0000) or the separator of multi-path keys (\u0001) go
-      // through JSON too (which escapes both), so two different states never share a key.
-      const valueKey = (v: unknown): string => {
-        if (typeof v === 'string' && v.indexOf('\u0001') < 0 && v.charCodeAt(0) !== 0) return v;
-        memo ??= new Map();
-        let k = memo.get(v);
-        if (k === undefined) {
-          try {
-            k = `\u0000${stableStringify(v)}`;
-          } catch (e) {
-            // cyclic structures (stack overflow), BigInt …
-            throw new SystemOneError('INVALID_STATE', `state is not JSON-serialisable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-          }
-          memo.set(v, k);
-        }
-        return k;
-      };
-      // the joined key of a multi-path question, built once per distinct tuple of values in this call
-      // (so questions reading the same values share one key string: one hash, pointer comparisons)
-      let joined: Map<unknown, Map<unknown, PairKey>> | undefined;
-      const pairKey = (a: unknown, b: unknown): PairKey => {
-        joined ??= new Map();
-        let m = joined.get(a);
-        if (m === undefined) joined.set(a, (m = new Map()));
-        let k = m.get(b);
-        if (k === undefined) m.set(b, (k = { a: valueKey(a), b: valueKey(b) }));
-        return k;
-      };
+      const keys = new StateKeys();
       // One LRU touch per run of questions on the same state key (as before), detected without comparing
       // long key strings: `tok` is the value read (one path) or the joined-key object (two paths). Equal
       // tokens imply equal keys; unequal tokens with equal keys only repeat a lookup of the key just touched.
@@ -429,12 +438,12 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
         let tok: unknown;
         if (r.length === 1) {
           tok = r[0].value;
-          sv = valueKey(tok);
+          sv = keys.value(tok);
         } else if (r.length === 2) {
-          sv = pairKey(r[0].value, r[1].value);
+          sv = keys.pair(r[0].value, r[1].value);
           tok = sv;
         } else {
-          sv = r.length ? r.map((x) => valueKey(x.value)).join('\u0001') : valueKey(state);
+          sv = r.length ? r.map((x) => keys.value(x.value)).join('\u0001') : keys.value(state);
           tok = sv;
         }
         const qk = infos[i].key;

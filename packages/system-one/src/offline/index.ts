@@ -83,6 +83,19 @@ function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
 }
 
+/** Score every question of a request (a question that throws gets its Error as answer). */
+function scoreBatch(req: BackendRequest, ctx: ScoreContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const id of Object.keys(req.questions)) {
+    try {
+      setOwn(out, id, scoreQuestion(req.questions[id], req.refs[id], ctx));
+    } catch (e) {
+      setOwn(out, id, e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+  return out;
+}
+
 /** A scoring context without embeddings (lexical similarity and precomputed cosines only). */
 export function lexicalContext(range = { low: 0.2, high: 0.8 }): ScoreContext {
   return { embedCosine: () => undefined, scaleCosine: (c) => clamp01((c - range.low) / (range.high - range.low)) };
@@ -102,18 +115,7 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
   const vectors = new Map<string, ArrayLike<number>>();
   const base = lexicalContext(range);
 
-  const scoreAll = (req: BackendRequest, ctx: ScoreContext): Record<string, unknown> =>
-    withCallCache(() => {
-      const out: Record<string, unknown> = {};
-      for (const id of Object.keys(req.questions)) {
-        try {
-          setOwn(out, id, scoreQuestion(req.questions[id], req.refs[id], ctx));
-        } catch (e) {
-          setOwn(out, id, e instanceof Error ? e : new Error(String(e)));
-        }
-      }
-      return out;
-    });
+  const scoreAll = (req: BackendRequest, ctx: ScoreContext): Record<string, unknown> => withCallCache(scoreBatch, req, ctx);
 
   return {
     name: 'offline',

@@ -144,14 +144,14 @@ let callItems: Map<object, ItemEntry> | undefined;
 /** True inside `withCallCache` (the map itself is created on first use). */
 let inCall = false;
 
-/** Run `fn` (synchronous scoring of one batch) with a per-call cache of item features. */
-export function withCallCache<T>(fn: () => T): T {
+/** Run `fn(a, b)` (synchronous scoring of one batch) with a per-call cache of item features. */
+export function withCallCache<T, A = undefined, B = undefined>(fn: (a: A, b: B) => T, a?: A, b?: B): T {
   const prevItems = callItems;
   const prevIn = inCall;
   callItems = undefined;
   inCall = true;
   try {
-    return fn();
+    return fn(a as A, b as B);
   } finally {
     callItems = prevItems;
     inCall = prevIn;
