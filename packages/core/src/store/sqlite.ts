@@ -264,7 +264,8 @@ export class SqliteStore implements MemoryStore {
 
   /** Drop cached vectors when another connection (another process) committed since we last looked. */
   private syncCaches(): void {
-    const v = this.conn().pragma('data_version', { simple: true }) as number;
+    // a cached prepared statement: `db.pragma()` would prepare one on every call
+    const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
     if (v !== this.dataVersion) {
       for (const sv of this.vectors.values()) sv.dispose();
       this.vectors.clear();
@@ -366,15 +367,17 @@ export class SqliteStore implements MemoryStore {
     try {
       db.transaction(() => {
         sid = this.ensureSid(b.scope);
-        const exists = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?');
-        // ids known to exist in this scope (the batch's nodes, then each id found once)
+        // ids known to exist in this scope: the batch's nodes, and the stored ones among the other
+        // ids the batch refers to (one query for all of them)
         const known = new Set(b.nodes.map((n) => n.id));
-        const present = (id: string) => {
-          if (known.has(id)) return true;
-          if (exists.get(sid, id) === undefined) return false;
-          known.add(id);
-          return true;
-        };
+        const refs = new Set<string>();
+        for (const r of b.relations) for (const end of [r.from, r.to]) if (!known.has(end)) refs.add(end);
+        for (const u of b.nodeUpdates) for (const end of [u.id, u.obsoleteBy]) if (end && !known.has(end)) refs.add(end);
+        if (refs.size) {
+          const rows = this.stmt('SELECT n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(JSON.stringify([...refs]), sid) as { id: string }[];
+          for (const r of rows) known.add(r.id);
+        }
+        const present = (id: string) => known.has(id);
         // Existence checks first (same scope only), so nothing is written when one fails.
         for (const r of b.relations) {
           for (const end of [r.from, r.to]) {

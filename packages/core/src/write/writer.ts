@@ -344,10 +344,18 @@ export class Writer {
     for (const m of rt.index.lookup(p.entitySet, p.keywordSet)) pool.set(m.id, m);
     pool.delete(p.node.id);
     const t0 = Date.parse(p.node.observedAt);
-    const scored: { m: IndexedMemory; score: number; shared: boolean }[] = [];
+    const entities = [...p.entitySet];
+    // the K best by score (ties: larger id first), kept sorted by insertion: O(pool · K) at worst
+    const top: { m: IndexedMemory; score: number; shared: boolean }[] = [];
+    const before = (a: number, aid: string, b: { score: number; m: IndexedMemory }) => a > b.score || (a === b.score && aid > b.m.id);
     for (const m of pool.values()) {
       let shared = false;
-      for (const e of p.entitySet) if (m.entities.has(e)) shared = true;
+      for (const e of entities) {
+        if (m.entities.has(e)) {
+          shared = true;
+          break;
+        }
+      }
       const cos = topVector.get(m.id);
       const score = candidateScore({
         vector: vectorSignal(cos ?? 0, cos !== undefined),
@@ -355,10 +363,14 @@ export class Writer {
         keyword: keywordSignal(p.keywordSet, m.keywords),
         time: timeSignal(t0 - m.observedAtMs),
       });
-      scored.push({ m, score, shared });
+      if (top.length === K && !before(score, m.id, top[K - 1]!)) continue;
+      let i = top.length === K ? K - 1 : top.length;
+      while (i > 0 && before(score, m.id, top[i - 1]!)) {
+        top[i] = top[i - 1]!;
+        i--;
+      }
+      top[i] = { m, score, shared };
     }
-    scored.sort((a, b) => b.score - a.score || (a.m.id < b.m.id ? 1 : -1));
-    const top = scored.slice(0, K);
     await read(top.map((x) => x.m.id));
     const out: Candidate[] = [];
     for (const x of top) {
