@@ -286,6 +286,9 @@ describe('optimised System One = reference (answers, traces, stats)', () => {
       node: fc.oneof(
         { depthSize: 'small' },
         fc.jsonValue({ maxDepth: 1 }),
+        fc.string({ unit: 'binary', maxLength: 12 }), // any UTF-16 code units: quotes, backslashes, controls, lone surrogates
+        fc.array(fc.string({ unit: 'binary', maxLength: 6 }), { maxLength: 4 }),
+        fc.constantFrom('a"b', 'a\\b', 'x\u0001y', '\u0000z', '\u2028', 'emoji 😀', '\ud800', 'tab\t', '\u007f'),
         fc.constant(undefined),
         fc.double(),
         fc.array(tie('node'), { maxLength: 4 }),
