@@ -121,11 +121,15 @@ const featureCache = new Map<string, TextFeatures>();
 const MAX_CACHE = 20_000;
 
 const WORD = /[A-Za-z][A-Za-z'’-]*|\d+(?:[.:]\d+)?/g;
-const SENTENCE_END = /[.!?]/;
-const CLAUSE_BREAK = /[,;:()"]/;
-const LEADING_DIGIT = /^\d/;
-const LEADING_CAPITAL = /^[A-Z]/;
-const ALL_CAPS = /^[A-Z]{2,}$/;
+/** `/^[A-Z]{2,}$/.test(w)` */
+function allCaps(w: string): boolean {
+  if (w.length < 2) return false;
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c < 65 || c > 90) return false;
+  }
+  return true;
+}
 
 /** Memoised text features. */
 export function features(raw: string): TextFeatures {
@@ -154,14 +158,24 @@ export function features(raw: string): TextFeatures {
   for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
     const w = m[0].indexOf('’') >= 0 ? m[0].replace(/’/g, "'") : m[0];
     const lw = w.toLowerCase();
-    const gap = prevEnd >= 0 ? text.slice(prevEnd, m.index) : '';
-    if (SENTENCE_END.test(gap)) {
+    // the gap since the previous word: a sentence end (. ! ?) or else a clause break (, ; : ( ) ")
+    let end = false;
+    let clause = false;
+    if (prevEnd >= 0) {
+      for (let j = prevEnd; j < m.index; j++) {
+        const c = text.charCodeAt(j);
+        if (c === 46 || c === 33 || c === 63) end = true;
+        else if (c === 44 || c === 59 || c === 58 || c === 40 || c === 41 || c === 34) clause = true;
+      }
+    }
+    if (end) {
       sentenceStart = true;
       flushName();
-    } else if (CLAUSE_BREAK.test(gap)) flushName();
-    prevEnd = m.index! + w.length;
+    } else if (clause) flushName();
+    prevEnd = m.index + w.length;
     tokens.push(lw);
-    if (LEADING_DIGIT.test(w)) {
+    const c0 = w.charCodeAt(0);
+    if (c0 >= 48 && c0 <= 57) {
       numbers.push(w);
       content.add(w);
       flushName();
@@ -172,9 +186,9 @@ export function features(raw: string): TextFeatures {
     const noPossessive = lw.endsWith("'s") ? lw.slice(0, -2) : lw;
     const base = noPossessive.endsWith("n't") ? noPossessive.slice(0, -3) : noPossessive;
     if (!STOP.has(base) && base.length > 1) content.add(stem(base));
-    const cap = LEADING_CAPITAL.test(w);
+    const cap = c0 >= 65 && c0 <= 90; // /^[A-Z]/
     const isName = cap && !NOT_NAMES.has(base) && (!sentenceStart || !STOP.has(base)) && !(sentenceStart && MONTHS_DAYS.has(base));
-    if (isName || (ALL_CAPS.test(w) && base.length > 1)) currentName.push(base);
+    if (isName || (cap && allCaps(w) && base.length > 1)) currentName.push(base);
     else flushName();
     sentenceStart = false;
   }
