@@ -80,7 +80,8 @@ export const DEFAULT_NODE_CACHE = 4096;
  * A scope's recently written or read nodes, least recently used evicted first (ours). Candidate
  * discovery takes its candidates' full nodes from here instead of reading rows back from the store
  * (a candidate is usually a recent memory of the same conversation); a miss reads the store. Holds
- * shallow copies, so a caller mutating a returned node cannot change what the write path sees.
+ * copies (top level, embedding, entities, keywords), so a caller mutating a returned node cannot
+ * change what the write path sees.
  */
 export class NodeCache {
   private readonly map = new Map<string, MemoryNode>();
@@ -103,7 +104,16 @@ export class NodeCache {
   put(node: MemoryNode): void {
     if (this.capacity <= 0) return;
     this.map.delete(node.id);
-    this.map.set(node.id, { ...node });
+    // the arrays the write path reads are copied too: a caller mutating a returned node's
+    // embedding / entities / keywords / event time must not change later candidate scores
+    // (adversarial.test.ts); partial nodes (tests) are copied as they are
+    const copy: MemoryNode = { ...node };
+    if (node.embedding) copy.embedding = node.embedding.slice();
+    if (node.entities) copy.entities = node.entities.slice();
+    if (node.keywords) copy.keywords = node.keywords.slice();
+    if (node.eventTime) copy.eventTime = { ...node.eventTime };
+    if (node.provenance) copy.provenance = { ...node.provenance, metadata: { ...node.provenance.metadata } };
+    this.map.set(node.id, copy);
     if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
   }
 

@@ -1,0 +1,121 @@
+/**
+ * Adversarial tests of the write path (tester, ours): caller mutation of returned nodes, and a
+ * long-running process vs a restart after concurrent adds on two scopes, forgets and injected
+ * store failures. Findings that are not fixed are `it.skip` with the reason.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../store/index.js';
+import type { AddResult } from './writer.js';
+import { createMemory } from './memory.js';
+import { flakyStore, simpleExtractor } from './test-kit.js';
+import { hashEmbedder } from './testdata/hash-embedder.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mem-adv-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const scope = { userId: 'adv' };
+const syll = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'po', 'da', 'gu'];
+/** Word j of a deterministic vocabulary; capitalised every fifth (an entity for simpleExtractor). */
+const word = (j: number) => {
+  const w = syll[j % 12]! + syll[Math.floor(j / 12) % 12]! + syll[(j * 7) % 12]!;
+  return j % 5 === 0 ? w[0]!.toUpperCase() + w.slice(1) : w;
+};
+/** Observation i: some repeat earlier ones closely (i % 4 === 3), so Update / Noop happen too. */
+function obs(i: number, s = scope) {
+  const b = i % 4 === 3 ? i - 1 : i;
+  // every third observation comes from a 4-word cluster (the gate routes those to Update / Noop)
+  const ws = i % 3 === 0 ? Array.from({ length: 6 }, (_, k) => word(((i >> 2) + k) % 4)) : Array.from({ length: 6 }, (_, k) => word((b * 37 + k * 11 + (k === 5 ? i : 0)) % 144));
+  return { text: ws.join(' '), speaker: 'Ann', observedAt: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(), scope: s, sourceId: `S${i}` };
+}
+let clock = Date.UTC(2025, 0, 1);
+const now = () => (clock += 1000);
+function sig(rs: AddResult[]) {
+  return rs.map((r) => `${r.controllerCalls}:${r.action}:${r.node.gate?.nearest ? 'n' : '-'}:${r.relations.length}:${r.relations.map((x) => x.subtype).sort().join(',')}`);
+}
+
+describe('write path: restart equivalence under caller mutation', () => {
+  it('mutating nested arrays of a returned node does not change later decisions', async () => {
+    const run = async (path: string, mutate: boolean) => {
+      const store = createSqliteStore({ path });
+      const m = createMemory({ store, embedder: hashEmbedder(), extractor: simpleExtractor, now, consolidateEvery: 0 });
+      const first = (await m.add(Array.from({ length: 20 }, (_, i) => obs(i)))) as AddResult[];
+      if (mutate) for (const r of first) { r.node.embedding.fill(0); r.node.entities.length = 0; r.node.keywords.length = 0; }
+      const later = (await m.add(Array.from({ length: 20 }, (_, i) => obs(i + 100)))) as AddResult[];
+      await m.close();
+      return sig(later);
+    };
+    const a = await run(join(dir, 'a.db'), false);
+    const b = await run(join(dir, 'b.db'), true);
+    expect(b).toEqual(a);
+  });
+});
+
+describe('write path: long-running process vs restart after concurrency, forget and injected failures', () => {
+  const base = (store: ReturnType<typeof flakyStore>['store'] | ReturnType<typeof createSqliteStore>, consolidateEvery: number) =>
+    createMemory({ store, embedder: hashEmbedder(), extractor: simpleExtractor, now, consolidateEvery });
+  const other = { userId: 'adv-other' };
+  /** The same history on a file: concurrent adds on two scopes, forgets, a failed store write, a failing controller. */
+  async function history(path: string, consolidateEvery: number) {
+    const fs = flakyStore(createSqliteStore({ path }));
+    const m = base(fs.store, consolidateEvery);
+    await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => m.add(obs(i))),
+      ...Array.from({ length: 12 }, (_, i) => m.add(obs(i + 3, other))),
+      m.add(Array.from({ length: 6 }, (_, i) => obs(i + 40))),
+    ]);
+    const listed = await m.list({ scope, limit: 100, orderBy: 'createdAt', order: 'asc' });
+    await Promise.all([m.forget(listed[2]!.id, { scope }), m.add(obs(50)), m.forget(listed[5]!.id, { scope }), m.add(obs(51, other))]);
+    fs.fail.on = true;
+    await expect(m.add(Array.from({ length: 5 }, (_, i) => obs(i + 60)))).rejects.toThrow();
+    await expect(m.add([obs(70), obs(71, other)])).rejects.toThrow();
+    fs.fail.on = false;
+    await m.add(Array.from({ length: 4 }, (_, i) => obs(i + 80)));
+    return { m, fs };
+  }
+  const echo = (i: number, s = scope) => ({ ...obs(i + 300, s), text: i % 2 ? obs(i, s).text : `${obs(i, s).text} ${obs(i + 1, s).text}` });
+  const finalBatch = () => [
+    ...Array.from({ length: 12 }, (_, i) => obs(i + 60)),
+    ...Array.from({ length: 6 }, (_, i) => echo(i)),
+    ...Array.from({ length: 6 }, (_, i) => obs(i + 200, other)),
+    ...Array.from({ length: 4 }, (_, i) => echo(i + 3, other)),
+  ];
+
+  async function liveVsRestart(name: string, consolidateEvery: number) {
+    const live = await history(join(dir, `${name}-live.db`), consolidateEvery);
+    const liveSig = sig((await live.m.add(finalBatch())) as AddResult[]);
+    const gate = (await live.m.stats()).gate;
+    await live.m.close();
+
+    const first = await history(join(dir, `${name}-restart.db`), consolidateEvery);
+    await first.m.close();
+    const reopened = base(createSqliteStore({ path: join(dir, `${name}-restart.db`) }), consolidateEvery);
+    const restartSig = sig((await reopened.add(finalBatch())) as AddResult[]);
+    await reopened.close();
+    return { liveSig, restartSig, gate };
+  }
+
+  it('the next writes decide the same (actions, edges, calls) in the long-running process and after reopening the file (no consolidation)', async () => {
+    const { liveSig, restartSig, gate } = await liveVsRestart('c0', 0);
+    expect(gate.update + gate.noop).toBeGreaterThan(0); // the replayed history holds all three actions
+    expect(restartSig).toEqual(liveSig);
+  });
+
+  it('gate actions agree between the long-running process and a restart with consolidation on', async () => {
+    const { liveSig, restartSig } = await liveVsRestart('c7a', 7);
+    expect(restartSig.map((x) => x.split(':')[1])).toEqual(liveSig.map((x) => x.split(':')[1]));
+  });
+
+  // FINDING (not fixed): the consolidation schedule is in-process state. `GateRegistry.rebuild`
+  // (gates.ts) starts a rebuilt scope at `sinceConsolidation = 0, recent = []`, so after a restart
+  // (or after a failed write / forget, which also rebuild) the pass runs at different writes than in
+  // the long-running process and different REDUNDANT_WITH / consolidation edges and controller-call
+  // counts result. Rebuilding `sinceConsolidation` from the store is easy, but `recent` holds each
+  // write's candidates at write time, which a replay cannot reproduce without re-running discovery
+  // (or persisting the schedule), so this is left to the write-path owner.
+  it.skip('the next writes decide the same with consolidation on (consolidation schedule survives a restart)', async () => {
+    const { liveSig, restartSig } = await liveVsRestart('c7', 7);
+    expect(restartSig).toEqual(liveSig);
+  });
+});
