@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../store/index.js';
-import type { AddResult } from './writer.js';
+import { unitEmbedding, type AddResult } from './writer.js';
 import { createMemory } from './memory.js';
 import { flakyStore, simpleExtractor } from './test-kit.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';
@@ -117,5 +117,25 @@ describe('write path: long-running process vs restart after concurrency, forget 
   it.skip('the next writes decide the same with consolidation on (consolidation schedule survives a restart)', async () => {
     const { liveSig, restartSig } = await liveVsRestart('c7', 7);
     expect(restartSig).toEqual(liveSig);
+  });
+});
+
+describe('write path: embedder outputs at the edge of floating point', () => {
+  it('unitEmbedding keeps the direction of finite vectors whose squared norm over- or underflows', () => {
+    expect(Array.from(unitEmbedding([3e200, 4e200], 2, 0))).toEqual([Math.fround(0.6), Math.fround(0.8)]);
+    expect(Array.from(unitEmbedding([3e-200, -4e-200], 2, 0))).toEqual([Math.fround(0.6), Math.fround(-0.8)]);
+    expect(Array.from(unitEmbedding([3, 4], 2, 0))).toEqual([Math.fround(0.6), Math.fround(0.8)]);
+    expect(() => unitEmbedding([0, 0], 2, 0)).toThrow(/zero vector/);
+  });
+
+  // Float32Array outputs cannot over/underflow in f64; a JS embedder returning plain number arrays
+  // (accepted at run time: unitEmbedding takes ArrayLike<number>) can
+  it('an embedder returning huge finite plain numbers still writes (not a gate ZERO_VECTOR failure)', async () => {
+    const embed = async (t: string[]) => t.map((_, i) => [1e200, (i + 2) * 1e200]) as unknown as Float32Array[];
+    const m = createMemory({ embedder: { model: 'huge', dimension: 2, embed }, extractor: simpleExtractor });
+    const r = (await m.add({ text: 'hello there', observedAt: '2024-01-01T00:00:00Z', scope })) as AddResult;
+    expect(r.action).toBe('add');
+    expect(Math.hypot(...r.node.embedding)).toBeCloseTo(1, 6);
+    await m.close();
   });
 });

@@ -200,17 +200,29 @@ export function unitEmbedding(v: ArrayLike<number> | undefined, dimension: numbe
     });
   }
   let sq = 0;
+  let max = 0;
   for (let i = 0; i < dimension; i++) {
     const x = v[i]!;
     if (!Number.isFinite(x)) {
       throw new MemError('NON_FINITE_VECTOR', 'internal', `Embedder returned a non-finite value for text ${index}`, { details: { index } });
     }
     sq += x * x;
+    const a = Math.abs(x);
+    if (a > max) max = a;
   }
-  if (!(sq > 0)) throw new MemError('ZERO_VECTOR', 'internal', `Embedder returned a zero vector for text ${index}`, { details: { index } });
+  if (!(max > 0)) throw new MemError('ZERO_VECTOR', 'internal', `Embedder returned a zero vector for text ${index}`, { details: { index } });
   const out = new Float32Array(dimension);
-  const inv = 1 / Math.sqrt(sq);
-  for (let i = 0; i < dimension; i++) out[i] = v[i]! * inv;
+  if (Number.isFinite(sq) && sq > 1e-200) {
+    const inv = 1 / Math.sqrt(sq);
+    for (let i = 0; i < dimension; i++) out[i] = v[i]! * inv;
+    return out;
+  }
+  // a finite vector whose squared norm over- or underflows (entries like 1e200 or 1e-200): scale by
+  // the largest |x| first, so it keeps its direction instead of becoming a zero vector (adversarial.test.ts)
+  let sq2 = 0;
+  for (let i = 0; i < dimension; i++) sq2 += (v[i]! / max) ** 2;
+  const inv = 1 / Math.sqrt(sq2);
+  for (let i = 0; i < dimension; i++) out[i] = (v[i]! / max) * inv;
   return out;
 }
 
