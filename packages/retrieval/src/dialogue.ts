@@ -89,17 +89,30 @@ export function answerness(text: string, previousText: string | null | undefined
   return (previousText ? questionShare(previousText) : 0) - questionShare(text);
 }
 
-/** Lower-case name tokens of the speakers (e.g. "Ana Lima" → ana, lima). */
+/** Lower-case word tokens (runs of letters / digits), the same split for queries and names. */
+const wordTokens = (s: string): string[] => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** A name's tokens; one-letter parts ("O" of O'Brien) only when the name has nothing longer. */
+function nameTokens(name: string): string[] {
+  const all = wordTokens(name);
+  const long = all.filter((t) => t.length > 1);
+  return long.length ? long : all;
+}
+
+/**
+ * Lower-case name tokens of the speakers (e.g. "Ana Lima" → ana, lima; "Jean-Luc" → jean, luc;
+ * "O'Brien" → brien), split like the query's words so hyphenated names match (adversarial.test.ts).
+ */
 export function speakerTokens(speakers: Iterable<string>): Set<string> {
   const out = new Set<string>();
-  for (const s of speakers) for (const t of s.toLowerCase().split(/\s+/)) if (t) out.add(t);
+  for (const s of speakers) for (const t of nameTokens(s)) out.add(t);
   return out;
 }
 
 /** The one speaker among `speakers` the query names (any token of the name), or null when none or several are named. */
 export function namedSpeaker(query: string, speakers: Iterable<string>): string | null {
-  const words = new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const named = [...new Set(speakers)].filter((s) => s.toLowerCase().split(/\s+/).some((t) => t && words.has(t)));
+  const words = new Set(wordTokens(query));
+  const named = [...new Set(speakers)].filter((s) => nameTokens(s).some((t) => words.has(t)));
   return named.length === 1 ? named[0] : null;
 }
 
