@@ -10,7 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../store/index.js';
 import { unitEmbedding, type AddResult } from './writer.js';
 import { createMemory } from './memory.js';
-import { flakyStore, simpleExtractor } from './test-kit.js';
+import { failingController, failingEmbedder, flakyStore, simpleExtractor } from './test-kit.js';
+import { createSystemOne } from '@mem/system-one';
+import type { WriteController } from './ports.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-adv-'));
@@ -30,6 +32,7 @@ function obs(i: number, s = scope) {
   return { text: ws.join(' '), speaker: 'Ann', observedAt: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(), scope: s, sourceId: `S${i}` };
 }
 let clock = Date.UTC(2025, 0, 1);
+const echo = (i: number, s = scope) => ({ ...obs(i + 300, s), text: i % 2 ? obs(i, s).text : `${obs(i, s).text} ${obs(i + 1, s).text}` });
 const now = () => (clock += 1000);
 function sig(rs: AddResult[]) {
   return rs.map((r) => `${r.controllerCalls}:${r.action}:${r.node.gate?.nearest ? 'n' : '-'}:${r.relations.length}:${r.relations.map((x) => x.subtype).sort().join(',')}`);
@@ -74,7 +77,6 @@ describe('write path: long-running process vs restart after concurrency, forget 
     await m.add(Array.from({ length: 4 }, (_, i) => obs(i + 80)));
     return { m, fs };
   }
-  const echo = (i: number, s = scope) => ({ ...obs(i + 300, s), text: i % 2 ? obs(i, s).text : `${obs(i, s).text} ${obs(i + 1, s).text}` });
   const finalBatch = () => [
     ...Array.from({ length: 12 }, (_, i) => obs(i + 60)),
     ...Array.from({ length: 6 }, (_, i) => echo(i)),
@@ -138,4 +140,50 @@ describe('write path: embedder outputs at the edge of floating point', () => {
     expect(Math.hypot(...r.node.embedding)).toBeCloseTo(1, 6);
     await m.close();
   });
+});
+
+describe('write path: a collaborator failing at step k, then more writes, decides like a restart', () => {
+  for (const k of [1, 2, 3, 5, 8, 13]) {
+    it(`controller call ${k} and embedder call ${k} fail (multi-scope batches), later writes match a reopened file`, async () => {
+      const path = join(dir, `fail-${k}.db`);
+      const other = { userId: 'adv-fail-other' };
+      // collaborators fail (at call k, and the embedder also at call k + 3) only during the history
+      const phase = { history: true };
+      const plainController = createSystemOne() as unknown as WriteController;
+      const failing = failingController(plainController, k);
+      const controller: WriteController = { ask: (st, qs) => (phase.history ? failing : plainController).ask(st, qs) };
+      const plainEmbedder = hashEmbedder();
+      const failingEmb = failingEmbedder(failingEmbedder(plainEmbedder, k), k + 3);
+      const embedder = { ...plainEmbedder, embed: (t: string[]) => (phase.history ? failingEmb : plainEmbedder).embed(t) };
+      const m = createMemory({ store: createSqliteStore({ path }), embedder, systemOne: controller as never, extractor: simpleExtractor, now, consolidateEvery: 0 });
+      let failures = 0;
+      for (let b = 0; b < 8; b++) {
+        const batch = [...Array.from({ length: 3 }, (_, i) => obs(b * 3 + i)), obs(b * 3 + 500, other)];
+        try {
+          await m.add(batch);
+        } catch {
+          failures++;
+          // nothing partial: no observation of the failed batch is stored
+          const stored = new Set((await m.list({ scope, limit: 1000 })).map((n) => n.provenance.sourceId));
+          const storedOther = new Set((await m.list({ scope: other, limit: 1000 })).map((n) => n.provenance.sourceId));
+          expect(batch.filter((o) => (o.scope === other ? storedOther : stored).has(o.sourceId))).toEqual([]);
+        }
+      }
+      expect(failures).toBeGreaterThan(0);
+      phase.history = false;
+      const next = () => [...Array.from({ length: 10 }, (_, i) => obs(i + 700)), echo(1), echo(4), ...Array.from({ length: 4 }, (_, i) => obs(i + 800, other))];
+      const live = sig((await m.add(next())) as AddResult[]);
+      await m.close();
+      // the same history again without the last batch, then a reopened process adds it
+      const path2 = join(dir, `fail-${k}-restart.db`);
+      const c2 = failingController(createSystemOne() as unknown as WriteController, k);
+      const e2 = failingEmbedder(failingEmbedder(hashEmbedder(), k), k + 3);
+      const m2 = createMemory({ store: createSqliteStore({ path: path2 }), embedder: e2, systemOne: c2 as never, extractor: simpleExtractor, now, consolidateEvery: 0 });
+      for (let b = 0; b < 8; b++) await m2.add([...Array.from({ length: 3 }, (_, i) => obs(b * 3 + i)), obs(b * 3 + 500, other)]).catch(() => undefined);
+      await m2.close();
+      const m3 = createMemory({ store: createSqliteStore({ path: path2 }), embedder: hashEmbedder(), extractor: simpleExtractor, now, consolidateEvery: 0 });
+      expect(sig((await m3.add(next())) as AddResult[])).toEqual(live);
+      await m3.close();
+    });
+  }
 });
