@@ -4,6 +4,7 @@ import { MemError } from '@mem/core';
 import { parseIngestFile, TURN_SPACING_SECONDS } from './formats.js';
 import { parseLocomoDate, parseSessionDate } from './dates.js';
 import { SAMPLE_CONVERSATION } from '../demo.js';
+import { conversationObservations } from '../eval/locomo.js';
 
 describe('session dates', () => {
   it('reads the LoCoMo stamp as UTC', () => {
@@ -91,5 +92,40 @@ describe('parseIngestFile', () => {
     ]);
     expect(() => parseIngestFile('# Session 3 — sometime soon\nMaya: hi')).toThrow(/header without a readable date/);
     expect(() => parseIngestFile('   \n')).toThrow(/empty/);
+  });
+});
+
+describe('LoCoMo ingest', () => {
+  it('builds the same observations as the evaluation (caption and query appended, session stamp, D<s>:<t> ids)', () => {
+    const sample = {
+      sample_id: 'mine-1',
+      conversation: {
+        speaker_a: 'Ana',
+        speaker_b: 'Ben',
+        session_2_date_time: '9:15 am on 3 March, 2024',
+        session_2: [{ speaker: 'Ben', dia_id: 'D2:1', text: 'Back from the coast!' }],
+        session_1_date_time: '7:05 pm on 1 March, 2024',
+        session_1: [
+          { speaker: 'Ana', dia_id: 'D1:1', text: 'Look at my new kayak.', blip_caption: 'a red kayak on a beach', query: 'kayak' },
+          { speaker: 'Ben', dia_id: 'D1:2', text: 'Nice! Where will you paddle?' },
+        ],
+      },
+      qa: [],
+    };
+    const parsed = parseIngestFile(JSON.stringify([sample]));
+    expect(parsed.format).toBe('locomo');
+    const obs = parsed.groups[0]!.observations;
+    expect(parsed.groups[0]!.id).toBe('mine-1');
+    expect(obs.map((o) => o.sourceId)).toEqual(['D1:1', 'D1:2', 'D2:1']);
+    expect(obs[0]!.text).toBe('Look at my new kayak. [image: a red kayak on a beach; kayak]');
+    expect(obs[0]!.observedAt).toBe('2024-03-01T19:05:00.000Z');
+    expect(obs[2]!.metadata).toEqual({ session: 2, turn: 1 });
+    const evalTexts = conversationObservations(sample as any, 0).map((o) => o.text);
+    expect(obs.map((o) => o.text)).toEqual(evalTexts);
+  });
+
+  it('rejects a sample without a session date with a typed error', () => {
+    const sample = { conversation: { session_1: [{ speaker: 'Ana', dia_id: 'D1:1', text: 'hi' }] }, qa: [] };
+    expect(() => parseIngestFile(JSON.stringify([sample]))).toThrow(/LoCoMo sample 0/);
   });
 });

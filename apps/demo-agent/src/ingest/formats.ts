@@ -17,6 +17,7 @@
  */
 import { MemValidationError } from '@mem/core';
 import { parseSessionDate } from './dates.js';
+import { conversationObservations, type EvalObservation, type LocomoConversation } from '../eval/locomo.js';
 
 export interface ParsedObservation {
   text: string;
@@ -83,36 +84,29 @@ function isJsonl(text: string): boolean {
   }
 }
 
-/** LoCoMo samples → one group per conversation. */
+/**
+ * LoCoMo samples → one group per conversation, through the evaluation's own session walk
+ * (`eval/locomo.ts`), so `mem ingest` and `mem eval locomo` build the same observations: same text
+ * (image caption and query appended), session date-time as observedAt (UTC), `D<s>:<t>` sourceId,
+ * `{ session, turn }` metadata.
+ */
 export function parseLocomo(samples: unknown[]): ParsedFile {
-  const groups: ParsedGroup[] = [];
-  samples.forEach((sample: any, si) => {
-    const conv = sample?.conversation;
-    if (!conv || typeof conv !== 'object') bad(`LoCoMo sample ${si} has no "conversation" object`);
-    const sessions = Object.keys(conv)
-      .map((k) => /^session_(\d+)$/.exec(k))
-      .filter((m): m is RegExpExecArray => !!m && Array.isArray(conv[m[0]]))
-      .map((m) => Number(m[1]))
-      .sort((a, b) => a - b);
-    const observations: ParsedObservation[] = [];
-    for (const n of sessions) {
-      const dateText = conv[`session_${n}_date_time`];
-      const observedAt = typeof dateText === 'string' ? parseSessionDate(dateText) : undefined;
-      for (const turn of conv[`session_${n}`]) {
-        if (typeof turn?.text !== 'string') bad(`LoCoMo sample ${si} session ${n}: a turn has no text`);
-        const caption = typeof turn.blip_caption === 'string' && turn.blip_caption ? ` [image: ${turn.blip_caption}]` : '';
-        const text = `${turn.text}${caption}`.trim();
-        if (!text) continue;
-        observations.push({
-          text,
-          speaker: typeof turn.speaker === 'string' ? turn.speaker : undefined,
-          observedAt,
-          sourceId: typeof turn.dia_id === 'string' ? turn.dia_id : undefined,
-          metadata: { session: n },
-        });
-      }
+  const groups: ParsedGroup[] = samples.map((sample: any, si) => {
+    if (!sample?.conversation || typeof sample.conversation !== 'object') bad(`LoCoMo sample ${si} has no "conversation" object`);
+    let turns: EvalObservation[];
+    try {
+      turns = conversationObservations(sample as LocomoConversation, si);
+    } catch (e) {
+      bad(`LoCoMo sample ${si}: ${(e as Error).message}`);
     }
-    groups.push({ id: typeof sample.sample_id === 'string' ? sample.sample_id : `conversation-${si}`, observations });
+    const observations: ParsedObservation[] = turns.map((o) => ({
+      text: o.text,
+      speaker: typeof o.speaker === 'string' ? o.speaker : undefined,
+      observedAt: o.observedAt,
+      sourceId: typeof o.sourceId === 'string' ? o.sourceId : undefined,
+      metadata: { session: o.session, turn: o.turn },
+    }));
+    return { id: typeof sample.sample_id === 'string' ? sample.sample_id : `conversation-${si}`, observations };
   });
   return { format: 'locomo', groups };
 }
