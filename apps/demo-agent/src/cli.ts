@@ -164,6 +164,7 @@ export function buildProgram(): Command {
         if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
         console.log('evidence:');
         r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
+        if (r.evidence.length === 0) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) they were stored under (`mem ingest` prints it)\n'));
       });
     });
 
