@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '../store/index.js';
 import { unitEmbedding, type AddResult } from './writer.js';
 import { createMemory } from './memory.js';
@@ -186,4 +186,23 @@ describe('write path: a collaborator failing at step k, then more writes, decide
       await m3.close();
     });
   }
+});
+
+describe('write path: ids after a restart whose clock is behind the stored ids', () => {
+  it('new ids of a scope sort after its stored ids (replay order = write order) even when the clock went back', async () => {
+    const path = join(dir, 'clock.db');
+    let t = Date.UTC(2030, 0, 1);
+    const m1 = createMemory({ store: createSqliteStore({ path }), embedder: hashEmbedder(), extractor: simpleExtractor, now: () => (t += 1000), consolidateEvery: 0 });
+    await m1.add(Array.from({ length: 6 }, (_, i) => obs(i)));
+    await m1.close();
+    // a new process (fresh id generator) whose clock is years behind the stored ids
+    vi.resetModules();
+    const fresh = (await import('./memory.js')) as typeof import('./memory.js');
+    let t2 = Date.UTC(2024, 0, 1);
+    const m2 = fresh.createMemory({ store: createSqliteStore({ path }), embedder: hashEmbedder(), extractor: simpleExtractor, now: () => (t2 += 1000), consolidateEvery: 0 });
+    const added = (await m2.add(Array.from({ length: 4 }, (_, i) => obs(i + 50)))) as AddResult[];
+    const all = (await m2.list({ scope, limit: 100 })).map((n) => n.id).sort();
+    await m2.close();
+    expect(all.slice(-4)).toEqual(added.map((r) => r.node.id));
+  });
 });

@@ -13,6 +13,7 @@
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
+import { observeId } from './ids.js';
 import type { WriteGate } from './ports.js';
 
 /** A node the consolidation pass may review: the node and its top discovered candidates. */
@@ -125,6 +126,8 @@ export class GateRegistry {
     const count = await this.store.count(scope);
     if (count === 0) return rt;
     const nodes = await this.allNodes(scope);
+    // new ids of this scope must sort after its stored ones, whatever the clock says (replay order)
+    if (nodes.length) observeId(nodes[nodes.length - 1]!.id);
     const replayGate = !shared || gate.size(key) === 0;
     const cacheFrom = nodes.length - rt.nodes.capacity;
     for (let i = 0; i < nodes.length; i++) {

@@ -41,3 +41,20 @@ export function uuidv7(now: number = Date.now()): string {
   const c = rnd.subarray(2, 8).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${a}-${b}-${c}`;
 }
+
+/**
+ * Make every later `uuidv7()` of this process sort after `id` (a UUIDv7 read back from the store),
+ * even when the clock is behind the time the id was made (a restart on a machine whose clock went
+ * back, or an injected `now`). The write path calls it with a scope's newest stored id before
+ * writing to the scope, so replay order (id order) stays write order (ours). Non-UUIDv7 ids are ignored.
+ */
+export function observeId(id: string): void {
+  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-7([0-9a-f]{3})-/i.exec(id);
+  if (!m) return;
+  const ms = parseInt(m[1]! + m[2]!, 16);
+  const c = parseInt(m[3]!, 16);
+  if (ms > lastMs || (ms === lastMs && c > counter)) {
+    lastMs = ms;
+    counter = c;
+  }
+}
