@@ -85,6 +85,33 @@ describe("fastCertify 'decision' equals exact mode on adversarial vector sets", 
       });
     }
   }
+  it('a scope oscillating around fastMinN (commit / remove / replace / restore at N = 63…66) routes like exact mode', () => {
+    for (const extra of [{ kappa: 300 }, { kappaMax: 1000 }] as GateOptions[]) {
+      const r = rng(99);
+      const o: Op[] = [];
+      const base = randomUnit(16, r);
+      let next = 0;
+      const live: string[] = [];
+      const add = () => {
+        const v = near(base, 0.9 + 0.1 * r.u(), r);
+        o.push({ kind: 'commit', id: id(next), v });
+        live.push(id(next++));
+      };
+      for (let i = 0; i < 64; i++) add();
+      for (let step = 0; step < 120; step++) {
+        const x = r.u();
+        if (x < 0.35 && live.length > 62) o.push({ kind: 'remove', id: live.splice(Math.floor(r.u() * live.length), 1)[0]! });
+        else if (x < 0.7 && live.length < 67) add();
+        else if (x < 0.8) o.push({ kind: 'replace', id: live[Math.floor(r.u() * live.length)]!, v: near(base, 0.8 + 0.2 * r.u(), r) });
+        else if (x < 0.85) o.push({ kind: 'restore' });
+        o.push({ kind: 'route', v: near(base, 0.7 + 0.3 * r.u(), r) });
+      }
+      const fast = run({ ...FAST, ...extra }, o);
+      expect(fast.certified).toBeGreaterThan(0);
+      expect(fast.out).toEqual(run({ ...EXACT, ...extra }, o).out);
+    }
+  });
+
   it('the scenarios are not all one action', () => {
     const all = scenarios.flatMap(([, d, n, gen]) => run({ ...EXACT, kappa: 300 }, ops(d, n, n + d, gen)).out.map((x) => x.split(':')[0]));
     expect(new Set(all)).toEqual(new Set(['add', 'update', 'noop']));
