@@ -206,3 +206,54 @@ describe('write path: ids after a restart whose clock is behind the stored ids',
     expect(all.slice(-4)).toEqual(added.map((r) => r.node.id));
   });
 });
+
+describe('write path: heavy interleaving of add / forget / search on one scope and across scopes', () => {
+  const scopes = [{ userId: 'storm-a' }, { userId: 'storm-b' }, { userId: 'storm-a', agentId: 'x' }, { namespace: 'נ', userId: '🙂' }];
+  const open = (path: string) => createMemory({ store: createSqliteStore({ path }), embedder: hashEmbedder(), extractor: simpleExtractor, now, consolidateEvery: 0 });
+  async function storm(path: string) {
+    const m = open(path);
+    const ops: Promise<unknown>[] = [];
+    const added: { id: string; scope: number }[] = [];
+    for (let i = 0; i < 120; i++) {
+      const si = i % scopes.length;
+      ops.push(
+        (m.add(obs(i, scopes[si])) as Promise<AddResult>).then((r) => {
+          if (r.stored) added.push({ id: r.node.id, scope: si });
+        }),
+      );
+      if (i % 7 === 6) {
+        ops.push(
+          m.search(obs(i - 3, scopes[si]).text, { scope: scopes[si]!, k: 5 }).then((res) => {
+            for (const e of res.evidence) expect(e.node.scope).toEqual(expect.objectContaining(scopes[si]));
+          }),
+        );
+      }
+      if (i % 11 === 10 && added.length) {
+        const victim = added[Math.floor(added.length / 2)]!;
+        ops.push(m.forget(victim.id, { scope: scopes[victim.scope]! }));
+      }
+    }
+    await Promise.all(ops);
+    return m;
+  }
+  const probe = () => scopes.flatMap((s, si) => [obs(900 + si, s), echo(si, s), echo(si + 1, s), obs(3 * si, s)]);
+
+  it('no leak across scopes, nothing lost or partial, and a reopened file decides like the live process', async () => {
+    const live = await storm(join(dir, 'storm-live.db'));
+    for (const [si, s] of scopes.entries()) {
+      const nodes = await live.list({ scope: s, limit: 1000 });
+      expect(nodes.length).toBeGreaterThan(0);
+      for (const n of nodes) expect(n.scope).toEqual(expect.objectContaining(s));
+      const hist = await live.history({ scope: s, limit: 10_000 });
+      const writes = new Set(hist.filter((h) => h.op === 'ADD' || h.op === 'UPDATE' || h.op === 'NOOP').map((h) => h.nodeId));
+      for (const n of nodes) expect(writes.has(n.id), `history of ${n.id} in scope ${si}`).toBe(true);
+    }
+    const liveSig = sig((await live.add(probe())) as AddResult[]);
+    await live.close();
+    await (await storm(join(dir, 'storm-restart.db'))).close();
+    const reopened = open(join(dir, 'storm-restart.db'));
+    const restartSig = sig((await reopened.add(probe())) as AddResult[]);
+    await reopened.close();
+    expect(restartSig).toEqual(liveSig);
+  });
+});
