@@ -117,3 +117,34 @@ describe("fastCertify 'decision' equals exact mode on adversarial vector sets", 
     expect(new Set(all)).toEqual(new Set(['add', 'update', 'noop']));
   });
 });
+
+describe('serialize / restore mid-stream equals a gate never restored (scores and thresholds bit for bit)', () => {
+  for (const extra of [{}, { mode: 'fast', fastCertify: 'decision', fastNearest: 'update-noop', fastMinN: 64 }, { mode: 'fast', fastMinN: 64 }, { refitMaxScale: 1 }, { refitMaxScale: 64 }] as GateOptions[]) {
+    it(JSON.stringify(extra), () => {
+      const opts: GateOptions = { ...extra, normalize: true, kappaMax: 1000 };
+      const r = rng(4);
+      const a = createNoveltyGate(opts);
+      let b = createNoveltyGate(opts);
+      const outA: string[] = [];
+      const outB: string[] = [];
+      for (let i = 0; i < 700; i++) {
+        const v = mixture.vectors.subarray((i % 800) * 32, (i % 800) * 32 + 32);
+        if (i % 5 === 0 && i > 0) {
+          const q = near(v, 0.8 + 0.2 * r.u(), r);
+          for (const [g, out] of [[a, outA], [b, outB]] as const) {
+            const d = g.route('s', q);
+            out.push(`${d.action}:${d.nearest?.id}:${d.threshold}:${d.score}:${d.kappa}`);
+          }
+        }
+        a.commit('s', id(i), v);
+        b.commit('s', id(i), v);
+        if (i % 9 === 0 && i > 10) {
+          a.remove('s', id(i - 3));
+          b.remove('s', id(i - 3));
+        }
+        if (i % 37 === 0) b = createNoveltyGate({ ...opts, state: JSON.parse(JSON.stringify(b.serialize())) });
+      }
+      expect(outB).toEqual(outA);
+    });
+  }
+});
