@@ -94,6 +94,58 @@ export function sanitizeForParse(text: string): string {
   return t;
 }
 
+/** Latin letters beyond Latin-1 (Latin Extended-A/B, Latin Extended Additional): wink-nlp's tokenizer drops them. */
+const EXTENDED_LATIN = /[\u0100-\u024F\u1E00-\u1EFF]/g;
+const STAND_IN: Record<string, string> = { Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', Ħ: 'H', ħ: 'h', ı: 'i', Œ: 'E', œ: 'e', ẞ: 'S', Ŋ: 'N', ŋ: 'n', Ŧ: 'T', ŧ: 't' };
+
+/**
+ * `text` with every extended Latin letter replaced by a one-character ASCII stand-in (its base
+ * letter: Ż → Z, Ł → L, İ → I), so wink-nlp keeps "Łódź" one word instead of dropping letters
+ * (ours). Same length as `text`, so token offsets map back to it.
+ */
+export function maskExtendedLatin(text: string): string {
+  return text.replace(EXTENDED_LATIN, (ch) => {
+    const base = STAND_IN[ch] ?? ch.normalize('NFD')[0]!;
+    if (/^[A-Za-z]$/.test(base)) return base;
+    return ch === ch.toLowerCase() ? 'x' : 'X';
+  });
+}
+
+/**
+ * Put the original letters back into tokens parsed from `maskExtendedLatin(original)` (values,
+ * lower-case forms, lemmas that are a prefix of the word, entity values). Returns false, changing
+ * nothing, when the tokens do not line up with the text (then the masked parse is not used).
+ */
+function unmask(original: string, masked: string, tokens: ParsedToken[], entities: ParsedText['entities']): boolean {
+  const spans: [number, number][] = [];
+  let pos = 0;
+  for (const t of tokens) {
+    pos += t.space.length;
+    if (masked.slice(pos, pos + t.value.length) !== t.value) {
+      const at = masked.indexOf(t.value, pos);
+      if (at < 0) return false;
+      pos = at;
+    }
+    spans.push([pos, pos + t.value.length]);
+    pos += t.value.length;
+  }
+  tokens.forEach((t, i) => {
+    const value = original.slice(spans[i]![0], spans[i]![1]);
+    if (value === t.value) return;
+    const lower = value.toLowerCase();
+    if (t.lower.startsWith(t.lemma) && t.lemma.length <= lower.length) t.lemma = lower.slice(0, t.lemma.length);
+    t.value = value;
+    t.lower = lower;
+  });
+  for (const e of entities) {
+    if (e.start < 0 || e.end >= tokens.length || e.end < e.start) continue;
+    const from = spans[e.start]![0];
+    const to = spans[e.end]![1];
+    if (masked.slice(from, to) === e.value) e.value = original.slice(from, to);
+  }
+  return true;
+}
+
 /** Parse `text` with wink-nlp (cached; the result must be treated as read-only). */
 export function parseText(text: string): ParsedText {
   const hit = cache.get(text);
@@ -102,9 +154,27 @@ export function parseText(text: string): ParsedText {
     cache.set(text, hit);
     return hit;
   }
+  const clean = sanitizeForParse(text);
+  const masked = maskExtendedLatin(clean);
+  if (masked !== clean) {
+    const parsed = parseClean(masked);
+    if (unmask(clean, masked, parsed.tokens, parsed.entities)) return remember(text, parsed);
+  }
+  return remember(text, parseClean(clean));
+}
+
+function remember(text: string, parsed: ParsedText): ParsedText {
+  if (text.length > MAX_CACHED_CHARS) return parsed; // long texts would pin megabytes in the LRU
+  cache.set(text, parsed);
+  if (cache.size > LRU_SIZE) cache.delete(cache.keys().next().value as string);
+  return parsed;
+}
+
+/** One wink-nlp parse of an already sanitised text. */
+function parseClean(clean: string): ParsedText {
   const p = pipeline();
   const its = p.its;
-  const doc = p.readDoc(sanitizeForParse(text));
+  const doc = p.readDoc(clean);
   const tokens: ParsedToken[] = [];
   doc.sentences().each((s: any, si: number) => {
     let first = true;
@@ -129,9 +199,5 @@ export function parseText(text: string): ParsedText {
     const d = e.out(its.detail) as { value: string; type: string };
     entities.push({ value: d.value, type: d.type, start: span[0], end: span[1] });
   });
-  const parsed = { tokens, entities };
-  if (text.length > MAX_CACHED_CHARS) return parsed; // long texts would pin megabytes in the LRU
-  cache.set(text, parsed);
-  if (cache.size > LRU_SIZE) cache.delete(cache.keys().next().value as string);
-  return parsed;
+  return { tokens, entities };
 }
