@@ -111,15 +111,11 @@ describe('optimised System One under concurrency = reference one at a time', () 
 });
 
 describe('answer cache and in-flight state mutation', () => {
-  // FINDING (not fixed; also in ./reference, so not from the speed-ups): the answer cache key is
-  // computed from the state when `ask` starts, but an asynchronous backend (offline + injected
-  // embedder, OpenAI) reads the state's item objects later. A caller that mutates a nested item
-  // while the ask is in flight gets an answer for the new content (its own race) — and that answer
-  // is stored under the key of the OLD content, so any later ask with the old content is answered
-  // from the cache with the wrong values (cache poisoning; the in-flight sharing map has the same
-  // root cause). A fix is to hand the backend a snapshot of the referenced values (cost: a clone per
-  // call on the hot path) or to re-key after the call; left to the system-one owner.
-  it.skip('an item mutated during an in-flight ask does not poison the cache for its old content', async () => {
+  // FINDING (fixed): the answer cache key is computed from the state when `ask` starts, but an
+  // asynchronous backend read the state's item objects later, so an item mutated while the ask was in
+  // flight made an answer for the new content land under the OLD content's key (cache poisoning).
+  // With the cache on, asynchronous backends now get a snapshot (structured clone) of the state.
+  it('an item mutated during an in-flight ask does not poison the cache for its old content', async () => {
     const N = 'Ana started a new job in Oslo';
     const A = 'Ana moved to Oslo last May because of her new job';
     const fresh = () => ({ new_memory: { text: N, time: '2024-05-01T10:00:00Z' }, candidates: [{ text: A, time: '2024-04-01T10:00:00Z' }] });

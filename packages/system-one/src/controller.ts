@@ -257,6 +257,15 @@ class StateKeys {
   }
 }
 
+/** A deep copy of a state and the refs resolved from it, sharing between the two kept (structured clone); the originals when they cannot be cloned. */
+function snapshot<R>(state: State, refs: R): { state: State; refs: R } {
+  try {
+    return structuredClone({ state, refs });
+  } catch {
+    return { state, refs };
+  }
+}
+
 /** A token no state value can be (see the cache loop of `askInner`). */
 const NO_TOKEN = Symbol('none');
 
@@ -506,6 +515,12 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
           if (backend.answerSync) {
             stats.calls++;
             raw = backend.answerSync({ state, questions: sub, refs: subRefs });
+          } else if (cache) {
+            // The answers are cached under the values the questions read NOW; an asynchronous backend
+            // reads them later, so it gets a snapshot: a caller mutating the state while the ask is
+            // in flight cannot make an answer for other content land under this key (ours).
+            const snap = snapshot(state, subRefs);
+            raw = await call(backend, maxRetries, snap.state, sub, snap.refs, opts.signal);
           } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
           const ms = performance.now() - t0;
           for (const i of pending) {
