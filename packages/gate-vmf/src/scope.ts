@@ -557,20 +557,9 @@ export class ScopeState {
         arg = r + 1;
       }
     }
-    for (; r < n; r++, base += d) {
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j < d4; j += 4) {
-        s0 += x[base + j] * q[j];
-        s1 += x[base + j + 1] * q[j + 1];
-        s2 += x[base + j + 2] * q[j + 2];
-        s3 += x[base + j + 3] * q[j + 3];
-      }
-      for (; j < d; j++) s0 += x[base + j] * q[j];
-      const c = s0 + s1 + (s2 + s3);
+    for (; r < n; r++) {
+      // the odd last row: the same arithmetic as the paired loop above
+      const c = this.dotRowExact(r, q);
       out[r] = c;
       if (c > max) {
         max = c;
