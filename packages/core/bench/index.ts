@@ -25,6 +25,7 @@ import { WRITE_STAGES } from '../src/write/writer.js';
 import { uuidv7 } from '../src/write/ids.js';
 import { validateObservation } from '../src/write/validate.js';
 import { readLocomo, locomoPath } from './locomo.js';
+import { seededRandom } from '../src/testing/fixtures.js';
 
 const env = process.env;
 const SCALE = (env.MEM_BENCH_SCALE ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
@@ -143,19 +144,8 @@ const OBJECTS = ['bicycle', 'guitar', 'teapot', 'laptop', 'kite', 'canoe', 'tele
 const PLACES = ['market', 'library', 'harbour', 'museum', 'park', 'bakery', 'station', 'workshop', 'beach', 'garden', 'school', 'cafe', 'gallery', 'stadium', 'farm'];
 const WHEN = ['yesterday', 'last weekend', 'this morning', 'two days ago', 'last month', 'on Monday', 'in the evening', 'after lunch', 'before work', 'last summer'];
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function synthetic(i: number) {
-  const r = rng(i * 7919 + 1);
+  const r = seededRandom(i * 7919 + 1);
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
   const name = pick(NAMES);
   const verb = pick(VERBS);

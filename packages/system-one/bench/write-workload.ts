@@ -30,6 +30,25 @@ export interface WriteCall {
   questions: Record<string, Question>;
 }
 
+/**
+ * One question of every catalogue kind on the write and read states (`relations(2)`, `scoring(2)`,
+ * stopping, routing_*, typing_*, and the consolidation Nouls/Choice `c{0,1}_*`): the question set the
+ * identity and concurrency tests ask.
+ */
+export function everyKindQuestions(): Record<string, Question> {
+  const qs: Record<string, Question> = { ...batches.relations(2), ...batches.scoring(2), ...batches.stopping() };
+  for (const [k, q] of Object.entries(batches.routing())) qs[`routing_${k}`] = q;
+  for (const [k, q] of Object.entries(batches.typing())) qs[`typing_${k}`] = q;
+  for (const i of [0, 1]) {
+    qs[`c${i}_red`] = catalogue.consolidation.redundant(i);
+    qs[`c${i}_con`] = catalogue.consolidation.contradiction(i);
+    qs[`c${i}_obs`] = catalogue.consolidation.obsolete(i);
+    qs[`c${i}_link`] = catalogue.consolidation.link(i);
+    qs[`c${i}_rep`] = catalogue.consolidation.representation(i);
+  }
+  return qs;
+}
+
 /** Deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;

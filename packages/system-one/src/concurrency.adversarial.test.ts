@@ -6,12 +6,12 @@
  * lists and odd times; lexical and asynchronous (injected embedder) paths.
  */
 import { describe, expect, it } from 'vitest';
-import { batches, catalogue } from './catalogue';
+import { everyKindQuestions, rng } from '../bench/write-workload';
+import { batches } from './catalogue';
 import { createSystemOne, type AnswerTrace } from './controller';
 import { createOfflineBackend } from './offline/index';
 import { createSystemOne as createReference } from './reference/controller';
 import { createOfflineBackend as createReferenceOffline } from './reference/offline';
-import type { Question } from './schema';
 
 const TEXTS = [
   'אני אוהב פיצה עם זיתים, ודני עבר לתל אביב',
@@ -30,17 +30,6 @@ const TEXTS = [
   'Bob works as a nurse; Bob is a teacher now',
 ];
 const TIMES = ['2024-05-01T10:00:00Z', '2024-05-03 09:00', 'not a date', '', 1_700_000_000_000, '+275760-09-13T00:00:00Z', '0000-01-01T00:00:00Z'];
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function makeStates(n: number, seed: number): Record<string, unknown>[] {
   const u = rng(seed);
@@ -65,17 +54,7 @@ function makeStates(n: number, seed: number): Record<string, unknown>[] {
   }));
 }
 
-const questions = (): Record<string, Question> => {
-  const qs: Record<string, Question> = { ...batches.relations(2), ...batches.scoring(2), ...batches.stopping() };
-  for (const [k, q] of Object.entries(batches.routing())) qs[`routing_${k}`] = q;
-  for (const [k, q] of Object.entries(batches.typing())) qs[`typing_${k}`] = q;
-  for (const i of [0, 1]) {
-    qs[`c${i}_red`] = catalogue.consolidation.redundant(i);
-    qs[`c${i}_con`] = catalogue.consolidation.contradiction(i);
-    qs[`c${i}_rep`] = catalogue.consolidation.representation(i);
-  }
-  return qs;
-};
+const questions = everyKindQuestions;
 
 async function embed(texts: string[]): Promise<Float32Array[]> {
   await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 3))); // interleave concurrent asks

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { dataset } from '../bench/dataset';
 import { holdout } from '../bench/holdout';
 import { TEMPLATES } from '../bench/templates';
-import { syntheticObservations, writeCalls } from '../bench/write-workload';
-import { batches, CATALOGUE_KINDS, catalogue } from './catalogue';
+import { everyKindQuestions, syntheticObservations, writeCalls } from '../bench/write-workload';
+import { CATALOGUE_KINDS, catalogue } from './catalogue';
 import { createSystemOne, stableStringify, type AnswerTrace } from './controller';
 import { createOfflineBackend, lexicalContext, scoreQuestion } from './offline/index';
 import { createSystemOne as createReference, stableStringify as referenceStableStringify } from './reference/controller';
@@ -127,16 +127,7 @@ describe('optimised System One = reference (answers, traces, stats)', () => {
     fc.jsonValue({ maxDepth: 2 }),
   );
   const allKinds = (): Record<string, Question> => {
-    const qs: Record<string, Question> = { ...batches.relations(2), ...batches.scoring(2), ...batches.stopping() };
-    for (const [k, q] of Object.entries(batches.routing())) qs[`routing_${k}`] = q;
-    for (const [k, q] of Object.entries(batches.typing())) qs[`typing_${k}`] = q;
-    for (const i of [0, 1]) {
-      qs[`c${i}_red`] = catalogue.consolidation.redundant(i);
-      qs[`c${i}_con`] = catalogue.consolidation.contradiction(i);
-      qs[`c${i}_obs`] = catalogue.consolidation.obsolete(i);
-      qs[`c${i}_link`] = catalogue.consolidation.link(i);
-      qs[`c${i}_rep`] = catalogue.consolidation.representation(i);
-    }
+    const qs = everyKindQuestions();
     // free-form questions (the zero-shot path)
     qs.free = { type: 'noul', instructions: 'Is {{new_memory}} about sport?', criteria: { true: 'it is about sport', false: 'it is not' } };
     qs.freeChoice = { type: 'choice', kind: 'no.such.kind', instructions: 'Mood of {{query}}?', criteria: { happy: 'glad', sad: 'unhappy', flat: 'neutral' } };
