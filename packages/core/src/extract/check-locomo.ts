@@ -1,0 +1,77 @@
+/**
+ * Extraction output hash and cost on LoCoMo (a script, not a test):
+ *   cd packages/core && npx tsx --conditions=@mem/source src/extract/check-locomo.ts [path/to/locomo10-dev.json] [--rounds N]
+ *
+ * Runs `extract(text, observedAt)` over every LoCoMo dialogue turn, twice per turn: the turn text
+ * alone and the text with its image caption appended as the write-path bench ingests it
+ * (`"<text> [image: <caption>]"`), each against its session's date-time read as UTC. Prints one
+ * sha256 over all outputs (JSON, in data order): a change to extraction that is meant to be a pure
+ * speed-up must leave it unchanged. Then times `extract()` per observation (the captioned texts,
+ * best of `--rounds` passes, default 3; wink's parse cache holds 256 texts, so later passes parse
+ * almost every text again) and prints CPU ms per observation. Data is read at run time, never
+ * copied into the repo.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { extract } from './extract.js';
+
+const args = process.argv.slice(2);
+const roundsAt = args.indexOf('--rounds');
+const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 3;
+const positional = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const file = positional[0] ?? process.env.MEM_LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
+const data = JSON.parse(readFileSync(file, 'utf8')) as { conversation: Record<string, unknown> }[];
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** "1:56 pm on 8 May, 2023" → ISO UTC (LoCoMo gives no zone). */
+function sessionTime(s: string): string {
+  const m = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(s);
+  if (!m) throw new Error(`unparsed LoCoMo date "${s}"`);
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0);
+  const month = MONTHS.indexOf(m[5]!.toLowerCase().slice(0, 3));
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+
+const plain: [string, string][] = [];
+const captioned: [string, string][] = [];
+for (const sample of data) {
+  const conv = sample.conversation;
+  const sessions = Object.keys(conv)
+    .map((k) => /^session_(\d+)$/.exec(k)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .sort((a, b) => Number(a) - Number(b));
+  for (const n of sessions) {
+    const turns = conv[`session_${n}`];
+    if (!Array.isArray(turns)) continue;
+    const obs = sessionTime(String(conv[`session_${n}_date_time`]));
+    for (const t of turns as { text: string; blip_caption?: string }[]) {
+      plain.push([String(t.text), obs]);
+      captioned.push([t.blip_caption ? `${t.text} [image: ${t.blip_caption}]` : String(t.text), obs]);
+    }
+  }
+}
+
+const hash = createHash('sha256');
+let withTime = 0;
+for (const [text, obs] of [...plain, ...captioned]) {
+  const r = extract(text, obs);
+  if (r.eventTime) withTime++;
+  hash.update(JSON.stringify(r));
+  hash.update('\n');
+}
+console.log(`texts ${plain.length + captioned.length} (${plain.length} turns × plain/captioned), with an event time ${withTime}`);
+console.log(`sha256 ${hash.digest('hex')}`);
+
+if (rounds > 0) {
+  let best = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    const c0 = process.cpuUsage();
+    for (const [text, obs] of captioned) extract(text, obs);
+    const c = process.cpuUsage(c0);
+    best = Math.min(best, (c.user + c.system) / 1000 / captioned.length);
+  }
+  console.log(`extract() CPU per observation: ${best.toFixed(4)} ms (best of ${rounds} passes over ${captioned.length} captioned turns)`);
+}
