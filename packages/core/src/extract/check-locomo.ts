@@ -9,12 +9,15 @@
  * speed-up must leave it unchanged. Then times `extract()` per observation (the captioned texts,
  * best of `--rounds` passes, default 3; wink's parse cache holds 256 texts, so later passes parse
  * almost every text again) and prints CPU ms per observation. Data is read at run time, never
- * copied into the repo.
+ * copied into the repo. Also checks, on every text, that the gated chrono parse (chrono-gate.ts)
+ * returns exactly what `chrono.parse` returns, and how many of chrono's parsers it runs.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as chrono from 'chrono-node';
+import { gatedChronoParse, possibleParsers } from './chrono-gate.js';
 import { extract } from './extract.js';
 
 const args = process.argv.slice(2);
@@ -64,6 +67,22 @@ for (const [text, obs] of [...plain, ...captioned]) {
 }
 console.log(`texts ${plain.length + captioned.length} (${plain.length} turns × plain/captioned), with an event time ${withTime}`);
 console.log(`sha256 ${hash.digest('hex')}`);
+
+// Gated chrono parse vs chrono.parse on every text (as time.ts calls it).
+const dumpChrono = (rs: chrono.ParsedResult[]) =>
+  JSON.stringify(rs.map((r) => [r.index, r.text, r.start.date().toISOString(), [...r.start.tags()], r.end?.date().toISOString() ?? null]));
+let gateDiffs = 0;
+let skipped = 0;
+let parsersRun = 0;
+for (const [text, obs] of [...plain, ...captioned]) {
+  const ref = { instant: new Date(obs), timezone: 0 };
+  if (dumpChrono(gatedChronoParse(text, ref)) !== dumpChrono(chrono.parse(text, ref))) gateDiffs++;
+  const mask = possibleParsers(text);
+  if (mask === 0) skipped++;
+  parsersRun += mask.toString(2).replace(/0/g, '').length;
+}
+const n = plain.length + captioned.length;
+console.log(`gated chrono: ${gateDiffs} texts differ from chrono.parse; chrono skipped on ${skipped} of ${n}; parsers run per text ${(parsersRun / n).toFixed(2)} of ${chrono.casual.parsers.length}`);
 
 if (rounds > 0) {
   let best = Infinity;

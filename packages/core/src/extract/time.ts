@@ -3,8 +3,9 @@
  * OBSERVATION time (never "now"), in UTC. chrono-node does the bulk; the rules below add what it
  * misses or resolves to a point where the expression names a period (ours).
  */
-import * as chrono from 'chrono-node';
+import type * as chrono from 'chrono-node';
 import { MemValidationError } from '../errors.js';
+import { gatedChronoParse } from './chrono-gate.js';
 
 /** Size of the period an expression names. */
 export type TimeGranularity = 'instant' | 'day' | 'weekend' | 'week' | 'month' | 'season' | 'year';
@@ -315,7 +316,7 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
     kept.push(f);
   }
   const overlaps = (i: number, len: number) => kept.some((k) => i < k.index + k.length && k.index < i + len);
-  const results = chrono.parse(text, { instant: new Date(ref), timezone: 0 });
+  const results = gatedChronoParse(text, { instant: new Date(ref), timezone: 0 });
   const fromC: typeof found = [];
   for (const r of results) {
     const t = r.text.trim();
