@@ -1,9 +1,10 @@
 /**
  * Keyword extraction (ours, on wink-nlp's lemmas, POS tags and stop-word list).
  */
-import { parseText } from './nlp.js';
+import { LEMMA_POS, parseText } from './nlp.js';
 
-const CONTENT_POS = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'ADV', 'NUM', 'X', 'SYM']);
+// NOUN, PROPN, VERB, ADJ, ADV, NUM, X, SYM (parseText gives lemmas for all but PROPN).
+const CONTENT_POS = new Set([...LEMMA_POS, 'PROPN']);
 // Chat filler and light verbs wink's stop-word list keeps (ours).
 const EXTRA_STOP = new Set([
   'go', 'get', 'got', 'say', 'tell', 'make', 'know', 'think', 'really', 'just', 'also', 'yeah', 'yes', 'oh', 'hey', 'hi',

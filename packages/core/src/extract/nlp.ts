@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 export interface ParsedToken {
   value: string;
   lower: string;
+  /** Lower-case lemma; only for tokens that are not stop words with a POS in `LEMMA_POS`, else ''. */
   lemma: string;
   pos: string;
   stop: boolean;
@@ -170,34 +171,48 @@ function remember(text: string, parsed: ParsedText): ParsedText {
   return parsed;
 }
 
-/** One wink-nlp parse of an already sanitised text. */
+/**
+ * Parts of speech whose lemma `extractKeywords` reads (content words; proper nouns use their
+ * lower-case form instead). `parseText` computes lemmas only for these, when not stop words.
+ */
+export const LEMMA_POS = new Set(['NOUN', 'VERB', 'ADJ', 'ADV', 'NUM', 'X', 'SYM']);
+
+/**
+ * One wink-nlp parse of an already sanitised text. Token properties are read with one bulk
+ * `tokens().out(its.x)` call per property (no per-token item objects), sentence by sentence over
+ * the sentence spans.
+ */
 function parseClean(clean: string): ParsedText {
   const p = pipeline();
   const its = p.its;
   const doc = p.readDoc(clean);
+  const all = doc.tokens();
+  const values = all.out(its.value) as string[];
+  const pos = all.out(its.pos) as string[];
+  const stops = all.out(its.stopWordFlag) as boolean[];
+  const spaces = all.out(its.precedingSpaces) as (string | undefined)[];
+  const sentences = doc.sentences().out(its.span) as [number, number][];
   const tokens: ParsedToken[] = [];
-  doc.sentences().each((s: any, si: number) => {
-    let first = true;
-    s.tokens().each((t: any) => {
-      const value = t.out() as string;
+  for (let si = 0; si < sentences.length; si++) {
+    const [from, to] = sentences[si]!;
+    for (let i = from; i <= to; i++) {
+      const value = values[i]!;
+      const stop = Boolean(stops[i]);
+      const needsLemma = !stop && LEMMA_POS.has(pos[i]!);
       tokens.push({
         value,
         lower: value.toLowerCase(),
-        lemma: String(t.out(its.lemma)).toLowerCase(),
-        pos: t.out(its.pos),
-        stop: Boolean(t.out(its.stopWordFlag)),
-        space: t.out(its.precedingSpaces) ?? '',
+        lemma: needsLemma ? String(all.itemAt(i).out(its.lemma)).toLowerCase() : '',
+        pos: pos[i]!,
+        stop,
+        space: spaces[i] ?? '',
         sentence: si,
-        sentenceStart: first,
+        sentenceStart: i === from,
       });
-      first = false;
-    });
-  });
-  const entities: ParsedText['entities'] = [];
-  doc.entities().each((e: any) => {
-    const span = e.out(its.span) as [number, number];
-    const d = e.out(its.detail) as { value: string; type: string };
-    entities.push({ value: d.value, type: d.type, start: span[0], end: span[1] });
-  });
+    }
+  }
+  const details = doc.entities().out(its.detail) as { value: string; type: string }[];
+  const spans = doc.entities().out(its.span) as [number, number][];
+  const entities: ParsedText['entities'] = details.map((d, k) => ({ value: d.value, type: d.type, start: spans[k]![0], end: spans[k]![1] }));
   return { tokens, entities };
 }
