@@ -157,6 +157,16 @@ export interface ScoredId {
   score: number;
 }
 
+/** Per-query options of a k-NN read (ours). */
+export interface VectorSearchOptions {
+  /**
+   * Search breadth of an approximate index for this query (HNSW `ef`, raised to at least the number
+   * of hits wanted): lower is faster and may miss a true neighbour. Stores that scan exactly, or
+   * have no such knob, ignore it. Default: the store's own setting.
+   */
+  efSearch?: number;
+}
+
 export interface NeighborQuery {
   views?: RelationView[];
   subtypes?: RelationSubtype[];
@@ -206,7 +216,7 @@ export interface MemoryStore {
    * only (no node rows are read). The write path's candidate discovery uses it when present and
    * falls back to `vectorSearch` otherwise, so adapters may omit it.
    */
-  vectorSearchIds?(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredId[]>;
+  vectorSearchIds?(scope: ResolvedScope, vector: Float32Array, k: number, options?: VectorSearchOptions): Promise<ScoredId[]>;
   /** BM25 within the scope; score = BM25 relevance (higher is better). Query text is never interpreted as syntax. */
   lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]>;
   neighbors(scope: ResolvedScope, ids: string[], query?: NeighborQuery): Promise<Neighbor[]>;

@@ -318,8 +318,8 @@ export class ScopeVectors {
     return top.hits();
   }
 
-  /** k-NN: HNSW candidates re-scored exactly when the graph is ready, otherwise an exact scan. */
-  search(q: Float32Array, k: number): Hit[] {
+  /** k-NN: HNSW candidates re-scored exactly when the graph is ready, otherwise an exact scan. `efSearch` overrides the configured HNSW ef for this query. */
+  search(q: Float32Array, k: number, efSearch?: number): Hit[] {
     if (k <= 0 || this.size === 0) return [];
     // A background build also advances by one slice per search, so it finishes even when the
     // event loop never idles (a tight ingest loop).
@@ -336,7 +336,7 @@ export class ScopeVectors {
       if (this.n - this.annAdded > this.ann_.maxTail) this.buildStep(0);
       const inGraph = this.annCount - this.annDeleted;
       const want = Math.min(inGraph, Math.max(k * 2, k + 10));
-      this.ann.setEf(Math.max(this.ann_.efSearch, want));
+      this.ann.setEf(Math.max(efSearch ?? this.ann_.efSearch, want));
       let res: { neighbors: number[] };
       try {
         res = want > 0 ? this.ann.searchKnn(Array.from(q), want) : { neighbors: [] };

@@ -325,6 +325,7 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     expect(tz.node.observedAt).toBe('2024-01-01T15:00:00.000Z');
     expect(() => createMemory({ timeZone: 'Nowhere/City' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     expect(() => createMemory({ candidateK: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => createMemory({ candidateEfSearch: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     await m.close();
   });
 

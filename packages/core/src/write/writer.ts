@@ -133,6 +133,8 @@ export interface WriterConfig {
   consolidateEvery: number;
   /** K_w, default 10. */
   candidateK: number;
+  /** HNSW ef of the candidate k-NN query, default 64 (see MemoryOptions.candidateEfSearch). */
+  candidateEfSearch: number;
   /** Candidates per reviewed node in a consolidation pass, default 3. */
   consolidationPairs: number;
   /** Texts per embedder call, default 128. */
@@ -308,7 +310,7 @@ export class Writer {
     const vecHits: { id: string; cosine: number }[] = [];
     try {
       if (store.vectorSearchIds) {
-        for (const h of await store.vectorSearchIds(scope, v, K)) vecHits.push({ id: h.id, cosine: h.score });
+        for (const h of await store.vectorSearchIds(scope, v, K, { efSearch: this.cfg.candidateEfSearch })) vecHits.push({ id: h.id, cosine: h.score });
       } else {
         for (const h of await store.vectorSearch(scope, v, K)) {
           rt.nodes.put(h.node);
