@@ -22,6 +22,7 @@ import type {
   RelationView,
   ResolvedScope,
   ScoredId,
+  VectorSearchOptions,
   ScoredNode,
   StoreMeta,
   WriteBatch,
@@ -83,6 +84,39 @@ type RelationRow = {
 
 const NODE_COLUMNS =
   'n.rid, n.sid, n.id, n.text, n.speaker, n.observed_at, n.event_time, n.entities, n.keywords, n.types, n.embedding, n.gate, n.source_id, n.content_hash, n.metadata, n.obsolete_by, n.created_at';
+
+/** Rows per multi-row INSERT statement (a statement per row count up to this is prepared once). */
+const ROWS_PER_INSERT = 32;
+
+/** The multi-row INSERTs of a write batch: `head VALUES tuple, tuple, … tail`. */
+const ROW_INSERTS = {
+  nodes: {
+    head: `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms, doc_len)`,
+    tuple: '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    tail: `ON CONFLICT (sid, id) DO UPDATE SET text = excluded.text, speaker = excluded.speaker, observed_at = excluded.observed_at,
+             event_time = excluded.event_time, entities = excluded.entities, keywords = excluded.keywords, types = excluded.types,
+             embedding = excluded.embedding, gate = excluded.gate, source_id = excluded.source_id, content_hash = excluded.content_hash,
+             metadata = excluded.metadata, obsolete_by = excluded.obsolete_by, created_at = excluded.created_at,
+             observed_ms = excluded.observed_ms, created_ms = excluded.created_ms, doc_len = excluded.doc_len
+           RETURNING id, rid`,
+    returning: true,
+  },
+  fts: { head: 'INSERT INTO nodes_fts (rowid, scope, body)', tuple: '(?, ?, ?)', tail: '', returning: false },
+  relations: {
+    head: 'INSERT INTO relations (sid, id, src, dst, view, subtype, probability, origin, created_at)',
+    tuple: '(?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    tail: `ON CONFLICT (sid, id) DO UPDATE SET src = excluded.src, dst = excluded.dst, view = excluded.view,
+             subtype = excluded.subtype, probability = excluded.probability, origin = excluded.origin, created_at = excluded.created_at`,
+    returning: false,
+  },
+  history: { head: 'INSERT INTO history (sid, op, node_id, at, data)', tuple: '(?, ?, ?, ?, ?)', tail: '', returning: false },
+  scope_terms: {
+    head: 'INSERT INTO scope_terms (sid, term, df)',
+    tuple: '(?, ?, ?)',
+    tail: 'ON CONFLICT (sid, term) DO UPDATE SET df = df + excluded.df',
+    returning: false,
+  },
+} as const;
 
 /** Candidates re-scored per lexical query (at least; 20·k when larger). */
 const LEXICAL_POOL = 200;
@@ -367,17 +401,26 @@ export class SqliteStore implements MemoryStore {
     try {
       db.transaction(() => {
         sid = this.ensureSid(b.scope);
-        // ids known to exist in this scope: the batch's nodes, and the stored ones among the other
-        // ids the batch refers to (one query for all of them)
-        const known = new Set(b.nodes.map((n) => n.id));
-        const refs = new Set<string>();
-        for (const r of b.relations) for (const end of [r.from, r.to]) if (!known.has(end)) refs.add(end);
-        for (const u of b.nodeUpdates) for (const end of [u.id, u.obsoleteBy]) if (end && !known.has(end)) refs.add(end);
-        if (refs.size) {
-          const rows = this.stmt('SELECT n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(JSON.stringify([...refs]), sid) as { id: string }[];
-          for (const r of rows) known.add(r.id);
+        // Stored nodes among the ids the batch names (its own nodes and every other endpoint or
+        // updated id): one query. `stored` maps id -> rid.
+        const names = new Set<string>(b.nodes.map((n) => n.id));
+        for (const r of b.relations) {
+          names.add(r.from);
+          names.add(r.to);
         }
-        const present = (id: string) => known.has(id);
+        for (const u of b.nodeUpdates) {
+          names.add(u.id);
+          if (u.obsoleteBy) names.add(u.obsoleteBy);
+        }
+        const stored = new Map<string, number>();
+        for (const r of this.stmt('SELECT n.id, n.rid FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(
+          JSON.stringify([...names]),
+          sid,
+        ) as { id: string; rid: number }[]) {
+          stored.set(r.id, r.rid);
+        }
+        const inBatch = new Set(b.nodes.map((n) => n.id));
+        const present = (id: string) => inBatch.has(id) || stored.has(id);
         // Existence checks first (same scope only), so nothing is written when one fails.
         for (const r of b.relations) {
           for (const end of [r.from, r.to]) {
@@ -394,70 +437,64 @@ export class SqliteStore implements MemoryStore {
             throw new MemNotFoundError(`nodeUpdates: obsoleteBy node ${u.obsoleteBy} does not exist in scope ${key}`, { details: { nodeId: u.obsoleteBy } });
           }
         }
-        const insertNode = this.stmt(
-          `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms, doc_len)
-           VALUES (@sid, @id, @text, @speaker, @observed_at, @event_time, @entities, @keywords, @types, @embedding, @gate, @source_id, @content_hash, @metadata, @obsolete_by, @created_at, @observed_ms, @created_ms, @doc_len)
-           ON CONFLICT (sid, id) DO UPDATE SET text = excluded.text, speaker = excluded.speaker, observed_at = excluded.observed_at,
-             event_time = excluded.event_time, entities = excluded.entities, keywords = excluded.keywords, types = excluded.types,
-             embedding = excluded.embedding, gate = excluded.gate, source_id = excluded.source_id, content_hash = excluded.content_hash,
-             metadata = excluded.metadata, obsolete_by = excluded.obsolete_by, created_at = excluded.created_at,
-             observed_ms = excluded.observed_ms, created_ms = excluded.created_ms, doc_len = excluded.doc_len
-           RETURNING rid`,
-        );
-        const ftsDelete = this.stmt('DELETE FROM nodes_fts WHERE rowid = ?');
-        const current = this.stmt('SELECT rid, text, doc_len FROM nodes WHERE sid = ? AND id = ?');
+        // Nodes: per-scope BM25 statistics (document frequencies summed over the batch, one
+        // upsert statement), node rows (multi-row upsert), FTS rows.
+        const df = new Map<string, number>();
+        const count = (tokens: string[], delta: 1 | -1) => {
+          for (const t of new Set(tokens)) df.set(t, (df.get(t) ?? 0) + delta);
+        };
         let added = 0;
         let tokenDelta = 0;
-        const ftsInsert = this.stmt('INSERT INTO nodes_fts (rowid, scope, body) VALUES (?, ?, ?)');
-        for (const n of b.nodes) {
-          const old = current.get(sid, n.id) as { rid: number; text: string; doc_len: number } | undefined;
+        const nodeRows: unknown[][] = [];
+        const bodies: string[] = [];
+        for (let i = 0; i < b.nodes.length; i++) {
+          const n = b.nodes[i];
+          const j = b.nodeJson[i];
           const tokens = docTokens(n.text);
-          if (old) {
-            this.countTerms(sid, docTokens(old.text), -1);
+          if (stored.has(n.id)) {
+            const old = this.stmt('SELECT text, doc_len FROM nodes WHERE rid = ?').get(stored.get(n.id)) as { text: string; doc_len: number };
+            count(docTokens(old.text), -1);
             tokenDelta -= old.doc_len;
+          } else {
+            added++;
           }
-          this.countTerms(sid, tokens, 1);
+          count(tokens, 1);
           tokenDelta += tokens.length;
-          const row = insertNode.get({
-            sid,
-            id: n.id,
-            text: n.text,
-            speaker: n.speaker ?? null,
-            observed_at: n.observedAt,
-            event_time: n.eventTime ? JSON.stringify(n.eventTime) : null,
-            entities: JSON.stringify(n.entities),
-            keywords: JSON.stringify(n.keywords),
-            types: JSON.stringify(n.types),
-            embedding: toBlob(n.embedding),
-            gate: n.gate ? JSON.stringify(n.gate) : null,
-            source_id: n.provenance.sourceId ?? null,
-            content_hash: n.provenance.contentHash,
-            metadata: JSON.stringify(n.provenance.metadata ?? {}),
-            obsolete_by: n.obsoleteBy ?? null,
-            created_at: n.createdAt,
-            observed_ms: Date.parse(n.observedAt),
-            created_ms: Date.parse(n.createdAt),
-            doc_len: tokens.length,
-          }) as { rid: number };
-          if (old) ftsDelete.run(old.rid);
-          else added++;
-          ftsInsert.run(row.rid, scopeToken(sid), searchText(n.text));
-          vectorOps.push({ rid: row.rid, v: n.embedding });
+          // prettier-ignore
+          nodeRows.push([sid, n.id, n.text, n.speaker ?? null, n.observedAt, j.eventTime, j.entities, j.keywords, j.types, toBlob(n.embedding), j.gate,
+            n.provenance.sourceId ?? null, n.provenance.contentHash, j.metadata, n.obsoleteBy ?? null, n.createdAt, Date.parse(n.observedAt), Date.parse(n.createdAt), tokens.length]);
+          bodies.push(searchText(n.text));
         }
+        const rids = new Map<string, number>();
+        this.insertRows('nodes', nodeRows, (rows) => {
+          for (const r of rows as { id: string; rid: number }[]) rids.set(r.id, r.rid);
+        });
+        const ftsRows: unknown[][] = [];
+        const token = scopeToken(sid);
+        for (let i = 0; i < b.nodes.length; i++) {
+          const n = b.nodes[i];
+          const rid = rids.get(n.id)!;
+          if (stored.has(n.id)) this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(rid);
+          ftsRows.push([rid, token, bodies[i]]);
+          vectorOps.push({ rid, v: n.embedding });
+        }
+        this.insertRows('fts', ftsRows);
+        this.applyTermCounts(sid, df);
         if (b.nodes.length > 0) {
           this.stmt('UPDATE scopes SET node_count = node_count + ?, token_count = token_count + ? WHERE sid = ?').run(added, tokenDelta, sid);
         }
-        const insertRel = this.stmt(
-          `INSERT INTO relations (sid, id, from_id, to_id, view, subtype, probability, origin, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (sid, id) DO UPDATE SET from_id = excluded.from_id, to_id = excluded.to_id, view = excluded.view,
-             subtype = excluded.subtype, probability = excluded.probability, origin = excluded.origin, created_at = excluded.created_at`,
+        // endpoints by node row id (the batch's nodes were just written)
+        const ridOf = (id: string) => rids.get(id) ?? stored.get(id)!;
+        this.insertRows(
+          'relations',
+          b.relations.map((r) => [sid, r.id, ridOf(r.from), ridOf(r.to), r.view, r.subtype, r.probability, r.origin, r.createdAt]),
         );
-        for (const r of b.relations) insertRel.run(sid, r.id, r.from, r.to, r.view, r.subtype, r.probability, r.origin, r.createdAt);
         const update = this.stmt('UPDATE nodes SET obsolete_by = ? WHERE sid = ? AND id = ?');
         for (const u of b.nodeUpdates) if (u.obsoleteBy !== undefined) update.run(u.obsoleteBy, sid, u.id);
-        const insertHistory = this.stmt('INSERT INTO history (sid, op, node_id, at, data) VALUES (?, ?, ?, ?, ?)');
-        for (const h of b.history) insertHistory.run(sid, h.op, h.nodeId, h.at, JSON.stringify(h.data));
+        this.insertRows(
+          'history',
+          b.history.map((h, i) => [sid, h.op, h.nodeId, h.at, b.historyJson[i]]),
+        );
       }).immediate();
     } catch (e) {
       throw wrap(e, 'write failed (nothing was written)');
@@ -467,17 +504,46 @@ export class SqliteStore implements MemoryStore {
     if (sv) for (const op of vectorOps) sv.upsert(op.rid, op.v);
   }
 
-  /** Per-scope document frequencies (inside the caller's transaction): +1 / -1 for each distinct token. */
-  private countTerms(sid: number, tokens: string[], delta: 1 | -1): void {
-    if (delta === 1) {
-      const add = this.stmt('INSERT INTO scope_terms (sid, term, df) VALUES (?, ?, 1) ON CONFLICT (sid, term) DO UPDATE SET df = df + 1');
-      for (const t of new Set(tokens)) add.run(sid, t);
-    } else {
-      const dec = this.stmt('UPDATE scope_terms SET df = df - 1 WHERE sid = ? AND term = ?');
-      const drop = this.stmt('DELETE FROM scope_terms WHERE sid = ? AND term = ? AND df <= 0');
-      for (const t of new Set(tokens)) {
-        dec.run(sid, t);
-        drop.run(sid, t);
+  /**
+   * Per-scope document frequencies (inside the caller's transaction): add each term's summed
+   * delta (one multi-row upsert per chunk), then drop the terms no document of the scope has.
+   */
+  private applyTermCounts(sid: number, df: Map<string, number>): void {
+    const rows: unknown[][] = [];
+    const dropped: string[] = [];
+    for (const [term, delta] of df) {
+      if (delta === 0) continue;
+      rows.push([sid, term, delta]);
+      if (delta < 0) dropped.push(term);
+    }
+    this.insertRows('scope_terms', rows);
+    if (dropped.length) {
+      this.stmt('DELETE FROM scope_terms WHERE sid = ? AND term IN (SELECT value FROM json_each(?)) AND df <= 0').run(sid, JSON.stringify(dropped));
+    }
+  }
+
+  /**
+   * Insert `rows` into one of the {@link ROW_INSERTS} targets with multi-row INSERT statements
+   * (at most ROWS_PER_INSERT rows each; one cached statement per row count), rows in order, so
+   * row ids are assigned as by one INSERT per row. `returned` receives the RETURNING rows.
+   */
+  private insertRows(target: keyof typeof ROW_INSERTS, rows: unknown[][], returned?: (rows: unknown[]) => void): void {
+    const spec = ROW_INSERTS[target];
+    for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
+      const n = Math.min(ROWS_PER_INSERT, rows.length - at);
+      const name = `${target}*${n}`;
+      let stmt = this.stmts[name];
+      if (!stmt) {
+        stmt = this.conn().prepare(`${spec.head} VALUES ${new Array(n).fill(spec.tuple).join(', ')} ${spec.tail}`);
+        this.stmts[name] = stmt;
+      }
+      const args: unknown[] = [];
+      for (let i = at; i < at + n; i++) for (const v of rows[i]) args.push(v);
+      if (spec.returning) {
+        const out = stmt.all(args);
+        returned?.(out);
+      } else {
+        stmt.run(args);
       }
     }
   }
@@ -498,9 +564,12 @@ export class SqliteStore implements MemoryStore {
           | { rid: number; text: string; doc_len: number }
           | undefined;
         if (!row) return;
-        this.countTerms(theSid, docTokens(row.text), -1);
+        this.applyTermCounts(theSid, new Map([...new Set(docTokens(row.text))].map((t) => [t, -1])));
         rid = row.rid;
-        const rels = this.stmt('DELETE FROM relations WHERE sid = ? AND (from_id = ? OR to_id = ?)').run(theSid, id, id).changes;
+        // two index lookups (an OR of the two columns would scan the scope's relations)
+        const rels =
+          this.stmt('DELETE FROM relations WHERE sid = ? AND src = ?').run(theSid, row.rid).changes +
+          this.stmt('DELETE FROM relations WHERE sid = ? AND dst = ?').run(theSid, row.rid).changes;
         this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(row.rid);
         this.stmt('DELETE FROM nodes WHERE sid = ? AND rid = ?').run(theSid, row.rid);
         this.stmt('UPDATE scopes SET node_count = node_count - 1, token_count = token_count - ? WHERE sid = ?').run(row.doc_len, theSid);
@@ -655,13 +724,13 @@ export class SqliteStore implements MemoryStore {
    * `vectorSearch` without reading node rows: the same hits in the same order, as ids and cosines.
    * @throws as `vectorSearch`
    */
-  async vectorSearchIds(scope: ResolvedScope, vector: Float32Array, k: number): Promise<ScoredId[]> {
+  async vectorSearchIds(scope: ResolvedScope, vector: Float32Array, k: number, options?: VectorSearchOptions): Promise<ScoredId[]> {
     const idsByRid = (sid: number, _s: ResolvedScope, rids: number[]) => {
       const sql = 'SELECT n.rid, n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.rid = j.value WHERE n.sid = ?';
       const rows = this.stmt(sql).all(JSON.stringify(rids), sid) as { rid: number; id: string }[];
       return new Map(rows.map((r) => [r.rid, r.id]));
     };
-    return this.knn(scope, vector, k, 'vectorSearchIds', idsByRid, (id, score) => ({ id, score }));
+    return this.knn(scope, vector, k, 'vectorSearchIds', idsByRid, (id, score) => ({ id, score }), options?.efSearch);
   }
 
   /** Shared body of the two k-NN reads: checks, search, row lookup by rid, cosine clamped to [-1, 1]. */
@@ -672,14 +741,16 @@ export class SqliteStore implements MemoryStore {
     op: string,
     load: (sid: number, s: ResolvedScope, rids: number[]) => Map<number, T>,
     make: (item: T, score: number) => R,
+    efSearch?: number,
   ): Promise<R[]> {
     const { s, sid } = this.scoped(scope);
     const meta = this.requireMeta();
     const q = checkVector(vector, meta.dimension, 'query vector');
     checkCount(k, 'k', false);
+    if (efSearch !== undefined) checkCount(efSearch, 'efSearch', true);
     if (sid === undefined || k === 0) return [];
     try {
-      const hits = await this.searchRids(sid, q, k);
+      const hits = await this.searchRids(sid, q, k, efSearch);
       if (!hits.length) return [];
       const items = load(sid, s, hits.map((h) => h.rid));
       const out: R[] = [];
@@ -694,7 +765,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   /** The scope's k-NN by row id (exact scan, or the ANN index once the scope is large); q need not be unit. */
-  private async searchRids(sid: number, q: Float32Array, k: number): Promise<{ rid: number; score: number }[]> {
+  private async searchRids(sid: number, q: Float32Array, k: number, efSearch?: number): Promise<{ rid: number; score: number }[]> {
     const sv = this.scopeVectors(sid);
     if (sv.annStatus === 'none' && sv.wantsAnn()) {
       if (this.annOptions?.build === 'blocking') await sv.buildAnn(0);
@@ -702,7 +773,7 @@ export class SqliteStore implements MemoryStore {
     }
     const unit = new Float32Array(q.length);
     normalizeInto(q, unit);
-    return sv.search(unit, k);
+    return sv.search(unit, k, efSearch);
   }
 
   /**
@@ -789,21 +860,25 @@ export class SqliteStore implements MemoryStore {
       filters.push('AND r.subtype IN (SELECT value FROM json_each(?))');
       filterArgs.push(JSON.stringify(query.subtypes));
     }
-    const part = (near: 'from_id' | 'to_id', far: 'from_id' | 'to_id') =>
-      `SELECT r.rid AS r_rid, r.id AS r_id, r.from_id AS r_from, r.to_id AS r_to, r.view AS r_view, r.subtype AS r_subtype,
-              r.probability AS r_probability, r.origin AS r_origin, r.created_at AS r_created_at, r.${near} AS via, ${NODE_COLUMNS}
-       FROM relations r JOIN nodes n ON n.sid = r.sid AND n.id = r.${far}
-       WHERE r.sid = ? AND r.${near} IN (SELECT value FROM json_each(?)) ${filters.join(' ')}`;
+    // m = the given node (the near end), r = its relations in one direction, n = the far end.
+    const part = (near: 'src' | 'dst', far: 'src' | 'dst') =>
+      `SELECT r.rid AS r_rid, r.id AS r_id, ${near === 'src' ? 'm.id AS r_from, n.id AS r_to' : 'n.id AS r_from, m.id AS r_to'}, r.view AS r_view,
+              r.subtype AS r_subtype, r.probability AS r_probability, r.origin AS r_origin, r.created_at AS r_created_at, m.id AS via, ${NODE_COLUMNS}
+       FROM json_each(?) AS j
+       CROSS JOIN nodes m ON m.sid = ? AND m.id = j.value
+       CROSS JOIN relations r ON r.sid = m.sid AND r.${near} = m.rid
+       CROSS JOIN nodes n ON n.rid = r.${far}
+       WHERE true ${filters.join(' ')}`;
     const parts: string[] = [];
     const args: unknown[] = [];
     const idsJson = JSON.stringify([...new Set(ids.filter((x) => typeof x === 'string'))]);
     if (direction !== 'in') {
-      parts.push(part('from_id', 'to_id'));
-      args.push(sid, idsJson, ...filterArgs);
+      parts.push(part('src', 'dst'));
+      args.push(idsJson, sid, ...filterArgs);
     }
     if (direction !== 'out') {
-      parts.push(part('to_id', 'from_id'));
-      args.push(sid, idsJson, ...filterArgs);
+      parts.push(part('dst', 'src'));
+      args.push(idsJson, sid, ...filterArgs);
     }
     try {
       const rows = this.stmt(`SELECT * FROM (${parts.join(' UNION ALL ')}) ORDER BY r_probability DESC, r_rid ASC, via ASC LIMIT ?`).all(
@@ -835,11 +910,18 @@ export class SqliteStore implements MemoryStore {
     const limit = checkCount(options.limit, 'limit');
     if (sid === undefined) return [];
     try {
-      const rows = (
-        options.nodeId !== undefined
-          ? this.stmt('SELECT * FROM relations WHERE sid = ? AND (from_id = ? OR to_id = ?) ORDER BY rid LIMIT ?').all(sid, options.nodeId, options.nodeId, limit ?? -1)
-          : this.stmt('SELECT * FROM relations WHERE sid = ? ORDER BY rid LIMIT ?').all(sid, limit ?? -1)
-      ) as RelationRow[];
+      const columns = `SELECT r.rid, r.id, a.id AS from_id, b.id AS to_id, r.view, r.subtype, r.probability, r.origin, r.created_at
+        FROM relations r JOIN nodes a ON a.rid = r.src JOIN nodes b ON b.rid = r.dst`;
+      let rows: RelationRow[];
+      if (options.nodeId !== undefined) {
+        const node = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?').get(sid, options.nodeId) as { rid: number } | undefined;
+        if (!node) return [];
+        rows = this.stmt(
+          `${columns} WHERE r.rid IN (SELECT rid FROM relations WHERE sid = ? AND src = ? UNION ALL SELECT rid FROM relations WHERE sid = ? AND dst = ?) ORDER BY r.rid LIMIT ?`,
+        ).all(sid, node.rid, sid, node.rid, limit ?? -1) as RelationRow[];
+      } else {
+        rows = this.stmt(`${columns} WHERE r.sid = ? ORDER BY r.rid LIMIT ?`).all(sid, limit ?? -1) as RelationRow[];
+      }
       return rows.map(rowToRelation);
     } catch (e) {
       throw wrap(e, 'relations failed');
@@ -897,7 +979,9 @@ export class SqliteStore implements MemoryStore {
     } catch (e) {
       problems.push(`fts: ${(e as Error).message}`);
     }
-    const orphans = db.prepare('SELECT COUNT(*) AS c FROM relations r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.sid = r.sid AND n.id = r.from_id) OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.sid = r.sid AND n.id = r.to_id)').get() as { c: number };
+    const orphans = db
+      .prepare('SELECT COUNT(*) AS c FROM relations r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.rid = r.src AND n.sid = r.sid) OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.rid = r.dst AND n.sid = r.sid)')
+      .get() as { c: number };
     if (orphans.c > 0) problems.push(`${orphans.c} relations with a missing endpoint`);
     const counts = db.prepare('SELECT COUNT(*) AS c FROM scopes s WHERE node_count != (SELECT COUNT(*) FROM nodes n WHERE n.sid = s.sid)').get() as { c: number };
     if (counts.c > 0) problems.push(`${counts.c} scopes with a wrong node_count`);

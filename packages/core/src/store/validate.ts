@@ -37,10 +37,15 @@ function nonEmptyString(v: unknown, what: string): string {
 /** ISO-8601 date, or date-time with a zone (`Z` / `±HH:MM`); a zone-less time would be read in the process's local zone. */
 const ISO_8601 = /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
+/** Date strings already accepted in the batch being checked (a batch's relations and history rows share a few timestamps). */
+let acceptedDates: Set<string> | null = null;
+
 function isoString(v: unknown, what: string): string {
+  if (acceptedDates !== null && acceptedDates.has(v as string)) return v as string;
   if (typeof v !== 'string' || !ISO_8601.test(v) || Number.isNaN(Date.parse(v))) {
     throw new MemValidationError('BAD_DATE', `${what} must be an ISO-8601 date string`, { details: { value: v } });
   }
+  acceptedDates?.add(v);
   return v;
 }
 
@@ -73,7 +78,17 @@ function sameScope(a: ResolvedScope, b: ResolvedScope): boolean {
   return scopeKey(a) === scopeKey(b);
 }
 
-function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i: number): MemoryNode {
+/** A node's JSON columns, serialised once by the check (adapters store these strings as they are). */
+export interface NodeJson {
+  entities: string;
+  keywords: string;
+  types: string;
+  eventTime: string | null;
+  gate: string | null;
+  metadata: string;
+}
+
+function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i: number, json: NodeJson[]): MemoryNode {
   if (!node || typeof node !== 'object') invalid(`nodes[${i}] must be an object`);
   const id = nonEmptyString(node.id, `nodes[${i}].id`);
   const nodeScope = resolveScope(node.scope);
@@ -100,7 +115,14 @@ function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i:
   }
   if (typeof node.provenance.sourceId === 'string') wellFormed(node.provenance.sourceId, `nodes[${i}].provenance.sourceId`);
   try {
-    JSON.stringify([node.provenance.metadata ?? {}, node.eventTime ?? null, node.gate ?? null, node.types]);
+    json.push({
+      entities: JSON.stringify(node.entities),
+      keywords: JSON.stringify(node.keywords),
+      types: JSON.stringify(node.types),
+      eventTime: node.eventTime ? JSON.stringify(node.eventTime) : null,
+      gate: node.gate ? JSON.stringify(node.gate) : null,
+      metadata: JSON.stringify(node.provenance.metadata ?? {}),
+    });
   } catch (cause) {
     throw new MemValidationError('INVALID_INPUT', `nodes[${i}] metadata / eventTime / gate / types are not JSON-serialisable`, { cause });
   }
@@ -127,7 +149,7 @@ function checkRelation(rel: Relation, i: number): Relation {
   return rel;
 }
 
-function checkHistory(h: HistoryEntry, scope: ResolvedScope, i: number): HistoryEntry {
+function checkHistory(h: HistoryEntry, scope: ResolvedScope, i: number, json: string[]): HistoryEntry {
   if (!h || typeof h !== 'object') invalid(`history[${i}] must be an object`);
   const hs = resolveScope(h.scope);
   if (!sameScope(hs, scope)) invalid(`history[${i}] belongs to scope ${scopeKey(hs)}, the batch to ${scopeKey(scope)}`);
@@ -136,7 +158,7 @@ function checkHistory(h: HistoryEntry, scope: ResolvedScope, i: number): History
   isoString(h.at, `history[${i}].at`);
   if (h.data !== undefined && (h.data === null || typeof h.data !== 'object')) invalid(`history[${i}].data must be an object`);
   try {
-    JSON.stringify(h.data ?? {});
+    json.push(JSON.stringify(h.data ?? {}));
   } catch (cause) {
     throw new MemValidationError('INVALID_INPUT', `history[${i}].data is not JSON-serialisable`, { cause });
   }
@@ -149,6 +171,10 @@ export interface CheckedBatch {
   relations: Relation[];
   history: HistoryEntry[];
   nodeUpdates: { id: string; obsoleteBy?: string | null }[];
+  /** `nodes[i]`'s JSON columns (entities, keywords, types, eventTime, gate, provenance.metadata). */
+  nodeJson: NodeJson[];
+  /** `history[i].data` as JSON. */
+  historyJson: string[];
 }
 
 /**
@@ -160,12 +186,22 @@ export interface CheckedBatch {
  *   DIMENSION_MISMATCH, NON_FINITE_VECTOR, ZERO_VECTOR)
  */
 export function checkWriteBatch(batch: WriteBatch, dimension: number): CheckedBatch {
+  acceptedDates = new Set();
+  try {
+    return checkBatch(batch, dimension);
+  } finally {
+    acceptedDates = null;
+  }
+}
+
+function checkBatch(batch: WriteBatch, dimension: number): CheckedBatch {
   if (!batch || typeof batch !== 'object') invalid('batch must be an object');
   const scope = resolveScope(batch.scope);
   for (const key of ['nodes', 'relations', 'history', 'nodeUpdates'] as const) {
     if (batch[key] !== undefined && !Array.isArray(batch[key])) invalid(`batch.${key} must be an array`);
   }
-  const nodes = (batch.nodes ?? []).map((n, i) => checkNode(n, scope, dimension, i));
+  const nodeJson: NodeJson[] = [];
+  const nodes = (batch.nodes ?? []).map((n, i) => checkNode(n, scope, dimension, i, nodeJson));
   const ids = new Set<string>();
   for (const n of nodes) {
     if (ids.has(n.id)) invalid(`node id ${n.id} appears twice in the batch`);
@@ -183,6 +219,7 @@ export function checkWriteBatch(batch: WriteBatch, dimension: number): CheckedBa
     if (u.obsoleteBy !== undefined && u.obsoleteBy !== null) nonEmptyString(u.obsoleteBy, `nodeUpdates[${i}].obsoleteBy`);
     return u;
   });
-  const history = (batch.history ?? []).map((h, i) => checkHistory(h, scope, i));
-  return { scope, nodes, relations, history, nodeUpdates };
+  const historyJson: string[] = [];
+  const history = (batch.history ?? []).map((h, i) => checkHistory(h, scope, i, historyJson));
+  return { scope, nodes, relations, history, nodeUpdates, nodeJson, historyJson };
 }
