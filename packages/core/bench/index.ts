@@ -8,10 +8,11 @@
  * 2. Write p50/p95 of a single `add` in one scope holding N = 1k, 10k, 100k synthetic observations.
  *
  * The scale part first runs one untimed probe at the first N (JIT warm-up), so the first N's p50 is
- * a steady-state number like the others.
+ * a steady-state number like the others; then it fills one scope per N and times single adds in
+ * rounds (one add to every N per round), so load changes on a shared machine hit all N alike.
  *
  * Env: MEM_LOCOMO_PATH (data file), MEM_BENCH_SCALE (e.g. "1000,10000"), MEM_BENCH_PROBES (adds per N,
- * default 40), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
+ * default 100), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
  */
 import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
@@ -29,7 +30,7 @@ import { seededRandom } from '../src/testing/fixtures.js';
 
 const env = process.env;
 const SCALE = (env.MEM_BENCH_SCALE ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
-const PROBES = Number(env.MEM_BENCH_PROBES ?? 40);
+const PROBES = Number(env.MEM_BENCH_PROBES ?? 100);
 const GATE_MODE = env.MEM_BENCH_GATE_MODE as 'exact' | 'fast' | undefined;
 const SKIP = new Set((env.MEM_BENCH_SKIP ?? '').split(',').filter(Boolean));
 
@@ -186,7 +187,19 @@ async function seedScope(store: MemoryStore, embedder: Embedder, scope: Resolved
   }
 }
 
-async function scaleProbe(embedder: Embedder, n: number) {
+interface ScaleSubject {
+  n: number;
+  memory: Memory;
+  seedMs: number;
+  rebuildMs: number;
+  probe: (i: number) => ObservationInput;
+  lat: number[];
+  actions: { add: number; update: number; noop: number; certified: number };
+  stagesAtStart: Record<string, number>;
+}
+
+/** One scope of n synthetic nodes in its own in-memory store, its gate rebuilt by a first add, warmed up by 3 more. */
+async function scaleSubject(embedder: Embedder, n: number): Promise<ScaleSubject> {
   // the HNSW index is built inside the first search ('blocking'), so timed adds see the steady state
   // rather than a background build sharing the event loop
   const store = createSqliteStore({ path: ':memory:', ann: { build: 'blocking' } });
@@ -204,21 +217,34 @@ async function scaleProbe(embedder: Embedder, n: number) {
   await memory.add(probe(-1)); // first write: rebuilds the scope's gate from the store
   const rebuildMs = performance.now() - tRebuild;
   for (let i = 0; i < 3; i++) await memory.add(probe(1000 + i)); // warm-up
-  const stagesAtProbeStart = { ...(await memory.stats()).timings } as Record<string, number>;
-  const lat: number[] = [];
-  const actions = { add: 0, update: 0, noop: 0, certified: 0 };
+  const stagesAtStart = { ...(await memory.stats()).timings } as Record<string, number>;
+  return { n, memory, seedMs, rebuildMs, probe, lat: [], actions: { add: 0, update: 0, noop: 0, certified: 0 }, stagesAtStart };
+}
+
+/**
+ * Timed single adds at every N, interleaved: round i adds probe i to each scope in turn, so a change
+ * in machine load during the run hits every N alike and the p50 ratios compare like with like.
+ */
+async function scaleRun(embedder: Embedder, sizes: number[]) {
+  const subjects: ScaleSubject[] = [];
+  for (const n of sizes) subjects.push(await scaleSubject(embedder, n));
   for (let i = 0; i < PROBES; i++) {
-    const t = performance.now();
-    const r = await memory.add(probe(i));
-    lat.push(performance.now() - t);
-    if (r.action !== 'duplicate') actions[r.action]++;
-    if (r.node.gate?.scoreError) actions.certified++;
+    for (const x of subjects) {
+      const t = performance.now();
+      const r = await x.memory.add(x.probe(i));
+      x.lat.push(performance.now() - t);
+      if (r.action !== 'duplicate') x.actions[r.action]++;
+      if (r.node.gate?.scoreError) x.actions.certified++;
+    }
   }
-  const before = stagesAtProbeStart;
-  const st = await memory.stats();
-  const stages = Object.fromEntries(WRITE_STAGES.map((k) => [k, (st.timings[k] - before[k]!) / PROBES]));
-  await memory.close();
-  return { n, seedMs, rebuildMs, p50: percentile(lat, 50), p95: percentile(lat, 95), stages, actions };
+  const out = [];
+  for (const x of subjects) {
+    const st = await x.memory.stats();
+    const stages = Object.fromEntries(WRITE_STAGES.map((k) => [k, (st.timings[k] - x.stagesAtStart[k]!) / PROBES]));
+    await x.memory.close();
+    out.push({ n: x.n, seedMs: x.seedMs, rebuildMs: x.rebuildMs, p50: percentile(x.lat, 50), p95: percentile(x.lat, 95), stages, actions: x.actions });
+  }
+  return out;
 }
 
 async function main() {
@@ -279,21 +305,18 @@ async function main() {
 
   if (!SKIP.has('scale') && SCALE.length) {
     out();
-    out(`## Single-add latency vs scope size (synthetic observations, ${PROBES} timed adds per N)`);
+    out(`## Single-add latency vs scope size (synthetic observations, ${PROBES} timed adds per N, interleaved across N)`);
     out();
     out('| N in scope | seed s (store only) | gate rebuild + first add s | write p50 ms | write p95 ms | p50 ratio to first N | probes Add / Update / Noop | routed from a certificate |');
     out('|---:|---:|---:|---:|---:|---:|---|---:|');
-    let base: number | null = null;
-    const rows: { n: number; stages: Record<string, number> }[] = [];
-    // untimed warm-up run at the first N, so the first N is not the one that pays for JIT
-    // compilation of the write path (the offline scorers, gate, store statements)
-    await scaleProbe(embedder, SCALE[0]!);
-    for (const n of SCALE) {
-      const r = await scaleProbe(embedder, n);
-      base ??= r.p50;
-      rows.push(r);
+    // untimed warm-up run at the first N, so no N pays for JIT compilation of the write path (the
+    // offline scorers, gate, store statements)
+    await scaleRun(embedder, [SCALE[0]!]);
+    const rows = await scaleRun(embedder, SCALE);
+    const base = rows[0]!.p50;
+    for (const r of rows) {
       const a = r.actions;
-      out(`| ${n} | ${sec(r.seedMs)} | ${sec(r.rebuildMs)} | ${ms(r.p50)} | ${ms(r.p95)} | ${(r.p50 / base).toFixed(2)} | ${a.add} / ${a.update} / ${a.noop} | ${a.certified} |`);
+      out(`| ${r.n} | ${sec(r.seedMs)} | ${sec(r.rebuildMs)} | ${ms(r.p50)} | ${ms(r.p95)} | ${(r.p50 / base).toFixed(2)} | ${a.add} / ${a.update} / ${a.noop} | ${a.certified} |`);
     }
     out();
     out('Mean time per timed add by stage (ms):');
