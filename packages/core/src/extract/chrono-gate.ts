@@ -115,7 +115,11 @@ function installedChronoVersion(): string | null {
 
 interface GateState {
   parsers: chrono.Parser[];
-  gates: (RegExp | null)[];
+  /** Distinct gate expressions, each tested once per text, and the parsers each one opens (bit mask). */
+  gates: RegExp[];
+  opens: number[];
+  /** Parsers without a gate (always run). */
+  ungated: number;
   refiners: chrono.Refiner[];
   byMask: Map<number, chrono.Chrono>;
 }
@@ -130,7 +134,24 @@ function gateState(): GateState | null {
     installedChronoVersion() === GATED_CHRONO_VERSION &&
     names.length === EXPECTED_PARSERS.length &&
     names.every((n, i) => n === EXPECTED_PARSERS[i]);
-  state = ok ? { parsers: [...casual.parsers], gates: names.map((n) => GATES[n] ?? null), refiners: [...casual.refiners], byMask: new Map() } : null;
+  if (!ok) return (state = null);
+  const gates: RegExp[] = [];
+  const opens: number[] = [];
+  let ungated = 0;
+  names.forEach((n, i) => {
+    const g = GATES[n];
+    if (!g) {
+      ungated |= 1 << i;
+      return;
+    }
+    const k = gates.indexOf(g);
+    if (k >= 0) opens[k]! |= 1 << i;
+    else {
+      gates.push(g);
+      opens.push(1 << i);
+    }
+  });
+  state = { parsers: [...casual.parsers], gates, opens, ungated, refiners: [...casual.refiners], byMask: new Map() };
   return state;
 }
 
@@ -143,11 +164,8 @@ export function gateInfo(): { active: boolean; installed: string | null; expecte
 export function possibleParsers(text: string): number {
   const s = gateState();
   if (!s) return -1;
-  let mask = 0;
-  for (let i = 0; i < s.gates.length; i++) {
-    const g = s.gates[i];
-    if (g === null || g.test(text)) mask |= 1 << i;
-  }
+  let mask = s.ungated;
+  for (let k = 0; k < s.gates.length; k++) if (s.gates[k]!.test(text)) mask |= s.opens[k]!;
   return mask;
 }
 

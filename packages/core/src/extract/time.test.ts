@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { resolveEventTime, resolveEventTimes } from './time.js';
+import { resolveEventTime, resolveEventTimes, ruleCueCheck } from './time.js';
 
 // Monday 2023-05-08 13:56 UTC (ISO week starts Mon 05-08; previous week Mon 05-01).
 const OBS = '2023-05-08T13:56:00Z';
@@ -108,5 +108,26 @@ describe('resolveEventTime (hand-computed, observed Monday 2023-05-08)', () => {
     expect(resolveEventTime('yesterday', new Date(OBS))!.start).toBe('2023-05-07T00:00:00.000Z');
     expect(resolveEventTime('yesterday', Date.parse(OBS))!.start).toBe('2023-05-07T00:00:00.000Z');
     expect(resolveEventTime('', OBS)).toBeNull();
+  });
+});
+
+describe('rule cues (a rule runs only when its literal cues are in the text)', () => {
+  it('no rule matches a text that lacks one of its cues, over 4 000 built phrases that exercise every rule', () => {
+    const before = ['', 'the ', 'earlier ', 'later ', 'this past ', 'this coming ', 'the coming ', 'the following ', 'last ', 'previous ', 'past ',
+      'this ', 'next ', 'a couple of ', 'a few ', 'few ', 'several ', 'an ', 'a ', 'two ', '3 ', 'twenty ', 'in ', 'since ', 'back in '];
+    const nouns = ['weekend', 'weekends', 'week', 'weeks', 'day', 'days', 'month', 'months', 'year', 'years', 'summer', 'winter', 'august', 'may', '2022', '1999'];
+    const after = ['', ' ago', ' back', ' before last', '.'];
+    const seen = new Set<number>();
+    let n = 0;
+    for (const b of before) for (const w of nouns) for (const a of after) for (const upper of [false, true]) {
+      const phrase = `We met ${b}${w}${a}`;
+      const text = upper ? phrase.toUpperCase() : phrase;
+      const { matched, violations } = ruleCueCheck(text);
+      expect(violations, text).toEqual([]);
+      for (const i of matched) seen.add(i);
+      n++;
+    }
+    expect(n).toBe(4000);
+    expect(seen.size).toBe(16); // every rule matched some phrase, so each cue was put to the test
   });
 });

@@ -64,7 +64,18 @@ function clampedDay(year: number, month: number, day: number): number {
 }
 
 type Interval = { start: number; end: number | null; granularity: TimeGranularity };
-type Rule = { re: RegExp; resolve: (m: RegExpExecArray, ref: number) => Interval | null };
+/**
+ * `cues`: literal text `re` cannot match without (each a mandatory part of `re`, flag `i`); a rule
+ * whose cues are not all in the text is not run (same matches, less work on most texts).
+ */
+type Rule = { re: RegExp; cues: RegExp[]; resolve: (m: RegExpExecArray, ref: number) => Interval | null };
+
+const AGO = /ago|back/i;
+const WEEKEND = /weekend/i;
+const WEEK = /week/i;
+const DAYS = /day/i;
+const MONTH = /month/i;
+const YEAR = /year/i;
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const SEASON_START: Record<string, number> = { spring: 2, summer: 5, fall: 8, autumn: 8, winter: 11 }; // meteorological, N. hemisphere
@@ -88,10 +99,12 @@ const RULES: Rule[] = [
   // --- weekends: the weekend of an ISO week; "last weekend" = weekend of the previous ISO week ---
   {
     re: /\b(?:the\s+)?weekend\s+before\s+last\b/gi,
+    cues: [WEEKEND],
     resolve: (_m, ref) => weekendOfWeek(utcWeekStart(ref) - 14 * DAY),
   },
   {
     re: new RegExp(`\\b${NUM}\\s+weekends?\\s+(?:ago|back)\\b`, 'gi'),
+    cues: [WEEKEND, AGO],
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       return Number.isFinite(n) ? weekendOfWeek(utcWeekStart(ref) - 7 * n * DAY) : null;
@@ -99,6 +112,7 @@ const RULES: Rule[] = [
   },
   {
     re: /\b(this\s+past|last|previous|past|this|this\s+coming|the\s+coming|next|the\s+following)\s+weekend\b/gi,
+    cues: [WEEKEND],
     resolve: (m, ref) => {
       const w = m[1].toLowerCase().replace(/\s+/g, ' ');
       const off = w === 'this' || w === 'this coming' || w === 'the coming' ? 0 : w === 'next' || w === 'the following' ? 1 : -1;
@@ -108,10 +122,12 @@ const RULES: Rule[] = [
   // --- weeks (ISO, Monday start) ---
   {
     re: /\b(?:the\s+)?week\s+before\s+last\b/gi,
+    cues: [WEEK],
     resolve: (_m, ref) => ({ start: utcWeekStart(ref) - 14 * DAY, end: utcWeekStart(ref) - 7 * DAY, granularity: 'week' }),
   },
   {
     re: new RegExp(`\\b${NUM}\\s+weeks?\\s+(?:ago|back)\\b`, 'gi'),
+    cues: [WEEK, AGO],
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -121,6 +137,7 @@ const RULES: Rule[] = [
   },
   {
     re: /\b(?:(earlier|later)\s+)?(last|previous|past|this|next|the\s+following|the\s+coming)\s+week\b/gi,
+    cues: [WEEK],
     resolve: (m, ref) => {
       const w = m[2].toLowerCase().replace(/\s+/g, ' ');
       if (w === 'past') return { start: utcDayStart(ref) - 7 * DAY, end: utcDayStart(ref) + DAY, granularity: 'week' };
@@ -132,6 +149,7 @@ const RULES: Rule[] = [
   // --- days counted back (number words chrono may miss) ---
   {
     re: new RegExp(`\\b${NUM}\\s+days?\\s+(?:ago|back)\\b`, 'gi'),
+    cues: [DAYS, AGO],
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -142,6 +160,7 @@ const RULES: Rule[] = [
   // --- months ---
   {
     re: /\b(?:the\s+)?month\s+before\s+last\b/gi,
+    cues: [MONTH],
     resolve: (_m, ref) => {
       const d = new Date(ref);
       return { start: monthStart(d.getUTCFullYear(), d.getUTCMonth() - 2), end: monthStart(d.getUTCFullYear(), d.getUTCMonth() - 1), granularity: 'month' };
@@ -149,6 +168,7 @@ const RULES: Rule[] = [
   },
   {
     re: new RegExp(`\\b${NUM}\\s+months?\\s+(?:ago|back)\\b`, 'gi'),
+    cues: [MONTH, AGO],
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -158,6 +178,7 @@ const RULES: Rule[] = [
   },
   {
     re: /\b(?:(earlier|later)\s+)?(last|previous|past|this|next|the\s+following|the\s+coming)\s+month\b/gi,
+    cues: [MONTH],
     resolve: (m, ref) => {
       const w = m[2].toLowerCase().replace(/\s+/g, ' ');
       const d = new Date(ref);
@@ -169,6 +190,7 @@ const RULES: Rule[] = [
   // --- "last August", "this past March", "next June": the named calendar month ---
   {
     re: /\b(this\s+past|last|this|next)\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/gi,
+    cues: [/last|this|next/i, /january|february|march|april|may|june|july|august|september|october|november|december/i],
     resolve: (m, ref) => {
       const w = m[1].toLowerCase().replace(/\s+/g, ' ');
       const month = MONTHS.indexOf(m[2].toLowerCase());
@@ -186,6 +208,7 @@ const RULES: Rule[] = [
   // --- seasons ---
   {
     re: /\b(this\s+past|last|this|next|the\s+coming|this\s+coming)\s+(spring|summer|fall|autumn|winter)\b/gi,
+    cues: [/spring|summer|fall|autumn|winter/i],
     resolve: (m, ref) => {
       const w = m[1].toLowerCase().replace(/\s+/g, ' ');
       const name = m[2].toLowerCase();
@@ -203,6 +226,7 @@ const RULES: Rule[] = [
   // --- years ---
   {
     re: /\b(?:the\s+)?year\s+before\s+last\b/gi,
+    cues: [YEAR],
     resolve: (_m, ref) => {
       const y = new Date(ref).getUTCFullYear() - 2;
       return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
@@ -210,6 +234,7 @@ const RULES: Rule[] = [
   },
   {
     re: new RegExp(`\\b${NUM}\\s+years?\\s+(?:ago|back)\\b`, 'gi'),
+    cues: [YEAR, AGO],
     resolve: (m, ref) => {
       const n = parseCount(m[1]);
       if (!Number.isFinite(n)) return null;
@@ -219,6 +244,7 @@ const RULES: Rule[] = [
   },
   {
     re: /\b(?:(earlier|later)\s+)?(last|previous|past|this|next|the\s+following|the\s+coming)\s+year\b/gi,
+    cues: [YEAR],
     resolve: (m, ref) => {
       const w = m[2].toLowerCase().replace(/\s+/g, ' ');
       if (w === 'past') {
@@ -233,6 +259,7 @@ const RULES: Rule[] = [
   // --- a bare year after a preposition: "in 2022", "since 2019", "back in 1999" ---
   {
     re: /\b(?:in|during|since|back\s+in|around|until|till|by|of|from)\s+((?:19|20)\d{2})\b(?![-/:.]\d)/gi,
+    cues: [/(?:19|20)\d\d/],
     resolve: (m) => {
       const y = Number(m[1]);
       return { start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), granularity: 'year' };
@@ -300,6 +327,7 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
   if (typeof text !== 'string' || text.trim() === '') return [];
   const found: { index: number; length: number; expression: string; iv: Interval }[] = [];
   for (const rule of RULES) {
+    if (!rule.cues.every((c) => c.test(text))) continue;
     rule.re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = rule.re.exec(text))) {
@@ -333,6 +361,25 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
       granularity: f.iv.granularity,
       index: f.index,
     }));
+}
+
+/**
+ * For tests: the rules whose expression matches `text`, and among them those with a cue missing
+ * from `text` (`violations`, always empty when the cues are right).
+ * @internal
+ */
+export function ruleCueCheck(text: string): { matched: number[]; violations: number[] } {
+  const matched: number[] = [];
+  const violations: number[] = [];
+  RULES.forEach((rule, i) => {
+    rule.re.lastIndex = 0;
+    if (rule.re.test(text)) {
+      matched.push(i);
+      if (!rule.cues.every((c) => c.test(text))) violations.push(i);
+    }
+    rule.re.lastIndex = 0;
+  });
+  return { matched, violations };
 }
 
 /**
