@@ -40,6 +40,14 @@ function expandCjk(run: string): string {
 
 /** The normalised text that is indexed (and that queries are matched against). Pure; ours. */
 export function searchText(text: string): string {
+  // ASCII fast path (same result: ASCII is NFKC- and NFD-stable and has no ß, no-space or CJK
+  // script, combining mark or emoji, so only lower-casing changes it).
+  if (ASCII.test(text)) return text.toLowerCase();
+  return searchTextSlow(text);
+}
+
+/** {@link searchText} without the ASCII fast path (exported for the test that they agree). */
+export function searchTextSlow(text: string): string {
   let s = text.normalize('NFKC').toLowerCase().replace(/ß/g, 'ss');
   const seg = wordSegmenter();
   if (seg) {
