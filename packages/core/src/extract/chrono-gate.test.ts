@@ -102,6 +102,18 @@ describe('gatedChronoParse', () => {
     for (const a of vocab) for (const b of vocab) for (const sep of ['', ' ']) check(a + sep + b);
   });
 
+  it('equals chrono.parse on every "number unit keyword" and "modifier number unit" phrase', () => {
+    const numbers = ['3', 'a', 'an', 'the', 'one', 'twelve', 'few', 'a few', 'half', 'half an', 'couple', 'a couple of', 'several', 'about 2'];
+    const units = ['s', 'sec', 'second', 'seconds', 'm', 'min', 'mins', 'minute', 'minutes', 'h', 'hr', 'hrs', 'hour', 'hours', 'd', 'day', 'days',
+      'w', 'week', 'weeks', 'mo', 'mon', 'mos', 'month', 'months', 'qtr', 'quarter', 'quarters', 'y', 'yr', 'year', 'years'];
+    const keywords = ['ago', 'before', 'earlier', 'later', 'after', 'from now', 'henceforth', 'forward', 'out'];
+    const modifiers = ['this', 'last', 'past', 'next', 'after', '+', '-', 'in', 'for', 'within', 'x'];
+    for (const n of numbers) for (const u of units) {
+      for (const k of keywords) check(`so ${n} ${u} ${k}.`);
+      for (const m of modifiers) check(`so ${m} ${n} ${u}.`);
+    }
+  });
+
   it('equals chrono.parse on 8 000 random sequences of cue words, glued, spaced or punctuated (seeded)', () => {
     // Word classes from chrono's English patterns; a class is drawn first so that neighbours from
     // different classes ("on" + "monday", "in" + "the" + "day", "this" + "morning") are frequent.

@@ -30,6 +30,11 @@ const MONTH = 'january|february|march|april|may|june|july|august|september|octob
 const WEEKDAY = 'sunday|monday|tuesday|wednesday|thursday|friday|saturday|thurs|thur|thu|sun|mon|tue|wed|fri|sat|weekend|weekday';
 const ORDINAL_WORD = 'first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty|thirtieth|thirty';
 const DIGIT = /[0-9]/;
+// TIME_UNIT_DICTIONARY keys (constants.js): the unit that ends every TIME_UNITS match.
+const UNIT = 'seconds|second|sec|s|minutes|minute|mins|min|m|hours|hour|hrs|hr|h|days|day|d|weeks|week|w|months|month|mos|mon|mo|quarters|quarter|qtr|years|year|yr|y';
+// How a NUMBER_PATTERN can begin (a digit, one … twelve, half, a/an/"a few"/"a couple", few,
+// several, the, couple), or TIME_UNITS' leading "about"/"around" (both begin with "a").
+const NUMBER_START = '[0-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|a|few|several|the|couple';
 // A month name followed by what the four month parsers allow after it: a non-letter or the end
 // (separators, a year, a day number, `(?=\W|$)`), "of" (`… of 2023`), or a glued ordinal word
 // (middle-endian "May-first" with an empty separator).
@@ -65,10 +70,10 @@ const GATES: Record<string, RegExp> = {
   ENSlashMonthFormatParser: DIGIT,
   // primary time pattern `(^|\s|T|\b)(?:(?:at|from)\s*)??(\d{1,4})…`
   ENTimeExpressionParser: DIGIT,
-  // TIME_UNITS `\s{0,5}(?:ago|before|earlier)(?=\W|$)`
-  ENTimeUnitAgoFormatParser: /(?:ago|before|earlier)(?![a-z0-9_])/i,
+  // TIME_UNITS `\s{0,5}(?:ago|before|earlier)(?=\W|$)`: TIME_UNITS ends with a unit
+  ENTimeUnitAgoFormatParser: new RegExp(`(?:${UNIT})\\s{0,5}(?:ago|before|earlier)(?![a-z0-9_])`, 'i'),
   // TIME_UNITS `\s{0,5}(?:later|after|from now|henceforth|forward|out)(?=(?:\W|$))`
-  ENTimeUnitLaterFormatParser: /(?:later|after|from now|henceforth|forward|out)(?![a-z0-9_])/i,
+  ENTimeUnitLaterFormatParser: new RegExp(`(?:${UNIT})\\s{0,5}(?:later|after|from now|henceforth|forward|out)(?![a-z0-9_])`, 'i'),
   // `(YEAR)(?:\s*[-./,]?\s*|\s+of\s+)(MONTH)(?=[^\s\w]|\s+[^0-9]|\s+$|$)`
   ENYearMonthNameParser: MONTH_GATE,
   // `(\W|^)(now|today|tonight|tomorrow|overmorrow|tmr|tmrw|yesterday|last\s*night)(?=\W|$)`
@@ -81,8 +86,9 @@ const GATES: Record<string, RegExp> = {
   ENMonthNameParser: MONTH_GATE,
   // `(\W|^)(this|last|past|next|after\s*this)\s*(TIME_UNIT)…`
   ENRelativeDateFormatParser: /\b(?:this|last|past|next|after)/i,
-  // `(\W|^)(this|last|past|next|after|\+|-)\s*(TIME_UNITS)(?=\W|$)`
-  ENTimeUnitCasualRelativeFormatParser: /\b(?:this|last|past|next|after)|(?:^|[^a-z0-9_])[+-]/i,
+  // `(\W|^)(this|last|past|next|after|\+|-)\s*(TIME_UNITS)(?=\W|$)`, TIME_UNITS opening with
+  // "about"/"around" or a NUMBER_PATTERN
+  ENTimeUnitCasualRelativeFormatParser: new RegExp(`(?:\\b(?:this|last|past|next|after)|(?:^|[^a-z0-9_])[+-])\\s*(?:${NUMBER_START})`, 'i'),
 };
 
 /** The casual English parsers of chrono-node 2.10.3, in order. */

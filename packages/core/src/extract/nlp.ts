@@ -191,6 +191,7 @@ function parseClean(clean: string): ParsedText {
   const pos = all.out(its.pos) as string[];
   const stops = all.out(its.stopWordFlag) as boolean[];
   const spaces = all.out(its.precedingSpaces) as (string | undefined)[];
+  const lemmas = all.out(its.lemma) as string[];
   const sentences = doc.sentences().out(its.span) as [number, number][];
   const tokens: ParsedToken[] = [];
   for (let si = 0; si < sentences.length; si++) {
@@ -202,7 +203,7 @@ function parseClean(clean: string): ParsedText {
       tokens.push({
         value,
         lower: value.toLowerCase(),
-        lemma: needsLemma ? String(all.itemAt(i).out(its.lemma)).toLowerCase() : '',
+        lemma: needsLemma ? String(lemmas[i]).toLowerCase() : '',
         pos: pos[i]!,
         stop,
         space: spaces[i] ?? '',
