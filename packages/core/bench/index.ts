@@ -26,7 +26,7 @@ import { WRITE_STAGES } from '../src/write/writer.js';
 import { uuidv7 } from '../src/write/ids.js';
 import { validateObservation } from '../src/write/validate.js';
 import { readLocomo, locomoPath } from './locomo.js';
-import { seededRandom } from '../src/testing/fixtures.js';
+import { synthetic } from './synthetic.js';
 
 const env = process.env;
 const SCALE = (env.MEM_BENCH_SCALE ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
@@ -134,26 +134,6 @@ async function jevIngest(embedder: Embedder, sessions: { observations: Observati
   const stats = { ...(await memory.stats()), questions: memory.systemOne.stats().questions };
   await memory.close();
   return { totalMs, cpuMs, latencies, stats };
-}
-
-// ---------------------------------------------------------------------------------------------
-// synthetic observations (ours): template sentences from a seeded generator
-// ---------------------------------------------------------------------------------------------
-const NAMES = ['Mira', 'Tom', 'Lena', 'Ravi', 'Sofia', 'Kenji', 'Amara', 'Lucas', 'Ines', 'Omar', 'Hana', 'Felix', 'Zoe', 'Pablo', 'Yuki', 'Nadia', 'Ezra', 'Greta', 'Malik', 'Chloe'];
-const VERBS = ['bought', 'painted', 'fixed', 'borrowed', 'sold', 'found', 'lost', 'cleaned', 'photographed', 'repaired', 'ordered', 'returned', 'built', 'shared', 'wrapped'];
-const OBJECTS = ['bicycle', 'guitar', 'teapot', 'laptop', 'kite', 'canoe', 'telescope', 'lamp', 'backpack', 'camera', 'violin', 'garden bench', 'sourdough loaf', 'chess set', 'bookshelf', 'skateboard', 'quilt', 'drone', 'piano', 'tent', 'scarf', 'clock', 'sculpture', 'vase', 'typewriter'];
-const PLACES = ['market', 'library', 'harbour', 'museum', 'park', 'bakery', 'station', 'workshop', 'beach', 'garden', 'school', 'cafe', 'gallery', 'stadium', 'farm'];
-const WHEN = ['yesterday', 'last weekend', 'this morning', 'two days ago', 'last month', 'on Monday', 'in the evening', 'after lunch', 'before work', 'last summer'];
-
-function synthetic(i: number) {
-  const r = seededRandom(i * 7919 + 1);
-  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
-  const name = pick(NAMES);
-  const verb = pick(VERBS);
-  const object = pick(OBJECTS);
-  const place = pick(PLACES);
-  const text = `${name} ${verb} the ${object} at the ${place} ${pick(WHEN)} (note ${i}).`;
-  return { text, name, verb, object, place, observedAt: new Date(Date.UTC(2023, 0, 1) + i * 60_000).toISOString() };
 }
 
 /** Fill a scope with n synthetic nodes straight through the store (batched), as the write path would have stored them (all gate Adds). */
