@@ -225,6 +225,8 @@ export class SqliteStore implements MemoryStore {
   private dataVersion = -1;
   private useClock = 0;
   private stmts: Record<string, Database.Statement> = {};
+  /** `fn` in one IMMEDIATE transaction (one wrapper per connection: better-sqlite3 builds four per `transaction()` call). */
+  private runImmediate: (<T>(fn: () => T) => T) | null = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options || typeof options.path !== 'string' || !options.path) {
@@ -268,6 +270,14 @@ export class SqliteStore implements MemoryStore {
     this.db = db;
     this.dataVersion = db.pragma('data_version', { simple: true }) as number;
     return db;
+  }
+
+  private immediate<T>(fn: () => T): T {
+    if (!this.runImmediate) {
+      const tx = this.conn().transaction((f: () => unknown) => f());
+      this.runImmediate = tx.immediate as <U>(f: () => U) => U;
+    }
+    return this.runImmediate(fn);
   }
 
   private stmt(sql: string): Database.Statement {
@@ -379,6 +389,7 @@ export class SqliteStore implements MemoryStore {
     for (const sv of this.vectors.values()) sv.dispose();
     this.vectors.clear();
     this.stmts = {};
+    this.runImmediate = null;
     this.db?.close();
     this.db = null;
   }
@@ -394,12 +405,11 @@ export class SqliteStore implements MemoryStore {
     const meta = this.requireMeta();
     const b = checkWriteBatch(batch, meta.dimension);
     if (b.nodes.length + b.relations.length + b.history.length + b.nodeUpdates.length === 0) return;
-    const db = this.conn();
     const key = scopeKey(b.scope);
     const vectorOps: { rid: number; v: Float32Array }[] = [];
     let sid = -1;
     try {
-      db.transaction(() => {
+      this.immediate(() => {
         sid = this.ensureSid(b.scope);
         // Stored nodes among the ids the batch names (its own nodes and every other endpoint or
         // updated id): one query. `stored` maps id -> rid.
@@ -495,7 +505,7 @@ export class SqliteStore implements MemoryStore {
           'history',
           b.history.map((h, i) => [sid, h.op, h.nodeId, h.at, b.historyJson[i]]),
         );
-      }).immediate();
+      });
     } catch (e) {
       throw wrap(e, 'write failed (nothing was written)');
     }
@@ -552,14 +562,13 @@ export class SqliteStore implements MemoryStore {
     this.requireMeta();
     const s = resolveScope(scope);
     if (typeof id !== 'string' || !id) return false;
-    const db = this.conn();
     let rid: number | null = null;
     let sid: number | undefined;
     try {
       sid = this.sidOf(s);
       if (sid === undefined) return false;
       const theSid = sid;
-      db.transaction(() => {
+      this.immediate(() => {
         const row = this.stmt('SELECT rid, text, doc_len FROM nodes WHERE sid = ? AND id = ?').get(theSid, id) as
           | { rid: number; text: string; doc_len: number }
           | undefined;
@@ -580,7 +589,7 @@ export class SqliteStore implements MemoryStore {
           new Date().toISOString(),
           JSON.stringify({ relationsRemoved: rels }),
         );
-      }).immediate();
+      });
     } catch (e) {
       throw wrap(e, 'forget failed (nothing was removed)');
     }
