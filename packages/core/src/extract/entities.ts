@@ -1,7 +1,7 @@
 /**
  * Entity extraction (ours, on wink-nlp's POS tags and named entities).
  */
-import { commonWordLexicon, parseText, type ParsedToken } from './nlp.js';
+import { commonWordLexicon, parseText, type ParsedToken, type WinkLexicon } from './nlp.js';
 
 const TITLES = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'prof', 'sir', 'madam', 'mx', 'rev', 'fr', 'sr', 'jr', 'st', 'aunt', 'uncle']);
 const CALENDAR = new Set([
@@ -32,6 +32,21 @@ export function normalizeEntity(name: string): string {
   return s.replace(/[^\p{L}\p{N}]+$/gu, '').trim();
 }
 
+/** Append `normalizeEntity(raw)` to `out` unless empty or already seen. */
+function pushEntity(out: string[], seen: Set<string>, raw: string): void {
+  const n = normalizeEntity(raw);
+  if (n.length === 0 || seen.has(n)) return;
+  seen.add(n);
+  out.push(n);
+}
+
+/** A capitalised word that is a common English word the lexicon never tags as a proper noun. */
+function isCommonWord(lex: WinkLexicon | null, t: ParsedToken): boolean {
+  if (!lex) return false;
+  const w = t.lower.replace(/['’]s$/, '');
+  return !lex.isOOV(w) && !lex.hasSamePOS(w, 'PROPN');
+}
+
 function isNameToken(t: ParsedToken): boolean {
   return t.pos === 'PROPN' && !NOT_NAMES.has(t.lower) && /\p{L}/u.test(t.value);
 }
@@ -52,23 +67,11 @@ export function extractEntities(text: string): string[] {
   const { tokens, entities } = parseText(text);
   const out: string[] = [];
   const seen = new Set<string>();
-  const push = (raw: string) => {
-    const n = normalizeEntity(raw);
-    if (n.length === 0 || seen.has(n)) return;
-    seen.add(n);
-    out.push(n);
-  };
   const inTypedEntity = new Uint8Array(tokens.length);
   for (const e of entities) {
     if (e.type === 'DATE' || e.type === 'TIME' || e.type === 'DURATION') for (let i = e.start; i <= e.end; i++) inTypedEntity[i] = 1;
   }
   const lex = commonWordLexicon();
-  /** A capitalised word that is a common English word the lexicon never tags as a proper noun. */
-  const isCommonWord = (t: ParsedToken) => {
-    if (!lex) return false;
-    const w = t.lower.replace(/['’]s$/, '');
-    return !lex.isOOV(w) && !lex.hasSamePOS(w, 'PROPN');
-  };
   // Capitalised mid-sentence somewhere in the text: strong evidence of a name.
   const capitalisedInside = new Set<string>();
   for (const t of tokens) if (!t.sentenceStart && isNameToken(t)) capitalisedInside.add(t.lower);
@@ -99,7 +102,7 @@ export function extractEntities(text: string): string[] {
     // drop leading titles ("Dr. Jane Doe" -> "jane doe") and calendar words
     const words = parts.join('').split(' ');
     while (words.length > 1 && TITLES.has(words[0].toLowerCase().replace(/\.$/, ''))) words.shift();
-    if (tokens[i].sentenceStart && isCommonWord(tokens[i]) && !capitalisedInside.has(tokens[i].lower)) {
+    if (tokens[i].sentenceStart && isCommonWord(lex, tokens[i]) && !capitalisedInside.has(tokens[i].lower)) {
       // Sentence-initial capitals are weak evidence (wink tags every capitalised word PROPN): a
       // common word there ("Glad", "Congrats", "Nice") is dropped from the front of a run, and kept
       // alone only before a verb or a possessive ("Caroline went", "Max's") (ours).
@@ -114,9 +117,9 @@ export function extractEntities(text: string): string[] {
     }
     const name = words.join(' ');
     const norm = normalizeEntity(name);
-    if (!(words.length === 1 && (CALENDAR.has(norm) || TITLES.has(norm.replace(/\.$/, ''))))) push(name);
+    if (!(words.length === 1 && (CALENDAR.has(norm) || TITLES.has(norm.replace(/\.$/, ''))))) pushEntity(out, seen, name);
     i = j + 1;
   }
-  for (const e of entities) if (ENTITY_TYPES.has(e.type)) push(e.value);
+  for (const e of entities) if (ENTITY_TYPES.has(e.type)) pushEntity(out, seen, e.value);
   return out;
 }
