@@ -109,14 +109,10 @@ describe('write path: long-running process vs restart after concurrency, forget 
     expect(restartSig.map((x) => x.split(':')[1])).toEqual(liveSig.map((x) => x.split(':')[1]));
   });
 
-  // FINDING (not fixed): the consolidation schedule is in-process state. `GateRegistry.rebuild`
-  // (gates.ts) starts a rebuilt scope at `sinceConsolidation = 0, recent = []`, so after a restart
-  // (or after a failed write / forget, which also rebuild) the pass runs at different writes than in
-  // the long-running process and different REDUNDANT_WITH / consolidation edges and controller-call
-  // counts result. Rebuilding `sinceConsolidation` from the store is easy, but `recent` holds each
-  // write's candidates at write time, which a replay cannot reproduce without re-running discovery
-  // (or persisting the schedule), so this is left to the write-path owner.
-  it.skip('the next writes decide the same with consolidation on (consolidation schedule survives a restart)', async () => {
+  // Was a finding (the consolidation schedule was in-process state, reset by a rebuild); fixed: each
+  // write's history row records its schedule inputs and the writer restores the schedule from them
+  // (gates.ts ScheduleRecord, writer.ts restoreSchedule; more cases in schedule.test.ts).
+  it('the next writes decide the same with consolidation on (consolidation schedule survives a restart)', async () => {
     const { liveSig, restartSig } = await liveVsRestart('c7', 7);
     expect(restartSig).toEqual(liveSig);
   });

@@ -9,6 +9,11 @@
  * Replay rule (the same rule the live write path follows): a stored node is committed to the gate
  * unless its gate action is `noop` (SAGE: a Noop adds nothing to the gate's memory; under the
  * `annotate` policy the node is still stored, but it does not count as a new memory for novelty).
+ *
+ * The consolidation schedule (`writes`, `sinceConsolidation`, `recent`) is not replayed here: it is
+ * restored from the scope's history rows by the writer on the scope's first write after a rebuild
+ * (`Writer.restoreSchedule`, see {@link ScheduleRecord}), so it survives a restart, a failed write
+ * and a `forget` too.
  */
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
@@ -30,14 +35,63 @@ export interface RecentWrite {
   items?: { node: Record<string, unknown>; candidates: Record<string, unknown>[] };
 }
 
+/**
+ * The consolidation inputs one stored write records in its `ADD` / `UPDATE` / `NOOP` history row, as
+ * `data.consolidation` (ours; a backward-compatible extra field, written only when consolidation is
+ * on). History rows are append-only and survive `forget`, and a failed write leaves none, so the
+ * schedule a long-running process follows can be rebuilt from them exactly.
+ */
+export interface ScheduleRecord {
+  /**
+   * 1-based ordinal of this write among the scope's stored, non-derived writes since the schedule
+   * was first recorded (a pass runs at every write whose ordinal is a multiple of `consolidateEvery`).
+   */
+  write: number;
+  /** Ids of the candidates a pass reviews for this write, best first (at most `consolidationPairs`); absent when the write is not reviewed (Noop, Update, no candidates). */
+  candidates?: string[];
+  /** The reviewed candidates this write's relation call linked `RELATED_TO` (a pass adds no second link). */
+  related?: string[];
+}
+
+/** History row field holding a write's {@link ScheduleRecord}. */
+export const SCHEDULE_FIELD = 'consolidation';
+
+/** The ops of a stored observation's own history row (derived nodes write `CONSOLIDATE`). */
+export function isWriteOp(op: string): boolean {
+  return op === 'ADD' || op === 'UPDATE' || op === 'NOOP';
+}
+
+const isIdList = (x: unknown): x is string[] => Array.isArray(x) && x.every((v) => typeof v === 'string');
+
+/** The {@link ScheduleRecord} of a history row's data, or null when it has none (rows of older versions, or written with consolidation off) or it is malformed. */
+export function scheduleRecord(data: Record<string, unknown> | null | undefined): ScheduleRecord | null {
+  const r = data?.[SCHEDULE_FIELD] as Record<string, unknown> | undefined;
+  if (!r || typeof r !== 'object') return null;
+  const write = r.write;
+  if (typeof write !== 'number' || !Number.isSafeInteger(write) || write < 1) return null;
+  if (r.candidates !== undefined && !isIdList(r.candidates)) return null;
+  if (r.related !== undefined && !isIdList(r.related)) return null;
+  const out: ScheduleRecord = { write };
+  if (r.candidates) out.candidates = r.candidates as string[];
+  if (r.related) out.related = r.related as string[];
+  return out;
+}
+
 /** In-process state of one scope. */
 export interface ScopeRuntime {
   key: string;
   scope: ResolvedScope;
   gate: WriteGate;
+  /**
+   * Whether `writes`, `sinceConsolidation` and `recent` hold the schedule restored from the store
+   * (false after a rebuild until the scope's next write restores it; see `Writer.restoreSchedule`).
+   */
+  scheduleLoaded: boolean;
+  /** Ordinal of the scope's last stored write ({@link ScheduleRecord.write}; 0 = none recorded). */
+  writes: number;
   /** Stored writes since the last consolidation pass. */
   sinceConsolidation: number;
-  /** The last `consolidateEvery` Add/Update writes (bounded). */
+  /** The reviewed writes (Add with candidates) among the stored writes since the last pass, oldest first. */
   recent: RecentWrite[];
   /** Last stored node id of each episode key, for the SAME_EPISODE chain. */
   lastByEpisode: Map<string, string>;
@@ -49,6 +103,8 @@ export interface ScopeRuntime {
 
 /** Snapshot of the cheap parts of a runtime, to restore after a failed write. */
 export interface RuntimeSnapshot {
+  scheduleLoaded: boolean;
+  writes: number;
   sinceConsolidation: number;
   recent: RecentWrite[];
   lastByEpisode: Map<string, string>;
@@ -122,7 +178,7 @@ export class GateRegistry {
   private async rebuild(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
     const shared = 'shared' in this.source;
     const gate = shared ? this.source.shared : this.source.factory(key);
-    const rt: ScopeRuntime = { key, scope, gate, sinceConsolidation: 0, recent: [], lastByEpisode: new Map(), index: new CandidateIndex(), nodes: new NodeCache(this.nodeCacheSize) };
+    const rt: ScopeRuntime = { key, scope, gate, scheduleLoaded: false, writes: 0, sinceConsolidation: 0, recent: [], lastByEpisode: new Map(), index: new CandidateIndex(), nodes: new NodeCache(this.nodeCacheSize) };
     const count = await this.store.count(scope);
     if (count === 0) return rt;
     const nodes = await this.allNodes(scope);
@@ -143,10 +199,18 @@ export class GateRegistry {
 
   /** Snapshot the cheap parts of a runtime (not the gate). */
   static snapshot(rt: ScopeRuntime): RuntimeSnapshot {
-    return { sinceConsolidation: rt.sinceConsolidation, recent: rt.recent.slice(), lastByEpisode: new Map(rt.lastByEpisode) };
+    return {
+      scheduleLoaded: rt.scheduleLoaded,
+      writes: rt.writes,
+      sinceConsolidation: rt.sinceConsolidation,
+      recent: rt.recent.slice(),
+      lastByEpisode: new Map(rt.lastByEpisode),
+    };
   }
 
   static restore(rt: ScopeRuntime, s: RuntimeSnapshot): void {
+    rt.scheduleLoaded = s.scheduleLoaded;
+    rt.writes = s.writes;
     rt.sinceConsolidation = s.sinceConsolidation;
     rt.recent = s.recent;
     rt.lastByEpisode = s.lastByEpisode;

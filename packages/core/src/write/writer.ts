@@ -18,7 +18,7 @@ import type { Embedder, GateAction, HistoryEntry, MemoryNode, MemoryStore, Relat
 import { normalizeEntity } from '../extract/index.js';
 import { episodeKey, nodeEpisodeKey } from './episode.js';
 import { indexedMemory, type IndexedMemory } from './candidate-index.js';
-import { GateRegistry, isGateMember, type RecentWrite, type ScopeRuntime } from './gates.js';
+import { GateRegistry, isGateMember, isWriteOp, SCHEDULE_FIELD, scheduleRecord, type RecentWrite, type ScheduleRecord, type ScopeRuntime } from './gates.js';
 import { uuidv7 } from './ids.js';
 import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
 import {
@@ -166,6 +166,8 @@ interface Pending {
   relationState: Record<string, unknown> | null;
   calls: number;
   nearest: MemoryNode | null;
+  /** The write's consolidation-schedule record for its history row (null with consolidation off). */
+  schedule: ScheduleRecord | null;
 }
 
 const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
@@ -176,6 +178,7 @@ const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
  */
 export const PENDING_SCAN = 1024;
 
+/** Dot product in index order (= cosine of unit vectors); the one function behind every candidate cosine, so a restored schedule's cosines are bit-identical. */
 function dot(a: Float32Array, b: Float32Array): number {
   const n = Math.min(a.length, b.length);
   let s = 0;
@@ -236,8 +239,10 @@ export function memoryItem(node: MemoryNode, cosine?: number): Record<string, un
     item.start = node.eventTime.start;
     if (node.eventTime.end) item.end = node.eventTime.end;
   }
-  if (node.entities.length) item.entities = node.entities;
-  if (node.keywords.length) item.keywords = node.keywords;
+  // copies: the items of a write's relation call are reused by a later consolidation pass, after the
+  // caller got the node back (and may have mutated its arrays)
+  if (node.entities.length) item.entities = node.entities.slice();
+  if (node.keywords.length) item.keywords = node.keywords.slice();
   const ep = nodeEpisodeKey(node);
   if (ep) item.session = ep;
   if (cosine !== undefined) item.cosine = cosine;
@@ -444,6 +449,79 @@ export class Writer {
   }
 
   /**
+   * Restore a scope's consolidation schedule from its history rows (ours; DESIGN.md "Write path"
+   * step 7 made restart-safe). Called once per runtime rebuild, on the scope's next write, so a
+   * restarted process, and a long-running one after a failed write or a `forget` (both rebuild the
+   * runtime), run their passes at the same writes over the same inputs:
+   *
+   * - `writes` = the ordinal in the latest write row's {@link ScheduleRecord};
+   *   `sinceConsolidation` = `writes mod consolidateEvery` (a failed write left no row, so it does
+   *   not count; a forgotten node's row stays, so its write still counts);
+   * - `recent` = the reviewed writes among those last `sinceConsolidation` rows, in write order,
+   *   with their recorded candidates (first `consolidationPairs`) and `RELATED_TO` links; nodes and
+   *   candidates are read with one `getMany`, so a forgotten node leaves the window and a forgotten
+   *   candidate leaves its write's review; cosines are recomputed with `dot`, bit-identical to the
+   *   write-time ones; the controller state items are rebuilt by `memoryItem` at the pass.
+   *
+   * Reads only the history tail (`limit` growing ×4 until the window is covered), plus one
+   * `getMany` of at most `consolidateEvery · (1 + consolidationPairs)` ids. A row without a record
+   * (a store written by an older version, or with consolidation off) ends the window: if the latest
+   * write row has none, the schedule starts at 0 with an empty window (the behaviour before
+   * schedules were recorded), and the ordinals start again from 1.
+   */
+  private async restoreSchedule(scope: ResolvedScope, rt: ScopeRuntime): Promise<void> {
+    const { store, consolidateEvery: every, consolidationPairs: pairs } = this.cfg;
+    let writes = 0;
+    let picked: { nodeId: string; rec: ScheduleRecord }[] = [];
+    for (let limit = 4 * every + 16; ; limit *= 4) {
+      const rows = await store.history(scope, { limit });
+      writes = 0;
+      picked = [];
+      let floor = -1;
+      let closed = false;
+      // newest first: the latest write row fixes the ordinal, then collect rows back to the last pass
+      for (let i = rows.length - 1; i >= 0; i--) {
+        const h = rows[i]!;
+        if (!h.nodeId || !isWriteOp(h.op)) continue;
+        const rec = scheduleRecord(h.data);
+        if (floor < 0) {
+          writes = rec?.write ?? 0;
+          floor = writes - (writes % every);
+        }
+        if (!rec || rec.write <= floor) {
+          closed = true;
+          break;
+        }
+        picked.push({ nodeId: h.nodeId, rec });
+      }
+      if (closed || rows.length < limit) break;
+    }
+    picked.reverse();
+    const reviewed = picked.filter((x) => x.rec.candidates?.length);
+    const ids = new Set<string>();
+    for (const x of reviewed) {
+      ids.add(x.nodeId);
+      for (const id of x.rec.candidates!.slice(0, pairs)) ids.add(id);
+    }
+    const byId = new Map((ids.size ? await store.getMany(scope, [...ids]) : []).map((n) => [n.id, n]));
+    const recent: RecentWrite[] = [];
+    for (const x of reviewed) {
+      const node = byId.get(x.nodeId);
+      if (!node) continue; // forgotten: out of the window (its write still counted)
+      const candidates: RecentWrite['candidates'] = [];
+      for (const id of x.rec.candidates!.slice(0, pairs)) {
+        const c = byId.get(id);
+        if (c) candidates.push({ node: c, cosine: dot(node.embedding, c.embedding) });
+      }
+      recent.push({ node, candidates, related: new Set(x.rec.related ?? []) });
+    }
+    rt.writes = writes;
+    rt.sinceConsolidation = writes % every;
+    rt.recent = recent;
+    rt.scheduleLoaded = true;
+  }
+
+  /**
    * Write the observations of one scope (all validated, same scope) atomically. Must run under the
    * scope's queue. Returns one result per observation in order.
    */
@@ -464,6 +542,14 @@ export class Writer {
     // counters of this write, merged into the memory's counters only once the store acknowledged
     const counters = emptyCounters();
     const rt = await cfg.gates.runtime(scope, key);
+    if (cfg.consolidateEvery > 0 && !rt.scheduleLoaded) {
+      // once per runtime rebuild (first use, restart, after a failed write or a forget)
+      try {
+        await this.restoreSchedule(scope, rt);
+      } catch (e) {
+        throw wrapError('consolidation', e);
+      }
+    }
     const snapshot = GateRegistry.snapshot(rt);
     const pendings: Pending[] = [];
     const results: { index: number; result: AddResult }[] = [];
@@ -561,6 +647,7 @@ export class Writer {
           relationState: null,
           calls: 1,
           nearest: null,
+          schedule: null,
         };
         pendings.push(p);
         if (!p.stored) continue;
@@ -671,12 +758,20 @@ export class Writer {
       if (cfg.consolidateEvery > 0) {
         const passes: { owner: Pending; reviewed: RecentWrite[] }[] = [];
         for (const p of pendingStored) {
+          // every stored write gets the next ordinal and records its review inputs in its history
+          // row (see ScheduleRecord), so restoreSchedule rebuilds exactly this state from the store
+          rt.writes++;
+          p.schedule = { write: rt.writes };
           if (p.action !== 'noop' && p.candidates.length) {
             const related = new Set(p.drafts.filter((d) => d.subtype === 'RELATED_TO').map((d) => d.to));
             const st = p.relationState as { new_memory: Record<string, unknown>; candidates: Record<string, unknown>[] } | null;
+            const reviewed = p.candidates.slice(0, cfg.consolidationPairs);
+            p.schedule.candidates = reviewed.map((c) => c.node.id);
+            const linked = p.schedule.candidates.filter((id) => related.has(id));
+            if (linked.length) p.schedule.related = linked;
             rt.recent.push({
               node: p.node,
-              candidates: p.candidates.slice(0, cfg.consolidationPairs).map((c) => ({ node: c.node, cosine: c.cosine })),
+              candidates: reviewed.map((c) => ({ node: c.node, cosine: c.cosine })),
               related,
               items: st ? { node: st.new_memory, candidates: st.candidates.slice(0, cfg.consolidationPairs) } : undefined,
             });
@@ -783,6 +878,7 @@ export class Writer {
             candidates: p.candidates.length,
             relations: owned.get(p)?.length ?? 0,
             sourceId: p.obs.sourceId,
+            ...(p.schedule ? { [SCHEDULE_FIELD]: p.schedule } : {}),
           },
         });
       }
