@@ -11,11 +11,16 @@
  * almost every text again) and prints CPU ms per observation. Data is read at run time, never
  * copied into the repo. Also checks, on every text, that the gated chrono parse (chrono-gate.ts)
  * returns exactly what `chrono.parse` returns, and how many of chrono's parsers it runs.
+ *
+ * `--compare <dir>`: also load `<dir>/extract.ts` (another version of this folder, e.g. an older
+ * commit unpacked with `git archive <commit> packages/core/src | tar -x -C /tmp/before` and
+ * `ln -s $PWD/node_modules /tmp/before/packages/core/node_modules`), check that it gives the same
+ * output hash, and time both in interleaved passes (same machine load) with their ratio.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as chrono from 'chrono-node';
 import { gatedChronoParse, possibleParsers } from './chrono-gate.js';
 import { extract } from './extract.js';
@@ -23,7 +28,9 @@ import { extract } from './extract.js';
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 3;
-const positional = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1));
+const compareAt = args.indexOf('--compare');
+const compareDir = compareAt >= 0 ? args[compareAt + 1] : undefined;
+const positional = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1) && (compareAt < 0 || i !== compareAt + 1));
 const here = path.dirname(fileURLToPath(import.meta.url));
 const file = positional[0] ?? process.env.MEM_LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
 const data = JSON.parse(readFileSync(file, 'utf8')) as { conversation: Record<string, unknown> }[];
@@ -57,16 +64,25 @@ for (const sample of data) {
   }
 }
 
-const hash = createHash('sha256');
-let withTime = 0;
-for (const [text, obs] of [...plain, ...captioned]) {
-  const r = extract(text, obs);
-  if (r.eventTime) withTime++;
-  hash.update(JSON.stringify(r));
-  hash.update('\n');
+type ExtractFn = typeof extract;
+function outputHash(fn: ExtractFn): { hex: string; withTime: number } {
+  const hash = createHash('sha256');
+  let withTime = 0;
+  for (const [text, obs] of [...plain, ...captioned]) {
+    const r = fn(text, obs);
+    if (r.eventTime) withTime++;
+    hash.update(JSON.stringify(r));
+    hash.update('\n');
+  }
+  return { hex: hash.digest('hex'), withTime };
 }
-console.log(`texts ${plain.length + captioned.length} (${plain.length} turns × plain/captioned), with an event time ${withTime}`);
-console.log(`sha256 ${hash.digest('hex')}`);
+const current = outputHash(extract);
+console.log(`texts ${plain.length + captioned.length} (${plain.length} turns × plain/captioned), with an event time ${current.withTime}`);
+console.log(`sha256 ${current.hex}`);
+const other = compareDir
+  ? ((await import(pathToFileURL(path.resolve(compareDir, 'extract.ts')).href)) as { extract: ExtractFn }).extract
+  : null;
+if (other) console.log(`sha256 ${outputHash(other).hex} (${compareDir})`);
 
 // Gated chrono parse vs chrono.parse on every text (as time.ts calls it).
 const dumpChrono = (rs: chrono.ParsedResult[]) =>
@@ -84,13 +100,20 @@ for (const [text, obs] of [...plain, ...captioned]) {
 const n = plain.length + captioned.length;
 console.log(`gated chrono: ${gateDiffs} texts differ from chrono.parse; chrono skipped on ${skipped} of ${n}; parsers run per text ${(parsersRun / n).toFixed(2)} of ${chrono.casual.parsers.length}`);
 
+/** CPU ms per observation of one pass of `fn` over the captioned turns. */
+function pass(fn: ExtractFn): number {
+  const c0 = process.cpuUsage();
+  for (const [text, obs] of captioned) fn(text, obs);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000 / captioned.length;
+}
 if (rounds > 0) {
   let best = Infinity;
+  let bestOther = Infinity;
   for (let r = 0; r < rounds; r++) {
-    const c0 = process.cpuUsage();
-    for (const [text, obs] of captioned) extract(text, obs);
-    const c = process.cpuUsage(c0);
-    best = Math.min(best, (c.user + c.system) / 1000 / captioned.length);
+    best = Math.min(best, pass(extract));
+    if (other) bestOther = Math.min(bestOther, pass(other));
   }
   console.log(`extract() CPU per observation: ${best.toFixed(4)} ms (best of ${rounds} passes over ${captioned.length} captioned turns)`);
+  if (other) console.log(`${compareDir}: ${bestOther.toFixed(4)} ms; this / that = ${(best / bestOther).toFixed(3)}`);
 }
