@@ -310,3 +310,28 @@ describe('consolidation schedule: many forgets after the last writes', () => {
     expect(passes).toEqual(livePasses);
   });
 });
+
+describe('consolidation schedule: caller mutation', () => {
+  it("mutating the arrays of returned nodes does not change a later pass's controller states", async () => {
+    const run = async (mutate: boolean) => {
+      const passes: Passes = [];
+      const m = open(createSqliteStore({ path: ':memory:' }), recorder(passes), 4);
+      const rs: AddResult[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = (await m.add(obs(i))) as AddResult;
+        if (mutate) {
+          r.node.entities.length = 0;
+          r.node.keywords.length = 0;
+        }
+        rs.push(r);
+      }
+      await m.close();
+      return { sigs: rs.map(sig), passes };
+    };
+    const plain = await run(false);
+    const mutated = await run(true);
+    expect(plain.passes.length).toBeGreaterThan(2);
+    expect(mutated.passes).toEqual(plain.passes);
+    expect(mutated.sigs).toEqual(plain.sigs);
+  });
+});
