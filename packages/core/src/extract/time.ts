@@ -325,9 +325,11 @@ function fromChrono(r: chrono.ParsedResult): Interval {
 export function resolveEventTimes(text: string, observedAt: string | Date | number): ResolvedEventTime[] {
   const ref = toReference(observedAt);
   if (typeof text !== 'string' || text.trim() === '') return [];
-  const found: { index: number; length: number; expression: string; iv: Interval }[] = [];
-  for (const rule of RULES) {
-    if (!rule.cues.every((c) => c.test(text))) continue;
+  const found: Found[] = [];
+  CUE_STATE.fill(-1);
+  for (let ri = 0; ri < RULES.length; ri++) {
+    const rule = RULES[ri]!;
+    if (!hasCues(ri, text)) continue;
     rule.re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = rule.re.exec(text))) {
@@ -336,31 +338,65 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
     }
   }
   // Rule matches win over overlapping chrono results; among rules, the longest match at a position wins.
-  found.sort((a, b) => a.index - b.index || b.length - a.length);
-  const kept: typeof found = [];
+  found.sort(byIndexThenLongest);
+  const kept: Found[] = [];
   for (const f of found) {
     const last = kept[kept.length - 1];
     if (last && f.index < last.index + last.length) continue;
     kept.push(f);
   }
-  const overlaps = (i: number, len: number) => kept.some((k) => i < k.index + k.length && k.index < i + len);
   const results = gatedChronoParse(text, { instant: new Date(ref), timezone: 0 });
-  const fromC: typeof found = [];
+  const fromC: Found[] = [];
   for (const r of results) {
     const t = r.text.trim();
     if (CHRONO_SKIP.test(t) || CHRONO_SKIP_PREFIX.test(t)) continue;
-    if (overlaps(r.index, r.text.length)) continue;
+    if (overlapsAny(kept, r.index, r.text.length)) continue;
     fromC.push({ index: r.index, length: r.text.length, expression: r.text, iv: fromChrono(r) });
   }
-  return [...kept, ...fromC]
-    .sort((a, b) => a.index - b.index)
-    .map((f) => ({
+  const all = kept.concat(fromC).sort(byIndex);
+  const out: ResolvedEventTime[] = new Array(all.length);
+  for (let i = 0; i < all.length; i++) {
+    const f = all[i]!;
+    out[i] = {
       start: new Date(f.iv.start).toISOString(),
       end: f.iv.end === null ? null : new Date(f.iv.end).toISOString(),
       expression: f.expression,
       granularity: f.iv.granularity,
       index: f.index,
-    }));
+    };
+  }
+  return out;
+}
+
+type Found = { index: number; length: number; expression: string; iv: Interval };
+
+function byIndexThenLongest(a: Found, b: Found): number {
+  return a.index - b.index || b.length - a.length;
+}
+
+function byIndex(a: Found, b: Found): number {
+  return a.index - b.index;
+}
+
+/** Whether [i, i + len) overlaps a kept match. */
+function overlapsAny(kept: Found[], i: number, len: number): boolean {
+  for (const k of kept) if (i < k.index + k.length && k.index < i + len) return true;
+  return false;
+}
+
+/** The distinct cue expressions of all rules; `CUE_STATE[k]` caches cue k's test on the current text (-1 unknown). */
+const CUES: RegExp[] = [...new Set(RULES.flatMap((r) => r.cues))];
+const CUE_STATE = new Int8Array(CUES.length);
+const RULE_CUES: number[][] = RULES.map((r) => r.cues.map((c) => CUES.indexOf(c)));
+
+/** All cues of rule `ri` are in `text` (cue tests cached in CUE_STATE, reset per text). */
+function hasCues(ri: number, text: string): boolean {
+  for (const k of RULE_CUES[ri]!) {
+    let v = CUE_STATE[k]!;
+    if (v < 0) CUE_STATE[k] = v = CUES[k]!.test(text) ? 1 : 0;
+    if (v === 0) return false;
+  }
+  return true;
 }
 
 /**
