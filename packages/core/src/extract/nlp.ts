@@ -78,6 +78,7 @@ const cache = new Map<string, ParsedText>();
 /** Longest run of non-space characters handed to wink-nlp (ours; see `sanitizeForParse`). */
 export const MAX_TOKEN_CHARS = 256;
 const INVISIBLE = /[\u00AD\u200B\u2060\uFEFF]/g;
+const NON_ASCII = /[^\x00-\x7F]/;
 const LONG_RUN = new RegExp(`\\S{${MAX_TOKEN_CHARS + 1},}`, 'g');
 
 /**
@@ -90,7 +91,8 @@ const LONG_RUN = new RegExp(`\\S{${MAX_TOKEN_CHARS + 1},}`, 'g');
  * names or keywords.
  */
 export function sanitizeForParse(text: string): string {
-  let t = text.replace(INVISIBLE, '').normalize('NFKC');
+  // ASCII text has no invisible characters and is its own NFKC form.
+  let t = NON_ASCII.test(text) ? text.replace(INVISIBLE, '').normalize('NFKC') : text;
   if (t.length > MAX_TOKEN_CHARS) t = t.replace(LONG_RUN, ' ');
   return t;
 }
@@ -156,7 +158,7 @@ export function parseText(text: string): ParsedText {
     return hit;
   }
   const clean = sanitizeForParse(text);
-  const masked = maskExtendedLatin(clean);
+  const masked = NON_ASCII.test(clean) ? maskExtendedLatin(clean) : clean;
   if (masked !== clean) {
     const parsed = parseClean(masked);
     if (unmask(clean, masked, parsed.tokens, parsed.entities)) return remember(text, parsed);
