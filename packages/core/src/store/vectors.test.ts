@@ -36,7 +36,7 @@ describe('ScopeVectors.exact', () => {
           let x = seed || 1;
           const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
           const vec = () => {
-            const xs = Array.from({ length: dim }, rnd);
+            const xs: number[] = Array.from({ length: dim }, () => rnd());
             if (xs.every((y) => y === 0)) xs[0] = 1;
             return xs;
           };
