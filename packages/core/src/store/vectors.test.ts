@@ -37,7 +37,7 @@ describe('ScopeVectors.exact', () => {
           const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
           const vec = () => {
             const xs: number[] = Array.from({ length: dim }, () => rnd());
-            if (xs.every((y) => y === 0)) xs[0] = 1;
+            if (!xs.some((y) => y !== 0)) xs[0] = 1;
             return xs;
           };
           const sv = new ScopeVectors(dim, null, 4);
