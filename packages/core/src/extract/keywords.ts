@@ -12,6 +12,8 @@ const EXTRA_STOP = new Set([
   'like', 'bit', 'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'kind', 'something', 'anything', 'everything', 'nothing', "'s", '’s', "n't", 'not', 'gonna', 'wanna',
 ]);
 
+const ASCII_ALNUM = /^[a-z0-9]+$/;
+
 /**
  * Content-word lemmas of `text` (lower-case, deduplicated, in order of first occurrence): nouns,
  * proper nouns, verbs, adjectives, adverbs and numbers, without wink-nlp stop words, punctuation,
@@ -26,10 +28,18 @@ export function extractKeywords(text: string): string[] {
   const seen = new Set<string>();
   for (const t of tokens) {
     if (t.stop || !CONTENT_POS.has(t.pos)) continue;
-    let k = (t.pos === 'PROPN' ? t.lower : t.lemma).normalize('NFKC');
-    k = k.replace(/^[#@]+/, '').replace(/['’]s$/, '').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    if (k.length < 2 && !/^\p{N}$/u.test(k)) continue;
-    if (!/[\p{L}\p{N}]/u.test(k) || EXTRA_STOP.has(k)) continue;
+    let k = t.pos === 'PROPN' ? t.lower : t.lemma;
+    if (ASCII_ALNUM.test(k)) {
+      // Fast path, same result: an ASCII letters-and-digits word is its own NFKC form and has
+      // nothing for the clean-up below to strip.
+      if (k.length < 2 && !(k >= '0' && k <= '9')) continue;
+    } else {
+      k = k.normalize('NFKC');
+      k = k.replace(/^[#@]+/, '').replace(/['’]s$/, '').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+      if (k.length < 2 && !/^\p{N}$/u.test(k)) continue;
+      if (!/[\p{L}\p{N}]/u.test(k)) continue;
+    }
+    if (EXTRA_STOP.has(k)) continue;
     if (seen.has(k)) continue;
     seen.add(k);
     out.push(k);

@@ -277,7 +277,12 @@ const CHRONO_SKIP_PREFIX = /^(for|after|within|over|during|since|until|till)\b/i
 const MIN_REFERENCE = Date.parse('0000-01-01T00:00:00Z');
 const MAX_REFERENCE = Date.parse('9999-12-31T00:00:00Z'); // leaves room for "next month" in 9999
 
+// The last valid string observedAt and its time (ms): consecutive observations usually share one.
+let lastObservedAt: string | null = null;
+let lastReference = 0;
+
 function toReference(observedAt: string | Date | number): number {
+  if (typeof observedAt === 'string' && observedAt === lastObservedAt) return lastReference;
   let t: number;
   if (observedAt instanceof Date) t = observedAt.getTime();
   else if (typeof observedAt === 'number') t = observedAt;
@@ -292,6 +297,10 @@ function toReference(observedAt: string | Date | number): number {
   // "a month ago" would fall outside it (an untyped RangeError from toISOString).
   if (t < MIN_REFERENCE || t >= MAX_REFERENCE) {
     throw new MemValidationError('BAD_DATE', `resolveEventTime: observedAt ${String(observedAt)} is outside the years 0000–9999`);
+  }
+  if (typeof observedAt === 'string') {
+    lastObservedAt = observedAt;
+    lastReference = t;
   }
   return t;
 }
