@@ -182,11 +182,15 @@ export function possibleParsers(text: string): number {
  */
 export function gatedChronoParse(text: string, ref: chrono.ParsingReference | Date, option?: chrono.ParsingOption): chrono.ParsedResult[] {
   const s = gateState();
-  if (!s || option?.forwardDate) return chrono.parse(text, ref, option);
+  const casual = chrono.casual;
+  // No gates with forwardDate, or if someone changed chrono's casual parsers or refiners since.
+  if (!s || option?.forwardDate || casual.parsers.length !== s.parsers.length || casual.refiners.length !== s.refiners.length) {
+    return chrono.parse(text, ref, option);
+  }
   const mask = possibleParsers(text);
   if (mask === 0) return [];
   const all = (1 << s.parsers.length) - 1;
-  if (mask === all) return chrono.casual.parse(text, ref, option);
+  if (mask === all) return casual.parse(text, ref, option);
   let c = s.byMask.get(mask);
   if (!c) {
     c = new chrono.Chrono({ parsers: s.parsers.filter((_, i) => mask & (1 << i)), refiners: s.refiners });
