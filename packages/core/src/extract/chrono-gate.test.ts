@@ -85,6 +85,21 @@ describe('gatedChronoParse', () => {
     for (const s of SENTENCES) check(s);
   });
 
+  it('falls back to chrono.parse when chrono.casual gains a parser at run time, and with forwardDate', () => {
+    const text = 'My friend showed me her new painting.';
+    const dummy: chrono.Parser = { pattern: () => /painting/i, extract: () => ({ day: 1, month: 2, year: 2020 }) };
+    chrono.casual.parsers.push(dummy);
+    try {
+      expect(dump(gatedChronoParse(text, REF))).toEqual(dump(chrono.parse(text, REF)));
+      expect(gatedChronoParse(text, REF).map((r) => r.text)).toEqual(['painting']);
+    } finally {
+      chrono.casual.parsers.pop();
+    }
+    expect(gatedChronoParse(text, REF)).toEqual([]);
+    const t2 = 'See you in 3 days, we leave Friday.';
+    expect(dump(gatedChronoParse(t2, REF, { forwardDate: true }))).toEqual(dump(chrono.parse(t2, REF, { forwardDate: true })));
+  });
+
   it('skips chrono or most of its parsers on text without time cues', () => {
     expect(possibleParsers('My friend showed me her new painting.')).toBe(0);
     expect(gatedChronoParse('My friend showed me her new painting.', REF)).toEqual([]);
