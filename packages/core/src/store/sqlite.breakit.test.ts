@@ -208,10 +208,9 @@ describe('hostile JSON in node / history fields (serialised once by the batch ch
     await store.close();
   });
 
-  // metadata whose toJSON returns undefined: JSON.stringify gives undefined, the NOT NULL column
-  // rejects it inside the transaction; the caller gets a StoreError (driver failure), not the
-  // MemValidationError INVALID_INPUT the batch check promises for a non-serialisable field.
-  it.fails('BUG: metadata with toJSON() => undefined is a validation error (INVALID_INPUT), not a driver StoreError', async () => {
+  // metadata whose toJSON returns undefined: JSON.stringify gives undefined; the batch check
+  // refuses it (INVALID_INPUT) instead of the NOT NULL column failing inside the transaction.
+  it('metadata with toJSON() => undefined is a validation error (INVALID_INPUT), not a driver StoreError', async () => {
     const store = await openStore();
     const n = makeNode(A, 'tojson node', unitVector(DIM, 1), { provenance: { sourceId: null, contentHash: 'h', metadata: { toJSON: () => undefined } as never } });
     const err = await store.write({ scope: A, nodes: [n] }).then(
@@ -222,9 +221,9 @@ describe('hostile JSON in node / history fields (serialised once by the batch ch
     expect(err?.code).toBe('INVALID_INPUT');
   });
 
-  // history data {toJSON: () => null} is accepted (it is a non-null object), stored as JSON `null`,
-  // and read back as `data: null`, which breaks HistoryEntry.data (an object) for every reader.
-  it.fails('BUG: history data whose toJSON returns null / a string is refused, or read back as an object', async () => {
+  // history data {toJSON: () => null} is a non-null object that serialises to JSON `null`; the batch
+  // check refuses it rather than store something read back as `data: null`.
+  it('history data whose toJSON returns null / a string is refused, or read back as an object', async () => {
     const store = await openStore();
     const n = makeNode(A, 'hist node', unitVector(DIM, 1));
     let err: unknown = null;

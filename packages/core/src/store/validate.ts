@@ -78,6 +78,22 @@ function sameScope(a: ResolvedScope, b: ResolvedScope): boolean {
   return scopeKey(a) === scopeKey(b);
 }
 
+/**
+ * `JSON.stringify(v)`, which must be a JSON object (`{`) or array (`[`) as the field promises: a
+ * value that cannot be serialised (cycle, BigInt) or whose `toJSON` turns it into something else
+ * (undefined, null, a string) would be stored as something the reader does not expect.
+ */
+function toJson(v: unknown, kind: '{' | '[', what: string): string {
+  let s: string | undefined;
+  try {
+    s = JSON.stringify(v);
+  } catch (cause) {
+    throw new MemValidationError('INVALID_INPUT', `${what} is not JSON-serialisable`, { cause });
+  }
+  if (typeof s !== 'string' || s[0] !== kind) invalid(`${what} must serialise to a JSON ${kind === '{' ? 'object' : 'array'}`);
+  return s;
+}
+
 /** A node's JSON columns, serialised once by the check (adapters store these strings as they are). */
 export interface NodeJson {
   entities: string;
@@ -114,18 +130,14 @@ function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i:
     invalid(`nodes[${i}].provenance.contentHash must be a string`);
   }
   if (typeof node.provenance.sourceId === 'string') wellFormed(node.provenance.sourceId, `nodes[${i}].provenance.sourceId`);
-  try {
-    json.push({
-      entities: JSON.stringify(node.entities),
-      keywords: JSON.stringify(node.keywords),
-      types: JSON.stringify(node.types),
-      eventTime: node.eventTime ? JSON.stringify(node.eventTime) : null,
-      gate: node.gate ? JSON.stringify(node.gate) : null,
-      metadata: JSON.stringify(node.provenance.metadata ?? {}),
-    });
-  } catch (cause) {
-    throw new MemValidationError('INVALID_INPUT', `nodes[${i}] metadata / eventTime / gate / types are not JSON-serialisable`, { cause });
-  }
+  json.push({
+    entities: toJson(node.entities, '[', `nodes[${i}].entities`),
+    keywords: toJson(node.keywords, '[', `nodes[${i}].keywords`),
+    types: toJson(node.types, '{', `nodes[${i}].types`),
+    eventTime: node.eventTime ? toJson(node.eventTime, '{', `nodes[${i}].eventTime`) : null,
+    gate: node.gate ? toJson(node.gate, '{', `nodes[${i}].gate`) : null,
+    metadata: toJson(node.provenance.metadata ?? {}, '{', `nodes[${i}].provenance.metadata`),
+  });
   const embedding = checkVector(node.embedding, dimension, `nodes[${i}].embedding`);
   return { ...node, scope: nodeScope, embedding };
 }
@@ -157,11 +169,7 @@ function checkHistory(h: HistoryEntry, scope: ResolvedScope, i: number, json: st
   if (h.nodeId !== null && h.nodeId !== undefined && typeof h.nodeId !== 'string') invalid(`history[${i}].nodeId must be a string or null`);
   isoString(h.at, `history[${i}].at`);
   if (h.data !== undefined && (h.data === null || typeof h.data !== 'object')) invalid(`history[${i}].data must be an object`);
-  try {
-    json.push(JSON.stringify(h.data ?? {}));
-  } catch (cause) {
-    throw new MemValidationError('INVALID_INPUT', `history[${i}].data is not JSON-serialisable`, { cause });
-  }
+  json.push(toJson(h.data ?? {}, '{', `history[${i}].data`));
   return { ...h, scope: hs, nodeId: h.nodeId ?? null, data: h.data ?? {} };
 }
 
