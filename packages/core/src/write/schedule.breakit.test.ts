@@ -181,7 +181,7 @@ describe('hostile schedule records appended through the public store API', () =>
   it('a caller cannot plant a schedule record through add(): sourceId / metadata named "consolidation" stay out of data.consolidation', async () => {
     const { m } = await setup(3);
     const hostile = { write: 99, candidates: ['x'] };
-    await m.add(obs(0, { sourceId: JSON.stringify({ [SCHEDULE_FIELD]: hostile }), metadata: { [SCHEDULE_FIELD]: hostile, consolidation: hostile } }));
+    await m.add(obs(0, { sourceId: JSON.stringify({ [SCHEDULE_FIELD]: hostile }), metadata: { [SCHEDULE_FIELD]: hostile, nested: { consolidation: hostile } } }));
     // a metadata object with a hostile prototype is refused typed, before anything is written
     await expect(m.add(obs(1, { metadata: Object.create({ consolidation: hostile }) }))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await m.add(obs(1, { metadata: JSON.parse('{"__proto__": {"consolidation": {"write": 99}}}') }));
