@@ -416,3 +416,95 @@ describe('two connections on one file', () => {
     await store.close();
   });
 });
+
+describe('odd ids and a random operation model', () => {
+  it('ids with NUL, quotes, JSON-looking text and trailing spaces stay distinct through json_each lookups (write, getMany, neighbors, relations)', async () => {
+    const store = await openStore();
+    const ids = ['x', 'x\u0000y', 'x\u0000', '\u0000', 'X', 'x ', '"x"', "x'", 'x\\', '[1]', '1', 'null'];
+    const nodes = ids.map((id, i) => makeNode(A, `odd ${i}`, unitVector(DIM, 70_000 + i), { id }));
+    await store.write({
+      scope: A,
+      nodes,
+      relations: [makeRelation('x\u0000y', 'x', 'RELATED_TO', { id: 'r1' }), makeRelation('1', 'null', 'RELATED_TO', { id: 'r\u0000' }), makeRelation('1', '[1]', 'RELATED_TO', { id: 'r' })],
+    });
+    expect((await store.getMany(A, ids)).map((n) => n.id)).toEqual(ids);
+    expect((await store.neighbors(A, ['x\u0000y'])).map((n) => [n.relation.id, n.node.id])).toEqual([['r1', 'x']]);
+    expect((await store.neighbors(A, ['1'])).map((n) => [n.relation.id, n.node.id])).toEqual([
+      ['r\u0000', 'null'],
+      ['r', '[1]'],
+    ]);
+    await store.write({ scope: A, nodes: [{ ...nodes[1]!, text: 'changed' }], relations: [makeRelation('x\u0000y', '\u0000', 'RELATED_TO', { id: 'r2' })] });
+    expect((await store.relations(A)).map((r) => [r.id, r.from, r.to])).toEqual([
+      ['r1', 'x\u0000y', 'x'],
+      ['r\u0000', '1', 'null'],
+      ['r', '1', '[1]'],
+      ['r2', 'x\u0000y', '\u0000'],
+    ]);
+    expect(await store.forget(A, 'x\u0000')).toBe(true);
+    expect((await store.get(A, 'x\u0000y'))!.text).toBe('changed');
+    expect(store.checkIntegrity()).toEqual([]);
+    await store.close();
+  });
+
+  it('200 random batches and forgets (new nodes, rewrites, relation upserts with moved endpoints, obsolete marks) match a plain model; stats exact', async () => {
+    const path = file();
+    const store = await openStore(path);
+    const rnd = seededRandom(2024);
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    const model = { nodes: new Map<string, string>(), rels: [] as { id: string; from: string; to: string }[] };
+    let next = 0;
+    for (let step = 0; step < 200; step++) {
+      const ids = [...model.nodes.keys()];
+      if (rnd() < 0.15 && ids.length > 2) {
+        const victim = pick(ids);
+        expect(await store.forget(A, victim)).toBe(true);
+        model.nodes.delete(victim);
+        model.rels = model.rels.filter((r) => r.from !== victim && r.to !== victim);
+        continue;
+      }
+      const batchNodes: MemoryNode[] = [];
+      const inBatch = new Set<string>();
+      const count = Math.floor(rnd() * 40);
+      for (let i = 0; i < count; i++) {
+        const rewrite = ids.length > 0 && rnd() < 0.3;
+        const id = rewrite ? pick(ids) : `m${next++}`;
+        if (inBatch.has(id)) continue;
+        inBatch.add(id);
+        const t = `${text(rnd, next)} step${step}`;
+        batchNodes.push(makeNode(A, t, unitVector(DIM, 80_000 + next + step), { id }));
+      }
+      const endpoints = [...new Set([...ids, ...inBatch])];
+      const batchRels: Relation[] = [];
+      const relIds = new Set<string>();
+      const nRels = endpoints.length > 1 ? Math.floor(rnd() * 50) : 0;
+      for (let i = 0; i < nRels; i++) {
+        const from = pick(endpoints);
+        let to = pick(endpoints);
+        if (to === from) to = endpoints[(endpoints.indexOf(from) + 1) % endpoints.length]!;
+        // a third of the relations re-upsert an existing relation id with new endpoints
+        const id = model.rels.length && rnd() < 0.33 ? pick(model.rels).id : `e${next++}`;
+        if (relIds.has(id)) continue;
+        relIds.add(id);
+        batchRels.push(makeRelation(from, to, 'RELATED_TO', { id }));
+      }
+      const updates = ids.length > 1 && rnd() < 0.2 ? [{ id: pick(ids), obsoleteBy: pick(ids) }] : [];
+      await store.write({ scope: A, nodes: batchNodes, relations: batchRels, nodeUpdates: updates });
+      for (const n of batchNodes) model.nodes.set(n.id, n.text);
+      for (const r of batchRels) {
+        const at = model.rels.findIndex((x) => x.id === r.id);
+        if (at >= 0) model.rels[at] = { id: r.id, from: r.from, to: r.to };
+        else model.rels.push({ id: r.id, from: r.from, to: r.to });
+      }
+      if (step % 25 === 0) {
+        expect((await store.relations(A)).map((r) => `${r.id}:${r.from}>${r.to}`)).toEqual(model.rels.map((r) => `${r.id}:${r.from}>${r.to}`));
+        expect(await store.count(A)).toBe(model.nodes.size);
+      }
+    }
+    expect((await store.relations(A)).map((r) => `${r.id}:${r.from}>${r.to}`)).toEqual(model.rels.map((r) => `${r.id}:${r.from}>${r.to}`));
+    const listed = await store.list(A);
+    expect(new Map(listed.map((n) => [n.id, n.text]))).toEqual(model.nodes);
+    expect(store.checkIntegrity()).toEqual([]);
+    await store.close();
+    checkStats(path);
+  });
+});
