@@ -85,6 +85,9 @@ type RelationRow = {
 const NODE_COLUMNS =
   'n.rid, n.sid, n.id, n.text, n.speaker, n.observed_at, n.event_time, n.entities, n.keywords, n.types, n.embedding, n.gate, n.source_id, n.content_hash, n.metadata, n.obsolete_by, n.created_at';
 
+/** Entries of the known-node-rid cache of a connection (about 100 bytes each). */
+const KNOWN_RIDS_MAX = 1 << 18;
+
 /** Rows per multi-row INSERT statement (a statement per row count up to this is prepared once). */
 const ROWS_PER_INSERT = 32;
 
@@ -225,6 +228,15 @@ export class SqliteStore implements MemoryStore {
   private dataVersion = -1;
   private useClock = 0;
   private stmts: Record<string, Database.Statement> = {};
+  /**
+   * Row ids of nodes known to exist, per scope: the nodes this connection wrote or found. Valid
+   * while no other connection commits (checked through `PRAGMA data_version` inside each write
+   * transaction); forget removes its node. Lets a write skip looking up the stored nodes its
+   * relations point at.
+   */
+  private readonly knownRids = new Map<number, Map<string, number>>();
+  private knownVersion = -1;
+  private knownSize = 0;
   /** `fn` in one IMMEDIATE transaction (one wrapper per connection: better-sqlite3 builds four per `transaction()` call). */
   private runImmediate: (<T>(fn: () => T) => T) | null = null;
 
@@ -390,6 +402,7 @@ export class SqliteStore implements MemoryStore {
     this.vectors.clear();
     this.stmts = {};
     this.runImmediate = null;
+    this.knownRids.clear();
     this.db?.close();
     this.db = null;
   }
@@ -408,6 +421,7 @@ export class SqliteStore implements MemoryStore {
     const key = scopeKey(b.scope);
     const vectorOps: { rid: number; v: Float32Array }[] = [];
     let sid = -1;
+    let learned: Map<string, number>[] = [];
     try {
       this.immediate(() => {
         sid = this.ensureSid(b.scope);
@@ -423,11 +437,23 @@ export class SqliteStore implements MemoryStore {
           if (u.obsoleteBy) names.add(u.obsoleteBy);
         }
         const stored = new Map<string, number>();
-        for (const r of this.stmt('SELECT n.id, n.rid FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(
-          JSON.stringify([...names]),
-          sid,
-        ) as { id: string; rid: number }[]) {
-          stored.set(r.id, r.rid);
+        const known = this.knownNodes(sid);
+        const missing: string[] = [];
+        for (const id of names) {
+          const rid = known?.get(id);
+          if (rid === undefined) missing.push(id);
+          else stored.set(id, rid);
+        }
+        if (missing.length === 1) {
+          const r = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?').get(sid, missing[0]) as { rid: number } | undefined;
+          if (r) stored.set(missing[0], r.rid);
+        } else if (missing.length > 1) {
+          for (const r of this.stmt('SELECT n.id, n.rid FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(
+            JSON.stringify(missing),
+            sid,
+          ) as { id: string; rid: number }[]) {
+            stored.set(r.id, r.rid);
+          }
         }
         const inBatch = new Set(b.nodes.map((n) => n.id));
         const present = (id: string) => inBatch.has(id) || stored.has(id);
@@ -479,6 +505,7 @@ export class SqliteStore implements MemoryStore {
         this.insertRows('nodes', nodeRows, (rows) => {
           for (const r of rows as { id: string; rid: number }[]) rids.set(r.id, r.rid);
         });
+        learned = [stored, rids];
         const ftsRows: unknown[][] = [];
         const token = scopeToken(sid);
         for (let i = 0; i < b.nodes.length; i++) {
@@ -510,8 +537,40 @@ export class SqliteStore implements MemoryStore {
       throw wrap(e, 'write failed (nothing was written)');
     }
     this.sids.set(key, sid);
+    this.learnNodes(sid, learned);
     const sv = this.vectors.get(sid);
     if (sv) for (const op of vectorOps) sv.upsert(op.rid, op.v);
+  }
+
+  /** The scope's known node rids (see `knownRids`), dropped when another connection committed; call inside a transaction. */
+  private knownNodes(sid: number): Map<string, number> | undefined {
+    const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (v !== this.knownVersion) {
+      this.knownRids.clear();
+      this.knownSize = 0;
+      this.knownVersion = v;
+    }
+    return this.knownRids.get(sid);
+  }
+
+  /** Remember node rids a committed write stored or found (bounded: past KNOWN_RIDS_MAX entries the cache starts over). */
+  private learnNodes(sid: number, maps: Map<string, number>[]): void {
+    let known = this.knownRids.get(sid);
+    for (const m of maps) {
+      if (this.knownSize + m.size > KNOWN_RIDS_MAX) {
+        this.knownRids.clear();
+        this.knownSize = 0;
+        known = undefined;
+      }
+      if (!known) {
+        known = new Map();
+        this.knownRids.set(sid, known);
+      }
+      for (const [id, rid] of m) {
+        if (!known.has(id)) this.knownSize++;
+        known.set(id, rid);
+      }
+    }
   }
 
   /**
@@ -593,6 +652,7 @@ export class SqliteStore implements MemoryStore {
     } catch (e) {
       throw wrap(e, 'forget failed (nothing was removed)');
     }
+    this.knownRids.get(sid)?.delete(id);
     if (rid === null) return false;
     this.vectors.get(sid)?.remove(rid);
     return true;
