@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemError } from '../errors.js';
 import { makeHistory, makeNode, makeRelation, seededRandom, testScope, unitVector } from '../testing/index.js';
-import type { MemoryNode, Relation } from '../types.js';
+import { RELATION_SUBTYPES, type MemoryNode, type Relation } from '../types.js';
 import { createSqliteStore, type SqliteStore } from './sqlite.js';
 import { docTokens, searchText, searchTextSlow } from './text.js';
 
@@ -626,5 +626,35 @@ describe('the per-connection known-node-rid cache', () => {
     await store.close();
     expect(rels.map((r) => [r.id, r.to])).not.toContainEqual(['stale', z.id]);
     expect(relErr).toBe('NODE_NOT_FOUND');
+  });
+});
+
+describe('relations are validated but not snapshotted', () => {
+  // checkRelation returns the caller's object itself; write() reads from / to / view / subtype /
+  // probability / origin / createdAt again while building the rows. A getter can therefore pass
+  // the check with valid values and store invalid ones (probability 7, a subtype of another view,
+  // an unknown origin), which every reader then trusts.
+  it.fails('BUG: the stored relation equals the validated one (probability in [0, 1], subtype of its view)', async () => {
+    const store = await openStore();
+    const [x, y] = [makeNode(A, 'rel x', unitVector(DIM, 1)), makeNode(A, 'rel y', unitVector(DIM, 2))];
+    const rel = makeRelation(x.id, y.id, 'RELATED_TO', { id: 'toctou' });
+    const reads: Record<string, number> = {};
+    // valid for as many reads as the check makes, invalid afterwards (when the rows are built)
+    const flip = (k: string, checkReads: number, first: unknown, later: unknown) =>
+      Object.defineProperty(rel, k, { get: () => ((reads[k] = (reads[k] ?? 0) + 1) <= checkReads ? first : later), enumerable: true });
+    flip('probability', 3, 0.5, 7);
+    flip('subtype', 2, 'RELATED_TO', 'CAUSES');
+    flip('origin', 1, 'rule', 'forged');
+    const err = await store.write({ scope: A, nodes: [x, y], relations: [rel] }).then(
+      () => null,
+      (e: MemError) => e,
+    );
+    const got = err ? [] : await store.relations(A);
+    await store.close();
+    for (const r of got) {
+      expect(r.probability).toBeLessThanOrEqual(1);
+      expect(['rule', 'controller']).toContain(r.origin);
+      expect(RELATION_SUBTYPES[r.subtype]).toBe(r.view);
+    }
   });
 });
