@@ -658,3 +658,18 @@ describe('relations are validated but not snapshotted', () => {
     }
   });
 });
+
+describe('tokenizer agreement between docTokens (BM25 statistics) and FTS5 unicode61 (candidates)', () => {
+  // Not from today's changes (found on the way): FTS5's unicode61 treats private-use characters
+  // (category Co, e.g. U+F8FF, the Apple logo many keyboards type) as token characters, while
+  // searchText / docTokens split on them. "\uF8FFWatch" is one FTS token ("\uF8FFwatch") but the
+  // word "watch" for BM25: a query for "watch" never finds the node, though its df counts it.
+  it.fails('BUG: a word glued to a private-use character (U+F8FF) is found by lexical search', async () => {
+    const store = await openStore();
+    const n = makeNode(A, 'I love my \uF8FFWatch today', unitVector(DIM, 1));
+    await store.write({ scope: A, nodes: [n] });
+    const hits = await store.lexicalSearch(A, 'watch', 5);
+    await store.close();
+    expect(hits.map((h) => h.node.id)).toEqual([n.id]);
+  });
+});
