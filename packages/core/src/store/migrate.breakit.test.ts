@@ -249,4 +249,18 @@ describe('SIGKILL during the v3 → v4 migration and during 1 000-row batches', 
     }
     expect(batches).toBeGreaterThan(0);
   }, 60_000);
+
+  it('two processes upgrading the same v3 file and then writing 1 000-row batches at once, both killed: one upgrade, nothing partial, all acked batches present', async () => {
+    const path = file();
+    const v3 = writeV3File(path, 500, 2000);
+    const [a, b] = await Promise.all([runAndKill(child, [path, 'p1'], pkgDir, 1500), runAndKill(child, [path, 'p2'], pkgDir, 1500)]);
+    expect(a).toContain('migrated-p1');
+    expect(b).toContain('migrated-p2');
+    const batches = await verify(path, v3, new Set([...a, ...b]));
+    expect(a.length + b.length).toBeGreaterThan(2); // both opened, and between them wrote batches
+    expect(batches).toBeGreaterThanOrEqual(a.length + b.length - 2);
+    const db = new Database(path, { readonly: true });
+    expect((db.prepare('SELECT COUNT(*) AS c FROM migrations WHERE version = 4').get() as { c: number }).c).toBe(1);
+    db.close();
+  }, 60_000);
 });
