@@ -178,6 +178,28 @@ describe('hostile schedule records appended through the public store API', () =>
     expect(pairs).not.toContain(`${obs(0).text} | ${obs(0).text}`);
   });
 
+  // A record whose ordinal goes backwards (write: 1 appended after 30 recorded writes): the restore
+  // takes writes = 1, floor = 0, and then every older row has write > 0, so the window never
+  // closes: the whole history is read and the next pass reviews every reviewed write the scope ever
+  // had (one controller call each) instead of at most consolidateEvery.
+  it.fails('BUG: one backwards ordinal makes the next pass review the whole scope history (calls not bounded by consolidateEvery)', async () => {
+    const { store, m } = await setup(4);
+    let last = '';
+    for (let i = 0; i < 30; i++) last = ((await m.add(obs(i))) as never as { node: { id: string } }).node.id;
+    await m.close();
+    const path = (store as unknown as { path: string }).path;
+    const s2 = createSqliteStore({ path });
+    await s2.open({ schemaVersion: 1, embeddingModel: hashEmbedder().model, dimension: hashEmbedder().dimension });
+    await s2.write({ scope: resolved, history: [{ scope: resolved, op: 'ADD', nodeId: last, at: '2025-01-01T00:00:00Z', data: { [SCHEDULE_FIELD]: { write: 1 } } }] });
+    await s2.close();
+    const log: Log = { calls: [] };
+    const m2 = open(createSqliteStore({ path }), log, 4);
+    for (let i = 30; i < 33; i++) await m2.add(obs(i)); // ordinals 2, 3, 4: a pass at 4
+    await m2.close();
+    expect(log.calls.length).toBeGreaterThan(0);
+    expect(log.calls.length).toBeLessThanOrEqual(4);
+  });
+
   it('a caller cannot plant a schedule record through add(): sourceId / metadata named "consolidation" stay out of data.consolidation', async () => {
     const { m } = await setup(3);
     const hostile = { write: 99, candidates: ['x'] };
