@@ -3,7 +3,9 @@
  * contract of Jev-Mem seed 000 §3). WAL journal; one transaction per write batch; FTS5 finds
  * lexical matches, scored by Okapi BM25 with per-scope statistics; vectors as Float32 BLOBs with an
  * in-process per-scope vector cache (exact scan) and an HNSW index (hnswlib-node) for scopes above
- * `ann.threshold` nodes. See packages/core/README.md "Stores".
+ * `ann.threshold` nodes. A write batch is a handful of multi-row INSERTs (nodes, FTS rows,
+ * relations, history, the batch's summed document-frequency changes); relations reference their
+ * endpoint nodes by row id (schema v4). See packages/core/README.md "Stores".
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
