@@ -363,18 +363,27 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
     fromC.push({ index: r.index, length: r.text.length, expression: r.text, iv: fromChrono(r) });
   }
   const all = kept.concat(fromC).sort(byIndex);
-  const out: ResolvedEventTime[] = new Array(all.length);
+  const out: ResolvedEventTime[] = [];
   for (let i = 0; i < all.length; i++) {
     const f = all[i]!;
-    out[i] = {
+    // "in 273737 years", "99980515 days later": an interval outside the years 0000–9999 is not an
+    // event time we can store (its ISO string would need an extended year, or not exist): dropped
+    if (!inIsoYears(f.iv.start) || (f.iv.end !== null && !inIsoYears(f.iv.end))) continue;
+    out.push({
       start: new Date(f.iv.start).toISOString(),
       end: f.iv.end === null ? null : new Date(f.iv.end).toISOString(),
       expression: f.expression,
       granularity: f.iv.granularity,
       index: f.index,
-    };
+    });
   }
   return out;
+}
+
+const YEAR_10000 = Date.UTC(10000, 0, 1);
+/** Whether a time (ms) lies in the ISO 8601 four-digit years 0000–9999 (so `toISOString` exists and has no extended year). */
+function inIsoYears(t: number): boolean {
+  return Number.isFinite(t) && t >= MIN_REFERENCE && t < YEAR_10000;
 }
 
 type Found = { index: number; length: number; expression: string; iv: Interval };
