@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemError } from '../errors.js';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
 import { createMemory } from './memory.js';
