@@ -44,9 +44,19 @@ export interface RecentWrite {
 export interface ScheduleRecord {
   /**
    * 1-based ordinal of this write among the scope's stored, non-derived writes since the schedule
-   * was first recorded (a pass runs at every write whose ordinal is a multiple of `consolidateEvery`).
+   * was first recorded. The ordinals of a scope's rows are consecutive (a failed write leaves no row
+   * and takes no ordinal; a forgotten node's row stays).
    */
   write: number;
+  /**
+   * Ordinal of the write that ran the last consolidation pass at or before this write (this write's
+   * own ordinal when it ran one; 0 = none yet). The next pass runs once `write − pass` reaches
+   * `consolidateEvery`, and reviews the writes after `pass`. Absent in records of earlier versions,
+   * which ran their passes at the multiples of `consolidateEvery`: read as `write − write mod every`.
+   */
+  pass?: number;
+  /** The `consolidateEvery` in force when this write was stored (bounds the window a restart restores; absent in records of earlier versions). */
+  every?: number;
   /** Ids of the candidates a pass reviews for this write, best first (at most `consolidationPairs`); absent when the write is not reviewed (Noop, Update, no candidates). */
   candidates?: string[];
   /** The reviewed candidates this write's relation call linked `RELATED_TO` (a pass adds no second link). */
@@ -69,11 +79,42 @@ export function scheduleRecord(data: Record<string, unknown> | null | undefined)
   if (!r || typeof r !== 'object') return null;
   const write = r.write;
   if (typeof write !== 'number' || !Number.isSafeInteger(write) || write < 1) return null;
+  const pass = r.pass;
+  if (pass !== undefined && (typeof pass !== 'number' || !Number.isSafeInteger(pass) || pass < 0 || pass > write)) return null;
+  const every = r.every;
+  if (every !== undefined && (typeof every !== 'number' || !Number.isSafeInteger(every) || every < 1)) return null;
   if (r.candidates !== undefined && !isIdList(r.candidates)) return null;
   if (r.related !== undefined && !isIdList(r.related)) return null;
   const out: ScheduleRecord = { write };
+  if (pass !== undefined) out.pass = pass;
+  if (every !== undefined) out.every = every;
   if (r.candidates) out.candidates = r.candidates as string[];
   if (r.related) out.related = r.related as string[];
+  return out;
+}
+
+/**
+ * Ordinal of the window floor a restart restores from a scope's latest record (ours): the window
+ * holds the writes after it. The floor is the last pass (`pass`; records of earlier versions ran
+ * their passes at the multiples of `consolidateEvery`, so `write − write mod every`), but at most
+ * `max(every, record.every)` writes back: a corrupt or hand-written record cannot make the next
+ * pass review more than a legitimate schedule could have left pending.
+ *
+ * @param every the `consolidateEvery` in force now (≥ 1)
+ */
+export function scheduleFloor(rec: ScheduleRecord, every: number): number {
+  const last = rec.pass ?? rec.write - (rec.write % every);
+  const cap = Math.max(every, rec.every ?? every);
+  return Math.max(last, rec.write - cap);
+}
+
+/** The candidate ids a pass reviews for a recorded write: the first `pairs` distinct ids other than the write's own node (a node is never paired with itself). */
+export function reviewIds(nodeId: string, rec: ScheduleRecord, pairs: number): string[] {
+  const out: string[] = [];
+  for (const id of rec.candidates ?? []) {
+    if (out.length >= pairs) break;
+    if (id !== nodeId && !out.includes(id)) out.push(id);
+  }
   return out;
 }
 
@@ -89,7 +130,7 @@ export interface ScopeRuntime {
   scheduleLoaded: boolean;
   /** Ordinal of the scope's last stored write ({@link ScheduleRecord.write}; 0 = none recorded). */
   writes: number;
-  /** Stored writes since the last consolidation pass. */
+  /** Stored writes since the last consolidation pass (its ordinal is `writes − sinceConsolidation`). */
   sinceConsolidation: number;
   /** The reviewed writes (Add with candidates) among the stored writes since the last pass, oldest first. */
   recent: RecentWrite[];

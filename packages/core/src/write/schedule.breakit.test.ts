@@ -51,9 +51,10 @@ const rec = (h: HistoryEntry) => scheduleRecord(h.data) as ScheduleRecord;
 
 describe('restart with a changed consolidateEvery', () => {
   // Process 1 (every 4): writes 1..6, a pass at write 4 reviews writes 1..4. Process 2 (every 10):
-  // restoreSchedule takes floor = 6 − 6 mod 10 = 0, so its window holds writes 1..6 again and the
-  // pass at write 10 re-sends writes 1..4 to the controller (already reviewed, maybe linked twice).
-  it.fails('BUG: raising consolidateEvery across a restart re-reviews writes an earlier pass already reviewed', async () => {
+  // the next pass comes 10 writes after the last one (write 14) and reviews writes 5..14 only. Was a
+  // bug: restoreSchedule took floor = 6 − 6 mod 10 = 0, so the window held writes 1..6 again and a
+  // pass at write 10 re-sent writes 1..4 to the controller (already reviewed, maybe linked twice).
+  it('raising consolidateEvery across a restart: the next pass comes `every` writes after the last one and re-reviews nothing', async () => {
     const path = file();
     const log: Log = { calls: [] };
     const m1 = open(createSqliteStore({ path }), log, 4);
@@ -63,15 +64,33 @@ describe('restart with a changed consolidateEvery', () => {
     await m1.close();
     log.calls = [];
     const m2 = open(createSqliteStore({ path }), log, 10);
-    for (let i = 6; i < 10; i++) await m2.add(obs(i));
-    expect((await m2.stats()).consolidations).toBe(1); // the pass at write 10
+    const passAt: number[] = [];
+    for (let i = 6; i < 14; i++) {
+      const before = (await m2.stats()).consolidations;
+      await m2.add(obs(i));
+      if ((await m2.stats()).consolidations > before) passAt.push(i + 1);
+    }
+    expect(passAt).toEqual([14]); // 10 writes after the pass at write 4, not at write 10
+    const rows = writeRows(await m2.history({ scope, limit: 1000 }));
+    const texts = new Map((await m2.list({ scope, limit: 1000 })).map((n) => [n.id, n.text]));
     await m2.close();
+    expect(rows.map((h) => [rec(h).write, rec(h).pass, rec(h).every])).toEqual([
+      ...[1, 2, 3].map((w) => [w, 0, 4]),
+      ...[4, 5, 6].map((w) => [w, 4, 4]),
+      ...[7, 8, 9, 10, 11, 12, 13].map((w) => [w, 4, 10]),
+      [14, 14, 10],
+    ]);
     for (const t of firstPass) expect(log.calls, `re-reviewed: ${t}`).not.toContain(t);
+    // … and every reviewed write after the pass at write 4 is reviewed by the pass at write 14
+    const pending = rows.slice(4).filter((h) => rec(h).candidates?.length).map((h) => texts.get(h.nodeId!)!);
+    expect(pending.length).toBeGreaterThan(2);
+    expect([...log.calls].sort()).toEqual([...pending].sort());
   });
 
-  // Process 1 (every 8): writes 1..7, no pass yet. Process 2 (every 3): floor = 7 − 7 mod 3 = 6, so
-  // writes 1..6 are outside every future window: they are never reviewed by any pass.
-  it.fails('BUG: lowering consolidateEvery across a restart skips the review of writes no pass has seen', async () => {
+  // Process 1 (every 8): writes 1..7, no pass yet. Process 2 (every 3): 7 writes since the last pass
+  // is overdue, so the pass comes at the next write (8) and reviews writes 1..8, then every 3. Was a
+  // bug: floor = 7 − 7 mod 3 = 6, so writes 1..6 were outside every future window, never reviewed.
+  it('lowering consolidateEvery across a restart: the overdue pass runs at the next write and reviews every write no pass has seen', async () => {
     const path = file();
     const log: Log = { calls: [] };
     const m1 = open(createSqliteStore({ path }), log, 8);
@@ -83,9 +102,16 @@ describe('restart with a changed consolidateEvery', () => {
     expect(reviewable.length).toBeGreaterThan(2);
     await m1.close();
     const m2 = open(createSqliteStore({ path }), log, 3);
-    for (let i = 7; i < 16; i++) await m2.add(obs(i));
+    const passAt: number[] = [];
+    for (let i = 7; i < 16; i++) {
+      const before = (await m2.stats()).consolidations;
+      await m2.add(obs(i));
+      if ((await m2.stats()).consolidations > before) passAt.push(i + 1);
+    }
     await m2.close();
+    expect(passAt).toEqual([8, 11, 14]);
     for (const t of reviewable) expect(log.calls, `never reviewed: ${t}`).toContain(t);
+    expect(new Set(log.calls).size, 'each write reviewed once').toBe(log.calls.length);
   });
 
   it('the same consolidateEvery across a restart: passes at the same ordinals, each write reviewed once', async () => {
@@ -136,11 +162,11 @@ describe('hostile schedule records appended through the public store API', () =>
     }
   });
 
-  // A record whose candidate list names the write's own node (appended through store.write): the
-  // restored window pairs the node with itself and sends that pair to the controller. finalizeEdges
-  // drops the self-loop edge, but an `obsolete` answer ≥ threshold still sets the node's
-  // obsoleteBy to its OWN id (nodeUpdates), so the node is marked superseded by itself.
-  it.fails('BUG: a restored record naming the node itself as candidate makes the node obsolete-by-itself (self pair not filtered)', async () => {
+  // A record whose candidate list names the write's own node (appended through store.write). Was a
+  // bug: the restored window paired the node with itself and sent that pair to the controller;
+  // finalizeEdges dropped the self-loop edge, but an `obsolete` answer ≥ threshold still set the
+  // node's obsoleteBy to its OWN id (nodeUpdates), so the node was marked superseded by itself.
+  it('a restored record naming the node itself as candidate: the self pair is never reviewed, the node never obsolete-by-itself', async () => {
     const { store, m } = await setup(2);
     const r0 = (await m.add(obs(0))) as never as { node: { id: string } };
     await m.close();
@@ -178,11 +204,12 @@ describe('hostile schedule records appended through the public store API', () =>
     expect(pairs).not.toContain(`${obs(0).text} | ${obs(0).text}`);
   });
 
-  // A record whose ordinal goes backwards (write: 1 appended after 30 recorded writes): the restore
-  // takes writes = 1, floor = 0, and then every older row has write > 0, so the window never
-  // closes: the whole history is read and the next pass reviews every reviewed write the scope ever
-  // had (one controller call each) instead of at most consolidateEvery.
-  it.fails('BUG: one backwards ordinal makes the next pass review the whole scope history (calls not bounded by consolidateEvery)', async () => {
+  // A record whose ordinal goes backwards (write: 1 appended after 30 recorded writes). Was a bug:
+  // the restore took writes = 1, floor = 0, and every older row has write > 0, so the window never
+  // closed: the whole history was read and the next pass reviewed every reviewed write the scope
+  // ever had (one controller call each) instead of at most consolidateEvery. Now the walk stops at
+  // the first ordinal that is not one less than the newer row's, and the window is capped.
+  it('one backwards ordinal: the next pass reviews at most consolidateEvery writes', async () => {
     const { store, m } = await setup(4);
     let last = '';
     for (let i = 0; i < 30; i++) last = ((await m.add(obs(i))) as never as { node: { id: string } }).node.id;
@@ -195,6 +222,28 @@ describe('hostile schedule records appended through the public store API', () =>
     const log: Log = { calls: [] };
     const m2 = open(createSqliteStore({ path }), log, 4);
     for (let i = 30; i < 33; i++) await m2.add(obs(i)); // ordinals 2, 3, 4: a pass at 4
+    await m2.close();
+    expect(log.calls.length).toBeGreaterThan(0);
+    expect(log.calls.length).toBeLessThanOrEqual(4);
+  });
+
+  // A consistent-looking record (the next ordinal) claiming no pass ever ran: without a cap, the
+  // whole history since write 1 would be the window. The window holds at most
+  // max(consolidateEvery, the record's every) writes.
+  it('a record claiming no pass since write 1 (pass: 0): the next pass reviews at most consolidateEvery writes', async () => {
+    const { store, m } = await setup(4);
+    let last = '';
+    for (let i = 0; i < 30; i++) last = ((await m.add(obs(i))) as never as { node: { id: string } }).node.id;
+    await m.close();
+    const path = (store as unknown as { path: string }).path;
+    const s2 = createSqliteStore({ path });
+    await s2.open({ schemaVersion: 1, embeddingModel: hashEmbedder().model, dimension: hashEmbedder().dimension });
+    await s2.write({ scope: resolved, history: [{ scope: resolved, op: 'ADD', nodeId: last, at: '2025-01-01T00:00:00Z', data: { [SCHEDULE_FIELD]: { write: 31, pass: 0 } } }] });
+    await s2.close();
+    const log: Log = { calls: [] };
+    const m2 = open(createSqliteStore({ path }), log, 4);
+    await m2.add(obs(30)); // write 32: overdue, a pass over the capped window (writes 29..32)
+    expect((await m2.stats()).consolidations).toBe(1);
     await m2.close();
     expect(log.calls.length).toBeGreaterThan(0);
     expect(log.calls.length).toBeLessThanOrEqual(4);

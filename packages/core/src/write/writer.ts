@@ -18,7 +18,7 @@ import type { Embedder, GateAction, HistoryEntry, MemoryNode, MemoryStore, Relat
 import { normalizeEntity } from '../extract/index.js';
 import { episodeKey, nodeEpisodeKey } from './episode.js';
 import { indexedMemory, type IndexedMemory } from './candidate-index.js';
-import { GateRegistry, isGateMember, isWriteOp, SCHEDULE_FIELD, scheduleRecord, type RecentWrite, type ScheduleRecord, type ScopeRuntime } from './gates.js';
+import { GateRegistry, isGateMember, isWriteOp, reviewIds, SCHEDULE_FIELD, scheduleFloor, scheduleRecord, type RecentWrite, type ScheduleRecord, type ScopeRuntime } from './gates.js';
 import { uuidv7 } from './ids.js';
 import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
 import {
@@ -454,41 +454,60 @@ export class Writer {
    * restarted process, and a long-running one after a failed write or a `forget` (both rebuild the
    * runtime), run their passes at the same writes over the same inputs:
    *
-   * - `writes` = the ordinal in the latest write row's {@link ScheduleRecord};
-   *   `sinceConsolidation` = `writes mod consolidateEvery` (a failed write left no row, so it does
-   *   not count; a forgotten node's row stays, so its write still counts);
-   * - `recent` = the reviewed writes among those last `sinceConsolidation` rows, in write order,
-   *   with their recorded candidates (first `consolidationPairs`) and `RELATED_TO` links; nodes and
-   *   candidates are read with one `getMany`, so a forgotten node leaves the window and a forgotten
-   *   candidate leaves its write's review; cosines are recomputed with `dot`, bit-identical to the
-   *   write-time ones; the controller state items are rebuilt by `memoryItem` at the pass.
+   * - `writes` = the ordinal in the latest write row's {@link ScheduleRecord}; the last pass = its
+   *   `pass` (records of earlier versions: `write − write mod consolidateEvery`);
+   * - the window = the write rows after the last pass, walking back from the latest while each
+   *   ordinal is exactly one less than the newer row's (a gap, repeat or backwards ordinal — a
+   *   corrupt or foreign row — ends it), at most `max(consolidateEvery, latest record's every)`
+   *   writes; `sinceConsolidation` = `writes −` the window's floor. With the same
+   *   `consolidateEvery` this is `writes mod consolidateEvery`, as a long-running process has it (a
+   *   failed write left no row, so it does not count; a forgotten node's row stays, so its write
+   *   still counts). After `consolidateEvery` changed, the next pass comes `consolidateEvery` writes
+   *   after the last one (at the next write if that is already overdue) and reviews every write
+   *   since it: no write is reviewed twice or skipped;
+   * - `recent` = the reviewed writes of the window, in write order, with their recorded candidates
+   *   (first `consolidationPairs`, without the node itself and repeats) and `RELATED_TO` links;
+   *   nodes and candidates are read with one `getMany`, so a forgotten node leaves the window and a
+   *   forgotten candidate leaves its write's review; cosines are recomputed with `dot`,
+   *   bit-identical to the write-time ones; the controller state items are rebuilt by `memoryItem`
+   *   at the pass.
    *
    * Reads only the history tail (`limit` growing ×4 until the window is covered), plus one
-   * `getMany` of at most `consolidateEvery · (1 + consolidationPairs)` ids. A row without a record
-   * (a store written by an older version, or with consolidation off) ends the window: if the latest
-   * write row has none, the schedule starts at 0 with an empty window (the behaviour before
-   * schedules were recorded), and the ordinals start again from 1.
+   * `getMany` of at most `window · (1 + consolidationPairs)` ids. A row without a record (a store
+   * written by an older version, or with consolidation off) ends the window: if the latest write
+   * row has none, the schedule starts at 0 with an empty window (the behaviour before schedules
+   * were recorded), and the ordinals start again from 1.
    */
   private async restoreSchedule(scope: ResolvedScope, rt: ScopeRuntime): Promise<void> {
     const { store, consolidateEvery: every, consolidationPairs: pairs } = this.cfg;
     let writes = 0;
+    let floor = 0;
     let picked: { nodeId: string; rec: ScheduleRecord }[] = [];
     for (let limit = 4 * every + 16; ; limit *= 4) {
       const rows = await store.history(scope, { limit });
       writes = 0;
+      floor = 0;
       picked = [];
-      let floor = -1;
+      let latest = true;
       let closed = false;
-      // newest first: the latest write row fixes the ordinal, then collect rows back to the last pass
+      // newest first: the latest write row fixes the ordinal and the floor, then collect rows back to it
       for (let i = rows.length - 1; i >= 0; i--) {
         const h = rows[i]!;
         if (!h.nodeId || !isWriteOp(h.op)) continue;
         const rec = scheduleRecord(h.data);
-        if (floor < 0) {
-          writes = rec?.write ?? 0;
-          floor = writes - (writes % every);
+        if (latest) {
+          latest = false;
+          if (!rec) {
+            closed = true;
+            break;
+          }
+          writes = rec.write;
+          floor = scheduleFloor(rec, every);
+        } else if (!rec || rec.write !== writes - picked.length) {
+          closed = true;
+          break;
         }
-        if (!rec || rec.write <= floor) {
+        if (rec.write <= floor) {
           closed = true;
           break;
         }
@@ -497,11 +516,11 @@ export class Writer {
       if (closed || rows.length < limit) break;
     }
     picked.reverse();
-    const reviewed = picked.filter((x) => x.rec.candidates?.length);
+    const reviewed = picked.map((x) => ({ nodeId: x.nodeId, rec: x.rec, candidates: reviewIds(x.nodeId, x.rec, pairs) })).filter((x) => x.candidates.length);
     const ids = new Set<string>();
     for (const x of reviewed) {
       ids.add(x.nodeId);
-      for (const id of x.rec.candidates!.slice(0, pairs)) ids.add(id);
+      for (const id of x.candidates) ids.add(id);
     }
     const byId = new Map((ids.size ? await store.getMany(scope, [...ids]) : []).map((n) => [n.id, n]));
     const recent: RecentWrite[] = [];
@@ -509,14 +528,14 @@ export class Writer {
       const node = byId.get(x.nodeId);
       if (!node) continue; // forgotten: out of the window (its write still counted)
       const candidates: RecentWrite['candidates'] = [];
-      for (const id of x.rec.candidates!.slice(0, pairs)) {
+      for (const id of x.candidates) {
         const c = byId.get(id);
         if (c) candidates.push({ node: c, cosine: dot(node.embedding, c.embedding) });
       }
       recent.push({ node, candidates, related: new Set(x.rec.related ?? []) });
     }
     rt.writes = writes;
-    rt.sinceConsolidation = writes % every;
+    rt.sinceConsolidation = writes - floor;
     rt.recent = recent;
     rt.scheduleLoaded = true;
   }
@@ -775,33 +794,40 @@ export class Writer {
               related,
               items: st ? { node: st.new_memory, candidates: st.candidates.slice(0, cfg.consolidationPairs) } : undefined,
             });
-            if (rt.recent.length > cfg.consolidateEvery) rt.recent.shift();
+            // no cap here: `recent` holds only writes since the last pass (≤ sinceConsolidation), and
+            // a restart's overdue window (consolidateEvery lowered) must be reviewed whole
           }
           rt.sinceConsolidation++;
+          // a pass once `consolidateEvery` writes were stored since the last one (with an unchanged
+          // setting: at each multiple of it; after a lowered one: at once if overdue)
           if (rt.sinceConsolidation >= cfg.consolidateEvery) {
             rt.sinceConsolidation = 0;
             passes.push({ owner: p, reviewed: rt.recent });
             rt.recent = [];
           }
+          p.schedule.pass = rt.writes - rt.sinceConsolidation;
+          p.schedule.every = cfg.consolidateEvery;
         }
         for (const pass of passes) {
           counters.consolidations++;
           await Promise.all(
             pass.reviewed.map(async (w) => {
-              if (!w.candidates.length) return;
+              // a node is never paired with itself (else an `obsolete` answer would make it obsolete by itself)
+              const cands = w.candidates.filter((c) => c.node.id !== w.node.id);
+              if (!cands.length) return;
               // the representation Choice only matters when a summarizer can act on it
-              const qs = cfg.questions.consolidation(w.candidates.length, { representation: cfg.summarizer !== undefined });
+              const qs = cfg.questions.consolidation(cands.length, { representation: cfg.summarizer !== undefined });
               const answers = await this.ask(
-                w.items
+                w.items && cands.length === w.candidates.length
                   ? { new_memory: w.items.node, candidates: w.items.candidates }
-                  : { new_memory: memoryItem(w.node), candidates: w.candidates.map((c) => memoryItem(c.node, c.cosine)) },
+                  : { new_memory: memoryItem(w.node), candidates: cands.map((c) => memoryItem(c.node, c.cosine)) },
                 qs,
                 'consolidation',
               );
               pass.owner.calls++;
               const th = cfg.consolidationThreshold;
-              for (let i = 0; i < w.candidates.length; i++) {
-                const c = w.candidates[i]!.node;
+              for (let i = 0; i < cands.length; i++) {
+                const c = cands[i]!.node;
                 const red = noulValue(answers[`pair_${i}_redundant`]);
                 const con = noulValue(answers[`pair_${i}_contradiction`]);
                 const obs = noulValue(answers[`pair_${i}_obsolete`]);
