@@ -91,7 +91,7 @@ describe('consolidation schedule: restart', () => {
     }
   });
 
-  it('history rows record the ordinal, the reviewed candidates (≤ 3, best first) and their RELATED_TO links', async () => {
+  it('history rows record the ordinal, the last pass, the every in force, the reviewed candidates (≤ 3, best first) and their RELATED_TO links', async () => {
     const path = join(dir, 'rows.db');
     const store = createSqliteStore({ path });
     const m = open(store, recorder([]), 4);
@@ -103,6 +103,8 @@ describe('consolidation schedule: restart', () => {
     for (const [i, row] of rows.entries()) {
       const r = rec(row);
       expect(r.write).toBe(i + 1);
+      // passes at writes 4, 8, 12: each row names the last one at or before it, and the every in force
+      expect([r.pass, r.every]).toEqual([r.write - (r.write % 4), 4]);
       const res = results.find((x) => x.node.id === row.nodeId)!;
       if (row.op !== 'ADD' || !(row.data.candidates as number)) {
         expect(r.candidates).toBeUndefined();
