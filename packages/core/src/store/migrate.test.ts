@@ -59,6 +59,25 @@ function writeV3File(path: string, scopes: { scope: typeof A; nodes: MemoryNode[
   db.close();
 }
 
+describe('migration to schema version 5 (private-use characters separate words)', () => {
+  it('re-indexes the FTS rows of nodes with a private-use character, so the glued word is found', async () => {
+    const path = file();
+    const n = makeNode(A, 'I love my \uF8FFWatch today', unitVector(16, 1));
+    const other = makeNode(A, 'a plain watch note', unitVector(16, 2));
+    writeV3File(path, [{ scope: A, nodes: [n, other], relations: [] }]);
+    // the version-3 build indexed the private-use character as part of the word
+    const raw = new Database(path);
+    raw.prepare('DELETE FROM nodes_fts WHERE rowid = 1').run();
+    raw.prepare('INSERT INTO nodes_fts (rowid, scope, body) VALUES (1, ?, ?)').run('s1', n.text.toLowerCase());
+    raw.close();
+    const store = createSqliteStore({ path });
+    await store.open(META);
+    expect((await store.lexicalSearch(A, 'watch', 5)).map((h) => h.node.id).sort()).toEqual([n.id, other.id].sort());
+    expect(store.checkIntegrity()).toEqual([]);
+    await store.close();
+  });
+});
+
 describe('migration to schema version 4 (relations by node row id)', () => {
   it('upgrades a version-3 file in place: every node, relation (same order), neighbour, history row and lexical hit is still there', async () => {
     const path = file();

@@ -3,7 +3,7 @@
  * version; a file written by a newer build (a version this build does not know) is refused.
  */
 import type Database from 'better-sqlite3';
-import { docTokens, searchText } from './text.js';
+import { docTokens, PRIVATE_USE, searchText } from './text.js';
 
 export interface Migration {
   version: number;
@@ -171,6 +171,30 @@ DELETE FROM sqlite_sequence WHERE name IN ('relations', 'relations_v4');
 CREATE INDEX relations_src ON relations (sid, src);
 CREATE INDEX relations_dst ON relations (sid, dst);
 `,
+  },
+  {
+    // searchText now turns private-use characters (category Co) into spaces, as docTokens always
+    // did: re-index the FTS rows of the nodes whose text has one (FTS5 had indexed e.g. "\uF8FFwatch"
+    // as one word, so "watch" did not find it although BM25 counted it).
+    version: 5,
+    name: 'fts-private-use',
+    up: (db) => {
+      const page = db.prepare('SELECT rid, sid, text FROM nodes WHERE rid > ? ORDER BY rid LIMIT 1000');
+      const del = db.prepare('DELETE FROM nodes_fts WHERE rowid = ?');
+      const insert = db.prepare('INSERT INTO nodes_fts (rowid, scope, body) VALUES (?, ?, ?)');
+      const privateUse = new RegExp(PRIVATE_USE.source, 'u');
+      let last = 0;
+      for (;;) {
+        const rows = page.all(last) as { rid: number; sid: number; text: string }[];
+        if (rows.length === 0) break;
+        for (const r of rows) {
+          if (!privateUse.test(r.text)) continue;
+          del.run(r.rid);
+          insert.run(r.rid, scopeToken(r.sid), searchText(r.text));
+        }
+        last = rows[rows.length - 1].rid;
+      }
+    },
   },
 ];
 

@@ -510,15 +510,11 @@ describe('odd ids and a random operation model', () => {
 });
 
 describe('user getters that run inside the write transaction', () => {
-  // checkNode snapshots the node's own fields ({ ...node }) but not `provenance`: its getters run
-  // again inside the IMMEDIATE transaction while the rows are built. A getter that calls
-  // store.write() there gets a nested transaction (a SAVEPOINT of the outer one, through the cached
-  // wrapper): the inner write resolves (acknowledged) and caches its scope's sid, then the outer
-  // write fails (here: contentHash read as null the second time, NOT NULL) and rolls both back.
-  // Result: an acknowledged write that is not stored, and a sid cache pointing at a scope row that
-  // does not exist (count() throws an untyped TypeError; writes of that scope fail until reopen).
-  // Expected: provenance snapshotted by the check (read once), and/or a write inside a write refused.
-  it.fails('BUG: a write issued from a provenance getter during another write is either refused or durably stored; the store stays usable', async () => {
+  // Fixed: the batch check reads every field once (provenance included) before the transaction,
+  // so a getter can no longer run inside it; and a write started while another one of the same
+  // store is running (re-entrant call) is refused with nothing written, instead of becoming a
+  // SAVEPOINT of the outer write (acknowledged, then rolled back with it).
+  it('a provenance getter runs once, before the transaction; the outer write stores what was checked', async () => {
     const store = await openStore();
     const inner = makeNode(A, 'inner write', unitVector(DIM, 3));
     let innerDone: Promise<void> | null = null;
@@ -535,23 +531,45 @@ describe('user getters that run inside the write transaction', () => {
       },
     };
     const outer = makeNode(A, 'outer', unitVector(DIM, 4), { provenance: provenance as never });
-    await expect(store.write({ scope: A, nodes: [outer] })).rejects.toBeDefined();
-    expect(rs).toBe(2); // the getter did run inside the transaction
-    const innerAcked = await innerDone!.then(
-      () => true,
-      () => false,
-    );
-    try {
-      if (innerAcked) expect(await store.get(A, inner.id), 'acknowledged inner write is stored').not.toBeNull();
-      expect(await store.count(A)).toBe(innerAcked ? 1 : 0);
-      const later = makeNode(A, 'later', unitVector(DIM, 5));
-      await store.write({ scope: A, nodes: [later] });
-      expect(await store.get(A, later.id)).not.toBeNull();
-    } finally {
-      await store.close();
-    }
+    await store.write({ scope: A, nodes: [outer] });
+    expect([rs, rh]).toEqual([1, 1]);
+    expect(innerDone).toBeNull();
+    expect((await store.get(A, outer.id))!.provenance.contentHash).toBe('h');
+    const later = makeNode(A, 'later', unitVector(DIM, 5));
+    await store.write({ scope: A, nodes: [later] });
+    expect(await store.count(A)).toBe(2);
+    await store.close();
+  });
+
+  it('a write started from inside a running write (an embedding getter) is refused; the outer write is stored, the store stays usable', async () => {
+    const store = await openStore();
+    const inner = makeNode(A, 'inner write', unitVector(DIM, 3));
+    let innerDone: Promise<void> | null = null;
+    // the embedding is a Float32Array subclass whose byteOffset getter runs while the node row is
+    // built, inside the transaction (the check keeps the caller's Float32Array as it is)
+    const outer = makeNode(A, 'outer', unitVector(DIM, 4));
+    outer.embedding = new (sneakyVector(() => (innerDone ??= store.write({ scope: A, nodes: [inner] }))))(unitVector(DIM, 4));
+    await store.write({ scope: A, nodes: [outer] });
+    expect(innerDone).not.toBeNull();
+    await expect(innerDone).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    expect(await store.get(A, inner.id)).toBeNull();
+    expect(await store.get(A, outer.id)).not.toBeNull();
+    await store.write({ scope: A, nodes: [inner] });
+    expect(await store.count(A)).toBe(2);
+    expect(store.checkIntegrity()).toEqual([]);
+    await store.close();
   });
 });
+
+/** A Float32Array subclass that calls `hook` whenever its byteOffset is read. */
+function sneakyVector(hook: () => unknown) {
+  return class Sneaky extends Float32Array {
+    override get byteOffset(): number {
+      hook();
+      return super.byteOffset;
+    }
+  };
+}
 
 describe('the per-connection known-node-rid cache', () => {
   it('another connection forgets and re-adds a node this connection knows: a relation to it lands on the new row, no orphan', async () => {
@@ -574,15 +592,17 @@ describe('the per-connection known-node-rid cache', () => {
   });
 
   it('a failed write (late failure, after its node rows were inserted) leaves no known rid behind', async () => {
-    const store = await openStore();
+    const path = file();
+    const store = await openStore(path);
     const y = makeNode(A, 'anchor', unitVector(DIM, 2));
     await store.write({ scope: A, nodes: [y] });
+    const raw = new Database(path);
+    raw.exec("CREATE TRIGGER late BEFORE INSERT ON history WHEN NEW.op = 'NOOP' BEGIN SELECT RAISE(ABORT, 'late failure'); END");
+    raw.close();
     const ghost = makeNode(A, 'ghost', unitVector(DIM, 3));
-    // the relation's probability reads 0.5 in the check and NaN (bound as NULL) when the rows are built
-    let reads = 0;
-    const rel = makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'late' });
-    Object.defineProperty(rel, 'probability', { get: () => (++reads === 1 ? 0.5 : NaN) });
-    const err = await store.write({ scope: A, nodes: [ghost], relations: [rel] }).catch((e: MemError) => e);
+    const err = await store
+      .write({ scope: A, nodes: [ghost], relations: [makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'late' })], history: [makeHistory(A, 'NOOP', ghost.id)] })
+      .catch((e: MemError) => e);
     expect(err).toBeInstanceOf(Error);
     expect(await store.get(A, ghost.id)).toBeNull();
     await expect(store.write({ scope: A, relations: [makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'after' })] })).rejects.toMatchObject({ code: 'NODE_NOT_FOUND' });
@@ -590,32 +610,24 @@ describe('the per-connection known-node-rid cache', () => {
     await store.close();
   });
 
-  // With the re-entrant write of the test above, the inner write's node rids are learned after its
-  // nested (SAVEPOINT) "commit"; the outer rollback removes the rows but not the cache entries. A
-  // later relation to the rolled-back node passes the existence check through the cache, and is
-  // inserted pointing at a row id that no node has, which the next node insert then reuses: the
-  // relation silently points at an unrelated node.
-  it.fails('BUG: after a rolled-back re-entrant write, a relation to its node is refused (not written against a stale, later reused row id)', async () => {
-    const store = await openStore();
+  // Was a bug: a re-entrant write's node rids were learned after its nested (SAVEPOINT) "commit"
+  // and outlived the outer rollback. Fixed: getters run once in the check, re-entrant writes are refused.
+  it('after a failed write with a re-entrancy attempt, a relation to the would-be node is refused (no stale row id)', async () => {
+    const path = file();
+    const store = await openStore(path);
     const y = makeNode(A, 'anchor', unitVector(DIM, 2));
     await store.write({ scope: A, nodes: [y] });
-    const inner = makeNode(A, 'inner rolled back', unitVector(DIM, 3));
-    let rs = 0;
-    let rh = 0;
+    const raw = new Database(path);
+    raw.exec("CREATE TRIGGER late BEFORE INSERT ON history WHEN NEW.op = 'NOOP' BEGIN SELECT RAISE(ABORT, 'late failure'); END");
+    raw.close();
+    const inner = makeNode(A, 'inner write', unitVector(DIM, 3));
     let innerDone: Promise<void> | null = null;
-    const provenance = {
-      metadata: {},
-      get sourceId() {
-        if (++rs === 2) innerDone = store.write({ scope: A, nodes: [inner] });
-        return null;
-      },
-      get contentHash() {
-        return ++rh === 1 ? 'h' : null;
-      },
-    };
-    await expect(store.write({ scope: A, nodes: [makeNode(A, 'outer', unitVector(DIM, 4), { provenance: provenance as never })] })).rejects.toBeDefined();
-    await innerDone;
-    expect(await store.get(A, inner.id)).toBeNull(); // rolled back with the outer write
+    const outer = makeNode(A, 'outer', unitVector(DIM, 4));
+    outer.embedding = new (sneakyVector(() => (innerDone ??= store.write({ scope: A, nodes: [inner] }))))(unitVector(DIM, 4));
+    await expect(store.write({ scope: A, nodes: [outer], history: [makeHistory(A, 'NOOP', outer.id)] })).rejects.toBeDefined();
+    expect(innerDone).not.toBeNull();
+    await expect(innerDone).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    expect(await store.get(A, inner.id)).toBeNull();
     const relErr = await store.write({ scope: A, relations: [makeRelation(y.id, inner.id, 'RELATED_TO', { id: 'stale' })] }).then(
       () => null,
       (e: MemError) => e.code,
@@ -623,6 +635,7 @@ describe('the per-connection known-node-rid cache', () => {
     const z = makeNode(A, 'unrelated newcomer', unitVector(DIM, 5));
     await store.write({ scope: A, nodes: [z] });
     const rels = await store.relations(A);
+    expect(store.checkIntegrity()).toEqual([]);
     await store.close();
     expect(rels.map((r) => [r.id, r.to])).not.toContainEqual(['stale', z.id]);
     expect(relErr).toBe('NODE_NOT_FOUND');
@@ -630,11 +643,10 @@ describe('the per-connection known-node-rid cache', () => {
 });
 
 describe('relations are validated but not snapshotted', () => {
-  // checkRelation returns the caller's object itself; write() reads from / to / view / subtype /
-  // probability / origin / createdAt again while building the rows. A getter can therefore pass
-  // the check with valid values and store invalid ones (probability 7, a subtype of another view,
-  // an unknown origin), which every reader then trusts.
-  it.fails('BUG: the stored relation equals the validated one (probability in [0, 1], subtype of its view)', async () => {
+  // Was a bug: write() read the relation's fields again after the check, so a getter could pass the
+  // check and store probability 7 / a subtype of another view / a forged origin. Fixed: the check
+  // copies each relation (every field read once) and the store writes the copy.
+  it('the stored relation equals the validated one (probability in [0, 1], subtype of its view)', async () => {
     const store = await openStore();
     const [x, y] = [makeNode(A, 'rel x', unitVector(DIM, 1)), makeNode(A, 'rel y', unitVector(DIM, 2))];
     const rel = makeRelation(x.id, y.id, 'RELATED_TO', { id: 'toctou' });
@@ -660,11 +672,11 @@ describe('relations are validated but not snapshotted', () => {
 });
 
 describe('tokenizer agreement between docTokens (BM25 statistics) and FTS5 unicode61 (candidates)', () => {
-  // Not from today's changes (found on the way): FTS5's unicode61 treats private-use characters
-  // (category Co, e.g. U+F8FF, the Apple logo many keyboards type) as token characters, while
-  // searchText / docTokens split on them. "\uF8FFWatch" is one FTS token ("\uF8FFwatch") but the
-  // word "watch" for BM25: a query for "watch" never finds the node, though its df counts it.
-  it.fails('BUG: a word glued to a private-use character (U+F8FF) is found by lexical search', async () => {
+  // Was a bug: FTS5's unicode61 treats private-use characters (category Co, e.g. U+F8FF, the Apple
+  // logo many keyboards type) as token characters, while docTokens splits on them, so "\uF8FFWatch"
+  // was one FTS token but the word "watch" for BM25. Fixed: searchText turns Co into spaces
+  // (schema v5 re-indexes such nodes of older files).
+  it('a word glued to a private-use character (U+F8FF) is found by lexical search', async () => {
     const store = await openStore();
     const n = makeNode(A, 'I love my \uF8FFWatch today', unitVector(DIM, 1));
     await store.write({ scope: A, nodes: [n] });

@@ -241,6 +241,7 @@ export class SqliteStore implements MemoryStore {
   private knownSize = 0;
   /** `fn` in one IMMEDIATE transaction (one wrapper per connection: better-sqlite3 builds four per `transaction()` call). */
   private runImmediate: (<T>(fn: () => T) => T) | null = null;
+  private writing = false;
 
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options || typeof options.path !== 'string' || !options.path) {
@@ -287,11 +288,19 @@ export class SqliteStore implements MemoryStore {
   }
 
   private immediate<T>(fn: () => T): T {
+    // A write started from inside another (user code run during the transaction) would become a
+    // SAVEPOINT of it: acknowledged, then rolled back with the outer write. Refused instead.
+    if (this.writing) throw new StoreError('A write or forget was started while another one of this store was running (re-entrant call); nothing was written');
     if (!this.runImmediate) {
       const tx = this.conn().transaction((f: () => unknown) => f());
       this.runImmediate = tx.immediate as <U>(f: () => U) => U;
     }
-    return this.runImmediate(fn);
+    this.writing = true;
+    try {
+      return this.runImmediate(fn);
+    } finally {
+      this.writing = false;
+    }
   }
 
   private stmt(sql: string): Database.Statement {

@@ -11,13 +11,19 @@
  * 3. runs of Han / Hiragana / Katakana are expanded to overlapping character unigrams and bigrams
  *    (the approach of Lucene's CJK analyzer), so any word of one or more characters is findable;
  * 4. combining marks (Unicode category Mn: accents, harakat, niqqud) are removed;
- * 5. each emoji becomes a word `emj<codepoint-hex>` so emoji are searchable too.
+ * 5. each emoji becomes a word `emj<codepoint-hex>` so emoji are searchable too;
+ * 6. private-use characters (category Co) separate words, as they do for BM25's token count.
  */
 
 const NO_SPACE_SCRIPTS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]+/gu;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/gu;
 const EMOJI = /\p{Extended_Pictographic}/gu;
 const TOKEN = /[\p{L}\p{N}]+/gu;
+/**
+ * Private-use characters (category Co, e.g. U+F8FF) become spaces: FTS5's unicode61 counts them as
+ * word characters, {@link docTokens} does not, and the two must split text into the same words.
+ */
+export const PRIVATE_USE = /\p{Co}/gu;
 
 let segmenter: Intl.Segmenter | null | undefined;
 function wordSegmenter(): Intl.Segmenter | null {
@@ -48,7 +54,7 @@ export function searchText(text: string): string {
 
 /** {@link searchText} without the ASCII fast path (exported for the test that they agree). */
 export function searchTextSlow(text: string): string {
-  let s = text.normalize('NFKC').toLowerCase().replace(/ß/g, 'ss');
+  let s = text.normalize('NFKC').toLowerCase().replace(/ß/g, 'ss').replace(PRIVATE_USE, ' ');
   const seg = wordSegmenter();
   if (seg) {
     s = s.replace(NO_SPACE_SCRIPTS, (run) =>

@@ -104,8 +104,12 @@ export interface NodeJson {
   metadata: string;
 }
 
-function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i: number, json: NodeJson[]): MemoryNode {
-  if (!node || typeof node !== 'object') invalid(`nodes[${i}] must be an object`);
+function checkNode(input: MemoryNode, scope: ResolvedScope, dimension: number, i: number, json: NodeJson[]): MemoryNode {
+  if (!input || typeof input !== 'object') invalid(`nodes[${i}] must be an object`);
+  // Every field is read once, here: the check and the adapter's write see the same values (a
+  // getter cannot pass the check with one value and store another, or run inside the transaction).
+  const node: MemoryNode = { ...input };
+  if (node.provenance && typeof node.provenance === 'object') node.provenance = { ...node.provenance };
   const id = nonEmptyString(node.id, `nodes[${i}].id`);
   const nodeScope = resolveScope(node.scope);
   if (!sameScope(nodeScope, scope)) {
@@ -139,11 +143,14 @@ function checkNode(node: MemoryNode, scope: ResolvedScope, dimension: number, i:
     metadata: toJson(node.provenance.metadata ?? {}, '{', `nodes[${i}].provenance.metadata`),
   });
   const embedding = checkVector(node.embedding, dimension, `nodes[${i}].embedding`);
-  return { ...node, scope: nodeScope, embedding };
+  node.scope = nodeScope;
+  node.embedding = embedding;
+  return node;
 }
 
-function checkRelation(rel: Relation, i: number): Relation {
-  if (!rel || typeof rel !== 'object') invalid(`relations[${i}] must be an object`);
+function checkRelation(input: Relation, i: number): Relation {
+  if (!input || typeof input !== 'object') invalid(`relations[${i}] must be an object`);
+  const rel: Relation = { ...input }; // read once (see checkNode)
   nonEmptyString(rel.id, `relations[${i}].id`);
   nonEmptyString(rel.from, `relations[${i}].from`);
   nonEmptyString(rel.to, `relations[${i}].to`);
@@ -161,8 +168,9 @@ function checkRelation(rel: Relation, i: number): Relation {
   return rel;
 }
 
-function checkHistory(h: HistoryEntry, scope: ResolvedScope, i: number, json: string[]): HistoryEntry {
-  if (!h || typeof h !== 'object') invalid(`history[${i}] must be an object`);
+function checkHistory(input: HistoryEntry, scope: ResolvedScope, i: number, json: string[]): HistoryEntry {
+  if (!input || typeof input !== 'object') invalid(`history[${i}] must be an object`);
+  const h: HistoryEntry = { ...input }; // read once (see checkNode)
   const hs = resolveScope(h.scope);
   if (!sameScope(hs, scope)) invalid(`history[${i}] belongs to scope ${scopeKey(hs)}, the batch to ${scopeKey(scope)}`);
   if (!HISTORY_OPS.includes(h.op)) invalid(`history[${i}].op ${JSON.stringify(h.op)} is not a HistoryOp`);
@@ -221,8 +229,9 @@ function checkBatch(batch: WriteBatch, dimension: number): CheckedBatch {
     if (relIds.has(r.id)) invalid(`relation id ${r.id} appears twice in the batch`);
     relIds.add(r.id);
   }
-  const nodeUpdates = (batch.nodeUpdates ?? []).map((u, i) => {
-    if (!u || typeof u !== 'object') invalid(`nodeUpdates[${i}] must be an object`);
+  const nodeUpdates = (batch.nodeUpdates ?? []).map((input, i) => {
+    if (!input || typeof input !== 'object') invalid(`nodeUpdates[${i}] must be an object`);
+    const u = { ...input }; // read once (see checkNode)
     nonEmptyString(u.id, `nodeUpdates[${i}].id`);
     if (u.obsoleteBy !== undefined && u.obsoleteBy !== null) nonEmptyString(u.obsoleteBy, `nodeUpdates[${i}].obsoleteBy`);
     return u;
