@@ -13,9 +13,10 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createWinkEmbedder } from '../src/embed/index.js';
 import { createMemory } from '../src/write/memory.js';
-import { readLocomo } from './locomo.js';
+import { readLocomo, readLocomoJsonOrExit } from './locomo.js';
 import { createSqliteStore } from '../src/store/index.js';
 const embedder = createWinkEmbedder();
+readLocomoJsonOrExit(); // a clear message (and exit 2) when the data is not there
 const sessions = readLocomo();
 const convs = (process.env.FP_CONVS ?? 'conv-26,conv-30').split(',');
 const store = createSqliteStore({ path: ':memory:' });

@@ -25,7 +25,7 @@ import { createMemory, MEMORY_SCHEMA_VERSION, type Memory } from '../src/write/m
 import { WRITE_STAGES } from '../src/write/writer.js';
 import { uuidv7 } from '../src/write/ids.js';
 import { validateObservation } from '../src/write/validate.js';
-import { readLocomo, locomoPath } from './locomo.js';
+import { readLocomo, locomoPath, LocomoMissingError } from './locomo.js';
 import { synthetic } from './synthetic.js';
 
 const env = process.env;
@@ -242,8 +242,17 @@ async function main() {
     `node ${process.version}, ${new Date().toISOString()}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at start, embedder ${embedder.model}, gate mode ${GATE_MODE ?? 'default'}`,
   );
 
+  let sessions: ReturnType<typeof readLocomo> = [];
   if (!SKIP.has('locomo')) {
-    const sessions = readLocomo();
+    try {
+      sessions = readLocomo();
+    } catch (e) {
+      if (!(e instanceof LocomoMissingError)) throw e;
+      out();
+      out(`## LoCoMo ingest: skipped. ${e.message}`);
+    }
+  }
+  if (sessions.length) {
     const count = sessions.reduce((a, s) => a + s.observations.length, 0);
     const scopes = new Set(sessions.map((s) => s.scope.userId)).size;
     out();

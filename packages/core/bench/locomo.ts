@@ -35,9 +35,37 @@ export interface LocomoSession {
   observations: ObservationInput[];
 }
 
-/** Sessions in conversation order; each session's turns in order. */
+/** Thrown (with a message naming MEM_LOCOMO_PATH) when the LoCoMo file is not where it was looked for. */
+export class LocomoMissingError extends Error {}
+
+/**
+ * The parsed LoCoMo JSON at `path` (default `locomoPath()`). The data lives outside the repository
+ * (`../shared/data/locomo/` next to the project's clone), so a clone elsewhere must point at it.
+ * @throws LocomoMissingError when the file does not exist
+ */
+export function readLocomoJson(path = locomoPath()): any[] {
+  if (!existsSync(path)) {
+    throw new LocomoMissingError(
+      `LoCoMo data not found at ${path}. It is not part of the repository: set MEM_LOCOMO_PATH=/path/to/locomo10-dev.json (in the project workspace: ../shared/data/locomo/locomo10-dev.json next to the clone).`,
+    );
+  }
+  return JSON.parse(readFileSync(path, 'utf8')) as any[];
+}
+
+/** `readLocomoJson` for command-line scripts: prints the missing-data message and exits with code 2 instead of throwing. */
+export function readLocomoJsonOrExit(path = locomoPath()): any[] {
+  try {
+    return readLocomoJson(path);
+  } catch (e) {
+    if (!(e instanceof LocomoMissingError)) throw e;
+    console.error(e.message);
+    process.exit(2);
+  }
+}
+
+/** Sessions in conversation order; each session's turns in order. @throws LocomoMissingError */
 export function readLocomo(path = locomoPath()): LocomoSession[] {
-  const data = JSON.parse(readFileSync(path, 'utf8')) as any[];
+  const data = readLocomoJson(path);
   const out: LocomoSession[] = [];
   for (const sample of data) {
     const conv = sample.conversation ?? {};

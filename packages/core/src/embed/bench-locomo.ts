@@ -7,20 +7,18 @@
  * top k), for the default wink embedder, its ablations and the unweighted-mean baseline, all in the
  * same run. The data is read at run time from ../shared/data/locomo (never copied into the repo).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createWinkEmbedder, type WinkEmbedderOptions } from './wink.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
+import { createWinkEmbedder, type WinkEmbedderOptions } from './wink.js';
+import { locomoPath, readLocomoJsonOrExit } from '../../bench/locomo.js';
+
+const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? locomoPath();
 
 interface Turn { speaker: string; dia_id: string; text: string }
 interface Sample {
   conversation: Record<string, unknown>;
   qa: { question: string; evidence?: string[]; category: number }[];
 }
-const data = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
+const data = readLocomoJsonOrExit(file) as Sample[];
 
 const KS = [5, 10, 25];
 const variants: [string, WinkEmbedderOptions][] = [

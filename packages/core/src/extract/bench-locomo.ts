@@ -9,15 +9,13 @@
  * 9 June and count as misses even when "last week" was resolved correctly, so the script also
  * prints the misses for inspection. Data is read at run time, never copied into the repo.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import * as chrono from 'chrono-node';
 import { resolveEventTimes } from './time.js';
+import { locomoPath, readLocomoJsonOrExit } from '../../bench/locomo.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
-const data = JSON.parse(readFileSync(file, 'utf8')) as { conversation: Record<string, unknown>; qa: { answer?: unknown; evidence?: string[]; category: number }[] }[];
+const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? locomoPath();
+const data = readLocomoJsonOrExit(file) as { conversation: Record<string, unknown>; qa: { answer?: unknown; evidence?: string[]; category: number }[] }[];
 const DAY = 86_400_000;
 
 let questions = 0;

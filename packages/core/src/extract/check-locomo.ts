@@ -18,12 +18,12 @@
  * output hash, and time both in interleaved passes (same machine load) with their ratio.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import * as chrono from 'chrono-node';
 import { gatedChronoParse, possibleParsers } from './chrono-gate.js';
 import { extract } from './extract.js';
+import { locomoPath, readLocomoJsonOrExit } from '../../bench/locomo.js';
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
@@ -31,9 +31,8 @@ const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 3;
 const compareAt = args.indexOf('--compare');
 const compareDir = compareAt >= 0 ? args[compareAt + 1] : undefined;
 const positional = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1) && (compareAt < 0 || i !== compareAt + 1));
-const here = path.dirname(fileURLToPath(import.meta.url));
-const file = positional[0] ?? process.env.MEM_LOCOMO_PATH ?? path.resolve(here, '../../../../../shared/data/locomo/locomo10-dev.json');
-const data = JSON.parse(readFileSync(file, 'utf8')) as { conversation: Record<string, unknown> }[];
+const file = positional[0] ?? process.env.MEM_LOCOMO_PATH ?? locomoPath();
+const data = readLocomoJsonOrExit(file) as { conversation: Record<string, unknown> }[];
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 /** "1:56 pm on 8 May, 2023" → ISO UTC (LoCoMo gives no zone). */
