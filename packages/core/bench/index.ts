@@ -12,7 +12,7 @@
  * rounds (one add to every N per round), so load changes on a shared machine hit all N alike.
  *
  * Env: MEM_LOCOMO_PATH (data file), MEM_BENCH_SCALE (e.g. "1000,10000"), MEM_BENCH_PROBES (adds per N,
- * default 100), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
+ * default 100), MEM_BENCH_INTERLEAVE (0 = each N's adds back to back), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
  */
 import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
@@ -31,6 +31,8 @@ import { synthetic } from './synthetic.js';
 const env = process.env;
 const SCALE = (env.MEM_BENCH_SCALE ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
 const PROBES = Number(env.MEM_BENCH_PROBES ?? 100);
+/** MEM_BENCH_INTERLEAVE=0: each N's timed adds back to back (warm caches) instead of one add per N per round. */
+const INTERLEAVE = env.MEM_BENCH_INTERLEAVE !== '0';
 const GATE_MODE = env.MEM_BENCH_GATE_MODE as 'exact' | 'fast' | undefined;
 const SKIP = new Set((env.MEM_BENCH_SKIP ?? '').split(',').filter(Boolean));
 
@@ -208,14 +210,17 @@ async function scaleSubject(embedder: Embedder, n: number): Promise<ScaleSubject
 async function scaleRun(embedder: Embedder, sizes: number[]) {
   const subjects: ScaleSubject[] = [];
   for (const n of sizes) subjects.push(await scaleSubject(embedder, n));
-  for (let i = 0; i < PROBES; i++) {
-    for (const x of subjects) {
-      const t = performance.now();
-      const r = await x.memory.add(x.probe(i));
-      x.lat.push(performance.now() - t);
-      if (r.action !== 'duplicate') x.actions[r.action]++;
-      if (r.node.gate?.scoreError) x.actions.certified++;
-    }
+  const timedAdd = async (x: ScaleSubject, i: number) => {
+    const t = performance.now();
+    const r = await x.memory.add(x.probe(i));
+    x.lat.push(performance.now() - t);
+    if (r.action !== 'duplicate') x.actions[r.action]++;
+    if (r.node.gate?.scoreError) x.actions.certified++;
+  };
+  if (INTERLEAVE) {
+    for (let i = 0; i < PROBES; i++) for (const x of subjects) await timedAdd(x, i);
+  } else {
+    for (const x of subjects) for (let i = 0; i < PROBES; i++) await timedAdd(x, i);
   }
   const out = [];
   for (const x of subjects) {
@@ -294,7 +299,7 @@ async function main() {
 
   if (!SKIP.has('scale') && SCALE.length) {
     out();
-    out(`## Single-add latency vs scope size (synthetic observations, ${PROBES} timed adds per N, interleaved across N)`);
+    out(`## Single-add latency vs scope size (synthetic observations, ${PROBES} timed adds per N, ${INTERLEAVE ? 'interleaved across N' : 'back to back per N'})`);
     out();
     out('| N in scope | seed s (store only) | gate rebuild + first add s | write p50 ms | write p95 ms | p50 ratio to first N | probes Add / Update / Noop | routed from a certificate |');
     out('|---:|---:|---:|---:|---:|---:|---|---:|');
