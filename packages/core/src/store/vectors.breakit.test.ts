@@ -8,30 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../testing/index.js';
 import { ScopeVectors } from './vectors.js';
+import { plainTopK as plain, storedRows as stored, unitF32 as unit } from './testdata/exact-reference.js';
 
-function stored(sv: ScopeVectors, dim: number): Map<number, Float32Array> {
-  const out = new Map<number, Float32Array>();
-  const s = sv as unknown as { pos: Map<number, number>; vecs: Float32Array };
-  for (const [rid, slot] of s.pos) out.set(rid, s.vecs.slice(slot * dim, (slot + 1) * dim));
-  return out;
-}
-
-function plain(rows: Map<number, Float32Array>, q: Float32Array, k: number) {
-  const all: { rid: number; score: number }[] = [];
-  for (const [rid, v] of rows) {
-    let dot = 0;
-    for (let j = 0; j < q.length; j++) dot += v[j]! * q[j]!;
-    all.push({ rid, score: dot });
-  }
-  all.sort((a, b) => b.score - a.score || a.rid - b.rid);
-  return all.slice(0, k);
-}
-
-function unit(xs: ArrayLike<number>): Float32Array {
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i]! * xs[i]!;
-  return Float32Array.from(xs, (x) => x / Math.sqrt(s));
-}
 
 describe('ScopeVectors.exact on structured inputs', () => {
   it('many exact ties (identical rows): the k lowest rids, as a plain scan, for every k and every alignment to the groups of four', () => {

@@ -2,27 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ScopeVectors } from './vectors.js';
+import { plainTopK, storedRows, unitF32 as unit } from './testdata/exact-reference.js';
 
-/** The reference: every alive row, dot summed in coordinate order, best k by score then rid. */
-function plainTopK(rows: Map<number, Float32Array>, q: Float32Array, k: number) {
-  const all: { rid: number; score: number }[] = [];
-  for (const [rid, v] of rows) {
-    let dot = 0;
-    for (let j = 0; j < q.length; j++) dot += v[j]! * q[j]!;
-    all.push({ rid, score: dot });
-  }
-  all.sort((a, b) => b.score - a.score || a.rid - b.rid);
-  return all.slice(0, k);
-}
-
-function unit(xs: number[]): Float32Array {
-  const v = Float32Array.from(xs);
-  let s = 0;
-  for (const x of v) s += x * x;
-  const out = new Float32Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = v[i]! / Math.sqrt(s);
-  return out;
-}
 
 describe('ScopeVectors.exact', () => {
   it('equals a plain scan (same rids, same scores to the bit) with deletions, updates and any dimension', () => {
@@ -60,11 +41,8 @@ describe('ScopeVectors.exact', () => {
           }
           const q = unit(vec());
           // the store's copies are Float32 normalised by normalizeInto: compare against those exact values
-          const stored = new Map<number, Float32Array>();
-          for (const rid of rows.keys()) {
-            const slot = (sv as any).pos.get(rid) as number;
-            stored.set(rid, (sv as any).vecs.slice(slot * dim, (slot + 1) * dim));
-          }
+          const stored = storedRows(sv, dim);
+          expect([...stored.keys()].sort((a, b) => a - b)).toEqual([...rows.keys()].sort((a, b) => a - b));
           expect(sv.exact(q, k)).toEqual(plainTopK(stored, q, k));
         },
       ),
