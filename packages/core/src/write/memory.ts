@@ -113,6 +113,26 @@ export interface MemoryOptions {
   now?: () => number;
 }
 
+/** Every key `createMemory` accepts; any other key is refused (INVALID_INPUT), so a typo is not silently ignored. */
+const MEMORY_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MemoryOptions>([
+  'store',
+  'embedder',
+  'systemOne',
+  'gate',
+  'retriever',
+  'policy',
+  'summarizer',
+  'timeZone',
+  'maxTextBytes',
+  'relationThreshold',
+  'consolidateEvery',
+  'candidateK',
+  'candidateEfSearch',
+  'extractor',
+  'embedBatchSize',
+  'now',
+]);
+
 export interface AddOptions {
   /** IANA zone for zone-less observedAt strings of this call (overrides the memory's `timeZone`). */
   timeZone?: string;
@@ -210,9 +230,16 @@ export function defaultExtractor(): Extractor {
  * const memory = createMemory();
  * await memory.add({ text: 'Mira: my old bicycle broke.', speaker: 'Mira', observedAt: '2024-05-14T10:00:00Z', scope: { userId: 'mira' } });
  * const { evidence } = await memory.search('Why did Mira buy a bicycle?', { scope: { userId: 'mira' } });
- * @throws MemValidationError `INVALID_INPUT` for an invalid option (unknown time zone, out-of-range number)
+ * @throws MemValidationError `INVALID_INPUT` for an invalid option (unknown option name, unknown time zone, out-of-range number, gate options `@mem/gate-vmf` refuses)
  */
 export function createMemory(options: MemoryOptions = {}): Memory {
+  if (options === null || typeof options !== 'object') throw new MemValidationError('INVALID_INPUT', 'createMemory options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!MEMORY_OPTION_KEYS.has(key)) {
+      const near = [...MEMORY_OPTION_KEYS].find((k) => k.toLowerCase().startsWith(key.toLowerCase().slice(0, 5)));
+      throw new MemValidationError('INVALID_INPUT', `Unknown createMemory option "${key}"${near ? ` (did you mean "${near}"?)` : ''}`, { details: { option: key } });
+    }
+  }
   checkNumber('maxTextBytes', options.maxTextBytes, 1, 1 << 30, true);
   checkNumber('relationThreshold', options.relationThreshold, 0, 1);
   checkNumber('consolidateEvery', options.consolidateEvery, 0, 1e9, true);
@@ -236,6 +263,14 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     : typeof gateOpt === 'function'
       ? { factory: gateOpt as (k: string) => WriteGate }
       : { factory: () => createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as any) as unknown as WriteGate };
+  if (!isGate(gateOpt) && typeof gateOpt !== 'function') {
+    // gate options are checked now (one throwaway gate), not at the first add
+    try {
+      createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as any);
+    } catch (e) {
+      throw new MemValidationError('INVALID_INPUT', `Invalid gate options: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
   const gates = new GateRegistry(store, gateSource);
   const counters = emptyCounters();
   const writer = new Writer({
