@@ -4,7 +4,7 @@
 // WARNING: they delete every :Memory, :MemoryHistory and :MemoryMeta node of the target database.
 import neo4j from 'neo4j-driver';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as coreTesting from '@mem/core/testing';
+import { runStoreConformance } from '@mem/core/testing';
 import type { MemoryStore, StoreMeta } from '@mem/core';
 import { createNeo4jStore } from './store.js';
 import { INDEX_NAMES } from './schema.js';
@@ -44,10 +44,6 @@ afterAll(async () => {
   for (const s of stores) await s.close().catch(() => {});
 });
 
-const runStoreConformance = (coreTesting as any).runStoreConformance as
-  | undefined
-  | ((name: string, make: () => Promise<MemoryStore>, options?: { reopen?: (s: MemoryStore) => Promise<MemoryStore>; timeoutMs?: number }) => void);
-
 /** A second handle on the same database (no reset): persistence across handles. */
 async function reopen(): Promise<MemoryStore> {
   const store = createNeo4jStore({ uri: URI!, user: USER, password: PASSWORD, database: DATABASE, connectionTimeoutMs: 10_000 });
@@ -56,10 +52,6 @@ async function reopen(): Promise<MemoryStore> {
 }
 
 describe.runIf(URI)('Neo4j store: core conformance suite', () => {
-  if (typeof runStoreConformance !== 'function') {
-    it.skip('runStoreConformance is not exported by @mem/core/testing yet', () => {});
-    return;
-  }
   runStoreConformance('neo4j', freshStore, { reopen, timeoutMs: 60_000 });
 });
 
