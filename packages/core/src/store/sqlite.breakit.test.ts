@@ -591,14 +591,19 @@ describe('the per-connection known-node-rid cache', () => {
     await s2.close();
   });
 
+  /** Make every later insert of a NOOP history row in the file fail (a late failure inside a write batch). */
+  function failNoopHistoryInserts(path: string): void {
+    const raw = new Database(path);
+    raw.exec("CREATE TRIGGER late BEFORE INSERT ON history WHEN NEW.op = 'NOOP' BEGIN SELECT RAISE(ABORT, 'late failure'); END");
+    raw.close();
+  }
+
   it('a failed write (late failure, after its node rows were inserted) leaves no known rid behind', async () => {
     const path = file();
     const store = await openStore(path);
     const y = makeNode(A, 'anchor', unitVector(DIM, 2));
     await store.write({ scope: A, nodes: [y] });
-    const raw = new Database(path);
-    raw.exec("CREATE TRIGGER late BEFORE INSERT ON history WHEN NEW.op = 'NOOP' BEGIN SELECT RAISE(ABORT, 'late failure'); END");
-    raw.close();
+    failNoopHistoryInserts(path);
     const ghost = makeNode(A, 'ghost', unitVector(DIM, 3));
     const err = await store
       .write({ scope: A, nodes: [ghost], relations: [makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'late' })], history: [makeHistory(A, 'NOOP', ghost.id)] })
@@ -617,9 +622,7 @@ describe('the per-connection known-node-rid cache', () => {
     const store = await openStore(path);
     const y = makeNode(A, 'anchor', unitVector(DIM, 2));
     await store.write({ scope: A, nodes: [y] });
-    const raw = new Database(path);
-    raw.exec("CREATE TRIGGER late BEFORE INSERT ON history WHEN NEW.op = 'NOOP' BEGIN SELECT RAISE(ABORT, 'late failure'); END");
-    raw.close();
+    failNoopHistoryInserts(path);
     const inner = makeNode(A, 'inner write', unitVector(DIM, 3));
     let innerDone: Promise<void> | null = null;
     const outer = makeNode(A, 'outer', unitVector(DIM, 4));

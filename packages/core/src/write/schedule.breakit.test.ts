@@ -204,12 +204,8 @@ describe('hostile schedule records appended through the public store API', () =>
     expect(pairs).not.toContain(`${obs(0).text} | ${obs(0).text}`);
   });
 
-  // A record whose ordinal goes backwards (write: 1 appended after 30 recorded writes). Was a bug:
-  // the restore took writes = 1, floor = 0, and every older row has write > 0, so the window never
-  // closed: the whole history was read and the next pass reviewed every reviewed write the scope
-  // ever had (one controller call each) instead of at most consolidateEvery. Now the walk stops at
-  // the first ordinal that is not one less than the newer row's, and the window is capped.
-  it('one backwards ordinal: the next pass reviews at most consolidateEvery writes', async () => {
+  /** 30 writes with consolidateEvery 4, then an ADD history row carrying `record` appended through the store (as a hostile writer could); returns the file path. */
+  async function thirtyWritesThenPlant(record: Record<string, unknown>): Promise<string> {
     const { store, m } = await setup(4);
     let last = '';
     for (let i = 0; i < 30; i++) last = ((await m.add(obs(i))) as never as { node: { id: string } }).node.id;
@@ -217,8 +213,18 @@ describe('hostile schedule records appended through the public store API', () =>
     const path = (store as unknown as { path: string }).path;
     const s2 = createSqliteStore({ path });
     await s2.open({ schemaVersion: 1, embeddingModel: hashEmbedder().model, dimension: hashEmbedder().dimension });
-    await s2.write({ scope: resolved, history: [{ scope: resolved, op: 'ADD', nodeId: last, at: '2025-01-01T00:00:00Z', data: { [SCHEDULE_FIELD]: { write: 1 } } }] });
+    await s2.write({ scope: resolved, history: [{ scope: resolved, op: 'ADD', nodeId: last, at: '2025-01-01T00:00:00Z', data: { [SCHEDULE_FIELD]: record } }] });
     await s2.close();
+    return path;
+  }
+
+  // A record whose ordinal goes backwards (write: 1 appended after 30 recorded writes). Was a bug:
+  // the restore took writes = 1, floor = 0, and every older row has write > 0, so the window never
+  // closed: the whole history was read and the next pass reviewed every reviewed write the scope
+  // ever had (one controller call each) instead of at most consolidateEvery. Now the walk stops at
+  // the first ordinal that is not one less than the newer row's, and the window is capped.
+  it('one backwards ordinal: the next pass reviews at most consolidateEvery writes', async () => {
+    const path = await thirtyWritesThenPlant({ write: 1 });
     const log: Log = { calls: [] };
     const m2 = open(createSqliteStore({ path }), log, 4);
     for (let i = 30; i < 33; i++) await m2.add(obs(i)); // ordinals 2, 3, 4: a pass at 4
@@ -231,15 +237,7 @@ describe('hostile schedule records appended through the public store API', () =>
   // whole history since write 1 would be the window. The window holds at most
   // max(consolidateEvery, the record's every) writes.
   it('a record claiming no pass since write 1 (pass: 0): the next pass reviews at most consolidateEvery writes', async () => {
-    const { store, m } = await setup(4);
-    let last = '';
-    for (let i = 0; i < 30; i++) last = ((await m.add(obs(i))) as never as { node: { id: string } }).node.id;
-    await m.close();
-    const path = (store as unknown as { path: string }).path;
-    const s2 = createSqliteStore({ path });
-    await s2.open({ schemaVersion: 1, embeddingModel: hashEmbedder().model, dimension: hashEmbedder().dimension });
-    await s2.write({ scope: resolved, history: [{ scope: resolved, op: 'ADD', nodeId: last, at: '2025-01-01T00:00:00Z', data: { [SCHEDULE_FIELD]: { write: 31, pass: 0 } } }] });
-    await s2.close();
+    const path = await thirtyWritesThenPlant({ write: 31, pass: 0 });
     const log: Log = { calls: [] };
     const m2 = open(createSqliteStore({ path }), log, 4);
     await m2.add(obs(30)); // write 32: overdue, a pass over the capped window (writes 29..32)
