@@ -112,13 +112,17 @@ function argmaxDot(C: Float64Array, from: number, to: number, x: Float32Array | 
 /** Top-level groups probed when assigning a row to a cluster. */
 const PROBES = 3;
 
-export interface IvfSearchResult {
+/** What a fast-mode search returns (the cluster index here, the sketch in sketch.ts). */
+export interface FastSearchResult {
+  /** Best cosine found and its row. */
   max: number;
   arg: number;
+  /** s_vMF estimate and its certified half-width. */
   score: number;
   error: number;
+  /** Rows re-scored exactly. */
   scanned: number;
-  /** Always true: the index certifies the nearest before it stops. */
+  /** Whether `arg`/`max` is certified to be the exact nearest (the cluster index always certifies it before it stops). */
   nearestExact: boolean;
 }
 
@@ -367,7 +371,7 @@ export class IvfIndex {
    * Certified s_vMF (see the file comment). Returns null when the scan would exceed `budget · N`
    * rows (the caller then runs the exact pass).
    */
-  search(s: ScopeState, q: Float64Array, kappa: number, maxError: number, budget: number): IvfSearchResult | null {
+  search(s: ScopeState, q: Float64Array, kappa: number, maxError: number, budget: number): FastSearchResult | null {
     const d = this.d;
     const nl = this.cosRadius.length;
     const order: number[] = [];

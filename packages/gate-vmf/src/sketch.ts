@@ -36,6 +36,7 @@
 import { clampUnit } from './math.js';
 import { topEigen } from './pca.js';
 import type { ScopeState } from './scope.js';
+import type { FastSearchResult } from './ivf.js';
 import { DATA_OFFSET, HI_OFFSET, HIST_CELLS, instantiateKernel, kernelModule, LO_OFFSET, Q_OFFSET, type KernelInstance } from './kernel.js';
 
 /**
@@ -56,16 +57,6 @@ export interface SketchParts {
   basis: Float64Array;
 }
 
-export interface SketchSearchResult {
-  max: number;
-  arg: number;
-  score: number;
-  error: number;
-  /** Rows re-scored exactly. */
-  scanned: number;
-  /** Whether `arg`/`max` is certified to be the exact nearest. */
-  nearestExact: boolean;
-}
 
 export interface Band {
   /** Maps a score to the action the gate would take (monotone in the score). */
@@ -241,7 +232,7 @@ export class SketchIndex {
    * Certified routing decision (see the file comment), or null when it would need more than
    * `budget · N` exact re-scorings (the caller then runs the exact pass).
    */
-  search(s: ScopeState, q: Float64Array, kappa: number, band: Band, budget: number, nearestAlways = true): SketchSearchResult | null {
+  search(s: ScopeState, q: Float64Array, kappa: number, band: Band, budget: number, nearestAlways = true): FastSearchResult | null {
     const n = s.n;
     if (n > this.cap) return null;
     if (this.z.buffer !== this.k.memory.buffer) this.views();
