@@ -812,13 +812,14 @@ export class Writer {
           counters.consolidations++;
           await Promise.all(
             pass.reviewed.map(async (w) => {
-              // a node is never paired with itself (else an `obsolete` answer would make it obsolete by itself)
-              const cands = w.candidates.filter((c) => c.node.id !== w.node.id);
+              // never the node itself: discovery drops it from the pool, and a restored record's ids go
+              // through reviewIds (so an `obsolete` answer cannot make a node obsolete by itself)
+              const cands = w.candidates;
               if (!cands.length) return;
               // the representation Choice only matters when a summarizer can act on it
               const qs = cfg.questions.consolidation(cands.length, { representation: cfg.summarizer !== undefined });
               const answers = await this.ask(
-                w.items && cands.length === w.candidates.length
+                w.items
                   ? { new_memory: w.items.node, candidates: w.items.candidates }
                   : { new_memory: memoryItem(w.node), candidates: cands.map((c) => memoryItem(c.node, c.cosine)) },
                 qs,
