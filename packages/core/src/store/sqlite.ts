@@ -237,7 +237,6 @@ export class SqliteStore implements MemoryStore {
    * relations point at.
    */
   private readonly knownRids = new Map<number, Map<string, number>>();
-  private knownVersion = -1;
   private knownSize = 0;
   /** `fn` in one IMMEDIATE transaction (one wrapper per connection: better-sqlite3 builds four per `transaction()` call). */
   private runImmediate: (<T>(fn: () => T) => T) | null = null;
@@ -329,13 +328,15 @@ export class SqliteStore implements MemoryStore {
     return this.recorded;
   }
 
-  /** Drop cached vectors when another connection (another process) committed since we last looked. */
+  /** Drop cached vectors and known node rids when another connection (another process) committed since we last looked. */
   private syncCaches(): void {
     // a cached prepared statement: `db.pragma()` would prepare one on every call
     const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
     if (v !== this.dataVersion) {
       for (const sv of this.vectors.values()) sv.dispose();
       this.vectors.clear();
+      this.knownRids.clear();
+      this.knownSize = 0;
       this.dataVersion = v;
     }
   }
@@ -555,12 +556,7 @@ export class SqliteStore implements MemoryStore {
 
   /** The scope's known node rids (see `knownRids`), dropped when another connection committed; call inside a transaction. */
   private knownNodes(sid: number): Map<string, number> | undefined {
-    const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
-    if (v !== this.knownVersion) {
-      this.knownRids.clear();
-      this.knownSize = 0;
-      this.knownVersion = v;
-    }
+    this.syncCaches();
     return this.knownRids.get(sid);
   }
 
