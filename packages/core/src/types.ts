@@ -227,6 +227,17 @@ export interface MemoryStore {
   history(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   /** Every scope that holds at least one node. */
   scopes(): Promise<ResolvedScope[]>;
+  /**
+   * Optional per-scope slot for derived state (ours): a named string the write path can always
+   * rebuild from the nodes but would rather not, e.g. the SAGE gate's snapshot, so a restart skips
+   * replaying every commit. `null` when never saved. A `forget` in the scope drops every saved value
+   * of the scope in the same transaction (derived state may hold aggregates of the forgotten node).
+   * Adapters may omit the pair; the write path then replays. @throws MemValidationError INVALID_INPUT
+   * for a name that is not 1–200 characters
+   */
+  loadState?(scope: ResolvedScope, name: string): Promise<string | null>;
+  /** Save (replace) or, with `null`, delete a scope's named derived state (see `loadState`). Atomic. */
+  saveState?(scope: ResolvedScope, name: string, value: string | null): Promise<void>;
   close(): Promise<void>;
 }
 

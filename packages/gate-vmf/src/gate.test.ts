@@ -253,6 +253,71 @@ describe('serialize / restore', () => {
     );
   });
 
+  it('property: a snapshot without vectors plus the committed vectors restores bit for bit (exact and fast, any scope subset)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 400 }), fc.boolean(), (seed, n, fast) => {
+        const r = rng(seed);
+        const opts = fast ? ({ mode: 'fast', normalize: true } as const) : ({ normalize: true } as const);
+        const g = createNoveltyGate(opts);
+        const committed = new Map<string, number[]>();
+        for (let i = 0; i < n; i++) {
+          // raw (not unit) vectors: the restore must normalise them exactly as commit did
+          const v = Array.from(randomUnit(d, r), (x) => x * (1 + 3 * r.u()));
+          g.commit(i % 4 === 0 ? 'a' : 'b', `m${i}`, v);
+          committed.set(`m${i}`, v);
+          if (i % 23 === 22) {
+            g.remove('b', `m${i - 1}`);
+            committed.delete(`m${i - 1}`);
+          }
+        }
+        const slim = JSON.parse(JSON.stringify(g.serialize({ vectors: false, scopes: ['b'] })));
+        expect(slim.scopes.map((x: { scope: string }) => x.scope)).toEqual(g.scopes().includes('b') ? ['b'] : []);
+        for (const sc of slim.scopes) expect(sc.vectors).toBeNull();
+        const asked: string[] = [];
+        const h = createNoveltyGate({
+          state: slim,
+          vectors: (scope, ids) => {
+            asked.push(scope);
+            return ids.map((id) => committed.get(id)!);
+          },
+        });
+        expect(asked).toEqual(slim.scopes.map((x: { scope: string }) => x.scope));
+        expect(JSON.stringify(h.serialize())).toBe(JSON.stringify(g.serialize({ scopes: ['b'] })));
+        for (let t = 0; t < 5; t++) {
+          const q = randomUnit(d, r);
+          expect(h.route('b', q)).toEqual(g.route('b', q));
+          g.commit('b', `x${t}`, q);
+          h.commit('b', `x${t}`, q);
+        }
+        expect(JSON.stringify(h.serialize())).toBe(JSON.stringify(g.serialize({ scopes: ['b'] })));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('a snapshot without vectors is refused (BAD_SNAPSHOT) without a source, a miscounted, failing or invalid one', () => {
+    const r = rng(41);
+    const g = createNoveltyGate();
+    const vs = Array.from({ length: 40 }, () => randomUnit(d, r));
+    vs.forEach((v, i) => g.commit('s', `m${i}`, v));
+    const slim = g.serialize({ vectors: false });
+    const bad = expect.objectContaining({ code: 'BAD_SNAPSHOT' });
+    expect(() => createNoveltyGate({ state: slim })).toThrow(bad);
+    expect(() => createNoveltyGate({ state: slim, vectors: () => vs.slice(1) })).toThrow(bad);
+    expect(() =>
+      createNoveltyGate({
+        state: slim,
+        vectors: () => {
+          throw new Error('store closed');
+        },
+      }),
+    ).toThrow(bad);
+    expect(() => createNoveltyGate({ state: slim, vectors: () => vs.map((v, i) => (i === 7 ? v.slice(1) : v)) })).toThrow(bad);
+    expect(() => createNoveltyGate({ state: slim, vectors: () => vs.map((v, i) => (i === 3 ? v.map(() => NaN) : v)) })).toThrow(bad);
+    // and the full snapshot still needs no source
+    expect(createNoveltyGate({ state: g.serialize(), vectors: () => [] }).size('s')).toBe(40);
+  });
+
   it('replaying the commits of a scope in order rebuilds identical state', () => {
     const r = rng(14);
     const vs = Array.from({ length: 300 }, () => randomUnit(d, r));

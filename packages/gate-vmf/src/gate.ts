@@ -15,7 +15,7 @@ import {
 } from './math.js';
 import { resolveGateOptions, type GateOptions, type ResolvedGateOptions } from './options.js';
 import { ScopeState } from './scope.js';
-import { restoreScopes, snapshotScope, type GateSnapshot } from './snapshot.js';
+import { restoreScopes, snapshotScope, type GateSnapshot, type VectorSource } from './snapshot.js';
 import { IvfIndex } from './ivf.js';
 import { SketchIndex, sketchSupported } from './sketch.js';
 
@@ -102,8 +102,13 @@ export interface NoveltyGate {
   /** Forget a scope entirely (memories and τ state); false if unknown. */
   dropScope(scope: string): boolean;
   stats(scope: string): ScopeStats | null;
-  /** JSON-safe snapshot; `createNoveltyGate({ state })` restores it exactly (same decisions, bit for bit). */
-  serialize(): GateSnapshot;
+  /**
+   * JSON-safe snapshot; `createNoveltyGate({ state })` restores it exactly (same decisions, bit for bit).
+   * `scopes` limits it to those scopes (unknown names are skipped); `vectors: false` leaves the N × d
+   * vectors out (`vectors: null`, about 4·N·d bytes less) for a caller that can supply them again on
+   * restore (`createNoveltyGate({ state, vectors })`). Ours.
+   */
+  serialize(options?: { scopes?: readonly string[]; vectors?: boolean }): GateSnapshot;
   /** The resolved options. */
   readonly options: Readonly<ResolvedGateOptions>;
 }
@@ -163,14 +168,21 @@ export function toUnitVector(
   return out;
 }
 
-export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot } = {}): NoveltyGate {
-  const { state, ...rest } = options ?? {};
+/**
+ * Create a gate, empty or restored from a `serialize()` snapshot (`state`). `vectors` supplies the
+ * rows of a snapshot taken with `serialize({ vectors: false })` (e.g. from the store that already
+ * holds every embedding): called once per such scope with its ids in storage order; the vectors are
+ * normalised exactly as `commit` does, so the restored gate decides bit for bit like the serialized one.
+ * @throws GateError BAD_OPTIONS | BAD_SNAPSHOT (also when vectors are missing, miscounted or invalid)
+ */
+export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot; vectors?: VectorSource } = {}): NoveltyGate {
+  const { state, vectors, ...rest } = options ?? {};
   let opt: ResolvedGateOptions;
   const scopes = new Map<string, ScopeState>();
   const indexes = new Map<string, IvfIndex>();
   const sketches = new Map<string, SketchIndex>();
   if (state !== undefined) {
-    const restored = restoreScopes(state, rest);
+    const restored = restoreScopes(state, rest, vectors, (v, d, o) => toUnitVector(v, d, o.normalize, o.normTolerance));
     opt = restored.options;
     for (const [k, v] of restored.scopes) scopes.set(k, v);
     for (const [k, v] of restored.indexes) indexes.set(k, v);
@@ -403,9 +415,14 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot 
       };
     },
 
-    serialize() {
+    serialize(so) {
       const out: GateSnapshot = { format: '@mem/gate-vmf', version: 1, options: { ...opt }, scopes: [] };
-      for (const name of [...scopes.keys()].sort()) out.scopes.push(snapshotScope(name, scopes.get(name)!, indexes.get(name) ?? null, sketches.get(name) ?? null));
+      const only = so?.scopes ? new Set(so.scopes) : null;
+      const withVectors = so?.vectors !== false;
+      for (const name of [...scopes.keys()].sort()) {
+        if (only && !only.has(name)) continue;
+        out.scopes.push(snapshotScope(name, scopes.get(name)!, indexes.get(name) ?? null, sketches.get(name) ?? null, withVectors));
+      }
       return out;
     },
   };

@@ -7,7 +7,7 @@ export type { GateDecision, NoveltyGate, ScopeStats, GateAction } from './gate.j
 export { createNoopFilter } from './noop.js';
 export type { NoopDecision, NoopFilter, NoopFilterOptions } from './noop.js';
 export type { GateOptions, ResolvedGateOptions } from './options.js';
-export type { GateSnapshot, ScopeSnapshot, IvfSnapshot } from './snapshot.js';
+export type { GateSnapshot, ScopeSnapshot, IvfSnapshot, VectorSource } from './snapshot.js';
 export { GateError } from './errors.js';
 export type { GateErrorCode, GateErrorCategory } from './errors.js';
 export {

@@ -27,8 +27,11 @@ export interface ScopeSnapshot {
   scope: string;
   dimension: number;
   ids: string[];
-  /** N × d Float32, base64 */
-  vectors: string;
+  /**
+   * N × d Float32, base64; null in a snapshot taken with `serialize({ vectors: false })`, whose
+   * vectors the restoring caller supplies (`createNoveltyGate({ state, vectors })`).
+   */
+  vectors: string | null;
   /** Σ mᵢ, Float64 base64 */
   sum: string;
   /** upper triangle of Σ mᵢmᵢᵀ row by row, Float64 base64; null while not kept */
@@ -68,7 +71,7 @@ const scopeSchema = z.object({
   scope: z.string(),
   dimension: z.number().int().positive(),
   ids: z.array(z.string().min(1)),
-  vectors: z.string(),
+  vectors: z.string().nullable(),
   sum: z.string(),
   scatter: z.string().nullable(),
   basis: z.string().nullable(),
@@ -93,7 +96,20 @@ function bad(msg: string): never {
   throw new GateError('BAD_SNAPSHOT', msg);
 }
 
-export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null, sketch: SketchIndex | null = null): ScopeSnapshot {
+/**
+ * Supplies the vectors of a scope restored from a snapshot taken without them (ours): one vector per
+ * id, in the order of `ids`, as they were committed (they are normalised again exactly as `commit`
+ * does, so the rows are bit-identical).
+ */
+export type VectorSource = (scope: string, ids: readonly string[]) => ArrayLike<ArrayLike<number>>;
+
+export function snapshotScope(
+  name: string,
+  s: ScopeState,
+  idx: IvfIndex | null,
+  sketch: SketchIndex | null = null,
+  withVectors = true,
+): ScopeSnapshot {
   const d = s.d;
   let scatter: string | null = null;
   if (s.scatter) {
@@ -126,7 +142,7 @@ export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null,
     scope: name,
     dimension: d,
     ids: s.ids.slice(),
-    vectors: encodeF32(s.data.subarray(0, s.n * d)),
+    vectors: withVectors ? encodeF32(s.data.subarray(0, s.n * d)) : null,
     sum: encodeF64(s.sum),
     scatter,
     basis: s.basis ? encodeF64(s.basis) : null,
@@ -141,14 +157,48 @@ export function snapshotScope(name: string, s: ScopeState, idx: IvfIndex | null,
   };
 }
 
+/** The rows of a scope snapshot taken without vectors, from the caller's source (ours). */
+function suppliedVectors(
+  sc: { scope: string; ids: string[] },
+  d: number,
+  source: VectorSource | undefined,
+  unit: (v: ArrayLike<number>, d: number) => Float64Array,
+): Float32Array {
+  if (!source) bad(`scope ${sc.scope}: the snapshot holds no vectors; pass \`vectors\` to supply them`);
+  let rows: ArrayLike<ArrayLike<number>>;
+  try {
+    rows = source(sc.scope, sc.ids);
+  } catch (e) {
+    throw new GateError('BAD_SNAPSHOT', `scope ${sc.scope}: the vector source failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  if (!rows || typeof rows.length !== 'number' || rows.length !== sc.ids.length) {
+    bad(`scope ${sc.scope}: the vector source returned ${rows?.length ?? 'no'} vectors for ${sc.ids.length} ids`);
+  }
+  const out = new Float32Array(sc.ids.length * d);
+  for (let r = 0; r < sc.ids.length; r++) {
+    let u: Float64Array;
+    try {
+      u = unit(rows[r]!, d);
+    } catch (e) {
+      throw new GateError('BAD_SNAPSHOT', `scope ${sc.scope}: supplied vector of ${JSON.stringify(sc.ids[r])}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    out.set(u, r * d); // rounds to Float32, as ScopeState.append does
+  }
+  return out;
+}
+
 /**
  * Validate and rebuild the scopes of a snapshot. `overrides` are options passed next to `state`;
- * they may change routing parameters but not the ones the stored state was built with.
+ * they may change routing parameters but not the ones the stored state was built with. `source`
+ * supplies the vectors of scopes serialized without them; `unit` is the gate's commit-time
+ * normalisation (`toUnitVector` with the restored options).
  * @throws GateError BAD_SNAPSHOT | BAD_OPTIONS
  */
 export function restoreScopes(
   state: unknown,
   overrides: Record<string, unknown>,
+  source?: VectorSource,
+  unit?: (v: ArrayLike<number>, d: number, options: ResolvedGateOptions) => Float64Array,
 ): { options: ResolvedGateOptions; scopes: Map<string, ScopeState>; indexes: Map<string, IvfIndex>; sketches: Map<string, SketchIndex> } {
   const parsed = snapshotSchema.safeParse(state);
   if (!parsed.success) bad(`Invalid gate snapshot: ${z.prettifyError(parsed.error)}`);
@@ -178,7 +228,8 @@ export function restoreScopes(
     const d = sc.dimension;
     if (options.dimension !== undefined && d !== options.dimension) bad(`scope ${sc.scope}: dimension ${d} ≠ ${options.dimension}`);
     const n = sc.ids.length;
-    const vec = decodeF32(sc.vectors);
+    const vec =
+      sc.vectors === null ? suppliedVectors(sc, d, source, (v, dim) => unit!(v, dim, options)) : decodeF32(sc.vectors);
     const sum = decodeF64(sc.sum);
     if (!vec || vec.length !== n * d) bad(`scope ${sc.scope}: vectors do not hold ${n} × ${d} floats`);
     if (!sum || sum.length !== d) bad(`scope ${sc.scope}: sum has the wrong length`);

@@ -196,6 +196,15 @@ CREATE INDEX relations_dst ON relations (sid, dst);
       }
     },
   },
+  {
+    // derived per-scope state the write path can always rebuild (the SAGE gate's snapshot), so a
+    // restart skips replaying every commit; dropped with any forget in the scope (MemoryStore.saveState)
+    version: 6,
+    name: 'scope-state',
+    sql: `
+CREATE TABLE scope_state (sid INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (sid, name)) STRICT;
+`,
+  },
 ];
 
 /** Highest schema version this build knows. */

@@ -190,6 +190,13 @@ function checkCount(v: unknown, what: string, allowUndefined = true): number | u
   return v;
 }
 
+/** A derived-state name (MemoryStore.loadState): 1–200 characters. */
+function checkStateName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
+    throw new MemValidationError('INVALID_INPUT', 'state name must be a string of 1 to 200 characters', { details: { name: typeof name === 'string' ? name.slice(0, 40) : typeof name } });
+  }
+}
+
 function checkMeta(meta: StoreMeta): StoreMeta {
   if (!meta || typeof meta !== 'object') throw new MemValidationError('INVALID_INPUT', 'open(meta) needs { schemaVersion, embeddingModel, dimension }');
   if (!Number.isInteger(meta.schemaVersion) || meta.schemaVersion < 1) throw new MemValidationError('INVALID_INPUT', 'meta.schemaVersion must be a positive integer');
@@ -647,6 +654,8 @@ export class SqliteStore implements MemoryStore {
           this.stmt('DELETE FROM relations WHERE sid = ? AND dst = ?').run(theSid, row.rid).changes;
         this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(row.rid);
         this.stmt('DELETE FROM nodes WHERE sid = ? AND rid = ?').run(theSid, row.rid);
+        // derived state may hold aggregates of the forgotten node (MemoryStore.loadState)
+        this.stmt('DELETE FROM scope_state WHERE sid = ?').run(theSid);
         this.stmt('UPDATE scopes SET node_count = node_count - 1, token_count = token_count - ? WHERE sid = ?').run(row.doc_len, theSid);
         this.stmt('INSERT INTO history (sid, op, node_id, at, data) VALUES (?, ?, ?, ?, ?)').run(
           theSid,
@@ -1018,6 +1027,44 @@ export class SqliteStore implements MemoryStore {
     } catch (e) {
       throw wrap(e, 'history failed');
     }
+  }
+
+  // ---------------------------------------------------------------- derived state
+
+  /** See MemoryStore.loadState. */
+  async loadState(scope: ResolvedScope, name: string): Promise<string | null> {
+    checkStateName(name);
+    const { sid } = this.scoped(scope);
+    if (sid === undefined) return null;
+    try {
+      const row = this.stmt('SELECT value FROM scope_state WHERE sid = ? AND name = ?').get(sid, name) as { value: string } | undefined;
+      return row ? row.value : null;
+    } catch (e) {
+      throw wrap(e, 'loadState failed');
+    }
+  }
+
+  /** See MemoryStore.saveState. */
+  async saveState(scope: ResolvedScope, name: string, value: string | null): Promise<void> {
+    this.requireMeta();
+    const s = resolveScope(scope);
+    checkStateName(name);
+    if (value !== null && typeof value !== 'string') throw new MemValidationError('INVALID_INPUT', 'state value must be a string or null');
+    let sid = -1;
+    try {
+      this.immediate(() => {
+        if (value === null) {
+          const known = this.sidOf(s);
+          if (known !== undefined) this.stmt('DELETE FROM scope_state WHERE sid = ? AND name = ?').run(known, name);
+          return;
+        }
+        sid = this.ensureSid(s);
+        this.stmt('INSERT OR REPLACE INTO scope_state (sid, name, value, updated_at) VALUES (?, ?, ?, ?)').run(sid, name, value, new Date().toISOString());
+      });
+    } catch (e) {
+      throw wrap(e, 'saveState failed (nothing was saved)');
+    }
+    if (sid >= 0) this.sids.set(scopeKey(s), sid);
   }
 
   async scopes(): Promise<ResolvedScope[]> {

@@ -365,6 +365,67 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
       });
     });
 
+    describe('derived state (optional loadState / saveState)', () => {
+      t('implements both or neither', async (store) => {
+        expect(typeof store.loadState === 'function').toBe(typeof store.saveState === 'function');
+      });
+      t('saves, replaces, deletes and reads back per scope and name; never across scopes', async (store) => {
+        if (!store.loadState || !store.saveState) return; // optional: the write path replays instead
+        expect(await store.loadState(A, 'gate')).toBeNull();
+        const big = 'x'.repeat(300_000) + ' é 😀 中文';
+        await store.saveState(A, 'gate', big);
+        await store.saveState(A, 'other', '{"n":1}');
+        await store.saveState(B, 'gate', 'bob');
+        expect(await store.loadState(A, 'gate')).toBe(big);
+        expect(await store.loadState(A, 'other')).toBe('{"n":1}');
+        expect(await store.loadState(B, 'gate')).toBe('bob');
+        expect(await store.loadState(testScope('carol'), 'gate')).toBeNull();
+        await store.saveState(A, 'gate', 'v2');
+        expect(await store.loadState(A, 'gate')).toBe('v2');
+        await store.saveState(A, 'gate', null);
+        expect(await store.loadState(A, 'gate')).toBeNull();
+        expect(await store.loadState(A, 'other')).toBe('{"n":1}');
+        expect(await store.loadState(B, 'gate')).toBe('bob');
+        await store.saveState(testScope('dave'), 'gate', null); // deleting what never existed is fine
+        // state alone does not make a scope appear in scopes() (nodes do)
+        expect((await store.scopes()).map((s) => s.userId)).toEqual([]);
+        await expectMemError(store.saveState(A, '', 'v'), 'INVALID_INPUT');
+        await expectMemError(store.saveState(A, 'n'.repeat(201), 'v'), 'INVALID_INPUT');
+        await expectMemError(store.saveState(A, 'gate', 42 as unknown as string), 'INVALID_INPUT');
+        await expectMemError(store.loadState(A, ''), 'INVALID_INPUT');
+        expect(await store.loadState(A, 'other')).toBe('{"n":1}');
+      });
+      t('a forget drops every saved value of its scope (and only of its scope)', async (store) => {
+        if (!store.loadState || !store.saveState) return;
+        const a = makeNode(A, 'remember the lake trip', unitVector(dim, 90));
+        await store.write({ scope: A, nodes: [a, makeNode(A, 'another memory', unitVector(dim, 91))] });
+        await store.saveState(A, 'gate', 'aggregate of a');
+        await store.saveState(A, 'other', 'more');
+        await store.saveState(B, 'gate', 'bob');
+        expect(await store.forget(A, 'never-existed')).toBe(false);
+        expect(await store.loadState(A, 'gate')).toBe('aggregate of a');
+        expect(await store.forget(A, a.id)).toBe(true);
+        expect(await store.loadState(A, 'gate')).toBeNull();
+        expect(await store.loadState(A, 'other')).toBeNull();
+        expect(await store.loadState(B, 'gate')).toBe('bob');
+      });
+      if (options.reopen) {
+        const reopen = options.reopen;
+        t('saved state persists across handles', async (store) => {
+          if (!store.loadState || !store.saveState) return;
+          await store.saveState(A, 'gate', 'kept');
+          await store.close();
+          const again = await reopen(store);
+          try {
+            await again.open(meta);
+            expect(await again.loadState!(A, 'gate')).toBe('kept');
+          } finally {
+            await again.close();
+          }
+        });
+      }
+    });
+
     describe('history', () => {
       t('is append-only with a monotonic seq; filters by node and keeps the latest under a limit', async (store) => {
         const n = makeNode(A, 'history subject', unitVector(dim, 90));

@@ -10,6 +10,15 @@
  * unless its gate action is `noop` (SAGE: a Noop adds nothing to the gate's memory; under the
  * `annotate` policy the node is still stored, but it does not count as a new memory for novelty).
  *
+ * Gate snapshots (ours): with the default per-scope gates and a store that keeps derived state
+ * (`MemoryStore.saveState`), a scope's gate is also saved, without its vectors (the nodes hold them),
+ * once it holds {@link GATE_SAVE_MIN_SIZE} memories and then every 10 % of its size in new commits,
+ * and on `close()`. A rebuild then restores the snapshot and replays only the commits after it. The
+ * snapshot is used only when it is exactly a prefix of the replay: its ids are the scope's first gate
+ * members in id order and it was made with the same gate options; otherwise (a forget drops it, an
+ * older or foreign snapshot, a changed option) the scope is replayed in full. Either way the gate
+ * ends in the same state, bit for bit (tested).
+ *
  * The consolidation schedule (`writes`, `sinceConsolidation`, `recent`) is not replayed here: it is
  * restored from the scope's history rows by the writer on the scope's first write after a rebuild
  * (`Writer.restoreSchedule`, see {@link ScheduleRecord}), so it survives a restart, a failed write
@@ -140,6 +149,8 @@ export interface ScopeRuntime {
   index: CandidateIndex;
   /** Recently written or read full nodes of the scope (bounded), for candidate discovery. */
   nodes: NodeCache;
+  /** Gate commits since the scope's gate was last saved or restored (see {@link GateRegistry.afterCommit}). */
+  unsaved: number;
 }
 
 /** Snapshot of the cheap parts of a runtime, to restore after a failed write. */
@@ -158,18 +169,58 @@ export function isGateMember(node: Pick<MemoryNode, 'gate'>): boolean {
 
 const PAGE = 2000;
 
+/** Name of the gate snapshot in the store's derived state (`MemoryStore.saveState`). */
+export const GATE_STATE_NAME = '@mem/gate-vmf';
+/** A scope's gate is saved only from this many memories on: below it a replay takes milliseconds (ours). */
+export const GATE_SAVE_MIN_SIZE = 1000;
+/** …and once the commits since the last save reach max(250, 10 % of the gate's size) (ours): at most ~10 % of a replay is left after a crash. */
+export const GATE_SAVE_MIN_COMMITS = 250;
+export const GATE_SAVE_FRACTION = 0.1;
+
+/**
+ * Saves and restores the default per-scope gates (`@mem/gate-vmf` snapshots without vectors); see
+ * the module comment.
+ */
+export interface GateStateCodec {
+  /** A JSON-safe snapshot of one scope of a gate the factory made, without vectors. */
+  save(gate: WriteGate, key: string): unknown;
+  /**
+   * A gate restored from `state`, its vectors from `vectors` (one per id, as committed).
+   * @throws when the snapshot does not apply (other gate options, malformed)
+   */
+  load(key: string, state: unknown, vectors: (ids: readonly string[]) => ArrayLike<number>[]): WriteGate;
+}
+
+/** How scopes' gates were brought back and saved, since the registry was made. */
+export interface GateStateCounters {
+  /** Scopes rebuilt from a saved snapshot (plus the commits after it). */
+  restored: number;
+  /** Gate commits replayed from stored nodes (all of a scope without a usable snapshot, else the tail). */
+  replayedCommits: number;
+  /** Snapshots saved. */
+  saved: number;
+  /** Saves that failed (the write itself had succeeded; the next rebuild replays more). */
+  saveFailures: number;
+}
+
 export class GateRegistry {
   private readonly runtimes = new Map<string, Promise<ScopeRuntime>>();
+  readonly counters: GateStateCounters = { restored: 0, replayedCommits: 0, saved: 0, saveFailures: 0 };
 
   /**
    * @param source a shared gate instance, or a factory making one gate per scope (default; exact
-   *   rollback and forget by rebuild)
+   *   rollback and forget by rebuild), with a codec when its gates can be saved and restored
    */
   constructor(
     private readonly store: MemoryStore,
-    private readonly source: { shared: WriteGate } | { factory: (scopeKey: string) => WriteGate },
+    private readonly source: { shared: WriteGate } | { factory: (scopeKey: string) => WriteGate; codec?: GateStateCodec },
     private readonly nodeCacheSize?: number,
   ) {}
+
+  private get codec(): GateStateCodec | null {
+    if ('shared' in this.source || !this.source.codec) return null;
+    return this.store.loadState && this.store.saveState ? this.source.codec : null;
+  }
 
   /** The runtime of a scope, rebuilding its gate from the store on first use. */
   runtime(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
@@ -216,26 +267,123 @@ export class GateRegistry {
     return out;
   }
 
+  /**
+   * The scope's saved gate when it applies to `members` (the scope's gate members in id order):
+   * returns the restored gate and how many leading members it already holds, or null (replay all).
+   */
+  private async restoreGate(scope: ResolvedScope, key: string, members: MemoryNode[]): Promise<{ gate: WriteGate; count: number } | null> {
+    const codec = this.codec;
+    if (!codec || members.length === 0) return null;
+    let state: any;
+    try {
+      const text = await this.store.loadState!(scope, GATE_STATE_NAME);
+      if (!text) return null;
+      state = JSON.parse(text);
+    } catch {
+      return null; // unreadable: replay
+    }
+    const ids: unknown = state?.scopes?.[0]?.ids;
+    if (!Array.isArray(ids) || state.scopes.length !== 1 || state.scopes[0].scope !== key || ids.length > members.length) return null;
+    // a prefix of the replay: exactly the first |ids| members (in any storage order)
+    const saved = new Set(ids);
+    if (saved.size !== ids.length) return null;
+    const byId = new Map<string, MemoryNode>();
+    for (let i = 0; i < ids.length; i++) {
+      const m = members[i]!;
+      if (!saved.has(m.id)) return null;
+      byId.set(m.id, m);
+    }
+    try {
+      const gate = codec.load(key, state, (wanted) => wanted.map((id) => byId.get(id)!.embedding));
+      return { gate, count: ids.length };
+    } catch {
+      return null; // other gate options, malformed: replay
+    }
+  }
+
   private async rebuild(scope: ResolvedScope, key: string): Promise<ScopeRuntime> {
     const shared = 'shared' in this.source;
-    const gate = shared ? this.source.shared : this.source.factory(key);
-    const rt: ScopeRuntime = { key, scope, gate, scheduleLoaded: false, writes: 0, sinceConsolidation: 0, recent: [], lastByEpisode: new Map(), index: new CandidateIndex(), nodes: new NodeCache(this.nodeCacheSize) };
+    const rt: ScopeRuntime = {
+      key,
+      scope,
+      gate: null as unknown as WriteGate,
+      scheduleLoaded: false,
+      writes: 0,
+      sinceConsolidation: 0,
+      recent: [],
+      lastByEpisode: new Map(),
+      index: new CandidateIndex(),
+      nodes: new NodeCache(this.nodeCacheSize),
+      unsaved: 0,
+    };
     const count = await this.store.count(scope);
-    if (count === 0) return rt;
+    const fresh = () => ('shared' in this.source ? this.source.shared : this.source.factory(key));
+    if (count === 0) {
+      rt.gate = fresh();
+      return rt;
+    }
     const nodes = await this.allNodes(scope);
     // new ids of this scope must sort after its stored ones, whatever the clock says (replay order)
     if (nodes.length) observeId(nodes[nodes.length - 1]!.id);
-    const replayGate = !shared || gate.size(key) === 0;
+    const members = nodes.filter(isGateMember);
+    let replayFrom = 0;
+    const restored = shared ? null : await this.restoreGate(scope, key, members);
+    if (restored) {
+      rt.gate = restored.gate;
+      replayFrom = restored.count;
+      this.counters.restored++;
+    } else rt.gate = fresh();
+    const replayGate = !shared || rt.gate.size(key) === 0 || restored !== null;
+    if (replayGate) {
+      for (let i = replayFrom; i < members.length; i++) rt.gate.commit(key, members[i]!.id, members[i]!.embedding);
+      const replayed = members.length - replayFrom;
+      this.counters.replayedCommits += replayed;
+      rt.unsaved = replayed;
+    }
     const cacheFrom = nodes.length - rt.nodes.capacity;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
-      if (replayGate && isGateMember(node)) gate.commit(key, node.id, node.embedding);
       rt.index.add(indexedMemory(node));
       if (i >= cacheFrom) rt.nodes.put(node);
       const ep = nodeEpisodeKey(node);
       if (ep) rt.lastByEpisode.set(ep, node.id);
     }
     return rt;
+  }
+
+  /**
+   * After a scope's write was stored (under the scope's queue): count its gate commits and save the
+   * gate once enough accumulated (see {@link GATE_SAVE_MIN_SIZE}). A failed save is counted, never
+   * thrown: the write is already stored and the next rebuild just replays more.
+   */
+  async afterCommit(rt: ScopeRuntime, commits: number): Promise<void> {
+    rt.unsaved += commits;
+    const size = rt.gate.size(rt.key);
+    if (!this.codec || size < GATE_SAVE_MIN_SIZE) return;
+    if (rt.unsaved < Math.max(GATE_SAVE_MIN_COMMITS, Math.ceil(size * GATE_SAVE_FRACTION))) return;
+    await this.save(rt);
+  }
+
+  private async save(rt: ScopeRuntime): Promise<void> {
+    const codec = this.codec;
+    if (!codec) return;
+    try {
+      const text = JSON.stringify(codec.save(rt.gate, rt.key));
+      await this.store.saveState!(rt.scope, GATE_STATE_NAME, text);
+      rt.unsaved = 0;
+      this.counters.saved++;
+    } catch {
+      this.counters.saveFailures++;
+    }
+  }
+
+  /** Save every loaded scope's gate with unsaved commits (on close; the caller holds every queue idle). */
+  async saveAll(): Promise<void> {
+    if (!this.codec) return;
+    for (const p of [...this.runtimes.values()]) {
+      const rt = await p.catch(() => null);
+      if (rt && rt.unsaved > 0 && rt.gate.size(rt.key) >= GATE_SAVE_MIN_SIZE) await this.save(rt);
+    }
   }
 
   /** Snapshot the cheap parts of a runtime (not the gate). */

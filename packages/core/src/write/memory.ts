@@ -3,7 +3,7 @@
  * through the Jev-Mem write path behind the SAGE gate, searches through an injected `Retriever`,
  * and reads, lists, forgets and reports.
  */
-import { createNoveltyGate } from '@mem/gate-vmf';
+import { createNoveltyGate, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
 import { batches, catalogue, createSystemOne, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
@@ -23,7 +23,7 @@ import {
   type Scope,
   type SearchResult,
 } from '../types.js';
-import { GateRegistry } from './gates.js';
+import { GateRegistry, type GateStateCodec, type GateStateCounters } from './gates.js';
 import type { ControllerQuestion, Extractor, Summarizer, WriteController, WriteGate } from './ports.js';
 import { KeyedQueue } from './queue.js';
 import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
@@ -153,6 +153,12 @@ export interface MemoryStats {
   summarizerCalls: number;
   /** Wall time per write stage since creation, in ms. */
   timings: WriteCounters['timings'];
+  /**
+   * How the scopes' SAGE gates came back and were saved since creation (ours): scopes `restored`
+   * from a saved snapshot, gate commits replayed from stored nodes (`replayedCommits`), snapshots
+   * `saved`, and `saveFailures` (harmless: a later rebuild replays more). See "Restarts" in the README.
+   */
+  gateState: GateStateCounters;
 }
 
 export interface Memory {
@@ -222,6 +228,29 @@ export function defaultExtractor(): Extractor {
   return { extract: (text, observedAt) => extract(text, observedAt) };
 }
 
+/** JSON with object keys sorted (ours): equal values give equal strings whatever the key order. */
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]])) : x,
+  );
+}
+
+/**
+ * Saves the default per-scope `@mem/gate-vmf` gates without vectors and restores them with the
+ * nodes' embeddings (ours; see `GateRegistry`). A snapshot made with other resolved gate options is
+ * refused, so the scope is replayed under the options in force.
+ */
+export function noveltyGateCodec(resolved: NoveltyGate['options']): GateStateCodec {
+  const want = canonicalJson(resolved);
+  return {
+    save: (gate, key) => (gate as unknown as NoveltyGate).serialize({ scopes: [key], vectors: false }),
+    load: (_key, state, vectors) => {
+      if (canonicalJson((state as { options?: unknown })?.options) !== want) throw new Error('the snapshot was made with other gate options');
+      return createNoveltyGate({ state: state as GateSnapshot, vectors: (_scope, ids) => vectors(ids) }) as unknown as WriteGate;
+    },
+  };
+}
+
 /**
  * Create a memory. Every option has an offline default, so `createMemory()` works without any
  * network or model download (wink GloVe embedder, offline System-One backend, SQLite `:memory:`).
@@ -258,18 +287,19 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   const systemOne = (options.systemOne ?? createSystemOne({ cache: false })) as SystemOne;
   const now = options.now ?? Date.now;
   const gateOpt = options.gate;
-  const gateSource = isGate(gateOpt)
-    ? { shared: gateOpt }
-    : typeof gateOpt === 'function'
-      ? { factory: gateOpt as (k: string) => WriteGate }
-      : { factory: () => createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as any) as unknown as WriteGate };
-  if (!isGate(gateOpt) && typeof gateOpt !== 'function') {
+  let gateSource: ConstructorParameters<typeof GateRegistry>[1];
+  if (isGate(gateOpt)) gateSource = { shared: gateOpt };
+  else if (typeof gateOpt === 'function') gateSource = { factory: gateOpt as (k: string) => WriteGate };
+  else {
+    const gateOptions = { ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as GateOptions;
     // gate options are checked now (one throwaway gate), not at the first add
+    let probe: NoveltyGate;
     try {
-      createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as any);
+      probe = createNoveltyGate(gateOptions);
     } catch (e) {
       throw new MemValidationError('INVALID_INPUT', `Invalid gate options: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
+    gateSource = { factory: () => createNoveltyGate(gateOptions) as unknown as WriteGate, codec: noveltyGateCodec(probe.options) };
   }
   const gates = new GateRegistry(store, gateSource);
   const counters = emptyCounters();
@@ -448,6 +478,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
         consolidations: counters.consolidations,
         summarizerCalls: counters.summarizerCalls,
         timings: { ...counters.timings },
+        gateState: { ...gates.counters },
       };
     },
 
@@ -457,6 +488,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
         closing = (async () => {
           await Promise.allSettled([...pending]);
           await queue.idle();
+          await gates.saveAll();
           gates.clear();
           await store.close();
         })();

@@ -931,6 +931,8 @@ export class Writer {
         for (const n of nodes) rt.nodes.put(n);
         for (const u of updates) rt.nodes.markObsolete(u.id, u.obsoleteBy);
         tick('store');
+        // the gate snapshot, now and then (never throws; see GateRegistry.afterCommit)
+        if (committed.length) await cfg.gates.afterCommit(rt, committed.length);
         return finish();
       };
 
