@@ -14,19 +14,17 @@
  * Env: MEM_LOCOMO_PATH (data file), MEM_BENCH_SCALE (e.g. "1000,10000"), MEM_BENCH_PROBES (adds per N,
  * default 100), MEM_BENCH_INTERLEAVE (0 = each N's adds back to back), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
  */
-import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { createWinkEmbedder } from '../src/embed/index.js';
 import { extract } from '../src/extract/index.js';
-import { scopeKey } from '../src/scope.js';
 import { createSqliteStore } from '../src/store/index.js';
-import type { Embedder, MemoryNode, MemoryStore, ObservationInput, ResolvedScope } from '../src/types.js';
+import type { Embedder, MemoryNode, ObservationInput, ResolvedScope } from '../src/types.js';
 import { createMemory, MEMORY_SCHEMA_VERSION, type Memory } from '../src/write/memory.js';
 import { WRITE_STAGES } from '../src/write/writer.js';
 import { uuidv7 } from '../src/write/ids.js';
 import { validateObservation } from '../src/write/validate.js';
 import { readLocomo, locomoPath, LocomoMissingError } from './locomo.js';
-import { synthetic } from './synthetic.js';
+import { seedSyntheticScope, synthetic } from './synthetic.js';
 
 const env = process.env;
 const SCALE = (env.MEM_BENCH_SCALE ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
@@ -138,37 +136,6 @@ async function jevIngest(embedder: Embedder, sessions: { observations: Observati
   return { totalMs, cpuMs, latencies, stats };
 }
 
-/** Fill a scope with n synthetic nodes straight through the store (batched), as the write path would have stored them (all gate Adds). */
-async function seedScope(store: MemoryStore, embedder: Embedder, scope: ResolvedScope, n: number) {
-  const key = scopeKey(scope);
-  const B = 2000;
-  for (let start = 0; start < n; start += B) {
-    const items = Array.from({ length: Math.min(B, n - start) }, (_, j) => synthetic(start + j));
-    const vs = await embedder.embed(items.map((x) => x.text));
-    const nodes: MemoryNode[] = items.map((x, j) => ({
-      id: uuidv7(),
-      scope,
-      text: x.text,
-      speaker: x.name,
-      observedAt: x.observedAt,
-      eventTime: null,
-      entities: [x.name.toLowerCase()],
-      keywords: [x.verb, ...x.object.split(' '), x.place],
-      types: { episodic: 0.8, semantic: 0.1, procedural: 0.05, preference: 0.05 },
-      embedding: vs[j]!,
-      gate: { action: 'add', novelty: 1, score: -1, threshold: 0, kappa: 1, density: 1, nearest: null },
-      provenance: {
-        sourceId: `syn:${start + j}`,
-        contentHash: createHash('sha256').update(`${key}\u0000${x.text}`).digest('hex'),
-        metadata: {},
-      },
-      obsoleteBy: null,
-      createdAt: new Date().toISOString(),
-    }));
-    await store.write({ scope, nodes });
-  }
-}
-
 interface ScaleSubject {
   n: number;
   memory: Memory;
@@ -188,7 +155,7 @@ async function scaleSubject(embedder: Embedder, n: number): Promise<ScaleSubject
   await store.open(meta(embedder));
   const scope: ResolvedScope = { namespace: 'bench', userId: 'scale', agentId: '', runId: '' };
   const tSeed = performance.now();
-  await seedScope(store, embedder, scope, n);
+  await seedSyntheticScope(store, embedder, scope, n);
   const seedMs = performance.now() - tSeed;
   const memory: Memory = createMemory({ store, embedder, gate: GATE_MODE ? { mode: GATE_MODE } : undefined });
   const probe = (i: number): ObservationInput => {
