@@ -1,7 +1,7 @@
 // Integration tests against a REAL Neo4j 5 server. Gated: they run only when MEM_NEO4J_URI is set
 // (e.g. `docker compose up -d neo4j` then
 //  MEM_NEO4J_URI=neo4j://127.0.0.1:7687 MEM_NEO4J_PASSWORD=mem-password npx vitest run src/neo4j.integration.test.ts).
-// WARNING: they delete every :Memory, :MemoryHistory and :MemoryMeta node of the target database.
+// WARNING: they delete every :Memory, :MemoryHistory, :MemoryMeta and :MemoryState node of the target database.
 import neo4j from 'neo4j-driver';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreConformance } from '@mem/core/testing';
@@ -24,7 +24,7 @@ async function resetDatabase(): Promise<void> {
   const driver = neo4j.driver(URI!, neo4j.auth.basic(USER, PASSWORD));
   const session = driver.session({ database: DATABASE });
   try {
-    await session.run('MATCH (n) WHERE n:Memory OR n:MemoryHistory OR n:MemoryMeta DETACH DELETE n');
+    await session.run('MATCH (n) WHERE n:Memory OR n:MemoryHistory OR n:MemoryMeta OR n:MemoryState DETACH DELETE n');
     await session.run(`DROP INDEX ${INDEX_NAMES.vector} IF EXISTS`);
     await session.run(`DROP INDEX ${INDEX_NAMES.fulltext} IF EXISTS`);
   } finally {

@@ -11,7 +11,7 @@ import neo4j from 'neo4j-driver';
 import type { HistoryEntry, ListOptions, MemoryNode, NeighborQuery, Relation, RelationSubtype, RelationView, ResolvedScope, StoreMeta, WriteBatch } from '@mem/core';
 import { RELATION_VIEWS, scopeKey, searchTokens } from '@mem/core';
 import { historyToProps, nodeToProps, relationToProps, uidOf } from './codec.js';
-import { HISTORY_LABEL, INDEX_NAMES, MEMORY_LABEL, META_LABEL, VIEW_REL_TYPES } from './schema.js';
+import { HISTORY_LABEL, INDEX_NAMES, MEMORY_LABEL, META_LABEL, STATE_LABEL, VIEW_REL_TYPES } from './schema.js';
 
 export interface CypherQuery {
   /** Stable name of the query (for traces and tests). */
@@ -56,7 +56,9 @@ export function buildSchemaQueries(dimension: number): CypherQuery[] {
   return [
     q('constraint.memoryId', `CREATE CONSTRAINT ${INDEX_NAMES.idConstraint} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) REQUIRE m.uid IS UNIQUE`, {}),
     q('constraint.metaKey', `CREATE CONSTRAINT ${INDEX_NAMES.metaConstraint} IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE m.key IS UNIQUE`, {}),
+    q('constraint.stateKey', `CREATE CONSTRAINT ${INDEX_NAMES.stateConstraint} IF NOT EXISTS FOR (s:${STATE_LABEL}) REQUIRE s.key IS UNIQUE`, {}),
     q('index.scope', `CREATE INDEX ${INDEX_NAMES.scope} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey)`, {}),
+    q('index.stateScope', `CREATE INDEX ${INDEX_NAMES.stateScope} IF NOT EXISTS FOR (s:${STATE_LABEL}) ON (s.scopeKey)`, {}),
     q('index.contentHash', `CREATE INDEX ${INDEX_NAMES.contentHash} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey, m.contentHash)`, {}),
     q('index.history', `CREATE INDEX ${INDEX_NAMES.historyScope} IF NOT EXISTS FOR (h:${HISTORY_LABEL}) ON (h.scopeKey, h.seq)`, {}),
     q(
@@ -238,6 +240,36 @@ export function buildForgetQuery(scope: ResolvedScope, id: string): CypherQuery 
      RETURN rels`,
     { scopeKey: scopeKey(scope), uid: uidOf(scope, id) },
   );
+}
+
+/** Key of a `:MemoryState` node: scope key and name, JSON-encoded (unambiguous for any strings). */
+export function stateKeyOf(scope: ResolvedScope, name: string): string {
+  return JSON.stringify([scopeKey(scope), name]);
+}
+
+/** Save (replace) a scope's named derived state. */
+export function buildSaveStateQuery(scope: ResolvedScope, name: string, value: string): CypherQuery {
+  return q(
+    'write.state.save',
+    `MERGE (s:${STATE_LABEL} {key: $key})
+     SET s.scopeKey = $scopeKey, s.name = $name, s.value = $value, s.updatedAt = $at`,
+    { key: stateKeyOf(scope, name), scopeKey: scopeKey(scope), name, value, at: new Date().toISOString() },
+  );
+}
+
+/** Delete a scope's named derived state (no-op when absent). */
+export function buildDeleteStateQuery(scope: ResolvedScope, name: string): CypherQuery {
+  return q('write.state.delete', `MATCH (s:${STATE_LABEL} {key: $key}) DELETE s`, { key: stateKeyOf(scope, name) });
+}
+
+/** Drop every derived state of a scope (run by `forget` in its transaction when a node was removed). */
+export function buildDropScopeStateQuery(scope: ResolvedScope): CypherQuery {
+  return q('write.state.dropScope', `MATCH (s:${STATE_LABEL}) WHERE s.scopeKey = $scopeKey DELETE s`, { scopeKey: scopeKey(scope) });
+}
+
+/** A scope's named derived state: one row `{ value }`, none when absent. */
+export function buildLoadStateQuery(scope: ResolvedScope, name: string): CypherQuery {
+  return q('read.state', `MATCH (s:${STATE_LABEL} {key: $key}) RETURN s.value AS value`, { key: stateKeyOf(scope, name) });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ export const MEMORY_LABEL = 'Memory';
 export const HISTORY_LABEL = 'MemoryHistory';
 /** Label of the single store-metadata node. */
 export const META_LABEL = 'MemoryMeta';
+/** Label of per-scope derived state (`MemoryStore.loadState` / `saveState`, e.g. saved gate snapshots). */
+export const STATE_LABEL = 'MemoryState';
 
 /** One relationship type per relation view (closed enum → closed set of types). */
 export const VIEW_REL_TYPES: Readonly<Record<RelationView, string>> = Object.freeze({
@@ -23,11 +25,13 @@ export const VIEW_REL_TYPES: Readonly<Record<RelationView, string>> = Object.fre
 export const ALL_REL_TYPES: readonly string[] = Object.freeze(Object.values(VIEW_REL_TYPES));
 
 /** Every label / relationship type the store may emit (used by tests to check generated Cypher). */
-export const ALLOWED_SCHEMA_NAMES: readonly string[] = Object.freeze([MEMORY_LABEL, HISTORY_LABEL, META_LABEL, ...ALL_REL_TYPES]);
+export const ALLOWED_SCHEMA_NAMES: readonly string[] = Object.freeze([MEMORY_LABEL, HISTORY_LABEL, META_LABEL, STATE_LABEL, ...ALL_REL_TYPES]);
 
 export const INDEX_NAMES = Object.freeze({
   idConstraint: 'mem_memory_id_unique',
   metaConstraint: 'mem_meta_key_unique',
+  stateConstraint: 'mem_state_key_unique',
+  stateScope: 'mem_state_scope',
   scope: 'mem_memory_scope',
   contentHash: 'mem_memory_content_hash',
   historyScope: 'mem_history_scope_seq',

@@ -17,6 +17,7 @@ function respondAll(q: CypherQuery): Row[] {
   if (q.name.startsWith('write.relations')) return [{ written: (q.params.relations as unknown[]).length }];
   if (q.name === 'write.history') return [{ written: (q.params.rows as unknown[]).length }];
   if (q.name === 'write.forget') return [{ rels: 2 }];
+  if (q.name === 'read.state') return q.params.key === JSON.stringify([scopeKey(scopeA), 'gate']) ? [{ value: 'saved-gate' }] : [];
   return [];
 }
 
@@ -40,7 +41,9 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
       'meta.read',
       'constraint.memoryId',
       'constraint.metaKey',
+      'constraint.stateKey',
       'index.scope',
+      'index.stateScope',
       'index.contentHash',
       'index.history',
       'index.vector',
@@ -174,16 +177,18 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     await expect(store.vectorSearch(scopeA, new Float32Array([1, 0, 0]), 3)).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH' });
   });
 
-  it('forget: deletes and appends FORGET in the same transaction; absent → false, no history', async () => {
+  it('forget: deletes, drops the scope\'s derived state and appends FORGET in the same transaction; absent → false, no history', async () => {
     const { runner, store } = await opened();
     expect(await store.forget(scopeA, 'a')).toBe(true);
     const tx = runner.log[0].tx;
     expect(runner.log.map((l) => [l.query!.name, l.tx])).toEqual([
       ['write.reserveSeq', tx],
       ['write.forget', tx],
+      ['write.state.dropScope', tx],
       ['write.history', tx],
     ]);
-    expect((runner.log[2].query!.params.rows as any[])[0]).toMatchObject({ op: 'FORGET', nodeId: 'a', seq: 101, data: '{"relationsRemoved":2}' });
+    expect(runner.log[2].query!.params).toEqual({ scopeKey: scopeKey(scopeA) });
+    expect((runner.log[3].query!.params.rows as any[])[0]).toMatchObject({ op: 'FORGET', nodeId: 'a', seq: 101, data: '{"relationsRemoved":2}' });
     const none = await opened((q) => (q.name === 'write.forget' ? [] : respondAll(q)));
     expect(await none.store.forget(scopeA, 'a')).toBe(false);
     expect(none.runner.log.map((l) => l.query!.name)).toEqual(['write.reserveSeq', 'write.forget']);
@@ -201,5 +206,34 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     await store.close();
     expect(runner.closed).toBe(true);
     await expect(store.count(scopeA)).rejects.toMatchObject({ code: 'STORE_ERROR' });
+  });
+});
+
+describe('derived state (loadState / saveState)', () => {
+  it('saves, deletes and loads by [scopeKey, name]; one write transaction per save', async () => {
+    const { runner, store } = await opened();
+    await store.saveState!(scopeA, 'gate', '{"big":"snapshot"}');
+    await store.saveState!(scopeA, 'gate', null);
+    expect(runner.log.map((l) => l.query?.name).filter(Boolean)).toEqual(['write.state.save', 'write.state.delete']);
+    const save = runner.log[0].query!;
+    expect(save.params).toMatchObject({ key: JSON.stringify([scopeKey(scopeA), 'gate']), scopeKey: scopeKey(scopeA), name: 'gate', value: '{"big":"snapshot"}' });
+    expect(runner.committed).toBe(2);
+    expect(await store.loadState!(scopeA, 'gate')).toBe('saved-gate');
+    expect(await store.loadState!(scopeB, 'gate')).toBeNull();
+    expect(await store.loadState!(scopeA, 'other')).toBeNull();
+  });
+
+  it('refuses bad names and values before sending anything (INVALID_INPUT)', async () => {
+    const { runner, store } = await opened();
+    for (const call of [
+      () => store.saveState!(scopeA, '', 'v'),
+      () => store.saveState!(scopeA, 'x'.repeat(201), 'v'),
+      () => store.saveState!(scopeA, 'gate', 7 as unknown as string),
+      () => store.loadState!(scopeA, 3 as unknown as string),
+    ]) {
+      const e = await call().then(() => null, (x) => x);
+      expect(MemError.isInstance(e) && e.code).toBe('INVALID_INPUT');
+    }
+    expect(runner.log).toEqual([]);
   });
 });

@@ -33,7 +33,11 @@ import {
   buildUpsertNodesQuery,
   buildCreateRelationsQueries,
   buildFindByContentHashQuery,
+  buildDeleteStateQuery,
+  buildDropScopeStateQuery,
   buildForgetQuery,
+  buildLoadStateQuery,
+  buildSaveStateQuery,
   buildGetManyQuery,
   buildGetQuery,
   buildHistoryQuery,
@@ -92,6 +96,13 @@ function checkK(k: number, what: string): number {
     throw new MemValidationError('INVALID_INPUT', `${what} must be a non-negative integer`);
   }
   return k;
+}
+
+/** A derived-state name (MemoryStore.loadState): 1–200 characters. */
+function checkStateName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
+    throw new MemValidationError('INVALID_INPUT', 'state name must be a string of 1 to 200 characters');
+  }
 }
 
 function countOf(rows: Row[], column: string): number {
@@ -331,6 +342,8 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
           const seq = toNum(reserved[0].base) + 1;
           const rows = await tx.run(buildForgetQuery(s, id));
           if (rows.length === 0) return false;
+          // derived state may hold aggregates of the forgotten node (MemoryStore.loadState)
+          await tx.run(buildDropScopeStateQuery(s));
           const row: HistoryEntry = { scope: s, op: 'FORGET', nodeId: id, at: new Date().toISOString(), data: { relationsRemoved: toNum(rows[0].rels) } };
           await tx.run(buildAppendHistoryQuery(s, [row], [seq]));
           return true;
@@ -343,6 +356,28 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
       const s = checkScope(scope);
       if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
       return guarded('history', async (r) => (await r.read(buildHistoryQuery(s, opts))).map((row) => propsToHistory(row.entry as Props)));
+    },
+
+    async loadState(scope, name) {
+      requireOpen();
+      const s = checkScope(scope);
+      checkStateName(name);
+      return guarded('loadState', async (r) => {
+        const rows = await r.read(buildLoadStateQuery(s, name));
+        return rows.length ? String(rows[0].value) : null;
+      });
+    },
+
+    async saveState(scope, name, value) {
+      requireOpen();
+      const s = checkScope(scope);
+      checkStateName(name);
+      if (value !== null && typeof value !== 'string') throw new MemValidationError('INVALID_INPUT', 'state value must be a string or null');
+      await guarded('saveState', (r) =>
+        r.write(async (tx) => {
+          await tx.run(value === null ? buildDeleteStateQuery(s, name) : buildSaveStateQuery(s, name, value));
+        }),
+      );
     },
 
     async scopes() {

@@ -37,6 +37,10 @@ export function allQueries(): Q.CypherQuery[] {
     Q.buildRelationsQuery(scopeA, { nodeId: HOSTILE[2], limit: 3 }),
     Q.buildHistoryQuery(scopeA, { nodeId: HOSTILE[2], limit: 3 }),
     Q.buildScopesQuery(),
+    Q.buildSaveStateQuery(scopeA, HOSTILE[2], HOSTILE[3]),
+    Q.buildDeleteStateQuery(scopeA, HOSTILE[2]),
+    Q.buildDropScopeStateQuery(scopeA),
+    Q.buildLoadStateQuery(scopeA, HOSTILE[4]),
   ];
 }
 
