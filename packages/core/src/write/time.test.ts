@@ -22,7 +22,27 @@ describe('normalizeObservedAt', () => {
 
   it('accepts Date and epoch milliseconds', () => {
     expect(normalizeObservedAt(new Date(Date.UTC(2024, 0, 2, 3, 4, 5)))).toBe('2024-01-02T03:04:05.000Z');
-    expect(normalizeObservedAt(0)).toBe('1970-01-01T00:00:00.000Z');
+    expect(normalizeObservedAt(Date.UTC(2024, 0, 2, 3, 4, 5))).toBe('2024-01-02T03:04:05.000Z');
+    expect(normalizeObservedAt(1e11)).toBe('1973-03-03T09:46:40.000Z');
+    expect(normalizeObservedAt(-86_400_000)).toBe('1969-12-31T00:00:00.000Z');
+    // the 1970 instant itself is still accepted as a Date or a string
+    expect(normalizeObservedAt(new Date(0))).toBe('1970-01-01T00:00:00.000Z');
+    expect(normalizeObservedAt('1970-01-01T00:00:00Z')).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('refuses a number that looks like epoch seconds (BAD_DATE naming both readings)', () => {
+    const secs = Math.floor(Date.UTC(2024, 0, 2) / 1000);
+    let err: any;
+    try {
+      normalizeObservedAt(secs);
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.code).toBe('BAD_DATE');
+    expect(err.message).toContain('epoch seconds');
+    expect(err.message).toContain('1970-01-20');
+    expect(code(() => normalizeObservedAt(0))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt(1e11 - 1))).toBe('BAD_DATE');
   });
 
   it('rejects a zone-less string without timeZone', () => {

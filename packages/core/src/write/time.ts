@@ -87,8 +87,19 @@ function checkRange(ms: number, value: unknown): number {
 }
 
 /**
+ * Whether an epoch-ms number is more likely epoch **seconds** (ours): 0 ≤ value < 10¹¹, i.e. as ms
+ * a time between 1970-01-01 and 1973-03-03, while every time in seconds from 1970 to 5138 falls in
+ * that range. Such numbers are refused rather than stored half a century off; a real time of those
+ * years can still be given as a Date or an ISO string.
+ */
+export function looksLikeEpochSeconds(value: number): boolean {
+  return value >= 0 && value < 1e11;
+}
+
+/**
  * Normalise an observation time to UTC ISO-8601 (ours).
- * - `Date` (valid) and epoch **milliseconds** (finite number) are instants.
+ * - `Date` (valid) and epoch **milliseconds** (finite number) are instants; a number in [0, 10¹¹)
+ *   is refused as probable epoch seconds ({@link looksLikeEpochSeconds}).
  * - strings must be ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]]` with a zone (`Z`, `±HH:MM`); a
  *   zone-less string is read in `timeZone` (IANA) when given, else `MISSING_TIMEZONE`.
  * Throws MemValidationError `BAD_DATE` for anything else (including impossible dates like 02-30).
@@ -98,6 +109,13 @@ export function normalizeObservedAt(value: string | Date | number, timeZone?: st
     return new Date(checkRange(value.getTime(), value)).toISOString();
   }
   if (typeof value === 'number') {
+    if (looksLikeEpochSeconds(value)) {
+      fail(
+        'BAD_DATE',
+        `observedAt ${value} looks like epoch seconds (as ms it is ${new Date(value).toISOString()}); pass epoch milliseconds, a Date or an ISO-8601 string`,
+        value,
+      );
+    }
     return new Date(checkRange(value, value)).toISOString();
   }
   if (typeof value !== 'string') fail('BAD_DATE', 'observedAt must be an ISO-8601 string, a Date or epoch milliseconds', value);
