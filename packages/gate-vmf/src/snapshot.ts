@@ -96,6 +96,12 @@ function bad(msg: string): never {
   throw new GateError('BAD_SNAPSHOT', msg);
 }
 
+/** Refuse a decoded array holding NaN or ±Infinity (base64 can carry any bit pattern). */
+function finite(a: Float64Array, scope: string, what: string): Float64Array {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) bad(`scope ${scope}: non-finite ${what} entry`);
+  return a;
+}
+
 /**
  * Supplies the vectors of a scope restored from a snapshot taken without them (ours): one vector per
  * id, in the order of `ids`, as they were committed (they are normalised again exactly as `commit`
@@ -233,6 +239,7 @@ export function restoreScopes(
     const sum = decodeF64(sc.sum);
     if (!vec || vec.length !== n * d) bad(`scope ${sc.scope}: vectors do not hold ${n} × ${d} floats`);
     if (!sum || sum.length !== d) bad(`scope ${sc.scope}: sum has the wrong length`);
+    finite(sum, sc.scope, 'sum');
     for (let i = 0; i < vec.length; i++) if (!Number.isFinite(vec[i])) bad(`scope ${sc.scope}: non-finite vector entry`);
     const s = new ScopeState(d, densityOpt, Math.max(16, n));
     s.data.set(vec);
@@ -246,6 +253,7 @@ export function restoreScopes(
     if (sc.scatter !== null) {
       const up = decodeF64(sc.scatter);
       if (!up || up.length !== (d * (d + 1)) / 2) bad(`scope ${sc.scope}: scatter has the wrong length`);
+      finite(up, sc.scope, 'scatter');
       s.scatter = new Float64Array(d * d);
       let o = 0;
       for (let i = 0; i < d; i++) for (let j = i; j < d; j++) s.scatter[i * d + j] = up[o++];
@@ -253,6 +261,7 @@ export function restoreScopes(
     if (sc.basis !== null) {
       const b = decodeF64(sc.basis);
       if (!b || b.length !== sc.pcaComponents * d || sc.pcaComponents > options.pcaDims) bad(`scope ${sc.scope}: basis has the wrong shape`);
+      finite(b, sc.scope, 'basis');
       s.basis = b.slice();
       s.kEff = sc.pcaComponents;
     } else if (n >= 2) bad(`scope ${sc.scope}: basis missing for N ≥ 2`);
@@ -266,6 +275,7 @@ export function restoreScopes(
     if (sc.sketch && options.mode === 'fast' && options.fastCertify === 'decision') {
       const b = decodeF64(sc.sketch.basis);
       if (!b || b.length !== sc.sketch.dims * d) bad(`scope ${sc.scope}: sketch basis has the wrong shape`);
+      finite(b, sc.scope, 'sketch basis');
       sketches.set(sc.scope, new SketchIndex(s, { r: sc.sketch.dims, builtAt: sc.sketch.builtAt, basis: b.slice() }));
     }
     if (sc.index) {
@@ -277,6 +287,9 @@ export function restoreScopes(
       const all = decodeI32(ix.members);
       const counts = decodeI32(ix.counts);
       if (!top || !childStart || !centroids || !cosRadius || !all || !counts) bad(`scope ${sc.scope}: index arrays are malformed`);
+      finite(top, sc.scope, 'index');
+      finite(centroids, sc.scope, 'index');
+      finite(cosRadius, sc.scope, 'index');
       const nl = cosRadius.length;
       if (counts.length !== nl || centroids.length !== nl * d || top.length !== (childStart.length - 1) * d || childStart[childStart.length - 1] !== nl) {
         bad(`scope ${sc.scope}: index shapes do not match`);

@@ -283,14 +283,14 @@ export class GateRegistry {
       return null; // unreadable: replay
     }
     const ids: unknown = state?.scopes?.[0]?.ids;
-    if (!Array.isArray(ids) || state.scopes.length !== 1 || state.scopes[0].scope !== key || ids.length > members.length) return null;
-    // a prefix of the replay: exactly the first |ids| members (in any storage order)
-    const saved = new Set(ids);
-    if (saved.size !== ids.length) return null;
+    if (!Array.isArray(ids) || !Array.isArray(state.scopes) || state.scopes.length !== 1 || state.scopes[0].scope !== key) return null;
+    if (ids.length === 0 || ids.length > members.length) return null;
+    // a prefix of the replay: exactly the first |ids| members, in the same order (the gate's rows and
+    // running sums follow the commit order, so a permuted prefix is another state)
     const byId = new Map<string, MemoryNode>();
     for (let i = 0; i < ids.length; i++) {
       const m = members[i]!;
-      if (!saved.has(m.id)) return null;
+      if (ids[i] !== m.id) return null;
       byId.set(m.id, m);
     }
     try {

@@ -3,7 +3,7 @@
  * through the Jev-Mem write path behind the SAGE gate, searches through an injected `Retriever`,
  * and reads, lists, forgets and reports.
  */
-import { createNoveltyGate, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
+import { createNoveltyGate, toUnitVector, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
 import { batches, catalogue, createSystemOne, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
@@ -245,10 +245,41 @@ export function noveltyGateCodec(resolved: NoveltyGate['options']): GateStateCod
   return {
     save: (gate, key) => (gate as unknown as NoveltyGate).serialize({ scopes: [key], vectors: false }),
     load: (_key, state, vectors) => {
-      if (canonicalJson((state as { options?: unknown })?.options) !== want) throw new Error('the snapshot was made with other gate options');
-      return createNoveltyGate({ state: state as GateSnapshot, vectors: (_scope, ids) => vectors(ids) }) as unknown as WriteGate;
+      const snap = state as GateSnapshot;
+      if (canonicalJson(snap?.options) !== want) throw new Error('the snapshot was made with other gate options');
+      // the write path saves one scope without vectors, and its gates only ever commit (a forget or a
+      // failed write rebuilds them): every other shape was not written here
+      const sc = Array.isArray(snap.scopes) && snap.scopes.length === 1 ? snap.scopes[0] : undefined;
+      if (!sc || sc.vectors !== null || !Array.isArray(sc.ids) || sc.commits !== sc.ids.length) throw new Error('not a write-path gate snapshot');
+      return createNoveltyGate({
+        state: snap,
+        vectors: (_scope, ids) => {
+          const rows = vectors(ids);
+          if (!sumMatches(rows, sc, resolved)) throw new Error("the nodes' embeddings do not add up to the snapshot's sum (a node was rewritten)");
+          return rows;
+        },
+      }) as unknown as WriteGate;
     },
   };
+}
+
+/**
+ * Whether the rows, normalised and rounded to Float32 as the gate commits them and added in order,
+ * give the snapshot's running sum Σ mᵢ bit for bit (ours): a cheap check (one pass over the rows)
+ * that the stored embeddings are the ones the snapshot was built from.
+ */
+function sumMatches(rows: ArrayLike<number>[], sc: { dimension: number; sum: string }, o: NoveltyGate['options']): boolean {
+  const d = sc.dimension;
+  const bytes = typeof sc.sum === 'string' ? Buffer.from(sc.sum, 'base64') : null;
+  if (!bytes || bytes.length !== d * 8) return false;
+  const want = new Float64Array(new Uint8Array(bytes).buffer);
+  const acc = new Float64Array(d);
+  for (const v of rows) {
+    const u = toUnitVector(v, d, o.normalize, o.normTolerance);
+    for (let j = 0; j < d; j++) acc[j]! += Math.fround(u[j]!);
+  }
+  for (let j = 0; j < d; j++) if (!(acc[j] === want[j])) return false;
+  return true;
 }
 
 /**
