@@ -15,8 +15,9 @@ import { unitVector } from '../testing/fixtures.js';
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { GATE_STATE_NAME, GateRegistry } from './gates.js';
 import { uuidv7 } from './ids.js';
-import { DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec } from './memory.js';
+import { createMemory, DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec, type Memory, type MemoryOptions } from './memory.js';
 import type { WriteGate } from './ports.js';
+import { failingController, flakyStore, simpleExtractor } from './test-kit.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-gate-breakit-'));
@@ -26,7 +27,7 @@ const S = resolveScope({ userId: 'gate-breakit' });
 const KEY = scopeKey(S);
 let fileNo = 0;
 
-async function openStore(path = join(dir, `s${++fileNo}.db`)): Promise<MemoryStore & { path: string }> {
+async function openStore(path = join(dir, `s${++fileNo}.db`)): Promise<ReturnType<typeof createSqliteStore> & { path: string }> {
   const store = createSqliteStore({ path });
   await store.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: hashEmbedder().model, dimension: dim });
   return Object.assign(store, { path });
@@ -227,6 +228,174 @@ describe('forged or stale snapshots are never used', () => {
     const r = saving(store);
     sameGate(await gateState(r), await gateState(replaying(store)));
     expect(r.counters.restored).toBe(0);
+    await store.close();
+  });
+});
+
+const NAMES = ['Mira', 'Tom', 'Lena', 'Ravi', 'Sofia'];
+const THINGS = ['bicycle', 'guitar', 'teapot', 'kite', 'canoe', 'lamp', 'camera'];
+/** Observation i of a run: a few repeated topics, so the gate routes Add, Update and Noop. */
+function obs(i: number, scope: ResolvedScope = S, run = 'r') {
+  const topic = `${NAMES[i % 5]} talked about the ${THINGS[(i * 3) % 7]} with friends at the old market near the river bridge on a sunny afternoon`;
+  return {
+    text: i % 3 ? `${topic} (${run} ${i}).` : `${NAMES[i % 5]} bought a ${THINGS[i % 7]} (${run} ${i}).`,
+    speaker: NAMES[i % 5],
+    observedAt: new Date(Date.UTC(2025, 0, 1, 9, 0, i)).toISOString(),
+    scope,
+    sourceId: `${run}:${i}`,
+  };
+}
+function memoryOn(store: MemoryStore, extra: Partial<MemoryOptions> = {}): Memory {
+  return createMemory({ store, embedder: hashEmbedder(), extractor: simpleExtractor, consolidateEvery: 5, ...extra });
+}
+/** A file store seeded with n synthetic nodes per scope, closed again. */
+async function seededFile(n: number, scopes: ResolvedScope[] = [S]): Promise<string> {
+  const path = join(dir, `m${++fileNo}.db`);
+  const store = await openStore(path);
+  for (const sc of scopes) await seed(store, n, 0, sc);
+  await store.close();
+  return path;
+}
+/** Reopen the file: the saved snapshot must apply (when `used`) and give a full replay's gate. */
+async function checkFile(path: string, scopes: ResolvedScope[] = [S], used = true, options: Record<string, unknown> = {}): Promise<void> {
+  const store = await openStore(path);
+  expect(store.checkIntegrity()).toEqual([]);
+  for (const sc of scopes) {
+    const r = saving(store, options);
+    sameGate(await gateState(r, sc), await gateState(replaying(store, options), sc), `gate of ${scopeKey(sc)}`);
+    if (used) expect(r.counters.restored, `snapshot of ${scopeKey(sc)} used`).toBe(1);
+  }
+  await store.close();
+}
+
+describe('gate snapshots through createMemory: live gates, failures, concurrency', () => {
+  it('the live gate (routes, Noops, Updates, consolidation) saved on close equals a full replay', async () => {
+    const path = await seededFile(1200);
+    // a fixed κ (gate options pass through the codec too) makes near-repeats Noops and Updates
+    const gate = { kappa: 400 };
+    const m = memoryOn(createSqliteStore({ path }), { gate });
+    for (let i = 0; i < 40; i += 4) await m.add([obs(i), obs(i + 1), obs(i + 2)]);
+    for (let i = 40; i < 60; i++) await m.add(obs(i));
+    const st = await m.stats();
+    expect(st.gate.noop).toBeGreaterThan(0);
+    expect(st.gate.update).toBeGreaterThan(0);
+    expect(st.consolidations).toBeGreaterThan(0);
+    expect(st.gateState.saved).toBeGreaterThanOrEqual(1);
+    await m.close();
+    await checkFile(path, [S], true, gate);
+  });
+
+  it('a store whose saveState throws, or hangs then rejects: every write succeeds, failures counted, no retry storm', async () => {
+    for (const mode of ['throw', 'slow'] as const) {
+      const path = await seededFile(1200);
+      const inner = createSqliteStore({ path });
+      let calls = 0;
+      const store = new Proxy(inner, {
+        get(t, prop, recv) {
+          if (prop === 'saveState') {
+            return async () => {
+              calls++;
+              if (mode === 'throw') throw new Error('state table locked');
+              await new Promise((res) => setTimeout(res, 30));
+              throw new Error('timed out');
+            };
+          }
+          const v = Reflect.get(t, prop, recv);
+          return typeof v === 'function' ? v.bind(t) : v;
+        },
+      });
+      const m = memoryOn(store);
+      const out = [];
+      for (let i = 0; i < 12; i++) out.push(await m.add(obs(i)));
+      expect(out.every((r) => r.node)).toBe(true);
+      const st = await m.stats();
+      expect(st.gateState.saved).toBe(0);
+      expect(st.gateState.saveFailures).toBe(calls);
+      // one failed save after the first write, not one per write (each attempt serializes the gate)
+      expect(calls).toBe(1);
+      await m.close(); // one last attempt
+      expect(calls).toBe(2);
+      await checkFile(path, [S], false);
+      const s2 = await openStore(path);
+      expect(await s2.count(S)).toBe(1212);
+      await s2.close();
+    }
+  });
+
+  it('close() while writes are pending: every write is stored, then the gate is saved once', async () => {
+    const path = await seededFile(1200);
+    const m = memoryOn(createSqliteStore({ path }));
+    const adds: Promise<unknown>[] = Array.from({ length: 15 }, (_, i) => (i % 3 ? m.add(obs(i)) : m.add([obs(100 + i), obs(200 + i)])));
+    const closing = m.close();
+    const res = await Promise.allSettled(adds);
+    expect(res.every((r) => r.status === 'fulfilled')).toBe(true);
+    await closing;
+    await checkFile(path);
+  });
+
+  it('failed writes around a save (store down, controller down after the gate commit): the next rebuild restores + replays the tail exactly', async () => {
+    const path = await seededFile(1200);
+    const { store, fail } = flakyStore(createSqliteStore({ path }));
+    const { createSystemOne } = await import('@mem/system-one');
+    // while cfail.on, the first relation call fails: after the write's gate commits, before the store write
+    const cfail = { on: false };
+    const isRelation = (qs: Record<string, { kind?: string }>) => cfail.on && Object.values(qs).some((q) => q.kind?.startsWith('relation.'));
+    const controller = failingController(createSystemOne({ cache: false }) as never, 1, isRelation as never);
+    const m = memoryOn(store, { systemOne: controller as never });
+    await m.add(obs(0)); // rebuild (1029 commits replayed) + save
+    expect((await m.stats()).gateState).toMatchObject({ saved: 1, restored: 0 });
+    fail.on = true;
+    await expect(m.add([obs(1), obs(2)])).rejects.toThrow(/store/);
+    fail.on = false;
+    await m.add(obs(3));
+    expect((await m.stats()).gateState).toMatchObject({ restored: 1, replayedCommits: 1029 }); // snapshot + no tail
+    cfail.on = true;
+    let failures = 0;
+    for (let i = 4; i < 14; i++) await m.add(obs(i)).catch(() => failures++);
+    expect(failures).toBe(1);
+    expect((await m.stats()).gateState.restored).toBe(2);
+    await m.close();
+    await checkFile(path);
+  });
+
+  it('two Memory instances on one file, interleaved, then restart', async () => {
+    const path = await seededFile(1200);
+    const a = memoryOn(createSqliteStore({ path }));
+    const b = memoryOn(createSqliteStore({ path }));
+    await a.add(obs(0, S, 'a')); // a rebuilds and saves
+    await b.add(obs(1, S, 'b')); // b rebuilds (sees a's node) and saves
+    for (let i = 2; i < 12; i++) await (i % 2 ? b : a).add(obs(i, S, i % 2 ? 'b' : 'a'));
+    await a.close(); // saves a's view (without b's later nodes)
+    await checkFile(path, [S], false);
+    await b.close(); // saves b's view (without a's later nodes)
+    await checkFile(path, [S], false);
+    // the next process replays, saves, and the one after restores
+    const c = memoryOn(createSqliteStore({ path }));
+    await c.add(obs(50, S, 'c'));
+    await c.close();
+    await checkFile(path);
+  });
+
+  it('forget, then add and restart; many scopes with Unicode names; a scope never reads another scope\'s snapshot', async () => {
+    const scopes = [S, resolveScope({ userId: 'ユーザー🙂', agentId: 'agënt' }), resolveScope({ namespace: 'ns', runId: 'r\u0301ün' })];
+    const path = await seededFile(1200, scopes);
+    const m = memoryOn(createSqliteStore({ path }));
+    for (const [k, sc] of scopes.entries()) await m.add(obs(k, sc));
+    expect((await m.stats()).gateState.saved).toBe(3);
+    const victim = (await m.list({ scope: scopes[1]!, limit: 5 }))[2]!;
+    expect(await m.forget(victim.id, { scope: scopes[1]! })).toBe(true);
+    await m.close();
+    await checkFile(path, [scopes[0]!, scopes[2]!]);
+    await checkFile(path, [scopes[1]!], false); // the forget dropped its snapshot
+    const m2 = memoryOn(createSqliteStore({ path }));
+    await m2.add(obs(9, scopes[1]!)); // replays, saves again
+    await m2.close();
+    await checkFile(path, scopes);
+    // scope 0's snapshot copied into scope 2's slot (and relabelled) is refused
+    const store = await openStore(path);
+    const a = JSON.parse((await store.loadState!(scopes[0]!, GATE_STATE_NAME))!);
+    expect(await rebuildWith(store, a, scopes[2]!)).toBe(false);
+    expect(await rebuildWith(store, { ...a, scopes: [{ ...a.scopes[0], scope: scopeKey(scopes[2]!) }] }, scopes[2]!)).toBe(false);
     await store.close();
   });
 });

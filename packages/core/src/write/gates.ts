@@ -151,6 +151,12 @@ export interface ScopeRuntime {
   nodes: NodeCache;
   /** Gate commits since the scope's gate was last saved or restored (see {@link GateRegistry.afterCommit}). */
   unsaved: number;
+  /**
+   * After a failed save: `unsaved` must reach this before the next attempt (another save interval
+   * later), so a store whose `saveState` keeps failing costs one snapshot per interval, not one per
+   * write. 0 = no failed save pending.
+   */
+  retryAt?: number;
 }
 
 /** Snapshot of the cheap parts of a runtime, to restore after a failed write. */
@@ -360,20 +366,25 @@ export class GateRegistry {
     rt.unsaved += commits;
     const size = rt.gate.size(rt.key);
     if (!this.codec || size < GATE_SAVE_MIN_SIZE) return;
-    if (rt.unsaved < Math.max(GATE_SAVE_MIN_COMMITS, Math.ceil(size * GATE_SAVE_FRACTION))) return;
-    await this.save(rt);
+    const interval = Math.max(GATE_SAVE_MIN_COMMITS, Math.ceil(size * GATE_SAVE_FRACTION));
+    if (rt.unsaved < Math.max(interval, rt.retryAt ?? 0)) return;
+    if (!(await this.save(rt))) rt.retryAt = rt.unsaved + interval;
   }
 
-  private async save(rt: ScopeRuntime): Promise<void> {
+  /** Save the scope's gate now; false when the store refused it (counted). */
+  private async save(rt: ScopeRuntime): Promise<boolean> {
     const codec = this.codec;
-    if (!codec) return;
+    if (!codec) return false;
     try {
       const text = JSON.stringify(codec.save(rt.gate, rt.key));
       await this.store.saveState!(rt.scope, GATE_STATE_NAME, text);
       rt.unsaved = 0;
+      rt.retryAt = 0;
       this.counters.saved++;
+      return true;
     } catch {
       this.counters.saveFailures++;
+      return false;
     }
   }
 
