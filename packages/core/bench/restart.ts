@@ -1,9 +1,10 @@
 /**
- * Restart bench of @mem/core (ours): the first `add` of a new process to a scope that already holds
- * N observations (SQLite file, offline defaults), with and without the scope's saved SAGE gate
- * snapshot. Without one the gate replays every stored commit; with one it restores the snapshot
- * (vectors from the nodes) and replays only the commits after it. Each start runs in its own child
- * process, so JIT warm-up and caches do not carry over.
+ * Restart bench of @mem/core (ours): a new process writing to a scope that already holds N
+ * observations (SQLite file, offline defaults), with and without the state an earlier process saved
+ * on close: the scope's SAGE gate snapshot (else the gate replays every stored commit) and its HNSW
+ * graph (else it is rebuilt in the background while searches scan exactly and each advance it by a
+ * slice). Times the first `add` and the next 100. Each start runs in its own child process, so JIT
+ * warm-up and caches do not carry over.
  *
  * Run: `npx tsx --conditions=@mem/source bench/restart.ts [N]` (default N = 100000).
  */
@@ -26,7 +27,10 @@ const probe = (i: number) => {
 
 interface StartResult {
   firstAddMs: number;
-  secondAddMs: number;
+  nextP50: number;
+  nextP95: number;
+  annMs: number;
+  ann: ReturnType<ReturnType<typeof createSqliteStore>['annStatus']>;
   closeMs: number;
   gateState: { restored: number; replayedCommits: number; saved: number; saveFailures: number };
   snapshotBytes: number;
@@ -38,12 +42,22 @@ async function child(path: string): Promise<void> {
   await embedder.embed(['warm up the embedder']); // loading the vectors is not what this measures
   const store = createSqliteStore({ path });
   const memory = createMemory({ store, embedder });
+  const base = Number(process.env.MEM_RESTART_PROBE ?? 0) * 1000;
   let t = performance.now();
-  await memory.add(probe(Number(process.env.MEM_RESTART_PROBE ?? 0)));
+  await memory.add(probe(base));
   const firstAddMs = performance.now() - t;
+  const lat: number[] = [];
+  for (let i = 1; i <= 100; i++) {
+    t = performance.now();
+    await memory.add(probe(base + i));
+    lat.push(performance.now() - t);
+  }
+  lat.sort((a, b) => a - b);
+  const ann = store.annStatus(scope);
+  // the first start finishes the graph so that its close saves one
   t = performance.now();
-  await memory.add(probe(1000 + Number(process.env.MEM_RESTART_PROBE ?? 0)));
-  const secondAddMs = performance.now() - t;
+  if (process.env.MEM_RESTART_BUILD) await store.buildAnnIndex(scope);
+  const annMs = performance.now() - t;
   const { gateState } = await memory.stats();
   t = performance.now();
   await memory.close();
@@ -52,13 +66,13 @@ async function child(path: string): Promise<void> {
   await check.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: embedder.model, dimension: embedder.dimension });
   const snapshotBytes = Buffer.byteLength((await check.loadState(scope, GATE_STATE_NAME)) ?? '');
   await check.close();
-  const out: StartResult = { firstAddMs, secondAddMs, closeMs, gateState, snapshotBytes };
+  const out: StartResult = { firstAddMs, nextP50: lat[49]!, nextP95: lat[94]!, annMs, ann, closeMs, gateState, snapshotBytes };
   process.stdout.write(`RESULT ${JSON.stringify(out)}\n`);
 }
 
-function start(path: string, probeNo: number): StartResult {
+function start(path: string, probeNo: number, build = false): StartResult {
   const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], {
-    env: { ...process.env, MEM_RESTART_CHILD: path, MEM_RESTART_PROBE: String(probeNo) },
+    env: { ...process.env, MEM_RESTART_CHILD: path, MEM_RESTART_PROBE: String(probeNo), MEM_RESTART_BUILD: build ? '1' : '' },
     encoding: 'utf8',
     maxBuffer: 1 << 24,
   });
@@ -80,25 +94,33 @@ async function main(): Promise<void> {
     const seedMs = performance.now() - t;
     await store.close();
     console.log(`# @mem/core restart bench\n\nnode ${process.version}, ${new Date().toISOString()}, N = ${n} in one scope (SQLite file, seeded in ${(seedMs / 1000).toFixed(1)} s through the store), wink embedder loaded before timing\n`);
-    // the first start after the seeding finds no snapshot: it replays everything and saves one
-    const first = start(file, 0);
-    // the same file without the snapshot (a store of an earlier version, or after a forget) vs with it
+    // the first start after the seeding finds no saved state: it replays the gate and saves a
+    // snapshot; it also finishes the HNSW graph before closing, so its close saves that too
+    const first = start(file, 0, true);
+    // the same file without the saved state (a store of an earlier version) vs with it
     const bare = join(dir, 'bare.db');
-    copyFileSync(file, bare);
+    copyFileSync(file, bare); // the graph lives next to the file (memory.db.ann/), so the copy has none
     const s2 = createSqliteStore({ path: bare });
     await s2.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: embedder.model, dimension: embedder.dimension });
     await s2.saveState(scope, GATE_STATE_NAME, null);
     await s2.close();
     const replay = start(bare, 1);
     const restored = start(file, 2);
-    console.log('| start | first add s | second add ms | gate restored from snapshot | commits replayed | snapshots saved | close ms | snapshot bytes |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('| start | first add s | next 100 adds p50 / p95 ms | HNSW after them | gate restored from snapshot | commits replayed | gate snapshot bytes | close ms |');
+    console.log('|---|---:|---:|---|---:|---:|---:|---:|');
+    const annText = (r: StartResult) =>
+      r.ann.loaded?.loaded ? `loaded (tail ${r.ann.loaded.tail})` : `${r.ann.state}, ${r.ann.pending} pending`;
     const row = (name: string, r: StartResult) =>
-      console.log(`| ${name} | ${(r.firstAddMs / 1000).toFixed(2)} | ${r.secondAddMs.toFixed(1)} | ${r.gateState.restored} | ${r.gateState.replayedCommits} | ${r.gateState.saved} | ${r.closeMs.toFixed(0)} | ${r.snapshotBytes} |`);
-    row('first start after seeding (no snapshot yet)', first);
-    row('restart, snapshot removed (full replay)', replay);
-    row('restart with the saved snapshot', restored);
-    console.log(`\nfirst add with the snapshot / without: ${(restored.firstAddMs / replay.firstAddMs).toFixed(2)} (file ${(statSync(file).size / 1e6).toFixed(0)} MB)`);
+      console.log(
+        `| ${name} | ${(r.firstAddMs / 1000).toFixed(2)} | ${r.nextP50.toFixed(1)} / ${r.nextP95.toFixed(1)} | ${annText(r)} | ${r.gateState.restored} | ${r.gateState.replayedCommits} | ${r.snapshotBytes} | ${r.closeMs.toFixed(0)} |`,
+      );
+    row('first start after seeding (nothing saved yet)', first);
+    row('restart without saved state (gate replay, HNSW rebuilt)', replay);
+    row('restart with the saved gate snapshot and HNSW graph', restored);
+    console.log(
+      `\nwith / without the saved state: first add ${(restored.firstAddMs / replay.firstAddMs).toFixed(2)}, next adds p50 ${(restored.nextP50 / replay.nextP50).toFixed(2)}` +
+        ` (file ${(statSync(file).size / 1e6).toFixed(0)} MB; the first start finished its HNSW graph in ${(first.annMs / 1000).toFixed(1)} s before closing)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

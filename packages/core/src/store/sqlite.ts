@@ -33,7 +33,7 @@ import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
 import { checkVector, checkWriteBatch } from './validate.js';
-import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
+import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
 export interface SqliteStoreOptions {
   /** File path, or `':memory:'` (tests; gone on close). Parent folders are created. */
@@ -222,6 +222,8 @@ export interface AnnStatus {
   state: 'none' | 'building' | 'ready';
   /** Vectors not yet in the HNSW graph (searched by exact scan meanwhile). */
   pending: number;
+  /** What loading the graph saved by an earlier `close()` did, when the scope's vectors were last read (`ann.persist`). */
+  loaded?: AnnLoadReport;
 }
 
 /** The SQLite store; a MemoryStore plus a few maintenance methods. */
@@ -232,6 +234,7 @@ export class SqliteStore implements MemoryStore {
   private closed = false;
   private recorded: StoreMeta | null = null;
   private readonly annOptions: ResolvedAnnOptions | null;
+  private readonly annLoads = new Map<number, AnnLoadReport>();
   private readonly sids = new Map<string, number>();
   private readonly vectors = new Map<number, ScopeVectors>();
   private dataVersion = -1;
@@ -417,6 +420,15 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.db) {
+      // only graphs still in step with the file (another process's commits since we looked drop them)
+      try {
+        const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
+        if (v === this.dataVersion) for (const [sid, sv] of this.vectors) this.persistAnn(sid, sv);
+      } catch {
+        // closing anyway
+      }
+    }
     for (const sv of this.vectors.values()) sv.dispose();
     this.vectors.clear();
     this.stmts = {};
@@ -775,11 +787,37 @@ export class SqliteStore implements MemoryStore {
       for (const r of this.stmt('SELECT rid, embedding FROM nodes WHERE sid = ? ORDER BY rid').iterate(sid) as Iterable<{ rid: number; embedding: Buffer }>) {
         sv.upsert(r.rid, fromBlob(r.embedding));
       }
+      const file = this.annFile(sid);
+      if (file && sv.wantsAnn()) this.annLoads.set(sid, sv.loadAnn(file, this.annIdentity(sid)));
       this.vectors.set(sid, sv);
       this.evictVectors(sid);
     }
     sv.lastUsed = ++this.useClock;
     return sv;
+  }
+
+  /** Where the scope's HNSW graph is persisted (`ann.persist`, file stores only), or null. */
+  private annFile(sid: number): string | null {
+    if (!this.annOptions?.persist || this.path === ':memory:' || this.path === '') return null;
+    return `${resolvePath(this.path)}.ann/${sid}.hnsw`;
+  }
+
+  /** The store's creation stamp and the scope row id: a saved graph of another file or scope is never used. */
+  private annIdentity(sid: number): string {
+    const created = (this.stmt("SELECT value FROM meta WHERE key = 'createdAt'").get() as { value: string } | undefined)?.value ?? '';
+    return `${created}#${sid}`;
+  }
+
+  /** Save a scope's finished HNSW graph (before its cache is dropped); never throws. */
+  private persistAnn(sid: number, sv: ScopeVectors): void {
+    const file = this.annFile(sid);
+    if (!file || sv.annStatus !== 'ready') return;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      sv.saveAnn(file, this.annIdentity(sid));
+    } catch {
+      // a cache: the next open rebuilds it
+    }
   }
 
   private evictVectors(keep: number): void {
@@ -791,6 +829,7 @@ export class SqliteStore implements MemoryStore {
     for (const [sid, sv] of order) {
       if (total <= limit) break;
       total -= sv.bytes;
+      this.persistAnn(sid, sv);
       sv.dispose();
       this.vectors.delete(sid);
     }
@@ -1088,7 +1127,8 @@ export class SqliteStore implements MemoryStore {
   annStatus(scope: ResolvedScope): AnnStatus {
     const { sid } = this.scoped(scope);
     const sv = sid === undefined ? undefined : this.vectors.get(sid);
-    return { size: sv?.size ?? 0, state: sv?.annStatus ?? 'none', pending: sv?.pending ?? 0 };
+    const loaded = sid === undefined ? undefined : this.annLoads.get(sid);
+    return { size: sv?.size ?? 0, state: sv?.annStatus ?? 'none', pending: sv?.pending ?? 0, ...(loaded ? { loaded } : {}) };
   }
 
   /** `PRAGMA integrity_check` plus the FTS5 index check; returns the problems found (empty = ok). */

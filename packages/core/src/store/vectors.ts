@@ -4,6 +4,8 @@
  * product on unit vectors = cosine) built lazily once the scope is large. The index is a cache: the
  * source of truth is the store's BLOBs, and it can always be rebuilt from them.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 type Hnsw = {
@@ -11,6 +13,11 @@ type Hnsw = {
   resizeIndex(n: number): void;
   addPoint(point: number[], label: number): void;
   markDelete(label: number): void;
+  readIndexSync(filename: string): void;
+  writeIndexSync(filename: string): void;
+  getIdsList(): number[];
+  getPoint(label: number): number[];
+  getNumDimensions(): number;
   searchKnn(q: number[], k: number, filter?: (label: number) => boolean): { distances: number[]; neighbors: number[] };
   setEf(ef: number): void;
   getMaxElements(): number;
@@ -47,11 +54,46 @@ export interface AnnOptions {
    * build inside the first search.
    */
   build?: 'background' | 'blocking';
+  /**
+   * File stores only: on `close()` save each scope's finished HNSW graph next to the SQLite file
+   * (`<path>.ann/<scope row id>.hnsw`, hnswlib's own format, with a sha256 header), and load it when
+   * the scope's vectors are next read, checked against the stored vectors (forgotten rows deleted,
+   * changed ones updated, new ones scanned as the tail; a file that does not match is ignored and the
+   * graph rebuilt). Default true (ours).
+   */
+  persist?: boolean;
 }
 
 export type ResolvedAnnOptions = Required<AnnOptions>;
 
-export const ANN_DEFAULTS: ResolvedAnnOptions = { threshold: 5000, m: 16, efConstruction: 64, efSearch: 256, maxTail: 1024, build: 'background' };
+export const ANN_DEFAULTS: ResolvedAnnOptions = { threshold: 5000, m: 16, efConstruction: 64, efSearch: 256, maxTail: 1024, build: 'background', persist: true };
+
+/** Header saved next to a persisted HNSW graph (ours). */
+interface AnnFileHeader {
+  format: '@mem/core-hnsw';
+  version: 1;
+  /** Which store and scope the graph belongs to (the store's creation stamp and scope row id). */
+  identity: string;
+  dim: number;
+  m: number;
+  efConstruction: number;
+  /** sha256 of the graph file: a torn or foreign file is never handed to hnswlib's reader. */
+  sha256: string;
+  bytes: number;
+}
+
+/** What loading a persisted graph did (ours; for tests and `annStatus`). */
+export interface AnnLoadReport {
+  loaded: boolean;
+  /** Why a file was not used (absent, header, hash, shape mismatch). */
+  reason?: string;
+  /** Rows of the graph that are no longer in the scope (deleted on load). */
+  removed?: number;
+  /** Rows whose stored vector changed since the save (updated on load). */
+  updated?: number;
+  /** Rows stored since the save (scanned exactly as the tail until inserted). */
+  tail?: number;
+}
 
 /** Share of the coordinates `ScopeVectors.exact` sums before it tries to drop rows by their tail bound (ours). */
 export const EXACT_HEAD_FRACTION = 0.5;
@@ -121,6 +163,8 @@ export class ScopeVectors {
   private annCount = 0;
   private building: Promise<void> | null = null;
   private generation = 0;
+  /** The graph changed since it was loaded or saved (see saveAnn). */
+  private annDirty = false;
   lastUsed = 0;
 
   constructor(
@@ -178,7 +222,10 @@ export class ScopeVectors {
     if (old !== undefined) {
       normalizeInto(v, this.vecs, old * this.dim);
       this.setTail(old);
-      if (this.ann && old < this.annAdded) this.ann.addPoint(Array.from(this.vecs.subarray(old * this.dim, (old + 1) * this.dim)), rid);
+      if (this.ann && old < this.annAdded) {
+        this.ann.addPoint(Array.from(this.vecs.subarray(old * this.dim, (old + 1) * this.dim)), rid);
+        this.annDirty = true;
+      }
       return;
     }
     if (this.n === this.alive.length) this.compactOrGrow();
@@ -222,6 +269,7 @@ export class ScopeVectors {
     if (this.ann && slot < this.annAdded) {
       this.ann.markDelete(rid);
       this.annDeleted++;
+      this.annDirty = true;
     }
   }
 
@@ -253,6 +301,7 @@ export class ScopeVectors {
 
   private annAdd(slot: number): void {
     const ann = this.ann!;
+    this.annDirty = true;
     if (this.annCount + 1 > ann.getMaxElements()) ann.resizeIndex(Math.max(1024, ann.getMaxElements() * 2));
     ann.addPoint(Array.from(this.vecs.subarray(slot * this.dim, (slot + 1) * this.dim)), this.rids[slot]);
     this.annCount++;
@@ -313,6 +362,117 @@ export class ScopeVectors {
       if (generation === this.generation) this.building = null;
     });
     return this.building;
+  }
+
+  /**
+   * Save the finished graph to `file` (plus `file.json`, its header) when it changed since it was
+   * loaded or saved (ours; `AnnOptions.persist`). The tail is inserted first, so the file holds every
+   * row. Written to temporary names and renamed, so a reader sees a whole file or the previous one.
+   * Returns whether a file was written.
+   */
+  saveAnn(file: string, identity: string): boolean {
+    if (this.annState !== 'ready' || !this.ann || !this.ann_) return false;
+    if (this.annAdded < this.n) this.buildStep(0);
+    if (!this.annDirty && existsSync(file) && existsSync(`${file}.json`)) return false;
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      this.ann.writeIndexSync(tmp);
+      const bytes = readFileSync(tmp);
+      const header: AnnFileHeader = {
+        format: '@mem/core-hnsw',
+        version: 1,
+        identity,
+        dim: this.dim,
+        m: this.ann_.m,
+        efConstruction: this.ann_.efConstruction,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        bytes: bytes.length,
+      };
+      writeFileSync(`${tmp}.json`, JSON.stringify(header));
+      renameSync(tmp, file);
+      renameSync(`${tmp}.json`, `${file}.json`);
+      this.annDirty = false;
+      return true;
+    } catch {
+      rmSync(tmp, { force: true });
+      rmSync(`${tmp}.json`, { force: true });
+      return false;
+    }
+  }
+
+  /**
+   * Adopt the graph saved in `file` (ours): only when its header and sha256 match and this index has
+   * no graph yet. Every row of the graph is checked against the vectors loaded from the store: rows no
+   * longer in the scope are deleted, rows whose vector changed are updated, and rows stored since the
+   * save are left to the tail (scanned exactly, inserted later). When the graph's rows are not a
+   * prefix of this index's slots (they are in row-id order on load), the file is not used.
+   */
+  loadAnn(file: string, identity: string): AnnLoadReport {
+    if (this.annState !== 'none' || !this.ann_) return { loaded: false, reason: 'graph already present or ANN off' };
+    const Ctor = loadHnsw();
+    if (!Ctor) return { loaded: false, reason: 'hnswlib-node not available' };
+    let header: AnnFileHeader;
+    let bytes: Buffer;
+    try {
+      if (!existsSync(file) || !existsSync(`${file}.json`)) return { loaded: false, reason: 'no saved graph' };
+      header = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as AnnFileHeader;
+      bytes = readFileSync(file);
+    } catch {
+      return { loaded: false, reason: 'unreadable' };
+    }
+    if (header?.format !== '@mem/core-hnsw' || header.version !== 1 || header.identity !== identity || header.dim !== this.dim || header.m !== this.ann_.m || header.efConstruction !== this.ann_.efConstruction) {
+      return { loaded: false, reason: 'header does not match the options' };
+    }
+    if (bytes.length !== header.bytes || createHash('sha256').update(bytes).digest('hex') !== header.sha256) return { loaded: false, reason: 'hash mismatch' };
+    const ann = new Ctor('ip', this.dim);
+    let labels: number[];
+    try {
+      ann.readIndexSync(file);
+      if (ann.getNumDimensions() !== this.dim) return { loaded: false, reason: 'dimension mismatch' };
+      labels = ann.getIdsList();
+    } catch {
+      return { loaded: false, reason: 'hnswlib could not read it' };
+    }
+    const inGraph = new Set(labels);
+    // the graph's rows must be exactly the first slots (row-id order), the rest the tail
+    let m = 0;
+    while (m < this.n && inGraph.has(this.rids[m]!)) m++;
+    for (let s = m; s < this.n; s++) if (inGraph.has(this.rids[s]!)) return { loaded: false, reason: 'graph rows are not a prefix' };
+    let removed = 0;
+    let updated = 0;
+    const d = this.dim;
+    for (const label of labels) {
+      const slot = this.pos.get(label);
+      let point: number[] | null = null;
+      try {
+        point = ann.getPoint(label);
+      } catch {
+        point = null; // deleted before the save
+      }
+      if (slot === undefined) {
+        if (point) {
+          ann.markDelete(label);
+          removed++;
+        }
+        continue;
+      }
+      const o = slot * d;
+      let same = point !== null && point.length === d;
+      for (let j = 0; same && j < d; j++) if (Math.fround(point![j]!) !== this.vecs[o + j]) same = false;
+      if (!same) {
+        ann.addPoint(Array.from(this.vecs.subarray(o, o + d)), label); // updates (and undeletes) the row
+        updated++;
+      }
+    }
+    this.ann = ann;
+    this.annState = 'ready';
+    this.annAdded = m;
+    this.annCount = labels.length;
+    this.annDeleted = labels.length - m;
+    this.annDirty = removed > 0 || updated > 0;
+    this.generation++;
+    if (this.annAdded < this.n) this.scheduleDrain();
+    return { loaded: true, removed, updated, tail: this.n - m };
   }
 
   /** Stop a background build and drop the HNSW graph (e.g. on close or eviction). */
