@@ -66,7 +66,19 @@ describe('persisted HNSW graph (ann.persist)', () => {
     const st = store.annStatus(A);
     expect(st).toMatchObject({ state: 'ready', pending: 0, loaded: { loaded: true, removed: 0, updated: 0, tail: 0 } });
     await expectExact(store, A, nodes);
+    // leftovers of a save killed midway are cleaned up by the next save
+    writeFileSync(`${path}.ann/1.hnsw.4242.1.tmp`, 'partial');
+    writeFileSync(`${path}.ann/1.hnsw.4242.1.tmp.json`, '{');
+    const late = makeNode(A, 'one more memory', unitVector(dim, 4242));
+    await store.write({ scope: A, nodes: [late] });
+    nodes.set(late.id, late);
+    await expectExact(store, A, nodes);
     await store.close();
+    expect(readdirSync(`${path}.ann`).sort()).toEqual(['1.hnsw', '1.hnsw.json']);
+    const again = await open(path);
+    await expectExact(again, A, nodes);
+    expect(again.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });
+    await again.close();
   });
 
   it('a stale graph is corrected on load: forgotten rows deleted, changed vectors updated, new rows in the tail', async () => {

@@ -5,7 +5,8 @@
  * source of truth is the store's BLOBs, and it can always be rebuilt from them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 
 type Hnsw = {
@@ -376,6 +377,9 @@ export class ScopeVectors {
     if (!this.annDirty && existsSync(file) && existsSync(`${file}.json`)) return false;
     const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
     try {
+      // leftovers of a save that was killed midway
+      const stem = `${basename(file)}.`;
+      for (const f of readdirSync(dirname(file))) if (f.startsWith(stem) && /\.tmp(\.json)?$/u.test(f)) rmSync(join(dirname(file), f), { force: true });
       this.ann.writeIndexSync(tmp);
       const bytes = readFileSync(tmp);
       const header: AnnFileHeader = {
