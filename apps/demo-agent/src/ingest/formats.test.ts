@@ -79,6 +79,26 @@ describe('parseIngestFile', () => {
     expect(() => parseIngestFile('{"text":"a"}\n{not json}\n')).toThrow(/line 2: invalid JSON/);
   });
 
+  it('JSONL epoch numbers: ms accepted; seconds and out-of-range numbers refused with BAD_DATE naming the line', () => {
+    const ok = parseIngestFile('{"text":"a","observedAt":1735812000000}\n');
+    expect(ok.groups[0].observations[0].observedAt).toBe('2025-01-02T10:00:00.000Z');
+    for (const [value, pattern] of [
+      ['1735812000', /line 2: .*epoch seconds/],
+      ['0', /line 2: .*epoch seconds/],
+      ['1e20', /line 2: .*out of range/],
+    ] as const) {
+      let err: unknown;
+      try {
+        parseIngestFile(`{"text":"a","observedAt":1735812000000}\n{"text":"b","observedAt":${value}}\n`);
+      } catch (e) {
+        err = e;
+      }
+      expect(MemError.isInstance(err), value).toBe(true);
+      expect((err as MemError).code, value).toBe('BAD_DATE');
+      expect((err as MemError).message, value).toMatch(pattern);
+    }
+  });
+
   it('parses a transcript with session headers', () => {
     const r = parseIngestFile(
       ['## Session 1 — 2025-03-07T19:00:00Z', 'Maya: I love espresso.', 'Sam: Of course you do.', '', '[2025-03-27 19:15]', 'Maya: I switched to green tea.'].join('\n'),

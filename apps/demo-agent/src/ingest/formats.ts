@@ -15,7 +15,7 @@
  * In session JSON and transcripts, turn i of a session is stamped session date + i × 30 s so turns
  * keep their order (ours); LoCoMo keeps the dataset's exact session stamps.
  */
-import { MemValidationError } from '@mem/core';
+import { MemError, MemValidationError, normalizeObservedAt } from '@mem/core';
 import { parseSessionDate } from './dates.js';
 import { conversationObservations, type EvalObservation, type LocomoConversation } from '../eval/locomo.js';
 
@@ -142,8 +142,16 @@ function jsonlObservation(o: any, line: number): ParsedObservation {
   }
   let observedAt: string | undefined;
   if (o.observedAt !== undefined && o.observedAt !== null) {
-    if (typeof o.observedAt === 'number') observedAt = new Date(o.observedAt).toISOString();
-    else if (typeof o.observedAt === 'string') {
+    if (typeof o.observedAt === 'number') {
+      // core's rule for numbers: epoch ms in the years 0000–9999; [0, 1e11) is refused as probable
+      // epoch seconds (BAD_DATE), so a seconds value is not stored as 1970
+      try {
+        observedAt = normalizeObservedAt(o.observedAt);
+      } catch (e) {
+        const code = MemError.isInstance(e) ? (e as MemError).code : 'BAD_DATE';
+        throw new MemValidationError(code, `line ${line}: ${(e as Error).message}`);
+      }
+    } else if (typeof o.observedAt === 'string') {
       try {
         observedAt = parseSessionDate(o.observedAt);
       } catch {
