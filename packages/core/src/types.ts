@@ -236,7 +236,7 @@ export interface MemoryStore {
    * for a name that is not 1–200 characters
    */
   loadState?(scope: ResolvedScope, name: string): Promise<string | null>;
-  /** Save (replace) or, with `null`, delete a scope's named derived state (see `loadState`). Atomic. */
+  /** Save (replace) or, with `null`, delete a scope's named derived state (see `loadState`). Atomic. @throws MemValidationError INVALID_INPUT for a bad name, or a value that is not a well-formed string (a lone surrogate would not round-trip) */
   saveState?(scope: ResolvedScope, name: string, value: string | null): Promise<void>;
   close(): Promise<void>;
 }

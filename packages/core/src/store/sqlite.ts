@@ -190,6 +190,9 @@ function checkCount(v: unknown, what: string, allowUndefined = true): number | u
   return v;
 }
 
+/** A UTF-16 surrogate without its pair (not representable in UTF-8). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A derived-state name (MemoryStore.loadState): 1–200 characters. */
 function checkStateName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
@@ -1089,6 +1092,8 @@ export class SqliteStore implements MemoryStore {
     const s = resolveScope(scope);
     checkStateName(name);
     if (value !== null && typeof value !== 'string') throw new MemValidationError('INVALID_INPUT', 'state value must be a string or null');
+    // SQLite stores UTF-8: a lone surrogate would come back as U+FFFD, i.e. another value
+    if (value !== null && LONE_SURROGATE.test(value)) throw new MemValidationError('INVALID_INPUT', 'state value must be well-formed Unicode (it holds a lone surrogate)');
     let sid = -1;
     try {
       this.immediate(() => {

@@ -6,12 +6,15 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNoveltyGate, type NoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
-import { unitVector } from '../testing/fixtures.js';
+import { prepareChild, runAndKill } from '../testdata/crash-harness.js';
+import { seededRandom, unitVector } from '../testing/fixtures.js';
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { GATE_STATE_NAME, GateRegistry } from './gates.js';
 import { uuidv7 } from './ids.js';
@@ -93,10 +96,19 @@ async function saveNow(store: MemoryStore, scope: ResolvedScope = S): Promise<st
   return (await store.loadState!(scope, GATE_STATE_NAME))!;
 }
 /** Put `state` (object or raw text) in the slot, rebuild, and check the gate equals a full replay; returns whether the snapshot was used. */
+const replays = new WeakMap<MemoryStore, Map<string, string>>();
+/** A full replay's gate of the scope (memoised per store: the forging tests only touch the state slot). */
+async function replayOf(store: MemoryStore, scope: ResolvedScope): Promise<string> {
+  let m = replays.get(store);
+  if (!m) replays.set(store, (m = new Map()));
+  const key = `${scopeKey(scope)}#${await store.count(scope)}`;
+  if (!m.has(key)) m.set(key, await gateState(replaying(store), scope));
+  return m.get(key)!;
+}
 async function rebuildWith(store: MemoryStore, state: unknown, scope: ResolvedScope = S): Promise<boolean> {
   await store.saveState!(scope, GATE_STATE_NAME, typeof state === 'string' ? state : JSON.stringify(state));
   const r = saving(store);
-  sameGate(await gateState(r, scope), await gateState(replaying(store), scope));
+  sameGate(await gateState(r, scope), await replayOf(store, scope));
   return r.counters.restored === 1;
 }
 
@@ -397,5 +409,96 @@ describe('gate snapshots through createMemory: live gates, failures, concurrency
     expect(await rebuildWith(store, a, scopes[2]!)).toBe(false);
     expect(await rebuildWith(store, { ...a, scopes: [{ ...a.scopes[0], scope: scopeKey(scopes[2]!) }] }, scopes[2]!)).toBe(false);
     await store.close();
+  });
+});
+
+describe('gate snapshots: crashes, schema migration, the state slot itself', () => {
+  it('SIGKILL during saves: the file is intact and the rebuilt gate equals a full replay', async () => {
+    const here = dirname(fileURLToPath(import.meta.url));
+    const external = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
+    const child = await prepareChild(join(here, 'testdata', 'gate-state-crash-child.ts'), join(here, '..', '..'), 'mem-gate-state-crash-test', external);
+    const scope = resolveScope({ namespace: 'crash', userId: 'gate-state' });
+    const path = join(dir, 'crash.db');
+    const rnd = seededRandom(Date.now() >>> 0);
+    let acked = 0;
+    let restored = 0;
+    try {
+      for (let run = 0; run < 3; run++) {
+        acked += (await runAndKill(child, [path], join(here, '..', '..'), 80 + Math.floor(rnd() * 250))).length;
+        const store = await openStore(path);
+        expect(store.checkIntegrity()).toEqual([]);
+        const r = saving(store);
+        sameGate(await gateState(r, scope), await gateState(replaying(store), scope), `gate after kill ${run}`);
+        restored += r.counters.restored;
+        await store.close();
+      }
+    } finally {
+      child.dispose();
+    }
+    expect(acked).toBeGreaterThan(3); // the children did save between kills
+    expect(restored).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a schema-v5 file is upgraded in place: every node kept, the state table added and usable', async () => {
+    const path = join(dir, 'v5.db');
+    const store = await openStore(path);
+    const nodes = await seed(store, 1200);
+    await store.close();
+    // what a v5 build left: no scope_state table, migrations up to 5
+    const raw = new Database(path);
+    raw.exec('DROP TABLE scope_state');
+    raw.prepare('DELETE FROM migrations WHERE version >= 6').run();
+    raw.close();
+    const upgraded = await openStore(path);
+    expect(upgraded.checkIntegrity()).toEqual([]);
+    expect(await upgraded.count(S)).toBe(1200);
+    expect((await upgraded.get(S, nodes[777]!.id))?.text).toBe(nodes[777]!.text);
+    expect(await upgraded.loadState!(S, GATE_STATE_NAME)).toBeNull();
+    await saveNow(upgraded);
+    await upgraded.close();
+    const check = new Database(path, { readonly: true });
+    expect((check.prepare('SELECT MAX(version) AS v FROM migrations').get() as { v: number }).v).toBeGreaterThanOrEqual(6);
+    check.close();
+    await checkFile(path);
+  });
+
+  it('saveState / loadState refuse bad names and values with a typed error and keep the slot as it was', async () => {
+    const store = await openStore();
+    await store.saveState!(S, 'n', 'kept');
+    const invalid = expect.objectContaining({ code: 'INVALID_INPUT' });
+    for (const name of ['', 'x'.repeat(201), 7, null, undefined, {}]) {
+      await expect(store.saveState!(S, name as string, 'v')).rejects.toEqual(invalid);
+      await expect(store.loadState!(S, name as string)).rejects.toEqual(invalid);
+    }
+    for (const value of [7, {}, undefined, ['a'], Buffer.from('x')]) await expect(store.saveState!(S, 'n', value as string)).rejects.toEqual(invalid);
+    // a lone surrogate cannot be stored as UTF-8: refused, not silently replaced by U+FFFD
+    await expect(store.saveState!(S, 'n', 'bad \uD800 value')).rejects.toEqual(invalid);
+    await expect(store.saveState!(S, 'n', '\uDC00')).rejects.toEqual(invalid);
+    expect(await store.loadState!(S, 'n')).toBe('kept');
+    // well-formed Unicode round-trips, in names and values; names are per scope
+    await store.saveState!(S, 'ünï-🙂'.repeat(20), 'välue 🙂 \u0000 end');
+    expect(await store.loadState!(S, 'ünï-🙂'.repeat(20))).toBe('välue 🙂 \u0000 end');
+    expect(await store.loadState!(resolveScope({ userId: 'someone-else' }), 'n')).toBeNull();
+    // null deletes; deleting in an unknown scope creates nothing
+    await store.saveState!(S, 'n', null);
+    expect(await store.loadState!(S, 'n')).toBeNull();
+    await store.saveState!(resolveScope({ userId: 'nobody' }), 'n', null);
+    expect(await store.scopes()).toEqual([]);
+    await store.close();
+  });
+
+  it('a store whose loadState throws or returns junk: the scope is replayed', async () => {
+    const inner = await openStore();
+    await seed(inner, 1200);
+    await saveNow(inner);
+    for (const junk of [() => Promise.reject(new Error('io')), () => Promise.resolve({ not: 'a string' }), () => Promise.resolve('')]) {
+      const store = new Proxy(inner, {
+        get: (t, p, r) => (p === 'loadState' ? junk : typeof Reflect.get(t, p, r) === 'function' ? Reflect.get(t, p, r).bind(t) : Reflect.get(t, p, r)),
+      }) as MemoryStore;
+      const reg = saving(store);
+      sameGate(await gateState(reg), await gateState(replaying(inner)));
+      expect(reg.counters.restored).toBe(0);
+    }
+    await inner.close();
   });
 });
