@@ -69,6 +69,14 @@ describe('mem CLI', () => {
     const gone = await mem('--db', db, '--user', 'maya', '--json', 'inspect', id);
     expect(gone.code).toBe(3);
     expect(JSON.parse(gone.out).error.code).toBe('NODE_NOT_FOUND');
+    // forgotten here, not stored elsewhere: the message says so and the scope hint is not shown
+    const goneText = await mem('--db', db, '--user', 'maya', 'forget', id);
+    expect(goneText.code).toBe(3);
+    expect(goneText.err).toMatch(new RegExp(`Memory ${id} in user "maya" was forgotten at \\d{4}-\\d{2}-\\d{2}T`));
+    expect(goneText.err).not.toMatch(/hint: memories are scoped/);
+    const elsewhere = await mem('--db', db, '--user', 'someone-else', 'inspect', id);
+    expect(elsewhere.err).toContain(`No memory ${id} in user "someone-else"`);
+    expect(elsewhere.err).toMatch(/hint: memories are scoped/);
 
     const history = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'history')).out);
     expect(history.map((h: any) => h.op)).toEqual(expect.arrayContaining(['ADD', 'FORGET']));

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { MemValidationError, type Scope } from '@mem/core';
+import { MemError, MemValidationError, type Scope } from '@mem/core';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
 import { parseIngestFile } from './ingest/formats.js';
@@ -374,7 +374,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     else {
       const b = errorBody(e).error;
       process.stderr.write(`${c.red('error')} [${b.code}]: ${b.message}\n`);
-      if (b.code === 'NODE_NOT_FOUND') process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) it was stored under (see `mem history` in that scope)\n'));
+      const forgotten = MemError.isInstance(e) && (e as MemError).details?.forgottenAt !== undefined;
+      if (b.code === 'NODE_NOT_FOUND' && !forgotten) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) it was stored under (see `mem history` in that scope)\n'));
       if (process.env.MEM_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     }
     process.exitCode = exitCodeFor(e);

@@ -332,7 +332,16 @@ function buildStack(p: Parts): Stack {
     },
     async get(id) {
       const node = await memory.get(id, { scope });
-      if (!node) throw new MemNotFoundError(`No memory ${id} in ${formatScope(scope)}`, { details: { id, scope } });
+      if (!node) {
+        // a memory forgotten in this scope is not a scope mix-up: say when it was forgotten (ours)
+        const forgot = (await memory.history({ scope, nodeId: id })).findLast((h) => h.op === 'FORGET');
+        if (forgot) {
+          throw new MemNotFoundError(`Memory ${id} in ${formatScope(scope)} was forgotten at ${forgot.at} (its history rows remain: \`mem history --node ${id}\`)`, {
+            details: { id, scope, forgottenAt: forgot.at },
+          });
+        }
+        throw new MemNotFoundError(`No memory ${id} in ${formatScope(scope)}`, { details: { id, scope } });
+      }
       return node;
     },
     async neighbors(id, options = {}) {
