@@ -412,6 +412,54 @@ describe('gate snapshots through createMemory: live gates, failures, concurrency
   });
 });
 
+describe('gate snapshots under other gate options', () => {
+  it('restore + tail equals a full replay with the cluster index, the sketch, exact mode, another refit schedule, normalize', async () => {
+    const variants: Record<string, unknown>[] = [
+      { fastCertify: 'score', fastMinN: 500 },
+      { fastCertify: 'decision', fastMinN: 64, sketchDims: 4 },
+      { mode: 'exact' },
+      { refitMaxScale: 1, refitFraction: 0.2, refitMin: 3 }, // ('always' refits on each commit: too slow here)
+      { normalize: true, dimension: dim, kappa: 30 },
+    ];
+    const store = await openStore();
+    await seed(store, 1200);
+    const base = await store.count(S);
+    let extra = 0;
+    for (const [i, o] of variants.entries()) {
+      const reg = saving(store, o);
+      await reg.afterCommit(await reg.runtime(S, KEY), 0);
+      expect(reg.counters.saved, `variant ${i} saved`).toBe(1);
+      const snap = JSON.parse((await store.loadState!(S, GATE_STATE_NAME))!);
+      if (o.fastCertify === 'score') expect(snap.scopes[0].index).not.toBeNull();
+      if (o.fastCertify === 'decision') expect(snap.scopes[0].sketch).not.toBeNull();
+      await seed(store, 150, base + extra);
+      extra += 150;
+      const r = saving(store, o);
+      sameGate(await gateState(r), await gateState(replaying(store, o)), `variant ${i}`);
+      expect(r.counters.restored, `variant ${i} restored`).toBe(1);
+      // and the snapshot of one variant is never used by another
+      const other = saving(store, variants[(i + 1) % variants.length]);
+      await other.runtime(S, KEY);
+      expect(other.counters.restored).toBe(0);
+    }
+    await store.close();
+  });
+
+  it('live writes in fast mode (index or sketch in use at N ≈ 1000): the saved gate equals a full replay', async () => {
+    for (const certify of ['score', 'decision'] as const) {
+      const path = await seededFile(1200);
+      const gate = { kappa: 400, fastMinN: 64, fastCertify: certify };
+      const m = memoryOn(createSqliteStore({ path }), { gate });
+      for (let i = 0; i < 24; i += 4) await m.add([obs(i), obs(i + 1), obs(i + 2)]);
+      for (let i = 24; i < 36; i++) await m.add(obs(i));
+      const st = await m.stats();
+      expect(st.gate.noop + st.gate.update).toBeGreaterThan(0);
+      await m.close();
+      await checkFile(path, [S], true, gate);
+    }
+  });
+});
+
 describe('gate snapshots: crashes, schema migration, the state slot itself', () => {
   it('SIGKILL during saves: the file is intact and the rebuilt gate equals a full replay', async () => {
     const here = dirname(fileURLToPath(import.meta.url));
