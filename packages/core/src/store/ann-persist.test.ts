@@ -81,6 +81,19 @@ describe('persisted HNSW graph (ann.persist)', () => {
     await again.close();
   });
 
+  it('rows only added since the save: the graph is adopted as saved and the new rows are the tail', async () => {
+    const { path, nodes } = await seeded(400);
+    const other = await open(path, { ann: false });
+    const added = Array.from({ length: 30 }, (_, i) => makeNode(A, `added later ${i}`, unitVector(dim, 60_000 + i)));
+    await other.write({ scope: A, nodes: added });
+    for (const x of added) nodes.set(x.id, x);
+    await other.close();
+    const store = await open(path);
+    await expectExact(store, A, nodes);
+    expect(store.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 30 });
+    await store.close();
+  });
+
   it('a stale graph is corrected on load: forgotten rows deleted, changed vectors updated, new rows in the tail', async () => {
     const { path, nodes } = await seeded(600);
     // another writer without ANN (it saves nothing) changes the scope after the save

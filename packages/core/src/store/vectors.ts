@@ -81,6 +81,12 @@ interface AnnFileHeader {
   /** sha256 of the graph file: a torn or foreign file is never handed to hnswlib's reader. */
   sha256: string;
   bytes: number;
+  /** Alive rows in the graph when saved (the first `rows` slots in row-id order). */
+  rows: number;
+  /** Labels in the graph (alive + deleted). */
+  labels: number;
+  /** sha256 of those rows' ids and vectors ({@link ScopeVectors.rowsDigest}): equal on load = nothing to check row by row. */
+  rowsDigest: string;
 }
 
 /** What loading a persisted graph did (ours; for tests and `annStatus`). */
@@ -391,6 +397,9 @@ export class ScopeVectors {
         efConstruction: this.ann_.efConstruction,
         sha256: createHash('sha256').update(bytes).digest('hex'),
         bytes: bytes.length,
+        rows: this.size,
+        labels: this.annCount,
+        rowsDigest: this.rowsDigest(this.n),
       };
       writeFileSync(`${tmp}.json`, JSON.stringify(header));
       renameSync(tmp, file);
@@ -437,6 +446,18 @@ export class ScopeVectors {
     } catch {
       return { loaded: false, reason: 'hnswlib could not read it' };
     }
+    // fast path: the first header.rows slots are exactly the rows saved (ids and vectors), all
+    // alive (a fresh load holds no dead slots), so the graph needs no row-by-row check
+    if (
+      typeof header.rows === 'number' &&
+      header.rows <= this.n &&
+      labels.length === header.labels &&
+      this.size === this.n &&
+      header.rowsDigest === this.rowsDigest(header.rows)
+    ) {
+      this.adopt(ann, header.rows, labels.length, false);
+      return { loaded: true, removed: 0, updated: 0, tail: this.n - header.rows };
+    }
     const inGraph = new Set(labels);
     // the graph's rows must be exactly the first slots (row-id order), the rest the tail
     let m = 0;
@@ -468,15 +489,33 @@ export class ScopeVectors {
         updated++;
       }
     }
+    this.adopt(ann, m, labels.length, removed > 0 || updated > 0);
+    return { loaded: true, removed, updated, tail: this.n - m };
+  }
+
+  /** Use a loaded graph holding slots [0, added) (of `labels` labels, the rest deleted). */
+  private adopt(ann: Hnsw, added: number, labels: number, dirty: boolean): void {
     this.ann = ann;
     this.annState = 'ready';
-    this.annAdded = m;
-    this.annCount = labels.length;
-    this.annDeleted = labels.length - m;
-    this.annDirty = removed > 0 || updated > 0;
+    this.annAdded = added;
+    this.annCount = labels;
+    this.annDeleted = labels - added;
+    this.annDirty = dirty;
     this.generation++;
     if (this.annAdded < this.n) this.scheduleDrain();
-    return { loaded: true, removed, updated, tail: this.n - m };
+  }
+
+  /** sha256 of the row ids and unit vectors of the alive slots among [0, upTo), in slot order (ours). */
+  private rowsDigest(upTo: number): string {
+    const h = createHash('sha256');
+    const rid = new Float64Array(1);
+    for (let s = 0; s < upTo; s++) {
+      if (!this.alive[s]) continue;
+      rid[0] = this.rids[s]!;
+      h.update(new Uint8Array(rid.buffer));
+      h.update(new Uint8Array(this.vecs.buffer, this.vecs.byteOffset + s * this.dim * 4, this.dim * 4));
+    }
+    return h.digest('hex');
   }
 
   /** Stop a background build and drop the HNSW graph (e.g. on close or eviction). */
