@@ -224,7 +224,7 @@ export function buildProgram(): Command {
 
   program
     .command('stats')
-    .description('counts of nodes, relations by view, gate decisions and controller calls in the scope')
+    .description('counts of nodes, relations by view and gate decisions in the scope')
     .action(async (_opts: unknown, cmd: Command) => {
       const o = globals(cmd);
       const s = await withStack(o, (stack) => stack.stats());

@@ -152,6 +152,11 @@ describe('nodes, neighbours, forget, history, stats', () => {
     expect(Object.keys(s.relationsByView)).toEqual(['semantic', 'temporal', 'causal', 'entity']);
     const other = (await (await app.request('/v1/stats?userId=nobody')).json()) as any;
     expect(other.nodes).toBe(0);
+    expect(other.gate).toEqual({ add: 0, update: 0, noop: 0, none: 0 });
+    // no process-wide counters: maya's writes must not show in another scope's stats
+    expect(other.session).toBeUndefined();
+    expect(other.systemOne).toBeUndefined();
+    expect(JSON.stringify(other)).not.toMatch(/"writes"/);
     const g = (await (await app.request('/v1/graph')).json()) as any;
     expect(g.nodes).toHaveLength(2);
     await expectError(await app.request('/v1/graph?limit=99999'), 400, 'INVALID_INPUT');

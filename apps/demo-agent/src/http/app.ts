@@ -313,11 +313,16 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/v1/stats',
-      summary: 'Counts: nodes, relations by view, gate decisions, controller calls',
+      summary: "Counts of the request's scope: nodes, relations by view and subtype, gate decisions of the stored memories",
       request: { query: ScopeQuery },
       responses: { 200: json(z.record(z.string(), z.any()).openapi('Stats'), 'Statistics'), ...errors },
     }),
-    async (c) => c.json((await scoped(c).stats()) as any, 200),
+    async (c) => {
+      // only the request's scope: the process-wide counters (`session`: writes, gate decisions and
+      // controller calls of every scope; `systemOne`) would tell one scope about another's activity
+      const { session: _session, systemOne: _systemOne, ...ofScope } = (await scoped(c).stats()) as Record<string, unknown>;
+      return c.json(ofScope as any, 200);
+    },
   );
 
   app.openapi(
