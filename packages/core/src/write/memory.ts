@@ -3,7 +3,7 @@
  * through the Jev-Mem write path behind the SAGE gate, searches through an injected `Retriever`,
  * and reads, lists, forgets and reports.
  */
-import { createNoveltyGate, toUnitVector, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
+import { createNoveltyGate, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
 import { batches, catalogue, createSystemOne, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
@@ -255,7 +255,7 @@ export function noveltyGateCodec(resolved: NoveltyGate['options']): GateStateCod
         state: snap,
         vectors: (_scope, ids) => {
           const rows = vectors(ids);
-          if (!sumMatches(rows, sc, resolved)) throw new Error("the nodes' embeddings do not add up to the snapshot's sum (a node was rewritten)");
+          if (!sumMatches(rows, sc)) throw new Error("the nodes' embeddings do not add up to the snapshot's sum (a node was rewritten)");
           return rows;
         },
       }) as unknown as WriteGate;
@@ -268,15 +268,20 @@ export function noveltyGateCodec(resolved: NoveltyGate['options']): GateStateCod
  * give the snapshot's running sum Σ mᵢ bit for bit (ours): a cheap check (one pass over the rows)
  * that the stored embeddings are the ones the snapshot was built from.
  */
-function sumMatches(rows: ArrayLike<number>[], sc: { dimension: number; sum: string }, o: NoveltyGate['options']): boolean {
+function sumMatches(rows: ArrayLike<number>[], sc: { dimension: number; sum: string }): boolean {
   const d = sc.dimension;
   const bytes = typeof sc.sum === 'string' ? Buffer.from(sc.sum, 'base64') : null;
   if (!bytes || bytes.length !== d * 8) return false;
   const want = new Float64Array(new Uint8Array(bytes).buffer);
   const acc = new Float64Array(d);
   for (const v of rows) {
-    const u = toUnitVector(v, d, o.normalize, o.normTolerance);
-    for (let j = 0; j < d; j++) acc[j]! += Math.fround(u[j]!);
+    // toUnitVector's arithmetic, inline (no allocation): x / ‖x‖ rounded to Float32 as the row is
+    // stored; an invalid row gives NaN here (no match) and is refused by the gate as well
+    if (!v || v.length !== d) return false;
+    let ss = 0;
+    for (let j = 0; j < d; j++) ss += v[j]! * v[j]!;
+    const norm = Math.sqrt(ss);
+    for (let j = 0; j < d; j++) acc[j]! += Math.fround(v[j]! / norm);
   }
   for (let j = 0; j < d; j++) if (!(acc[j] === want[j])) return false;
   return true;
