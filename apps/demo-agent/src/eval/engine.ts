@@ -4,7 +4,7 @@
  * evidence recall@k per category group, answer-token recall in the packed context (categories 1–4),
  * build seconds, query latency p50/p95, controller calls per query, gate counts.
  */
-import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { MemError, MemValidationError } from '@mem/core';
 import {
@@ -19,6 +19,7 @@ import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, r
 import type { EvalSystem, EvalSystemFactory } from './types.js';
 import { bleu1, tokenF1, type LlmJudge } from './answers.js';
 import type { SystemTwo } from '../answer/system-two.js';
+import { readInputFile } from '../output.js';
 
 export interface SystemReport {
   build_seconds: number;
@@ -99,10 +100,20 @@ export interface RunLocomoEvalOptions {
 }
 
 function readJson(p: string, what: string): unknown {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(p, 'utf8'));
+    text = readInputFile(p, what);
   } catch (e) {
-    throw new MemValidationError('INVALID_INPUT', `cannot read ${what} ${p}: ${(e as Error).message}`, { cause: e });
+    // LoCoMo is not shipped with @mem (CC BY-NC 4.0): say where it comes from (ours)
+    if (what === 'LoCoMo data' && (e as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') {
+      throw new MemValidationError('INVALID_INPUT', `${(e as Error).message} (LoCoMo is not in this repository: pass --data the path of your copy of the authors' locomo10.json)`, { cause: e });
+    }
+    throw e;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new MemValidationError('INVALID_INPUT', `cannot read ${what} ${p}: not valid JSON (${(e as Error).message})`, { cause: e });
   }
 }
 
