@@ -238,6 +238,8 @@ export class SqliteStore implements MemoryStore {
   private recorded: StoreMeta | null = null;
   private readonly annOptions: ResolvedAnnOptions | null;
   private readonly annLoads = new Map<number, AnnLoadReport>();
+  /** Absolute path of the file (resolved when it was opened), the stem of its `.ann` folder; null for `:memory:`. */
+  private annBase: string | null = null;
   private readonly sids = new Map<string, number>();
   private readonly vectors = new Map<number, ScopeVectors>();
   private dataVersion = -1;
@@ -296,6 +298,8 @@ export class SqliteStore implements MemoryStore {
     }
     this.db = db;
     this.dataVersion = db.pragma('data_version', { simple: true }) as number;
+    // the folder the file was opened in, not the one a later process.chdir() moves to
+    if (this.path !== ':memory:' && this.path !== '') this.annBase = resolvePath(this.path);
     return db;
   }
 
@@ -422,9 +426,9 @@ export class SqliteStore implements MemoryStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
     if (this.db) {
-      // only graphs still in step with the file (another process's commits since we looked drop them)
+      // only graphs still in step with the file (another process's commits since we looked drop them);
+      // before `closed` is set: saving may prepare statements (synchronous, so nothing runs in between)
       try {
         const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
         if (v === this.dataVersion) for (const [sid, sv] of this.vectors) this.persistAnn(sid, sv);
@@ -432,6 +436,7 @@ export class SqliteStore implements MemoryStore {
         // closing anyway
       }
     }
+    this.closed = true;
     for (const sv of this.vectors.values()) sv.dispose();
     this.vectors.clear();
     this.stmts = {};
@@ -801,8 +806,8 @@ export class SqliteStore implements MemoryStore {
 
   /** Where the scope's HNSW graph is persisted (`ann.persist`, file stores only), or null. */
   private annFile(sid: number): string | null {
-    if (!this.annOptions?.persist || this.path === ':memory:' || this.path === '') return null;
-    return `${resolvePath(this.path)}.ann/${sid}.hnsw`;
+    if (!this.annOptions?.persist || this.annBase === null) return null;
+    return `${this.annBase}.ann/${sid}.hnsw`;
   }
 
   /** The store's creation stamp and the scope row id: a saved graph of another file or scope is never used. */
