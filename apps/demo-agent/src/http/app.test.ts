@@ -139,7 +139,10 @@ describe('nodes, neighbours, forget, history, stats', () => {
     expect(del.status).toBe(200);
     expect((await del.json()) as any).toEqual({ id, forgotten: true });
     await expectError(await app.request(`/v1/nodes/${id}`), 404, 'NODE_NOT_FOUND');
-    await expectError(await app.request(`/v1/nodes/${id}`, { method: 'DELETE' }), 404, 'NODE_NOT_FOUND');
+    const again = await expectError(await app.request(`/v1/nodes/${id}`, { method: 'DELETE' }), 404, 'NODE_NOT_FOUND');
+    expect(again.error.message).toMatch(new RegExp(`^Memory ${id} in user "maya" was forgotten at \\d{4}-`)); // not a scope mix-up
+    const elsewhere = await expectError(await app.request(`/v1/nodes/${id}?userId=nobody`), 404, 'NODE_NOT_FOUND');
+    expect(elsewhere.error.message).toBe(`No memory ${id} in user "nobody"`); // another scope learns nothing about it
     const h = (await (await app.request(`/v1/history?nodeId=${id}`)).json()) as any;
     expect(h.history.map((r: any) => r.op)).toContain('FORGET');
     await expectError(await app.request('/v1/history?limit=0'), 400, 'INVALID_INPUT');
