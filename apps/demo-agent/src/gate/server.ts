@@ -8,6 +8,7 @@ import { createNoveltyGate, type GateOptions, type NoveltyGate } from '@mem/gate
 import { createWinkEmbedder, type Embedder } from '@mem/core';
 import { createGateApp, type GateApp } from './app.js';
 import { readState } from './state.js';
+import { listenError } from '../output.js';
 
 export interface GateServerOptions {
   /** Default 127.0.0.1 (loopback only). */
@@ -41,9 +42,12 @@ export async function startGateServer(options: GateServerOptions = {}): Promise<
   const embedder = options.embedder === null ? undefined : (options.embedder ?? createWinkEmbedder());
   const app = createGateApp({ gate, embedder, statePath: options.statePath, bodyLimit: options.bodyLimit });
   const host = options.host ?? '127.0.0.1';
+  const wanted = options.port ?? 8788;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 8788, hostname: host }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, port: wanted, hostname: host }, () => resolve(s));
     s.once('error', reject);
+  }).catch((e: unknown) => {
+    throw listenError(e, host, wanted);
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;

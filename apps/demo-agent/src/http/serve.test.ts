@@ -1,4 +1,7 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { startGateServer } from '../gate/server.js';
+import { errorBody, exitCodeFor, listenError } from '../output.js';
 import { startServer } from './serve.js';
 
 describe('mem serve (real listen)', () => {
@@ -27,5 +30,38 @@ describe('mem serve (real listen)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a port that cannot be used', () => {
+  it('names the address and what to do (PORT_IN_USE), for mem serve and mem gate serve', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    try {
+      for (const start of [
+        () => startServer({ stack: { db: ':memory:', scope: { userId: 'busy' }, systemTwo: null }, port }),
+        () => startGateServer({ port, embedder: null }),
+      ]) {
+        let err: unknown;
+        try {
+          await (await start()).close();
+        } catch (e) {
+          err = e;
+        }
+        expect(errorBody(err).error).toEqual({ code: 'PORT_IN_USE', message: expect.stringContaining(`cannot listen on 127.0.0.1:${port}: the port is already in use`) });
+        expect(errorBody(err).error.message).toMatch(/--port 0/);
+        expect(exitCodeFor(err)).toBe(1);
+      }
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()));
+    }
+  });
+
+  it('leaves other listen errors unchanged and maps a privileged port and a foreign address', () => {
+    const other = Object.assign(new Error('boom'), { code: 'EWHATEVER' });
+    expect(listenError(other, '127.0.0.1', 1)).toBe(other);
+    expect(errorBody(listenError(Object.assign(new Error('x'), { code: 'EACCES' }), '127.0.0.1', 80)).error.code).toBe('PORT_NOT_ALLOWED');
+    expect(errorBody(listenError(Object.assign(new Error('x'), { code: 'EADDRNOTAVAIL' }), '::2', 8787)).error.message).toContain('cannot listen on [::2]:8787');
   });
 });

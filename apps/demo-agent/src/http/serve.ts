@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createStack, type Stack, type StackOptions } from '../stack.js';
 import { createApi } from './app.js';
+import { listenError } from '../output.js';
 
 export interface ServeOptions {
   stack: StackOptions | Stack;
@@ -26,10 +27,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const stack: Stack = owned ? await createStack(options.stack as StackOptions) : (options.stack as Stack);
   const app = createApi({ stack, token: options.token, bodyLimit: options.bodyLimit });
   const host = options.host ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: host }, () => resolve(s));
-    s.once('error', reject);
-  });
+  const wanted = options.port ?? 8787;
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: wanted, hostname: host }, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (e) {
+    if (owned) await stack.close().catch(() => undefined); // do not leave the store open
+    throw listenError(e, host, wanted);
+  }
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
