@@ -104,6 +104,11 @@ describe('POST /v1/search and /v1/ask', () => {
     await expectError(await post('/v1/search', { query: '' }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/search', { query: 'x', k: 0 }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/search', { query: 'x', k: 'ten' }), 400, 'INVALID_INPUT');
+    // `now` is read like `mem ask --now`: ISO-8601 (zone-less = UTC), not whatever Date.parse takes
+    expect((await post('/v1/search', { query: 'Porto', now: '2025-04-12 18:00' })).status).toBe(200);
+    const loose = await expectError(await post('/v1/search', { query: 'Porto', now: 'April 12, 2025' }), 400, 'BAD_DATE');
+    expect(loose.error.message).toMatch(/^now: Unrecognised date "April 12, 2025"/);
+    await expectError(await post('/v1/ask', { question: 'Porto?', now: 'soon' }), 400, 'BAD_DATE');
     await expectError(await post('/v1/ask', { k: 3 }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/ask', { question: 'x', tokenBudget: 1 }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/ask', 'not json'), 400, 'INVALID_JSON');

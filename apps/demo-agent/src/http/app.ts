@@ -13,9 +13,23 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { Context } from 'hono';
-import { MemError, scopeKey, type Scope } from '@mem/core';
+import { MemError, MemValidationError, scopeKey, type Scope } from '@mem/core';
+import { parseSessionDate } from '../ingest/dates.js';
 import type { Stack } from '../stack.js';
 import { mountPlayground } from './static.js';
+
+/**
+ * The `now` of /v1/search and /v1/ask read like `mem ask --now` (ours): ISO-8601, a zone-less
+ * date-time read as UTC (as ingest reads session dates), or the LoCoMo stamp; else 400 BAD_DATE.
+ */
+function readNow(now: string | undefined): string | undefined {
+  if (now === undefined) return undefined;
+  try {
+    return parseSessionDate(now);
+  } catch (e) {
+    throw new MemValidationError('BAD_DATE', `now: ${(e as Error).message}`, { cause: e });
+  }
+}
 
 export interface ApiOptions {
   stack: Stack;
@@ -88,7 +102,7 @@ const NodeSchema = z
   .openapi('MemoryNode');
 
 const SearchBody = z
-  .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional() })
+  .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional().openapi({ description: 'reference time: ISO-8601 (zone-less = UTC); default now' }) })
   .strict()
   .openapi('SearchRequest');
 
@@ -97,7 +111,7 @@ const AskBody = z
     question: z.string().min(1).max(4000),
     k: z.number().int().min(1).max(100).optional(),
     tokenBudget: z.number().int().min(50).max(100_000).optional(),
-    now: z.string().optional(),
+    now: z.string().optional().openapi({ description: 'reference time ("today" for System Two): ISO-8601 (zone-less = UTC); default now' }),
   })
   .strict()
   .openapi('AskRequest');
@@ -209,7 +223,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     }),
     async (c) => {
       const { query, k, now } = c.req.valid('json');
-      const r = await scoped(c).search(query, { k, now });
+      const r = await scoped(c).search(query, { k, now: readNow(now) });
       return c.json({ evidence: r.evidence.map((e) => ({ ...e, node: publicNode(e.node) })), trace: r.trace ?? null } as any, 200);
     },
   );
@@ -233,7 +247,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     async (c) => {
       const { question, k, tokenBudget, now } = c.req.valid('json');
       const s = scoped(c);
-      const r = await s.ask(question, { k, tokenBudget, now });
+      const r = await s.ask(question, { k, tokenBudget, now: readNow(now) });
       lastOf(s).query = { at: new Date().toISOString(), question, trace: r.trace };
       return c.json(r as any, 200);
     },
