@@ -681,4 +681,22 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(expectGraphInStep(s3, A)).toBe(true);
     await s3.close();
   });
+
+  it('annStatus().loaded describes the last read of the scope: a reload that did not look for a saved graph (now below the threshold) reports none', async () => {
+    const path = fresh();
+    const s0 = await open(path);
+    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
+    await s0.buildAnnIndex(A);
+    await s0.close();
+    const store = await open(path);
+    await store.vectorSearch(A, unitVector(dim, 1), 1);
+    expect(store.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });
+    const other = await open(path, { ann: false });
+    for (const n of (await other.list(A)).slice(0, 250)) await other.forget(A, n.id);
+    await other.close();
+    await expectLikeExact(store, path, [A], 3); // reloaded (another connection committed): 50 rows, exact scan
+    expect(store.annStatus(A)).toMatchObject({ size: 50, state: 'none' });
+    expect(store.annStatus(A).loaded).toBeUndefined();
+    await store.close();
+  });
 });

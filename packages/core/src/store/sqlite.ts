@@ -797,6 +797,7 @@ export class SqliteStore implements MemoryStore {
       }
       const file = this.annFile(sid);
       if (file && sv.wantsAnn()) this.annLoads.set(sid, sv.loadAnn(file, this.annIdentity(sid)));
+      else this.annLoads.delete(sid); // (a report of an earlier read would describe other vectors)
       this.vectors.set(sid, sv);
       this.evictVectors(sid);
     }
