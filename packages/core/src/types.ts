@@ -25,7 +25,7 @@ export interface ResolvedScope {
 export interface ObservationInput {
   text: string;
   speaker?: string;
-  /** ISO-8601 with a zone (`Z` or `±hh:mm`), a Date, or epoch ms. A zone-less string needs the `timeZone` option. Default: now. */
+  /** ISO-8601 with a zone (`Z` or `±hh:mm`), a Date, or epoch ms (a number in [0, 1e11) is refused with BAD_DATE as probable epoch seconds). A zone-less string needs the `timeZone` option. Default: now. */
   observedAt?: string | Date | number;
   scope: Scope;
   /** Caller's id of the source record (e.g. a LoCoMo dialogue id `D1:3`). */

@@ -22,8 +22,8 @@ describe('Cypher builders', () => {
         seen.add(name);
       }
     }
-    // the check is not vacuous: all four relation types and all three labels were seen
-    for (const n of ['Memory', 'MemoryHistory', 'MemoryMeta', 'SEMANTIC', 'TEMPORAL', 'CAUSAL', 'ENTITY']) expect(seen).toContain(n);
+    // the check is not vacuous: all four relation types and all four labels were seen
+    for (const n of ['Memory', 'MemoryHistory', 'MemoryMeta', 'MemoryState', 'SEMANTIC', 'TEMPORAL', 'CAUSAL', 'ENTITY']) expect(seen).toContain(n);
   });
 
   it('filter every Memory/MemoryHistory query on the scope key, passed as a parameter', () => {

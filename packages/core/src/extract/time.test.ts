@@ -105,6 +105,9 @@ describe('resolveEventTime (hand-computed, observed Monday 2023-05-08)', () => {
   it('rejects invalid or zone-less observation times with BAD_DATE', () => {
     expect(() => resolveEventTime('yesterday', 'not a date')).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
     expect(() => resolveEventTime('yesterday', '2023-05-08T13:56:00')).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
+    // epoch seconds are refused as observedAt is by the write path; epoch ms work
+    expect(() => resolveEventTime('yesterday', 1_700_000_000)).toThrow(expect.objectContaining({ code: 'BAD_DATE', message: expect.stringContaining('epoch seconds') }));
+    expect(resolveEventTime('yesterday', Date.UTC(2023, 10, 14, 12))?.start.slice(0, 10)).toBe('2023-11-13');
     expect(resolveEventTime('yesterday', new Date(OBS))!.start).toBe('2023-05-07T00:00:00.000Z');
     expect(resolveEventTime('yesterday', Date.parse(OBS))!.start).toBe('2023-05-07T00:00:00.000Z');
     expect(resolveEventTime('', OBS)).toBeNull();

@@ -281,12 +281,26 @@ const MAX_REFERENCE = Date.parse('9999-12-31T00:00:00Z'); // leaves room for "ne
 let lastObservedAt: string | null = null;
 let lastReference = 0;
 
+/**
+ * Whether an epoch-ms number is more likely epoch **seconds** (ours): 0 ≤ value < 10¹¹, i.e. as ms
+ * a time between 1970-01-01 and 1973-03-03, while every time in seconds from 1970 to 5138 falls in
+ * that range. Such numbers are refused rather than stored half a century off; a real time of those
+ * years can still be given as a Date or an ISO string.
+ */
+export function looksLikeEpochSeconds(value: number): boolean {
+  return value >= 0 && value < 1e11;
+}
+
 function toReference(observedAt: string | Date | number): number {
   if (typeof observedAt === 'string' && observedAt === lastObservedAt) return lastReference;
   let t: number;
   if (observedAt instanceof Date) t = observedAt.getTime();
-  else if (typeof observedAt === 'number') t = observedAt;
-  else if (typeof observedAt === 'string') {
+  else if (typeof observedAt === 'number') {
+    if (looksLikeEpochSeconds(observedAt)) {
+      throw new MemValidationError('BAD_DATE', `resolveEventTime: observedAt ${observedAt} looks like epoch seconds; pass epoch milliseconds, a Date or an ISO-8601 string`);
+    }
+    t = observedAt;
+  } else if (typeof observedAt === 'string') {
     if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(observedAt.trim())) {
       throw new MemValidationError('BAD_DATE', `resolveEventTime: observedAt "${observedAt}" has no time zone (use Z or ±hh:mm)`);
     }

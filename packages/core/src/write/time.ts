@@ -5,6 +5,7 @@
  * wall-clock → UTC conversion uses `Intl.DateTimeFormat` (no tz database of our own).
  */
 import { MemValidationError } from '../errors.js';
+import { looksLikeEpochSeconds } from '../extract/time.js';
 
 /** `YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]` (or a space), optional zone `Z` / `±HH:MM` / `±HHMM` / `±HH`. */
 const ISO_RE =
@@ -82,18 +83,9 @@ function fail(code: 'BAD_DATE' | 'MISSING_TIMEZONE', message: string, value: unk
 }
 
 function checkRange(ms: number, value: unknown): number {
-  if (!Number.isFinite(ms) || ms < MIN_MS || ms > MAX_MS) fail('BAD_DATE', 'observedAt is out of range (0000-01-01 to 9999-12-30 UTC)', value);
+  if (!Number.isFinite(ms)) fail('BAD_DATE', `observedAt must be a finite number of epoch milliseconds, got ${String(value)}`, value);
+  if (ms < MIN_MS || ms > MAX_MS) fail('BAD_DATE', 'observedAt is out of range (0000-01-01 to 9999-12-30 UTC)', value);
   return ms;
-}
-
-/**
- * Whether an epoch-ms number is more likely epoch **seconds** (ours): 0 ≤ value < 10¹¹, i.e. as ms
- * a time between 1970-01-01 and 1973-03-03, while every time in seconds from 1970 to 5138 falls in
- * that range. Such numbers are refused rather than stored half a century off; a real time of those
- * years can still be given as a Date or an ISO string.
- */
-export function looksLikeEpochSeconds(value: number): boolean {
-  return value >= 0 && value < 1e11;
 }
 
 /**
