@@ -57,3 +57,104 @@ describe('gate snapshots: hidden non-finite numbers', () => {
     }
   });
 });
+
+describe('gate snapshots: random corruption', () => {
+  it('cluster ranges (childStart) out of order → BAD_SNAPSHOT, not a scan over billions of clusters', () => {
+    const r = rng(5);
+    const g = createNoveltyGate({ mode: 'fast', fastMinN: 64 });
+    const vs = Array.from({ length: 150 }, () => randomUnit(d, r));
+    vs.forEach((v, i) => g.commit('s', `m${i}`, v));
+    const snap = JSON.parse(JSON.stringify(g.serialize()));
+    const cs = new Int32Array(new Uint8Array(Buffer.from(snap.scopes[0].index.childStart, 'base64')).buffer);
+    expect(cs.length).toBeGreaterThan(2);
+    const bad = expect.objectContaining({ code: 'BAD_SNAPSHOT' });
+    for (const [at, v] of [
+      [1, 1 << 28],
+      [1, -3],
+      [0, 1],
+    ] as const) {
+      const forged = cs.slice();
+      forged[at] = v;
+      const sc = { ...snap.scopes[0], index: { ...snap.scopes[0].index, childStart: Buffer.from(forged.buffer).toString('base64') } };
+      expect(() => createNoveltyGate({ state: { ...snap, scopes: [sc] } }), `childStart[${at}] = ${v}`).toThrow(bad);
+    }
+  });
+
+  it('a corrupted snapshot is refused (GateError) or restores a gate that routes and commits with finite decisions', () => {
+    const r = rng(99);
+    const variants = [
+      { mode: 'fast', fastMinN: 64 },
+      { mode: 'fast', fastMinN: 64, fastCertify: 'decision' },
+      {},
+    ] as const;
+    const failures: string[] = [];
+    let refused = 0;
+    let restored = 0;
+    for (const opts of variants) {
+      const g = createNoveltyGate(opts);
+      const vs = Array.from({ length: 150 }, () => randomUnit(d, r));
+      vs.forEach((v, i) => g.commit('s', `m${i}`, v));
+      const base = JSON.parse(JSON.stringify(g.serialize()));
+      const b64Fields = (sc: Record<string, any>): [Record<string, any>, string][] => {
+        const out: [Record<string, any>, string][] = [];
+        for (const k of ['vectors', 'sum', 'scatter', 'basis']) if (typeof sc[k] === 'string') out.push([sc, k]);
+        if (sc.index) for (const k of ['top', 'childStart', 'centroids', 'cosRadius', 'members', 'counts']) out.push([sc.index, k]);
+        if (sc.sketch) out.push([sc.sketch, 'basis']);
+        return out;
+      };
+      const ints = (sc: Record<string, any>): [Record<string, any>, string][] => {
+        const out: [Record<string, any>, string][] = [];
+        for (const k of ['pcaComponents', 'changesSinceFit', 'refitScale', 'refits', 'commits', 'dimension']) out.push([sc, k]);
+        if (sc.index) out.push([sc.index, 'builtAt']);
+        if (sc.sketch) out.push([sc.sketch, 'builtAt'], [sc.sketch, 'dims']);
+        return out;
+      };
+      for (let t = 0; t < 100; t++) {
+        const snap = JSON.parse(JSON.stringify(base));
+        const sc = snap.scopes[0];
+        const what: string[] = [];
+        for (let m = 0; m < 1 + Math.floor(r.u() * 2); m++) {
+          if (r.u() < 0.6) {
+            const fs = b64Fields(sc);
+            const [obj, k] = fs[Math.floor(r.u() * fs.length)]!;
+            const bytes = new Uint8Array(Buffer.from(obj[k], 'base64'));
+            if (bytes.length === 0) continue;
+            const i = Math.floor(r.u() * bytes.length);
+            bytes[i] = Math.floor(r.u() * 256);
+            obj[k] = Buffer.from(bytes).toString('base64');
+            what.push(`${k}[byte ${i}]`);
+          } else {
+            const fs = ints(sc);
+            const [obj, k] = fs[Math.floor(r.u() * fs.length)]!;
+            const choices = [0, 1, 2, obj[k] + 1, obj[k] - 1, 1 << 20, 2 ** 31];
+            obj[k] = choices[Math.floor(r.u() * choices.length)];
+            what.push(`${k}=${obj[k]}`);
+          }
+        }
+        let h;
+        try {
+          h = createNoveltyGate({ state: snap });
+        } catch (e) {
+          if ((e as { code?: string }).code === 'BAD_SNAPSHOT' || (e as { code?: string }).code === 'BAD_OPTIONS') refused++;
+          else failures.push(`${JSON.stringify(opts)} ${what.join(', ')}: restore threw ${String(e)}`);
+          continue;
+        }
+        restored++;
+        try {
+          for (let q = 0; q < 3; q++) {
+            const v = randomUnit(d, r);
+            const dec = h.route('s', v);
+            const ok = ['add', 'update', 'noop'].includes(dec.action) && [dec.score, dec.novelty, dec.threshold, dec.kappa].every(Number.isFinite);
+            if (!ok) failures.push(`${JSON.stringify(opts)} ${what.join(', ')}: decision ${JSON.stringify(dec)}`);
+            h.commit('s', `q${t}-${q}`, v);
+          }
+        } catch (e) {
+          failures.push(`${JSON.stringify(opts)} ${what.join(', ')}: ${String(e)}`);
+        }
+      }
+    }
+    expect(failures.slice(0, 10)).toEqual([]);
+    expect(refused).toBeGreaterThan(0);
+    expect(restored).toBeGreaterThan(0);
+  });
+});

@@ -294,6 +294,11 @@ export function restoreScopes(
       if (counts.length !== nl || centroids.length !== nl * d || top.length !== (childStart.length - 1) * d || childStart[childStart.length - 1] !== nl) {
         bad(`scope ${sc.scope}: index shapes do not match`);
       }
+      // the clusters under each top centre are the ranges childStart[g] .. childStart[g + 1]: from 0, non-decreasing
+      // (a corrupted entry would send a scan over billions of clusters)
+      for (let g = 0; g < childStart.length; g++) {
+        if (childStart[g] < (g === 0 ? 0 : childStart[g - 1]) || (g === 0 && childStart[0] !== 0)) bad(`scope ${sc.scope}: index ranges are not ordered`);
+      }
       const members: Int32Array[] = [];
       let o = 0;
       const seen = new Uint8Array(n);
