@@ -16,7 +16,7 @@ import { createSqliteStore } from '../store/index.js';
 import { prepareChild, runAndKill } from '../testdata/crash-harness.js';
 import { seededRandom, unitVector } from '../testing/fixtures.js';
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
-import { GATE_STATE_NAME, GateRegistry } from './gates.js';
+import { GATE_STATE_NAME, GateRegistry, sealGateState } from './gates.js';
 import { uuidv7 } from './ids.js';
 import { createMemory, DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec, type Memory, type MemoryOptions } from './memory.js';
 import type { WriteGate } from './ports.js';
@@ -105,8 +105,23 @@ async function replayOf(store: MemoryStore, scope: ResolvedScope): Promise<strin
   if (!m.has(key)) m.set(key, await gateState(replaying(store), scope));
   return m.get(key)!;
 }
-async function rebuildWith(store: MemoryStore, state: unknown, scope: ResolvedScope = S): Promise<boolean> {
-  await store.saveState!(scope, GATE_STATE_NAME, typeof state === 'string' ? state : JSON.stringify(state));
+/**
+ * Put `state` in the slot, as a hostile writer would: objects (and JSON object texts) sealed with a
+ * fresh digest, so each check behind the digest is exercised; anything else as is.
+ */
+function forge(state: unknown): string {
+  if (typeof state === 'string') {
+    try {
+      const o = JSON.parse(state);
+      return o && typeof o === 'object' && !Array.isArray(o) ? sealGateState(o) : state;
+    } catch {
+      return state;
+    }
+  }
+  return state && typeof state === 'object' && !Array.isArray(state) ? sealGateState(state) : JSON.stringify(state);
+}
+async function rebuildWith(store: MemoryStore, state: unknown, scope: ResolvedScope = S, raw = false): Promise<boolean> {
+  await store.saveState!(scope, GATE_STATE_NAME, raw ? (state as string) : forge(state));
   const r = saving(store);
   sameGate(await gateState(r, scope), await replayOf(store, scope));
   return r.counters.restored === 1;
@@ -228,6 +243,27 @@ describe('forged or stale snapshots are never used', () => {
       expect(({} as Record<string, unknown>).tau0).toBeUndefined();
     }
     expect(await rebuildWith(store, text)).toBe(true);
+    await store.close();
+  });
+
+  it('a saved text damaged anywhere (a changed character, cut short) is refused by its digest', async () => {
+    const store = await openStore();
+    await seed(store, 1400);
+    const text = await saveNow(store);
+    expect(await rebuildWith(store, text, S, true)).toBe(true);
+    const snap = JSON.parse(text);
+    const sc = snap.scopes[0];
+    // one character of each field that no other check covers (PCA basis, scatter, sketch basis, τ, refits)
+    const spots = [sc.basis, sc.scatter, sc.sketch?.basis ?? sc.basis, `"tau":${sc.tau}`, `"refits":${sc.refits}`].map((f: string) => text.indexOf(f) + Math.floor(f.length / 2));
+    for (const at of spots) {
+      expect(at).toBeGreaterThan(0);
+      const c = text[at]!;
+      const damaged = text.slice(0, at) + (c === 'A' ? 'B' : c === '1' ? '2' : /[0-9]/.test(c) ? '1' : 'A') + text.slice(at + 1);
+      expect(damaged).not.toBe(text);
+      expect(await rebuildWith(store, damaged, S, true), `damage at ${at}`).toBe(false);
+    }
+    expect(await rebuildWith(store, text.slice(0, -10), S, true)).toBe(false);
+    expect(await rebuildWith(store, JSON.stringify({ ...snap, digest: undefined }), S, true)).toBe(false);
     await store.close();
   });
 

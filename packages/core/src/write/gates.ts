@@ -15,15 +15,19 @@
  * once it holds {@link GATE_SAVE_MIN_SIZE} memories and then every 10 % of its size in new commits,
  * and on `close()`. A rebuild then restores the snapshot and replays only the commits after it. The
  * snapshot is used only when it is exactly a prefix of the replay: its ids are the scope's first gate
- * members in id order and it was made with the same gate options; otherwise (a forget drops it, an
- * older or foreign snapshot, a changed option) the scope is replayed in full. Either way the gate
- * ends in the same state, bit for bit (tested).
+ * members in id order (same order), it was made with the same gate options, its digest matches
+ * ({@link sealGateState}), and the members' stored embeddings add up to its running sum (so a node
+ * rewritten in place is noticed); otherwise (a forget drops it, an older, foreign or damaged
+ * snapshot, a changed option) the scope is replayed in full. Either way the gate ends in the same
+ * state, bit for bit (tested, gate-state*.test.ts). The digest catches damage, not a forger who
+ * recomputes it: the store itself is trusted.
  *
  * The consolidation schedule (`writes`, `sinceConsolidation`, `recent`) is not replayed here: it is
  * restored from the scope's history rows by the writer on the scope's first write after a rebuild
  * (`Writer.restoreSchedule`, see {@link ScheduleRecord}), so it survives a restart, a failed write
  * and a `forget` too.
  */
+import { createHash } from 'node:crypto';
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
@@ -183,6 +187,36 @@ export const GATE_SAVE_MIN_SIZE = 1000;
 export const GATE_SAVE_MIN_COMMITS = 250;
 export const GATE_SAVE_FRACTION = 0.1;
 
+/** Field of the saved JSON holding the SHA-256 (base64url) of the rest of it. */
+const DIGEST_FIELD = 'digest';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/**
+ * The text saved for a gate snapshot (ours): its JSON with a trailing `digest` field, the SHA-256 of
+ * the JSON without it. A restore recomputes it, so a snapshot damaged anywhere (a flipped byte in the
+ * PCA basis, a truncated write by another tool) is replayed instead of used.
+ * @param snapshot a JSON object (the codec's `save` result)
+ */
+export function sealGateState(snapshot: object): string {
+  const { [DIGEST_FIELD]: _old, ...body } = snapshot as Record<string, unknown>;
+  const json = JSON.stringify(body);
+  return `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"${DIGEST_FIELD}":"${sha256(json)}"}`;
+}
+
+/** The snapshot object of a {@link sealGateState} text, or null when it is not JSON or its digest does not match. */
+export function openGateState(text: string): Record<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  const { [DIGEST_FIELD]: digest, ...body } = parsed as Record<string, unknown>;
+  // JSON.parse keeps the key order, so the body re-serializes to exactly the text that was hashed
+  return typeof digest === 'string' && sha256(JSON.stringify(body)) === digest ? body : null;
+}
+
 /**
  * Saves and restores the default per-scope gates (`@mem/gate-vmf` snapshots without vectors); see
  * the module comment.
@@ -283,8 +317,9 @@ export class GateRegistry {
     let state: any;
     try {
       const text = await this.store.loadState!(scope, GATE_STATE_NAME);
-      if (!text) return null;
-      state = JSON.parse(text);
+      if (typeof text !== 'string' || !text) return null;
+      state = openGateState(text);
+      if (!state) return null; // not JSON, or damaged (digest): replay
     } catch {
       return null; // unreadable: replay
     }
@@ -376,7 +411,7 @@ export class GateRegistry {
     const codec = this.codec;
     if (!codec) return false;
     try {
-      const text = JSON.stringify(codec.save(rt.gate, rt.key));
+      const text = sealGateState(codec.save(rt.gate, rt.key) as object);
       await this.store.saveState!(rt.scope, GATE_STATE_NAME, text);
       rt.unsaved = 0;
       rt.retryAt = 0;
