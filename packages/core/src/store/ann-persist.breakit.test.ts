@@ -233,7 +233,7 @@ describe('persisted HNSW graphs: break-it', () => {
     }
   });
 
-  it('10 sessions of random forgets (up to most of a scope), bulk writes and vector-changing upserts, by ANN and non-ANN writers: every search exact', async () => {
+  it('8 sessions of random forgets (up to most of a scope), bulk writes and vector-changing upserts, by ANN and non-ANN writers: every search exact', async () => {
     const path = fresh();
     const rnd = seededRandom(20261130);
     const scopes = [A, B];
@@ -241,7 +241,7 @@ describe('persisted HNSW graphs: break-it', () => {
     let seed = 1;
     let loadedWithChanges = 0;
     let graphsChecked = 0;
-    for (let session = 0; session < 10; session++) {
+    for (let session = 0; session < 8; session++) {
       // odd sessions: a writer without ANN first changes the scopes behind the saved graphs' back
       if (session % 3 === 2) {
         const other = await open(path, { ann: false });
@@ -290,8 +290,8 @@ describe('persisted HNSW graphs: break-it', () => {
       await store.close();
       expect(annFiles(path).filter((f) => f.endsWith('.tmp') || f.endsWith('.tmp.json'))).toEqual([]);
     }
-    expect(loadedWithChanges).toBeGreaterThan(3); // the correction path did run
-    expect(graphsChecked).toBeGreaterThan(10);
+    expect(loadedWithChanges).toBeGreaterThan(2); // the correction path did run
+    expect(graphsChecked).toBeGreaterThan(8);
   }, 20_000);
 
   it('two handles on one file: the other handle\'s commits drop the cache (syncCaches) and the reloaded graph is corrected; racing closes leave a usable pair', async () => {
@@ -525,7 +525,7 @@ describe('persisted HNSW graphs: break-it', () => {
     const closeMs = performance.now() - t0;
     expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json']);
     const states = new Set<string>();
-    for (let k = 0; k < 5; k++) {
+    for (let k = 0; k < 4; k++) {
       const c = run(path, 3000, 2 + k, 200);
       await c.ready;
       c.close();
@@ -547,7 +547,7 @@ describe('persisted HNSW graphs: break-it', () => {
   it('two processes close at the same moment, both saving the same scope\'s graph (racing renames and leftover cleanups): never a crash, never a wrong result', async () => {
     const path = await childBase();
     const outcomes: string[] = [];
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       rmSync(`${path}.ann`, { recursive: true, force: true }); // both children build (their graphs are new, so both save)
       const [a, b] = [run(path, 3000, 10 + round, 0), run(path, 3000, 20 + round, 0)];
       await Promise.all([a.ready, b.ready]);
@@ -699,4 +699,39 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(store.annStatus(A).loaded).toBeUndefined();
     await store.close();
   });
+
+  it('a path with spaces, #, % and non-ASCII letters: the graph is saved and adopted (hnswlib opens it by its UTF-8 bytes)', async () => {
+    const folder = join(dir, `dir with space #${++fileNo} %20 ünï`);
+    const path = join(folder, 'mémoire 記憶.db');
+    const s0 = await open(path);
+    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
+    await s0.buildAnnIndex(A);
+    await s0.close();
+    expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json']);
+    const s1 = await open(path);
+    await expectLikeExact(s1, path, [A], 5);
+    expect(s1.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });
+    await s1.close();
+  });
+
+  it('another process commits and saves while this one holds the scope: the next read drops the cache, adopts the other process\'s graph, exact', async () => {
+    const path = await childBase();
+    const first = run(path, 3000, 50, 0);
+    await first.ready;
+    first.close();
+    expect((await first.exit).code).toBe(0);
+    const store = await open(path);
+    await expectLikeExact(store, path, [CHILD], 3);
+    expect(store.annStatus(CHILD).loaded).toMatchObject({ loaded: true });
+    const c = run(path, 3000, 51, 300); // forgets 60 rows, writes 300, saves its graph on close
+    await c.ready;
+    c.close();
+    const done = await c.exit;
+    expect(done.code, done.stderr).toBe(0);
+    await expectLikeExact(store, path, [CHILD], 8);
+    expect(store.annStatus(CHILD).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 }); // the child's saved graph, already in step
+    expect(store.annStatus(CHILD).size).toBe(3000 - 60 + 300);
+    expect(expectGraphInStep(store, CHILD)).toBe(true);
+    await store.close();
+  }, 20_000);
 });
