@@ -58,6 +58,22 @@ describe('gate snapshots: hidden non-finite numbers', () => {
   });
 });
 
+describe('gate snapshots: a forged dimension', () => {
+  it('is refused (BAD_SNAPSHOT) before N × d floats are allocated for the supplied rows', () => {
+    const r = rng(3);
+    const g = createNoveltyGate();
+    const vs = Array.from({ length: 150 }, () => randomUnit(d, r));
+    vs.forEach((v, i) => g.commit('s', `m${i}`, v));
+    const slim = JSON.parse(JSON.stringify(g.serialize({ vectors: false })));
+    let asked = 0;
+    for (const dimension of [1 << 20, 2 ** 28, 2 ** 31 - 1]) {
+      const state = { ...slim, scopes: [{ ...slim.scopes[0], dimension }] };
+      expect(() => createNoveltyGate({ state, vectors: () => (asked++, vs) }), `dimension ${dimension}`).toThrow(expect.objectContaining({ code: 'BAD_SNAPSHOT' }));
+    }
+    expect(asked).toBe(0); // refused from the sum's length, before the source is asked
+  });
+});
+
 describe('gate snapshots: random corruption', () => {
   it('cluster ranges (childStart) out of order → BAD_SNAPSHOT, not a scan over billions of clusters', () => {
     const r = rng(5);

@@ -234,12 +234,13 @@ export function restoreScopes(
     const d = sc.dimension;
     if (options.dimension !== undefined && d !== options.dimension) bad(`scope ${sc.scope}: dimension ${d} ≠ ${options.dimension}`);
     const n = sc.ids.length;
-    const vec =
-      sc.vectors === null ? suppliedVectors(sc, d, source, (v, dim) => unit!(v, dim, options)) : decodeF32(sc.vectors);
+    // the sum (d floats) first: it bounds d before N × d floats are allocated for the rows
     const sum = decodeF64(sc.sum);
-    if (!vec || vec.length !== n * d) bad(`scope ${sc.scope}: vectors do not hold ${n} × ${d} floats`);
     if (!sum || sum.length !== d) bad(`scope ${sc.scope}: sum has the wrong length`);
     finite(sum, sc.scope, 'sum');
+    const vec =
+      sc.vectors === null ? suppliedVectors(sc, d, source, (v, dim) => unit!(v, dim, options)) : decodeF32(sc.vectors);
+    if (!vec || vec.length !== n * d) bad(`scope ${sc.scope}: vectors do not hold ${n} × ${d} floats`);
     for (let i = 0; i < vec.length; i++) if (!Number.isFinite(vec[i])) bad(`scope ${sc.scope}: non-finite vector entry`);
     const s = new ScopeState(d, densityOpt, Math.max(16, n));
     s.data.set(vec);
