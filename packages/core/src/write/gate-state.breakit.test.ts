@@ -317,17 +317,21 @@ async function checkFile(path: string, scopes: ResolvedScope[] = [S], used = tru
 }
 
 describe('gate snapshots through createMemory: live gates, failures, concurrency', () => {
-  it('the live gate (routes, Noops, Updates, consolidation) saved on close equals a full replay', async () => {
+  it('the live gate (routes, Noops, Updates, consolidation, derived nodes) saved on close equals a full replay', async () => {
     const path = await seededFile(1200);
     // a fixed κ (gate options pass through the codec too) makes near-repeats Noops and Updates
     const gate = { kappa: 400 };
-    const m = memoryOn(createSqliteStore({ path }), { gate });
+    // a System-Two stand-in: Updates escalate to merges, which store derived nodes (gate members too)
+    let merged = 0;
+    const summarizer = { summarize: async (r: { kind: string; memories: { text: string }[] }) => `${r.kind} summary ${++merged}: ${r.memories.map((x) => x.text).join(' / ')}` };
+    const m = memoryOn(createSqliteStore({ path }), { gate, summarizer });
     for (let i = 0; i < 40; i += 4) await m.add([obs(i), obs(i + 1), obs(i + 2)]);
     for (let i = 40; i < 60; i++) await m.add(obs(i));
     const st = await m.stats();
     expect(st.gate.noop).toBeGreaterThan(0);
     expect(st.gate.update).toBeGreaterThan(0);
     expect(st.consolidations).toBeGreaterThan(0);
+    expect(st.summarizerCalls).toBeGreaterThan(0);
     expect(st.gateState.saved).toBeGreaterThanOrEqual(1);
     await m.close();
     await checkFile(path, [S], true, gate);
