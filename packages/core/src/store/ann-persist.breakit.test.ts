@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
 import { spawn, type SpawnOptions } from 'node:child_process';
+import { createHash } from 'node:crypto';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mem-ann-breakit-'));
@@ -480,6 +481,17 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(hits).toHaveLength(5);
     expect(w2.annStatus(A).loaded).toMatchObject({ loaded: false, reason: 'header does not match the options' });
     await w2.close();
+    // the header forged to say 16-d (hash of the 8-d graph kept): hnswlib would read 16 floats per row
+    // from 8-float rows; the graph's own layout is checked first
+    rmSync(`${wide}.ann`, { recursive: true });
+    mkdirSync(`${wide}.ann`);
+    copyFileSync(`${path}.ann/1.hnsw`, `${wide}.ann/1.hnsw`);
+    writeFileSync(`${wide}.ann/1.hnsw.json`, JSON.stringify({ ...header, identity: `${createdAt}#1`, dim: 16 }));
+    const w3 = createSqliteStore({ path: wide, ann });
+    await w3.open(testMeta(16));
+    expect(await w3.vectorSearch(A, q, 5)).toHaveLength(5);
+    expect(w3.annStatus(A).loaded).toMatchObject({ loaded: false, reason: 'not a whole graph of this dimension' });
+    await w3.close();
   });
 
   it(':memory: and "" stores never touch the disk; scopes below the threshold never load or save a graph', async () => {
@@ -567,20 +579,38 @@ describe('persisted HNSW graphs: break-it', () => {
     console.log(`racing saves, what the next open found: ${outcomes.join(', ')}`);
   }, 20_000);
 
-  it('a graph cut short on disk (file size limit: hnswlib writes silently fewer bytes, then it is hashed) is refused by hnswlib\'s own size check, never crashes', async () => {
+  it('a save cut short on disk (file size limit: hnswlib writes fewer bytes without an error) never replaces the good saved pair, never crashes', async () => {
     const path = await childBase();
-    const c = run(path, 3000, 30, 0, { shellPrefix: 'ulimit -f 200' }); // 200 × 512 B: the ~0.5 MB graph is cut at 100 KiB
+    const good = run(path, 3000, 30, 0); // a whole graph saved first
+    await good.ready;
+    good.close();
+    expect((await good.exit).code).toBe(0);
+    const saved = readFileSync(`${path}.ann/1.hnsw`);
+    const savedHeader = readFileSync(`${path}.ann/1.hnsw.json`);
+    // a child with another m (so it refuses the saved graph and builds its own, without writing to
+    // SQLite) under a 300 × 512 B file size limit: its ~0.5 MB graph is cut at 150 KiB
+    const c = run(path, 3000, 31, 0, { shellPrefix: 'ulimit -f 300', spawn: { env: { ...process.env, ANN_CHILD_M: '8' } } });
     await c.ready;
     c.close();
     const done = await c.exit;
     expect(done.code, done.stderr).toBe(0);
-    const bytes = readFileSync(`${path}.ann/1.hnsw`).length;
-    expect(bytes).toBe(200 * 512);
+    expect(readFileSync(`${path}.ann/1.hnsw`).equals(saved)).toBe(true);
+    expect(readFileSync(`${path}.ann/1.hnsw.json`).equals(savedHeader)).toBe(true);
+    expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json']); // its temporary file removed
     const store = await open(path);
     await expectLikeExact(store, path, [CHILD], 5);
-    expect(store.annStatus(CHILD).loaded).toMatchObject({ loaded: false, reason: 'hnswlib could not read it' });
+    expect(store.annStatus(CHILD).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 }); // the good graph
+    expect(expectGraphInStep(store, CHILD)).toBe(true);
     await store.close();
-    expect(readFileSync(`${path}.ann/1.hnsw`).length).toBeGreaterThan(bytes); // saved whole by a process that can
+    // a cut-short file that did get there (an older build wrote it) is refused by hnswlib's own size check
+    const cut = saved.subarray(0, 150 * 1024);
+    writeFileSync(`${path}.ann/1.hnsw`, cut);
+    const header = JSON.parse(readFileSync(`${path}.ann/1.hnsw.json`, 'utf8')) as Record<string, unknown>;
+    writeFileSync(`${path}.ann/1.hnsw.json`, JSON.stringify({ ...header, bytes: cut.length, sha256: createHash('sha256').update(cut).digest('hex') }));
+    const again = await open(path);
+    await expectLikeExact(again, path, [CHILD], 5);
+    expect(again.annStatus(CHILD).loaded).toMatchObject({ loaded: false });
+    await again.close();
   }, 20_000);
 
   it('an unwritable .ann folder (mode 555; as root the child runs as user nobody, root writes anyway): close saves nothing, does not throw', async () => {

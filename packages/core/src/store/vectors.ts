@@ -89,6 +89,32 @@ interface AnnFileHeader {
   rowsDigest: string;
 }
 
+/**
+ * Whether `bytes` is a whole hnswlib index file of `dim`-dimensional float vectors (ours; the walk
+ * hnswlib's `loadIndex` does before it trusts a file, done on our copy): its fixed header (13 fields,
+ * 96 bytes on 64-bit builds), the level-0 block of `cur_element_count` elements, then each element's
+ * upper-level link list (a uint32 size + that many bytes), ending exactly at the end of the file.
+ * hnswlib's writer reports no I/O error, so a save cut short (disk full, file size limit) is caught
+ * here before it replaces a good file; on load it also refuses a graph of another dimension.
+ */
+export function hnswFileComplete(bytes: Buffer, dim: number): boolean {
+  const HEADER = 96;
+  if (bytes.length < HEADER) return false;
+  const count = bytes.readBigUInt64LE(16);
+  const perElement = bytes.readBigUInt64LE(24);
+  const labelOffset = bytes.readBigUInt64LE(32);
+  const dataOffset = bytes.readBigUInt64LE(40);
+  if (labelOffset - dataOffset !== BigInt(dim * 4)) return false;
+  const level0 = count * perElement;
+  if (level0 > BigInt(bytes.length)) return false;
+  let pos = HEADER + Number(level0);
+  for (let i = 0, n = Number(count); i < n; i++) {
+    if (pos + 4 > bytes.length) return false;
+    pos += 4 + bytes.readUInt32LE(pos);
+  }
+  return pos === bytes.length;
+}
+
 /** What loading a persisted graph did (ours; for tests and `annStatus`). */
 export interface AnnLoadReport {
   loaded: boolean;
@@ -392,6 +418,7 @@ export class ScopeVectors {
     try {
       this.ann.writeIndexSync(tmp);
       const bytes = readFileSync(tmp);
+      if (!hnswFileComplete(bytes, this.dim)) throw new Error('graph file written short');
       const header: AnnFileHeader = {
         format: '@mem/core-hnsw',
         version: 1,
@@ -441,6 +468,7 @@ export class ScopeVectors {
       return { loaded: false, reason: 'header does not match the options' };
     }
     if (bytes.length !== header.bytes || createHash('sha256').update(bytes).digest('hex') !== header.sha256) return { loaded: false, reason: 'hash mismatch' };
+    if (!hnswFileComplete(bytes, this.dim)) return { loaded: false, reason: 'not a whole graph of this dimension' };
     const ann = new Ctor('ip', this.dim);
     let labels: number[];
     try {

@@ -2,7 +2,7 @@
  * Child process of ann-persist.breakit.test.ts: opens the store file argv[2] (8-d, ANN threshold 100,
  * persisted graphs), tops scope `ann-child` up to argv[3] nodes, then writes argv[5] more and
  * forgets a fifth as many of the oldest (so its graph has something to save), builds the scope's
- * graph, prints `ready`, and closes the store (saving the graph) when a line arrives on stdin,
+ * graph (HNSW degree from env ANN_CHILD_M, default 16), prints `ready`, and closes the store (saving the graph) when a line arrives on stdin,
  * then prints `closed`. The parent may SIGKILL it at any moment after `ready`.
  */
 import { makeNode, testMeta, testScope, unitVector } from '../../testing/index.js';
@@ -13,7 +13,8 @@ const dim = 8;
 const scope = testScope('ann-child');
 
 async function main(): Promise<void> {
-  const store = createSqliteStore({ path, ann: { threshold: 100, efSearch: 400, build: 'blocking' } });
+  const m = Number(process.env.ANN_CHILD_M ?? 16); // another HNSW degree: the saved graph is refused and rebuilt
+  const store = createSqliteStore({ path, ann: { threshold: 100, efSearch: 400, build: 'blocking', m } });
   await store.open(testMeta(dim));
   const have = await store.count(scope);
   const t0 = performance.now();
