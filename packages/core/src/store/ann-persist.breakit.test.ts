@@ -588,8 +588,8 @@ describe('persisted HNSW graphs: break-it', () => {
     const saved = readFileSync(`${path}.ann/1.hnsw`);
     const savedHeader = readFileSync(`${path}.ann/1.hnsw.json`);
     // a child with another m (so it refuses the saved graph and builds its own, without writing to
-    // SQLite) under a 300 × 512 B file size limit: its ~0.5 MB graph is cut at 150 KiB
-    const c = run(path, 3000, 31, 0, { shellPrefix: 'ulimit -f 300', spawn: { env: { ...process.env, ANN_CHILD_M: '8' } } });
+    // SQLite) under a 200-block file size limit (100 KiB in sh's 512 B blocks, 200 KiB in bash's): its ~0.35 MB graph is cut short
+    const c = run(path, 3000, 31, 0, { shellPrefix: 'ulimit -f 200', spawn: { env: { ...process.env, ANN_CHILD_M: '8' } } });
     await c.ready;
     c.close();
     const done = await c.exit;
@@ -611,6 +611,12 @@ describe('persisted HNSW graphs: break-it', () => {
     await expectLikeExact(again, path, [CHILD], 5);
     expect(again.annStatus(CHILD).loaded).toMatchObject({ loaded: false });
     await again.close();
+    // control: the same child without the limit does replace the pair (so the limited one did try)
+    const free = run(path, 3000, 32, 0, { spawn: { env: { ...process.env, ANN_CHILD_M: '8' } } });
+    await free.ready;
+    free.close();
+    expect((await free.exit).code).toBe(0);
+    expect((JSON.parse(readFileSync(`${path}.ann/1.hnsw.json`, 'utf8')) as { m: number }).m).toBe(8);
   }, 20_000);
 
   it('an unwritable .ann folder (mode 555; as root the child runs as user nobody, root writes anyway): close saves nothing, does not throw', async (ctx) => {
