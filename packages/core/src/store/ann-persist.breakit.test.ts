@@ -205,13 +205,16 @@ describe('persisted HNSW graphs: break-it', () => {
     await store.write({ scope: A, nodes: nodesOf(A, 300, 1) });
     await store.buildAnnIndex(A);
     await store.close();
-    const leftovers = ['1.hnsw.999999.1.tmp', '1.hnsw.999999.1.tmp.json', '1.hnsw.4242.77.tmp'];
+    // pids above any pid_max (4194304): their writers are surely gone; process.ppid is alive (its save may be running)
+    const leftovers = ['1.hnsw.99999999.1.tmp', '1.hnsw.99999999.1.tmp.json', '1.hnsw.88888888.77.tmp', `1.hnsw.${process.pid}.5.tmp`];
+    const running = `1.hnsw.${process.ppid}.9.tmp`;
+    writeFileSync(join(`${path}.ann`, running), 'in flight');
     for (const f of leftovers) writeFileSync(join(`${path}.ann`, f), 'x'.repeat(1000));
     const again = await open(path);
     await again.vectorSearch(A, unitVector(dim, 5), 3);
     expect(again.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });
     await again.close();
-    expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json']);
+    expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json', running].sort());
   });
 
   it('a relative path stays bound to the folder it was opened in, even after process.chdir', async () => {
@@ -675,12 +678,12 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(g1.equals(g0)).toBe(false);
     const f = `${path}.ann/1.hnsw`;
     const states: Record<string, [Buffer | null, Buffer | null, string[]]> = {
-      'new graph, old header': [g1, h0, ['1.hnsw.1.2.tmp.json']],
+      'new graph, old header': [g1, h0, ['1.hnsw.99999999.2.tmp.json']],
       'old graph, new header': [g0, h1, []],
-      'old pair, new graph in tmp': [g0, h0, ['1.hnsw.1.2.tmp']],
+      'old pair, new graph in tmp': [g0, h0, ['1.hnsw.99999999.2.tmp']],
       'graph only': [g1, null, []],
-      'header only': [null, h1, ['1.hnsw.1.2.tmp']],
-      'old pair, empty tmp pair': [g0, h0, ['1.hnsw.3.4.tmp', '1.hnsw.3.4.tmp.json']],
+      'header only': [null, h1, ['1.hnsw.99999999.2.tmp']],
+      'old pair, empty tmp pair': [g0, h0, ['1.hnsw.99999999.4.tmp', '1.hnsw.99999999.4.tmp.json']],
     };
     for (const [name, [g, h, extra]] of Object.entries(states)) {
       rmSync(`${path}.ann`, { recursive: true, force: true });

@@ -7,8 +7,8 @@
  * relations, history, the batch's summed document-frequency changes); relations reference their
  * endpoint nodes by row id (schema v4). See packages/core/README.md "Stores".
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join as joinPath, resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemError, MemValidationError, MemNotFoundError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
 import { resolveScope, scopeKey } from '../scope.js';
@@ -138,6 +138,16 @@ const BM25_B = 0.75;
 export function bm25Term(tf: number, df: number, docLen: number, avgDocLen: number, docCount: number): number {
   const idf = Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
   return (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLen) / avgDocLen));
+}
+
+/** Whether a process with this id is running (a signal-0 probe; EPERM = running as another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function toBlob(v: Float32Array): Buffer {
@@ -435,6 +445,7 @@ export class SqliteStore implements MemoryStore {
       } catch {
         // closing anyway
       }
+      this.sweepAnnLeftovers();
     }
     this.closed = true;
     for (const sv of this.vectors.values()) sv.dispose();
@@ -815,6 +826,27 @@ export class SqliteStore implements MemoryStore {
   private annIdentity(sid: number): string {
     const created = (this.stmt("SELECT value FROM meta WHERE key = 'createdAt'").get() as { value: string } | undefined)?.value ?? '';
     return `${created}#${sid}`;
+  }
+
+  /**
+   * Remove what killed graph saves left in the `.ann` folder (`<sid>.hnsw.<pid>.<ms>.tmp[.json]`),
+   * once per close and for every scope, also those whose graph needs no new save; the files of a
+   * save still running in another live process are kept. Never throws.
+   */
+  private sweepAnnLeftovers(): void {
+    if (!this.annOptions?.persist || this.annBase === null) return;
+    const folder = `${this.annBase}.ann`;
+    try {
+      for (const f of readdirSync(folder)) {
+        const m = /^\d+\.hnsw\.(\d+)\.\d+\.tmp(\.json)?$/u.exec(f);
+        if (!m) continue;
+        const pid = Number(m[1]);
+        if (pid !== process.pid && processAlive(pid)) continue;
+        rmSync(joinPath(folder, f), { force: true });
+      }
+    } catch {
+      // no folder, or not readable: nothing to clean
+    }
   }
 
   /** Save a scope's finished HNSW graph (before its cache is dropped); never throws. */

@@ -406,16 +406,12 @@ export class ScopeVectors {
   saveAnn(file: string, identity: string): boolean {
     if (this.annState !== 'ready' || !this.ann || !this.ann_) return false;
     if (this.annAdded < this.n) this.buildStep(0);
-    try {
-      // leftovers of a save that was killed midway (also when this graph needs no new save)
-      const stem = `${basename(file)}.`;
-      for (const f of readdirSync(dirname(file))) if (f.startsWith(stem) && /\.tmp(\.json)?$/u.test(f)) rmSync(join(dirname(file), f), { force: true });
-    } catch {
-      // no folder yet, or not readable: nothing to clean
-    }
     if (!this.annDirty && existsSync(file) && existsSync(`${file}.json`)) return false;
     const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
     try {
+      // leftovers of a save that was killed midway
+      const stem = `${basename(file)}.`;
+      for (const f of readdirSync(dirname(file))) if (f.startsWith(stem) && /\.tmp(\.json)?$/u.test(f)) rmSync(join(dirname(file), f), { force: true });
       this.ann.writeIndexSync(tmp);
       const bytes = readFileSync(tmp);
       if (!hnswFileComplete(bytes, this.dim)) throw new Error('graph file written short');
