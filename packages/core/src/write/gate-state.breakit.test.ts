@@ -178,7 +178,7 @@ describe('forged or stale snapshots are never used', () => {
     await store.close();
   });
 
-  it('non-finite numbers hidden in base64 (sum, basis, scatter, sketch)', async () => {
+  it('non-finite numbers hidden in base64 (sum, basis, scatter)', async () => {
     const store = await openStore();
     await seed(store, 1400);
     const snap = JSON.parse(await saveNow(store));
@@ -188,11 +188,11 @@ describe('forged or stale snapshots are never used', () => {
       a[0] = v;
       return Buffer.from(a.buffer).toString('base64');
     };
-    for (const bad of [NaN, Infinity, -Infinity]) {
-      expect(await rebuildWith(store, { ...snap, scopes: [{ ...sc, sum: poison(sc.sum, bad) }] })).toBe(false);
-      expect(await rebuildWith(store, { ...snap, scopes: [{ ...sc, basis: poison(sc.basis, bad) }] })).toBe(false);
-      if (sc.scatter) expect(await rebuildWith(store, { ...snap, scopes: [{ ...sc, scatter: poison(sc.scatter, bad) }] })).toBe(false);
-    }
+    // (each value in each field: packages/gate-vmf/src/snapshot.breakit.test.ts)
+    expect(await rebuildWith(store, { ...snap, scopes: [{ ...sc, sum: poison(sc.sum, NaN) }] })).toBe(false);
+    expect(await rebuildWith(store, { ...snap, scopes: [{ ...sc, basis: poison(sc.basis, Infinity) }] })).toBe(false);
+    expect(sc.scatter).not.toBeNull();
+    expect(await rebuildWith(store, { ...snap, scopes: [{ ...sc, scatter: poison(sc.scatter, -Infinity) }] })).toBe(false);
     await store.close();
   });
 
@@ -220,15 +220,12 @@ describe('forged or stale snapshots are never used', () => {
       { ...snap, scopes: { 0: sc, length: 1 } },
       { ...snap, scopes: [{ ...sc, ids: { length: ids.length } }] },
       { ...snap, version: 2 },
-      { ...snap, format: 'other' },
       { ...snap, options: { ...snap.options, tau0: snap.options.tau0 + 1e-12 } },
       { ...snap, options: { ...snap.options, mode: 'exact' } },
       // the other scope's snapshot, as is and relabelled to this scope
       otherSnap,
       { ...otherSnap, scopes: [{ ...otherSnap.scopes[0], scope: KEY }] },
       null,
-      [],
-      42,
       '"a string"',
       text.replace('"options":{', '"options":{"__proto__":{"tau0":0.9},'),
       text.replace('"scopes":[{', '"scopes":[{"__proto__":{"ids":[]},'),
@@ -315,6 +312,51 @@ async function checkFile(path: string, scopes: ResolvedScope[] = [S], used = tru
   }
   await store.close();
 }
+
+describe('gate snapshots: random sequences of store operations', () => {
+  it('writes, saves, forgets, in-place rewrites and damage in random order: every rebuild equals a full replay', async () => {
+    const rnd = seededRandom(20261130);
+    const store = await openStore();
+    let nodes = await seed(store, 1250); // 1072 gate members: saved from 1000 on
+    let next = 1250;
+    let restored = 0;
+    const log: string[] = [];
+    for (let step = 0; step < 10; step++) {
+      const op = Math.floor(rnd() * 5);
+      if (op === 0) {
+        const k = 1 + Math.floor(rnd() * 40);
+        nodes = nodes.concat(await seed(store, k, next));
+        next += k;
+        log.push(`write ${k}`);
+      } else if (op === 1) {
+        const victim = nodes[Math.floor(rnd() * nodes.length)]!;
+        await store.forget(S, victim.id);
+        nodes = nodes.filter((n) => n.id !== victim.id);
+        log.push('forget');
+      } else if (op === 2) {
+        const i = Math.floor(rnd() * nodes.length);
+        const v = nodes[i]!;
+        const flip = rnd() < 0.5;
+        nodes[i] = { ...v, embedding: flip ? v.embedding : clustered(50_000 + step), gate: flip ? { ...v.gate!, action: v.gate!.action === 'noop' ? 'add' : 'noop' } : v.gate };
+        await store.write({ scope: S, nodes: [nodes[i]!] });
+        log.push(flip ? 'rewrite membership' : 'rewrite embedding');
+      } else if (op === 3) {
+        const text = await store.loadState!(S, GATE_STATE_NAME);
+        if (text) await store.saveState!(S, GATE_STATE_NAME, text.replace(/"refits":\d+/, '"refits":0'));
+        log.push('damage');
+      } else log.push('-');
+      // a process that saves now and then (as the write path does), and a rebuild
+      const reg = saving(store);
+      const rt = await reg.runtime(S, KEY);
+      sameGate(JSON.stringify((rt.gate as unknown as NoveltyGate).serialize()), await gateState(replaying(store)), `after ${log.join(', ')}`);
+      restored += reg.counters.restored;
+      log.push(`r${reg.counters.restored}`);
+      if (rnd() < 0.7) await reg.afterCommit(rt, 1_000_000);
+    }
+    expect(restored).toBeGreaterThan(0);
+    await store.close();
+  });
+});
 
 describe('gate snapshots through createMemory: live gates, failures, concurrency', () => {
   it('the live gate (routes, Noops, Updates, consolidation, derived nodes) saved on close equals a full replay', async () => {
@@ -511,7 +553,7 @@ describe('gate snapshots: crashes, schema migration, the state slot itself', () 
     let acked = 0;
     let restored = 0;
     try {
-      for (let run = 0; run < 3; run++) {
+      for (let run = 0; run < 2; run++) {
         acked += (await runAndKill(child, [path], join(here, '..', '..'), 80 + Math.floor(rnd() * 250))).length;
         const store = await openStore(path);
         expect(store.checkIntegrity()).toEqual([]);
@@ -523,7 +565,7 @@ describe('gate snapshots: crashes, schema migration, the state slot itself', () 
     } finally {
       child.dispose();
     }
-    expect(acked).toBeGreaterThan(3); // the children did save between kills
+    expect(acked).toBeGreaterThan(2); // the children did save between kills
     expect(restored).toBeGreaterThan(0);
   }, 60_000);
 
