@@ -106,7 +106,8 @@ export interface NoveltyGate {
    * JSON-safe snapshot; `createNoveltyGate({ state })` restores it exactly (same decisions, bit for bit).
    * `scopes` limits it to those scopes (unknown names are skipped); `vectors: false` leaves the N × d
    * vectors out (`vectors: null`, about 4·N·d bytes less) for a caller that can supply them again on
-   * restore (`createNoveltyGate({ state, vectors })`). Ours.
+   * restore (`createNoveltyGate({ state, vectors })`). Ours. @throws GateError BAD_OPTIONS when `scopes`
+   * is not an array of strings or `vectors` not a boolean
    */
   serialize(options?: { scopes?: readonly string[]; vectors?: boolean }): GateSnapshot;
   /** The resolved options. */
@@ -416,6 +417,11 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot;
     },
 
     serialize(so) {
+      // a string for `scopes` would be read as its characters, `vectors: 'false'` as true: refused
+      if (so?.scopes !== undefined && (!Array.isArray(so.scopes) || !so.scopes.every((x) => typeof x === 'string'))) {
+        throw new GateError('BAD_OPTIONS', 'serialize: scopes must be an array of scope names');
+      }
+      if (so?.vectors !== undefined && typeof so.vectors !== 'boolean') throw new GateError('BAD_OPTIONS', 'serialize: vectors must be a boolean');
       const out: GateSnapshot = { format: '@mem/gate-vmf', version: 1, options: { ...opt }, scopes: [] };
       const only = so?.scopes ? new Set(so.scopes) : null;
       const withVectors = so?.vectors !== false;

@@ -58,6 +58,21 @@ describe('gate snapshots: hidden non-finite numbers', () => {
   });
 });
 
+describe('serialize options', () => {
+  it('a scopes string or a non-boolean vectors flag is BAD_OPTIONS (not read as characters / as true)', () => {
+    const g = createNoveltyGate();
+    g.commit('ab', 'm0', randomUnit(d, rng(1)));
+    g.commit('b', 'm1', randomUnit(d, rng(2)));
+    const bad = expect.objectContaining({ code: 'BAD_OPTIONS' });
+    for (const so of [{ scopes: 'ab' }, { scopes: [1] }, { scopes: null }, { vectors: 'false' }, { vectors: 0 }]) {
+      expect(() => g.serialize(so as never), JSON.stringify(so)).toThrow(bad);
+    }
+    expect(g.serialize({ scopes: ['ab'], vectors: false }).scopes.map((s) => [s.scope, s.vectors])).toEqual([['ab', null]]);
+    expect(g.serialize({ scopes: [] }).scopes).toEqual([]);
+    expect(g.serialize().scopes).toHaveLength(2);
+  });
+});
+
 describe('gate snapshots: a forged dimension', () => {
   it('is refused (BAD_SNAPSHOT) before N × d floats are allocated for the supplied rows', () => {
     const r = rng(3);
