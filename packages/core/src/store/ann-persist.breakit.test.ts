@@ -4,18 +4,18 @@
  * opened with `ann: false` on the same file: same ids, same scores), and a bad, stale, foreign or
  * half-written file never crashes the process nor throws from a read.
  */
+import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
 import { makeNode, seededRandom, testMeta, testScope, unitVector } from '../testing/fixtures.js';
 import type { MemoryNode, ResolvedScope } from '../types.js';
-import Database from 'better-sqlite3';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite.js';
-import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
-import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { createHash } from 'node:crypto';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mem-ann-breakit-'));
@@ -244,6 +244,7 @@ describe('persisted HNSW graphs: break-it', () => {
     const byScope = new Map<ResolvedScope, Map<string, MemoryNode>>(scopes.map((s) => [s, new Map()]));
     let seed = 1;
     let loadedWithChanges = 0;
+    let loadedAsSaved = 0; // (the rowsDigest fast path: nothing checked row by row)
     let graphsChecked = 0;
     for (let session = 0; session < 8; session++) {
       // odd sessions: a writer without ANN first changes the scopes behind the saved graphs' back
@@ -268,6 +269,7 @@ describe('persisted HNSW graphs: break-it', () => {
         await store.vectorSearch(s, unitVector(dim, seed), 5);
         const report = store.annStatus(s).loaded;
         if (report?.loaded && (report.removed || report.updated || report.tail)) loadedWithChanges++;
+        if (report?.loaded && !report.removed && !report.updated) loadedAsSaved++;
         const op = rnd();
         if (op < 0.35) {
           // forget many (sometimes nearly all), then write many
@@ -296,6 +298,7 @@ describe('persisted HNSW graphs: break-it', () => {
     }
     expect(loadedWithChanges).toBeGreaterThan(2); // the correction path did run
     expect(graphsChecked).toBeGreaterThan(8);
+    expect(loadedAsSaved).toBeGreaterThan(2);
   }, 20_000);
 
   it('two handles on one file: the other handle\'s commits drop the cache (syncCaches) and the reloaded graph is corrected; racing closes leave a usable pair', async () => {
@@ -786,4 +789,51 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(expectGraphInStep(store, CHILD)).toBe(true);
     await store.close();
   }, 20_000);
+
+  it('one long session of interleaved writes, upserts, forgets, searches and idle turns (background build, small maxTail, compactions): the graph stays in step, so the fast-path load after it is sound', async () => {
+    const path = fresh();
+    const store = await open(path, { ann: { ...ann, build: 'background', maxTail: 16 } });
+    const rnd = seededRandom(99);
+    let seed = 1;
+    let checked = 0;
+    const seen = new Set<string>();
+    let last = 'none';
+    const live: MemoryNode[] = [];
+    for (let step = 0; step < 160; step++) {
+      const r = rnd();
+      if (r < 0.35 || live.length < 150) {
+        const added = nodesOf(A, 1 + Math.floor(rnd() * 40), (seed += 100));
+        await store.write({ scope: A, nodes: added });
+        live.push(...added);
+      } else if (r < 0.55) {
+        const moved = live.filter(() => rnd() < 0.05).map((n) => ({ ...n, embedding: unitVector(dim, 3_000_000 + seed++) }));
+        if (moved.length) await store.write({ scope: A, nodes: moved });
+        for (const m of moved) live[live.findIndex((n) => n.id === m.id)] = m;
+      } else if (r < 0.75) {
+        const share = rnd() < 0.1 ? 0.5 : 0.05; // now and then enough to trigger a compaction or a rebuild
+        for (const n of live.filter(() => rnd() < share)) {
+          await store.forget(A, n.id);
+          live.splice(live.indexOf(n), 1);
+        }
+      } else if (r < 0.9) {
+        await store.vectorSearch(A, unitVector(dim, 4_000_000 + step), 5);
+      } else {
+        await new Promise((res) => setTimeout(res, 5)); // idle: the background build and tail drain advance
+      }
+      if (expectGraphInStep(store, A)) checked++;
+      const st = store.annStatus(A);
+      if (st.state === 'ready' && st.pending > 0) seen.add('tail');
+      if (last === 'ready' && st.state === 'none') seen.add('rebuilt after tombstones');
+      last = st.state;
+    }
+    await expectLikeExact(store, path, [A], 10);
+    await store.close();
+    expect(checked).toBeGreaterThan(40);
+    expect([...seen].sort()).toEqual(['rebuilt after tombstones', 'tail']);
+    const again = await open(path);
+    await expectLikeExact(again, path, [A], 10);
+    expect(again.annStatus(A).loaded).toMatchObject({ loaded: true, removed: 0, updated: 0, tail: 0 });
+    expect(expectGraphInStep(again, A)).toBe(true);
+    await again.close();
+  });
 });
