@@ -229,6 +229,7 @@ describe('derived state (loadState / saveState)', () => {
       () => store.saveState!(scopeA, '', 'v'),
       () => store.saveState!(scopeA, 'x'.repeat(201), 'v'),
       () => store.saveState!(scopeA, 'gate', 7 as unknown as string),
+      () => store.saveState!(scopeA, 'gate', 'half a pair \uD800 here'),
       () => store.loadState!(scopeA, 3 as unknown as string),
     ]) {
       const e = await call().then(() => null, (x) => x);

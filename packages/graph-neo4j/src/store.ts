@@ -98,6 +98,9 @@ function checkK(k: number, what: string): number {
   return k;
 }
 
+/** A UTF-16 surrogate without its pair (not representable in UTF-8). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A derived-state name (MemoryStore.loadState): 1–200 characters. */
 function checkStateName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
@@ -373,6 +376,8 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
       const s = checkScope(scope);
       checkStateName(name);
       if (value !== null && typeof value !== 'string') throw new MemValidationError('INVALID_INPUT', 'state value must be a string or null');
+      // Bolt sends UTF-8: a lone surrogate would come back as U+FFFD, i.e. another value
+      if (value !== null && LONE_SURROGATE.test(value)) throw new MemValidationError('INVALID_INPUT', 'state value must be well-formed Unicode (it holds a lone surrogate)');
       await guarded('saveState', (r) =>
         r.write(async (tx) => {
           await tx.run(value === null ? buildDeleteStateQuery(s, name) : buildSaveStateQuery(s, name, value));

@@ -392,6 +392,9 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         await expectMemError(store.saveState(A, '', 'v'), 'INVALID_INPUT');
         await expectMemError(store.saveState(A, 'n'.repeat(201), 'v'), 'INVALID_INPUT');
         await expectMemError(store.saveState(A, 'gate', 42 as unknown as string), 'INVALID_INPUT');
+        // a lone surrogate cannot round-trip through UTF-8 storage: refused, not silently changed
+        await expectMemError(store.saveState(A, 'gate', 'broken \uDC00 pair'), 'INVALID_INPUT');
+        expect(await store.loadState(A, 'gate')).toBeNull();
         await expectMemError(store.loadState(A, ''), 'INVALID_INPUT');
         expect(await store.loadState(A, 'other')).toBe('{"n":1}');
       });
