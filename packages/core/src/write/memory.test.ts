@@ -328,6 +328,7 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     expect(() => createMemory({ candidateEfSearch: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     expect(() => createMemory({ consolidateEveryy: 3 } as any)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('did you mean "consolidateEvery"') }));
     expect(() => createMemory({ gate: { mdoe: 'exact' } })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('Invalid gate options') }));
+    expect(() => createMemory({ gate: { mdoe: 'exact' } })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('Invalid gate options: Invalid gate options') }));
     expect(() => createMemory({ gate: { tauMin: -1 } })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     expect(() => createMemory({ gate: { mode: 'exact' } })).not.toThrow();
     await m.close();

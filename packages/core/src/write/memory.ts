@@ -333,7 +333,9 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     try {
       probe = createNoveltyGate(gateOptions);
     } catch (e) {
-      throw new MemValidationError('INVALID_INPUT', `Invalid gate options: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      // gate-vmf's own messages already say "Invalid gate options: …"
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new MemValidationError('INVALID_INPUT', msg.startsWith('Invalid gate options') ? msg : `Invalid gate options: ${msg}`, { cause: e });
     }
     gateSource = { factory: () => createNoveltyGate(gateOptions) as unknown as WriteGate, codec: noveltyGateCodec(probe.options) };
   }
