@@ -822,7 +822,11 @@ export class SqliteStore implements MemoryStore {
     return `${this.annBase}.ann/${sid}.hnsw`;
   }
 
-  /** The store's creation stamp and the scope row id: a saved graph of another file or scope is never used. */
+  /**
+   * The store's creation stamp and the scope row id, recorded in a saved graph's header: a graph of
+   * another store or scope is not adopted (a copied file shares the stamp; the row-by-row check on
+   * load then keeps results exact anyway).
+   */
   private annIdentity(sid: number): string {
     const created = (this.stmt("SELECT value FROM meta WHERE key = 'createdAt'").get() as { value: string } | undefined)?.value ?? '';
     return `${created}#${sid}`;

@@ -5,9 +5,12 @@
  * source of truth is the store's BLOBs, and it can always be rebuilt from them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { threadId } from 'node:worker_threads';
+
+/** Saves started by this thread (part of the temporary file names). */
+let saveSeq = 0;
 
 type Hnsw = {
   initIndex(opts: { maxElements: number; m?: number; efConstruction?: number; randomSeed?: number; allowReplaceDeleted?: boolean }): void;
@@ -407,11 +410,10 @@ export class ScopeVectors {
     if (this.annState !== 'ready' || !this.ann || !this.ann_) return false;
     if (this.annAdded < this.n) this.buildStep(0);
     if (!this.annDirty && existsSync(file) && existsSync(`${file}.json`)) return false;
-    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    // unique per process, thread and save (leftovers of killed saves are swept by the store's close)
+    const token = `${Date.now()}${String(threadId).padStart(4, '0')}${String(++saveSeq % 10_000).padStart(4, '0')}`;
+    const tmp = `${file}.${process.pid}.${token}.tmp`;
     try {
-      // leftovers of a save that was killed midway
-      const stem = `${basename(file)}.`;
-      for (const f of readdirSync(dirname(file))) if (f.startsWith(stem) && /\.tmp(\.json)?$/u.test(f)) rmSync(join(dirname(file), f), { force: true });
       this.ann.writeIndexSync(tmp);
       const bytes = readFileSync(tmp);
       if (!hnswFileComplete(bytes, this.dim)) throw new Error('graph file written short');
