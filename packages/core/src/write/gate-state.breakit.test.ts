@@ -10,17 +10,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNoveltyGate, type NoveltyGate } from '@mem/gate-vmf';
+import type { NoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
 import { prepareChild, runAndKill } from '../testdata/crash-harness.js';
-import { seededRandom, unitVector } from '../testing/fixtures.js';
-import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import { seededRandom } from '../testing/fixtures.js';
+import type { MemoryStore, ResolvedScope } from '../types.js';
 import { GATE_STATE_NAME, GateRegistry, sealGateState } from './gates.js';
-import { uuidv7 } from './ids.js';
-import { createMemory, DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec, type Memory, type MemoryOptions } from './memory.js';
-import type { WriteGate } from './ports.js';
+import { createMemory, MEMORY_SCHEMA_VERSION, type Memory, type MemoryOptions } from './memory.js';
 import { failingController, flakyStore, simpleExtractor } from './test-kit.js';
+import { clustered, gateJson, replayingRegistry, savingRegistry, seedNodes } from './testdata/gate-state-kit.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-gate-breakit-'));
@@ -36,57 +35,10 @@ async function openStore(path = join(dir, `s${++fileNo}.db`)): Promise<ReturnTyp
   return Object.assign(store, { path });
 }
 
-/** Embedding i: one of five topic directions plus a little noise (dense scopes, as real text gives). */
-function clustered(i: number): Float32Array {
-  const c = unitVector(dim, 1 + (i % 5));
-  const e = unitVector(dim, 1000 + i);
-  const v = new Float32Array(dim);
-  let s = 0;
-  for (let j = 0; j < dim; j++) s += (v[j] = c[j]! + 0.15 * e[j]!) ** 2;
-  for (let j = 0; j < dim; j++) v[j]! /= Math.sqrt(s);
-  return v;
-}
-
-function synthetic(i: number, scope: ResolvedScope, id = uuidv7()): MemoryNode {
-  return {
-    id,
-    scope,
-    text: `synthetic memory ${i}`,
-    speaker: null,
-    observedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
-    eventTime: null,
-    entities: [],
-    keywords: [],
-    types: { episodic: 1, semantic: 0, procedural: 0, preference: 0 },
-    embedding: clustered(i),
-    gate: { action: i % 7 === 6 ? 'noop' : 'add', novelty: 1, score: -1, threshold: 0, kappa: 1, density: 1, nearest: null },
-    provenance: { sourceId: `syn:${i}`, contentHash: `h${scopeKey(scope)}:${i}`, metadata: {} },
-    obsoleteBy: null,
-    createdAt: new Date().toISOString(),
-  };
-}
-
-/** n stored nodes in write order; every 7th a gate Noop (not a gate member). */
-async function seed(store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S): Promise<MemoryNode[]> {
-  const nodes: MemoryNode[] = [];
-  for (let i = from; i < from + n; i++) nodes.push(synthetic(i, scope));
-  for (let i = 0; i < nodes.length; i += 1000) await store.write({ scope, nodes: nodes.slice(i, i + 1000) });
-  return nodes;
-}
-
-const gateOptions = (extra: Record<string, unknown> = {}) => ({ ...DEFAULT_WRITE_GATE_OPTIONS, ...extra });
-function saving(store: MemoryStore, extra: Record<string, unknown> = {}) {
-  const o = gateOptions(extra);
-  return new GateRegistry(store, { factory: () => createNoveltyGate(o) as unknown as WriteGate, codec: noveltyGateCodec(createNoveltyGate(o).options) });
-}
-function replaying(store: MemoryStore, extra: Record<string, unknown> = {}) {
-  const o = gateOptions(extra);
-  return new GateRegistry(store, { factory: () => createNoveltyGate(o) as unknown as WriteGate });
-}
-async function gateState(reg: GateRegistry, scope: ResolvedScope = S): Promise<string> {
-  const rt = await reg.runtime(scope, scopeKey(scope));
-  return JSON.stringify((rt.gate as unknown as NoveltyGate).serialize());
-}
+const seed = (store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S) => seedNodes(store, scope, n, from);
+const saving = savingRegistry;
+const replaying = replayingRegistry;
+const gateState = (reg: GateRegistry, scope: ResolvedScope = S) => gateJson(reg, scope);
 /** Save the scope's gate now (through a replaying-then-saving registry) and return the saved JSON. */
 async function saveNow(store: MemoryStore, scope: ResolvedScope = S): Promise<string> {
   const reg = saving(store);

@@ -8,16 +8,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNoveltyGate, type NoveltyGate } from '@mem/gate-vmf';
+import { createNoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
-import { unitVector } from '../testing/fixtures.js';
-import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import type { MemoryStore, ResolvedScope } from '../types.js';
 import { GATE_SAVE_MIN_SIZE, GATE_STATE_NAME, GateRegistry } from './gates.js';
-import { uuidv7 } from './ids.js';
-import { createMemory, DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec } from './memory.js';
+import { createMemory, DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION } from './memory.js';
 import type { WriteGate } from './ports.js';
 import { simpleExtractor } from './test-kit.js';
+import { gateJson, replayingRegistry, savingRegistry, seedNodes } from './testdata/gate-state-kit.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-gate-state-'));
@@ -33,58 +32,10 @@ async function openStore(path = join(dir, `s${++fileNo}.db`)): Promise<MemorySto
   return Object.assign(store, { path });
 }
 
-/** Embedding i: one of five topic directions plus a little noise (dense scopes, as real text gives). */
-function clustered(i: number): Float32Array {
-  const c = unitVector(dim, 1 + (i % 5));
-  const e = unitVector(dim, 1000 + i);
-  const v = new Float32Array(dim);
-  let s = 0;
-  for (let j = 0; j < dim; j++) s += (v[j] = c[j]! + 0.15 * e[j]!) ** 2;
-  for (let j = 0; j < dim; j++) v[j]! /= Math.sqrt(s);
-  return v;
-}
-
-/** n stored nodes in write order; every 7th a gate Noop (not a gate member). */
-async function seed(store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S): Promise<MemoryNode[]> {
-  const nodes: MemoryNode[] = [];
-  for (let i = from; i < from + n; i++) {
-    const id = uuidv7();
-    nodes.push({
-      id,
-      scope,
-      text: `synthetic memory ${i}`,
-      speaker: null,
-      observedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
-      eventTime: null,
-      entities: [],
-      keywords: [],
-      types: { episodic: 1, semantic: 0, procedural: 0, preference: 0 },
-      embedding: clustered(i),
-      gate: { action: i % 7 === 6 ? 'noop' : 'add', novelty: 1, score: -1, threshold: 0, kappa: 1, density: 1, nearest: null },
-      provenance: { sourceId: `syn:${i}`, contentHash: `h${scopeKey(scope)}:${i}`, metadata: {} },
-      obsoleteBy: null,
-      createdAt: new Date().toISOString(),
-    });
-  }
-  for (let i = 0; i < nodes.length; i += 1000) await store.write({ scope, nodes: nodes.slice(i, i + 1000) });
-  return nodes;
-}
-
-const gateOptions = (extra: Record<string, unknown> = {}) => ({ ...DEFAULT_WRITE_GATE_OPTIONS, ...extra });
-/** A registry like createMemory's default (per-scope gates, saved and restored). */
-function saving(store: MemoryStore, extra: Record<string, unknown> = {}) {
-  const o = gateOptions(extra);
-  return new GateRegistry(store, { factory: () => createNoveltyGate(o) as unknown as WriteGate, codec: noveltyGateCodec(createNoveltyGate(o).options) });
-}
-/** The reference: the same gates, always replayed in full. */
-function replaying(store: MemoryStore, extra: Record<string, unknown> = {}) {
-  const o = gateOptions(extra);
-  return new GateRegistry(store, { factory: () => createNoveltyGate(o) as unknown as WriteGate });
-}
-async function gateState(reg: GateRegistry, scope: ResolvedScope = S): Promise<string> {
-  const rt = await reg.runtime(scope, scopeKey(scope));
-  return JSON.stringify((rt.gate as unknown as NoveltyGate).serialize());
-}
+const seed = (store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S) => seedNodes(store, scope, n, from);
+const saving = savingRegistry;
+const replaying = replayingRegistry;
+const gateState = (reg: GateRegistry, scope: ResolvedScope = S) => gateJson(reg, scope);
 
 describe('gate snapshots (GateRegistry)', () => {
   it('a restored snapshot plus the replayed tail equals a full replay, bit for bit (certificate sketch included)', async () => {
@@ -182,7 +133,7 @@ describe('gate snapshots (GateRegistry)', () => {
     await reg.afterCommit(rt, 0);
     expect(reg.counters.saved).toBe(0);
     expect(await gateState(reg)).toBe(await gateState(replaying(store)));
-    const shared = new GateRegistry(store, { shared: createNoveltyGate(gateOptions()) as unknown as WriteGate });
+    const shared = new GateRegistry(store, { shared: createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS }) as unknown as WriteGate });
     const srt = await shared.runtime(S, KEY);
     await shared.afterCommit(srt, 0);
     expect(shared.counters.saved).toBe(0);

@@ -7,12 +7,11 @@
 import { createNoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../../scope.js';
 import { createSqliteStore } from '../../store/index.js';
-import { unitVector } from '../../testing/fixtures.js';
 import type { MemoryNode } from '../../types.js';
 import { GateRegistry, isGateMember } from '../gates.js';
-import { uuidv7 } from '../ids.js';
 import { DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec } from '../memory.js';
 import type { WriteGate } from '../ports.js';
+import { syntheticNode } from './gate-state-kit.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './hash-embedder.js';
 
 const path = process.argv[2]!;
@@ -20,34 +19,7 @@ const scope = resolveScope({ namespace: 'crash', userId: 'gate-state' });
 const key = scopeKey(scope);
 const dim = HASH_EMBEDDER_DIMENSION;
 
-function clustered(i: number): Float32Array {
-  const c = unitVector(dim, 1 + (i % 5));
-  const e = unitVector(dim, 1000 + i);
-  const v = new Float32Array(dim);
-  let s = 0;
-  for (let j = 0; j < dim; j++) s += (v[j] = c[j]! + 0.15 * e[j]!) ** 2;
-  for (let j = 0; j < dim; j++) v[j]! /= Math.sqrt(s);
-  return v;
-}
-
-function node(i: number): MemoryNode {
-  return {
-    id: uuidv7(),
-    scope,
-    text: `crash memory ${i}`,
-    speaker: null,
-    observedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
-    eventTime: null,
-    entities: [],
-    keywords: [],
-    types: { episodic: 1, semantic: 0, procedural: 0, preference: 0 },
-    embedding: clustered(i),
-    gate: { action: i % 7 === 6 ? 'noop' : 'add', novelty: 1, score: -1, threshold: 0, kappa: 1, density: 1, nearest: null },
-    provenance: { sourceId: `crash:${i}`, contentHash: `crash:${i}`, metadata: {} },
-    obsoleteBy: null,
-    createdAt: new Date().toISOString(),
-  };
-}
+const node = (i: number): MemoryNode => syntheticNode(i, scope, { tag: 'crash' });
 
 async function main(): Promise<void> {
   const store = createSqliteStore({ path });
