@@ -16,10 +16,10 @@ import { createSqliteStore } from '../store/index.js';
 import { prepareChild, runAndKill } from '../testdata/crash-harness.js';
 import { seededRandom } from '../testing/fixtures.js';
 import type { MemoryStore, ResolvedScope } from '../types.js';
-import { GATE_STATE_NAME, GateRegistry, sealGateState } from './gates.js';
-import { createMemory, MEMORY_SCHEMA_VERSION, type Memory, type MemoryOptions } from './memory.js';
+import { GATE_STATE_NAME, sealGateState } from './gates.js';
+import { createMemory, type Memory, type MemoryOptions } from './memory.js';
 import { failingController, flakyStore, simpleExtractor } from './test-kit.js';
-import { clustered, gateJson, replayingRegistry, savingRegistry, seedNodes } from './testdata/gate-state-kit.js';
+import { clustered, gateKit, openHashStore } from './testdata/gate-state-kit.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-gate-breakit-'));
@@ -29,16 +29,8 @@ const S = resolveScope({ userId: 'gate-breakit' });
 const KEY = scopeKey(S);
 let fileNo = 0;
 
-async function openStore(path = join(dir, `s${++fileNo}.db`)): Promise<ReturnType<typeof createSqliteStore> & { path: string }> {
-  const store = createSqliteStore({ path });
-  await store.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: hashEmbedder().model, dimension: dim });
-  return Object.assign(store, { path });
-}
-
-const seed = (store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S) => seedNodes(store, scope, n, from);
-const saving = savingRegistry;
-const replaying = replayingRegistry;
-const gateState = (reg: GateRegistry, scope: ResolvedScope = S) => gateJson(reg, scope);
+const openStore = (path = join(dir, `s${++fileNo}.db`)) => openHashStore(path);
+const { seed, saving, replaying, gateState } = gateKit(S);
 /** Save the scope's gate now (through a replaying-then-saving registry) and return the saved JSON. */
 async function saveNow(store: MemoryStore, scope: ResolvedScope = S): Promise<string> {
   const reg = saving(store);

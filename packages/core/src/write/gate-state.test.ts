@@ -11,31 +11,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createNoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
-import type { MemoryStore, ResolvedScope } from '../types.js';
+import type { MemoryStore } from '../types.js';
 import { GATE_SAVE_MIN_SIZE, GATE_STATE_NAME, GateRegistry } from './gates.js';
-import { createMemory, DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION } from './memory.js';
+import { createMemory, DEFAULT_WRITE_GATE_OPTIONS } from './memory.js';
 import type { WriteGate } from './ports.js';
 import { simpleExtractor } from './test-kit.js';
-import { gateJson, replayingRegistry, savingRegistry, seedNodes } from './testdata/gate-state-kit.js';
-import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
+import { gateKit, openHashStore } from './testdata/gate-state-kit.js';
+import { hashEmbedder } from './testdata/hash-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-gate-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const dim = HASH_EMBEDDER_DIMENSION;
 const S = resolveScope({ userId: 'gate-state' });
 const KEY = scopeKey(S);
 let fileNo = 0;
 
-async function openStore(path = join(dir, `s${++fileNo}.db`)): Promise<MemoryStore & { path: string }> {
-  const store = createSqliteStore({ path });
-  await store.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: hashEmbedder().model, dimension: dim });
-  return Object.assign(store, { path });
-}
-
-const seed = (store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S) => seedNodes(store, scope, n, from);
-const saving = savingRegistry;
-const replaying = replayingRegistry;
-const gateState = (reg: GateRegistry, scope: ResolvedScope = S) => gateJson(reg, scope);
+const openStore = (path = join(dir, `s${++fileNo}.db`)) => openHashStore(path);
+const { seed, saving, replaying, gateState } = gateKit(S);
 
 describe('gate snapshots (GateRegistry)', () => {
   it('a restored snapshot plus the replayed tail equals a full replay, bit for bit (certificate sketch included)', async () => {

@@ -5,13 +5,14 @@
  */
 import { createNoveltyGate, type NoveltyGate } from '@mem/gate-vmf';
 import { scopeKey } from '../../scope.js';
+import { createSqliteStore } from '../../store/index.js';
 import { unitVector } from '../../testing/fixtures.js';
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../../types.js';
 import { GateRegistry } from '../gates.js';
 import { uuidv7 } from '../ids.js';
-import { DEFAULT_WRITE_GATE_OPTIONS, noveltyGateCodec } from '../memory.js';
+import { DEFAULT_WRITE_GATE_OPTIONS, MEMORY_SCHEMA_VERSION, noveltyGateCodec } from '../memory.js';
 import type { WriteGate } from '../ports.js';
-import { HASH_EMBEDDER_DIMENSION } from './hash-embedder.js';
+import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './hash-embedder.js';
 
 const dim = HASH_EMBEDDER_DIMENSION;
 
@@ -76,4 +77,21 @@ export function replayingRegistry(store: MemoryStore, extra: Record<string, unkn
 export async function gateJson(reg: GateRegistry, scope: ResolvedScope): Promise<string> {
   const rt = await reg.runtime(scope, scopeKey(scope));
   return JSON.stringify((rt.gate as unknown as NoveltyGate).serialize());
+}
+
+/** A SQLite file store at `path`, opened for the hash embedder (the write-path tests' embedder). */
+export async function openHashStore(path: string): Promise<ReturnType<typeof createSqliteStore> & { path: string }> {
+  const store = createSqliteStore({ path });
+  await store.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: hashEmbedder().model, dimension: dim });
+  return Object.assign(store, { path });
+}
+
+/** The shorthands each gate-snapshot test file uses for its scope `S`. */
+export function gateKit(S: ResolvedScope) {
+  return {
+    seed: (store: MemoryStore, n: number, from = 0, scope: ResolvedScope = S) => seedNodes(store, scope, n, from),
+    saving: savingRegistry,
+    replaying: replayingRegistry,
+    gateState: (reg: GateRegistry, scope: ResolvedScope = S) => gateJson(reg, scope),
+  };
 }
