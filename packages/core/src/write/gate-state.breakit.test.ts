@@ -93,6 +93,18 @@ describe('forged or stale snapshots are never used', () => {
     await store.close();
   });
 
+  it('a snapshot saved by another @mem/gate-vmf version, or without the stamp, is replayed', async () => {
+    const store = await openStore();
+    await seed(store, 1400);
+    const snap = JSON.parse(await saveNow(store));
+    expect(snap.implementation).toMatch(/^@mem\/gate-vmf@\d+\.\d+\.\d+/);
+    expect(await rebuildWith(store, { ...snap, implementation: '@mem/gate-vmf@0.0.0-older' })).toBe(false);
+    const { implementation: _stamp, ...unstamped } = snap;
+    expect(await rebuildWith(store, unstamped)).toBe(false);
+    expect(await rebuildWith(store, snap)).toBe(true);
+    await store.close();
+  });
+
   it('a snapshot carrying its own vectors (never written by the write path) that differ from the nodes', async () => {
     const store = await openStore();
     await seed(store, 1400);

@@ -3,6 +3,7 @@
  * through the Jev-Mem write path behind the SAGE gate, searches through an injected `Retriever`,
  * and reads, lists, forgets and reports.
  */
+import { createRequire } from 'node:module';
 import { createNoveltyGate, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
 import { batches, catalogue, createSystemOne, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
@@ -228,6 +229,19 @@ export function defaultExtractor(): Extractor {
   return { extract: (text, observedAt) => extract(text, observedAt) };
 }
 
+/**
+ * The installed `@mem/gate-vmf` (name@version), stamped into every saved gate snapshot (ours): a
+ * snapshot saved by another version, whose gate may evolve its state differently, is replayed once
+ * instead of restored.
+ */
+const GATE_IMPLEMENTATION = ((): string => {
+  try {
+    return `@mem/gate-vmf@${(createRequire(import.meta.url)('@mem/gate-vmf/package.json') as { version: string }).version}`;
+  } catch {
+    return '@mem/gate-vmf@unknown';
+  }
+})();
+
 /** JSON with object keys sorted (ours): equal values give equal strings whatever the key order. */
 function canonicalJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) =>
@@ -243,9 +257,10 @@ function canonicalJson(v: unknown): string {
 export function noveltyGateCodec(resolved: NoveltyGate['options']): GateStateCodec {
   const want = canonicalJson(resolved);
   return {
-    save: (gate, key) => (gate as unknown as NoveltyGate).serialize({ scopes: [key], vectors: false }),
+    save: (gate, key) => ({ ...(gate as unknown as NoveltyGate).serialize({ scopes: [key], vectors: false }), implementation: GATE_IMPLEMENTATION }),
     load: (_key, state, vectors) => {
-      const snap = state as GateSnapshot;
+      const snap = state as GateSnapshot & { implementation?: unknown };
+      if (snap?.implementation !== GATE_IMPLEMENTATION) throw new Error('the snapshot was saved by another @mem/gate-vmf version');
       if (canonicalJson(snap?.options) !== want) throw new Error('the snapshot was made with other gate options');
       // the write path saves one scope without vectors, and its gates only ever commit (a forget or a
       // failed write rebuilds them): every other shape was not written here
