@@ -8,6 +8,8 @@ import {
   RELATION_SUBTYPES,
   StoreError,
   checkVector,
+  checkStateName,
+  checkStateValue,
   checkWriteBatch,
   StoreMetaMismatchError,
   resolveScope,
@@ -96,16 +98,6 @@ function checkK(k: number, what: string): number {
     throw new MemValidationError('INVALID_INPUT', `${what} must be a non-negative integer`);
   }
   return k;
-}
-
-/** A UTF-16 surrogate without its pair (not representable in UTF-8). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** A derived-state name (MemoryStore.loadState): 1–200 characters. */
-function checkStateName(name: unknown): asserts name is string {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-    throw new MemValidationError('INVALID_INPUT', 'state name must be a string of 1 to 200 characters');
-  }
 }
 
 function countOf(rows: Row[], column: string): number {
@@ -375,9 +367,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
       requireOpen();
       const s = checkScope(scope);
       checkStateName(name);
-      if (value !== null && typeof value !== 'string') throw new MemValidationError('INVALID_INPUT', 'state value must be a string or null');
-      // Bolt sends UTF-8: a lone surrogate would come back as U+FFFD, i.e. another value
-      if (value !== null && LONE_SURROGATE.test(value)) throw new MemValidationError('INVALID_INPUT', 'state value must be well-formed Unicode (it holds a lone surrogate)');
+      checkStateValue(value);
       await guarded('saveState', (r) =>
         r.write(async (tx) => {
           await tx.run(value === null ? buildDeleteStateQuery(s, name) : buildSaveStateQuery(s, name, value));

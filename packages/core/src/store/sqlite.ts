@@ -32,7 +32,7 @@ import type {
 import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
-import { checkVector, checkWriteBatch } from './validate.js';
+import { checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
 export interface SqliteStoreOptions {
@@ -198,16 +198,6 @@ function checkCount(v: unknown, what: string, allowUndefined = true): number | u
     throw new MemValidationError('INVALID_INPUT', `${what} must be a non-negative integer`, { details: { value: v } });
   }
   return v;
-}
-
-/** A UTF-16 surrogate without its pair (not representable in UTF-8). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** A derived-state name (MemoryStore.loadState): 1–200 characters. */
-function checkStateName(name: unknown): asserts name is string {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-    throw new MemValidationError('INVALID_INPUT', 'state name must be a string of 1 to 200 characters', { details: { name: typeof name === 'string' ? name.slice(0, 40) : typeof name } });
-  }
 }
 
 function checkMeta(meta: StoreMeta): StoreMeta {
@@ -1133,9 +1123,7 @@ export class SqliteStore implements MemoryStore {
     this.requireMeta();
     const s = resolveScope(scope);
     checkStateName(name);
-    if (value !== null && typeof value !== 'string') throw new MemValidationError('INVALID_INPUT', 'state value must be a string or null');
-    // SQLite stores UTF-8: a lone surrogate would come back as U+FFFD, i.e. another value
-    if (value !== null && LONE_SURROGATE.test(value)) throw new MemValidationError('INVALID_INPUT', 'state value must be well-formed Unicode (it holds a lone surrogate)');
+    checkStateValue(value);
     let sid = -1;
     try {
       this.immediate(() => {

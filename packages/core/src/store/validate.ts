@@ -29,6 +29,27 @@ function wellFormed(v: string, what: string): string {
   return v;
 }
 
+/**
+ * Validate a derived-state name (`MemoryStore.loadState` / `saveState`, ours): a string of 1–200
+ * characters. For every adapter. @throws MemValidationError INVALID_INPUT
+ */
+export function checkStateName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
+    invalid('state name must be a string of 1 to 200 characters', { name: typeof name === 'string' ? name.slice(0, 40) : typeof name });
+  }
+}
+
+/**
+ * Validate a derived-state value (`MemoryStore.saveState`, ours): a string without a lone UTF-16
+ * surrogate (UTF-8 storage would read it back as U+FFFD, another value), or null (delete).
+ * @throws MemValidationError INVALID_INPUT
+ */
+export function checkStateValue(value: unknown): asserts value is string | null {
+  if (value === null) return;
+  if (typeof value !== 'string') invalid('state value must be a string or null');
+  wellFormed(value, 'state value');
+}
+
 function nonEmptyString(v: unknown, what: string): string {
   if (typeof v !== 'string' || v.length === 0) invalid(`${what} must be a non-empty string`);
   return wellFormed(v, what);
