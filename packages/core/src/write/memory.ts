@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { createNoveltyGate, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
-import { batches, catalogue, createSystemOne, type SystemOne } from '@mem/system-one';
+import { batches, catalogue, createSystemOne, stableStringify, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
 import { extract } from '../extract/index.js';
@@ -242,26 +242,19 @@ const GATE_IMPLEMENTATION = ((): string => {
   }
 })();
 
-/** JSON with object keys sorted (ours): equal values give equal strings whatever the key order. */
-function canonicalJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]])) : x,
-  );
-}
-
 /**
  * Saves the default per-scope `@mem/gate-vmf` gates without vectors and restores them with the
  * nodes' embeddings (ours; see `GateRegistry`). A snapshot made with other resolved gate options is
  * refused, so the scope is replayed under the options in force.
  */
 export function noveltyGateCodec(resolved: NoveltyGate['options']): GateStateCodec {
-  const want = canonicalJson(resolved);
+  const want = stableStringify(resolved);
   return {
     save: (gate, key) => ({ ...(gate as unknown as NoveltyGate).serialize({ scopes: [key], vectors: false }), implementation: GATE_IMPLEMENTATION }),
     load: (_key, state, vectors) => {
       const snap = state as GateSnapshot & { implementation?: unknown };
       if (snap?.implementation !== GATE_IMPLEMENTATION) throw new Error('the snapshot was saved by another @mem/gate-vmf version');
-      if (canonicalJson(snap?.options) !== want) throw new Error('the snapshot was made with other gate options');
+      if (stableStringify(snap?.options) !== want) throw new Error('the snapshot was made with other gate options');
       // the write path saves one scope without vectors, and its gates only ever commit (a forget or a
       // failed write rebuilds them): every other shape was not written here
       const sc = Array.isArray(snap.scopes) && snap.scopes.length === 1 ? snap.scopes[0] : undefined;
