@@ -18,6 +18,7 @@ export type SystemOneErrorCode =
   | 'RATE_LIMITED' // HTTP 429 after all retries
   | 'MODEL_NOT_FOUND' // a local model folder that does not exist or is incomplete
   | 'DEPENDENCY_MISSING' // an optional peer dependency that is not installed
+  | 'INVALID_MODEL' // a learned model's weights file, training data or feature vector that does not fit its shape
   | 'INTERNAL';
 
 export interface SystemOneErrorOptions {
@@ -36,6 +37,7 @@ const CATEGORY: Record<SystemOneErrorCode, SystemOneErrorCategory> = {
   RATE_LIMITED: 'unavailable',
   MODEL_NOT_FOUND: 'not_found',
   DEPENDENCY_MISSING: 'not_found',
+  INVALID_MODEL: 'validation',
   INTERNAL: 'internal',
 };
 

@@ -18,3 +18,4 @@ export { createJevHttpBackend } from './backends/jev-http';
 export type { JevHttpBackendOptions } from './backends/jev-http';
 export { createTransformersBackend, checkModelFolder } from './backends/transformers';
 export type { TransformersBackendOptions } from './backends/transformers';
+export * from './learned/index';

@@ -1,0 +1,21 @@
+/**
+ * Learned System-One models (ours): the `mem.learned/1` JSON weights format, logistic / softmax
+ * inference with temperature, training + temperature calibration for the training scripts, and the
+ * metrics (AUC, ECE, log loss, accuracy) to report beside them.
+ */
+export {
+  LEARNED_FORMAT,
+  LearnedModelSchema,
+  parseLearnedModel,
+  featureVector,
+  modelLogits,
+  predictProbabilities,
+  predictProbability,
+  withTemperature,
+  sigmoid,
+  softmax,
+} from './model';
+export type { LearnedModel, FeatureInput } from './model';
+export { trainLearnedModel, fitTemperature } from './train';
+export type { TrainOptions } from './train';
+export { rocAuc, expectedCalibrationError, logLoss, accuracy, argmax } from './metrics';

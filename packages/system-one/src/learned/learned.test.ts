@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import { SystemOneError } from '../errors';
+import {
+  LEARNED_FORMAT,
+  accuracy,
+  expectedCalibrationError,
+  featureVector,
+  fitTemperature,
+  logLoss,
+  modelLogits,
+  parseLearnedModel,
+  predictProbabilities,
+  predictProbability,
+  rocAuc,
+  sigmoid,
+  softmax,
+  trainLearnedModel,
+  withTemperature,
+  type LearnedModel,
+} from './index';
+
+/** Deterministic PRNG (mulberry32) so the synthetic data is the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+
+const logistic: LearnedModel = {
+  format: LEARNED_FORMAT,
+  name: 'test.logistic',
+  kind: 'logistic',
+  features: ['a', 'b'],
+  classes: ['no', 'yes'],
+  weights: [[2, -1]],
+  bias: [0.5],
+  temperature: 1,
+};
+
+const codeOf = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    return SystemOneError.isInstance(e) ? e.code : `other: ${String(e)}`;
+  }
+  return 'no error';
+};
+
+describe('learned model format', () => {
+  it('round-trips through JSON and computes W x + b', () => {
+    const m = parseLearnedModel(JSON.stringify(logistic));
+    expect(modelLogits(m, { a: 1, b: 2 })).toEqual([0.5]);
+    expect(modelLogits(m, [1, 0])).toEqual([2.5]);
+    expect(predictProbability(m, { a: 1, b: 2 })).toBeCloseTo(sigmoid(0.5), 12);
+    const [pn, py] = predictProbabilities(m, [1, 0]);
+    expect(pn + py).toBeCloseTo(1, 12);
+  });
+
+  it('divides the logits by the temperature', () => {
+    const hot = withTemperature(logistic, 2);
+    expect(predictProbability(hot, [1, 0])).toBeCloseTo(sigmoid(2.5 / 2), 12);
+    expect(codeOf(() => withTemperature(logistic, 0))).toBe('INVALID_MODEL');
+  });
+
+  it('softmax models give a distribution in class order', () => {
+    const m = parseLearnedModel({
+      ...logistic,
+      name: 'test.softmax',
+      kind: 'softmax',
+      classes: ['x', 'y', 'z'],
+      weights: [[1, 0], [0, 1], [0, 0]],
+      bias: [0, 0, 1],
+      temperature: 1,
+    });
+    const p = predictProbabilities(m, [3, 0]);
+    expect(p).toEqual(softmax([3, 0, 1]));
+    expect(predictProbability(m, [3, 0], 'x')).toBeCloseTo(p[0], 12);
+    expect(codeOf(() => predictProbability(m, [3, 0]))).toBe('INVALID_MODEL');
+    expect(codeOf(() => predictProbability(m, [3, 0], 'w'))).toBe('INVALID_MODEL');
+  });
+
+  it('refuses files whose shapes do not fit, and missing or non-finite features', () => {
+    const bad: unknown[] = [
+      '{not json',
+      { ...logistic, format: 'mem.learned/0' },
+      { ...logistic, weights: [[1]] },
+      { ...logistic, weights: [[1, 2], [3, 4]] },
+      { ...logistic, bias: [0, 1] },
+      { ...logistic, classes: ['a', 'b', 'c'] },
+      { ...logistic, features: ['a', 'a'] },
+      { ...logistic, temperature: -1 },
+      { ...logistic, extra: 1 },
+      { ...logistic, kind: 'softmax' }, // 2 classes need 2 rows
+    ];
+    for (const b of bad) expect(codeOf(() => parseLearnedModel(b))).toBe('INVALID_MODEL');
+    expect(codeOf(() => featureVector(logistic, { a: 1 }))).toBe('INVALID_MODEL');
+    expect(codeOf(() => featureVector(logistic, [1]))).toBe('INVALID_MODEL');
+    expect(codeOf(() => featureVector(logistic, { a: 1, b: NaN }))).toBe('INVALID_MODEL');
+    // inherited properties are not features
+    expect(codeOf(() => featureVector({ ...logistic, features: ['a', 'toString'], weights: [[1, 1]] }, { a: 1 }))).toBe('INVALID_MODEL');
+  });
+});
+
+describe('metrics', () => {
+  it('AUC counts ties as one half and matches the pairwise definition', () => {
+    expect(rocAuc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])).toBeCloseTo(0.75, 12);
+    expect(rocAuc([0.5, 0.5], [0, 1])).toBe(0.5);
+    expect(rocAuc([1, 2], [1, 1])).toBeNaN();
+    const r = rng(7);
+    const s = Array.from({ length: 200 }, () => Math.round(r() * 20) / 20);
+    const y = s.map((v) => (r() < v ? 1 : 0));
+    let u = 0;
+    let np = 0;
+    for (let i = 0; i < s.length; i++) for (let j = 0; j < s.length; j++) if (y[i] === 1 && y[j] === 0) {
+      np++;
+      u += s[i] > s[j] ? 1 : s[i] === s[j] ? 0.5 : 0;
+    }
+    expect(rocAuc(s, y)).toBeCloseTo(u / np, 12);
+  });
+
+  it('ECE is 0 for calibrated bins and the gap for miscalibrated ones', () => {
+    expect(expectedCalibrationError([0.25, 0.25, 0.25, 0.25], [1, 0, 0, 0])).toBeCloseTo(0, 12);
+    expect(expectedCalibrationError([0.9, 0.9], [false, false])).toBeCloseTo(0.9, 12);
+    expect(expectedCalibrationError([1, 0], [1, 0])).toBeCloseTo(0, 12); // p = 1 lands in the last bin
+    expect(expectedCalibrationError([], [])).toBeNaN();
+  });
+
+  it('log loss and accuracy', () => {
+    expect(logLoss([[0.5, 0.5]], [1])).toBeCloseTo(Math.log(2), 12);
+    expect(accuracy([[0.2, 0.8], [0.6, 0.4]], [1, 1])).toBe(0.5);
+  });
+});
+
+describe('training and calibration', () => {
+  it('a trained logistic model separates held-apart data and its probabilities are calibrated', () => {
+    const r = rng(1);
+    const make = (n: number) => {
+      const X: number[][] = [];
+      const y: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const a = gauss(r) * 3 + 10; // unscaled feature: training standardises it
+        const b = gauss(r);
+        const z = 0.8 * (a - 10) - 1.5 * b;
+        X.push([a, b]);
+        y.push(r() < sigmoid(z) ? 1 : 0);
+      }
+      return { X, y };
+    };
+    const tr = make(1500);
+    const te = make(1500);
+    const m = parseLearnedModel(trainLearnedModel(tr.X, tr.y, { name: 't', kind: 'logistic', features: ['a', 'b'], classes: ['no', 'yes'], training: { n: 1500 } }));
+    expect(m.weights[0][0]).toBeCloseTo(0.8, 0);
+    expect(m.weights[0][1]).toBeCloseTo(-1.5, 0);
+    const p = te.X.map((x) => predictProbability(m, x));
+    expect(rocAuc(p, te.y)).toBeGreaterThan(0.85);
+    expect(expectedCalibrationError(p, te.y)).toBeLessThan(0.05);
+    expect(m.training).toEqual({ n: 1500 });
+  });
+
+  it('temperature scaling repairs over-confident logits', () => {
+    const r = rng(2);
+    const logits: number[] = [];
+    const labels: number[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const z = gauss(r) * 2;
+      labels.push(r() < sigmoid(z) ? 1 : 0);
+      logits.push(3 * z); // 3× over-confident
+    }
+    const T = fitTemperature(logits, labels);
+    expect(T).toBeGreaterThan(2.5);
+    expect(T).toBeLessThan(3.5);
+    const before = expectedCalibrationError(logits.map(sigmoid), labels);
+    const after = expectedCalibrationError(logits.map((z) => sigmoid(z / T)), labels);
+    expect(after).toBeLessThan(before / 2);
+    expect(fitTemperature([], [])).toBe(1);
+  });
+
+  it('a softmax model learns three classes, and a row-logit temperature fit works', () => {
+    const r = rng(3);
+    const centres = [[0, 0], [3, 0], [0, 3]];
+    const X: number[][] = [];
+    const y: number[] = [];
+    for (let i = 0; i < 900; i++) {
+      const c = i % 3;
+      X.push([centres[c][0] + gauss(r), centres[c][1] + gauss(r)]);
+      y.push(c);
+    }
+    const m = trainLearnedModel(X, y, { name: 's', kind: 'softmax', features: ['u', 'v'], classes: ['c0', 'c1', 'c2'] });
+    const probs = X.map((x) => predictProbabilities(m, x));
+    expect(accuracy(probs, y)).toBeGreaterThan(0.85);
+    const T = fitTemperature(X.map((x) => modelLogits(m, x)), y);
+    expect(T).toBeGreaterThan(0.3);
+    expect(T).toBeLessThan(3);
+  });
+
+  it('refuses bad training data with INVALID_MODEL', () => {
+    const o = { name: 'x', kind: 'logistic' as const, features: ['a'], classes: ['n', 'y'] };
+    expect(codeOf(() => trainLearnedModel([], [], o))).toBe('INVALID_MODEL');
+    expect(codeOf(() => trainLearnedModel([[1, 2]], [1], o))).toBe('INVALID_MODEL');
+    expect(codeOf(() => trainLearnedModel([[1]], [2], o))).toBe('INVALID_MODEL');
+    expect(codeOf(() => trainLearnedModel([[Infinity]], [1], o))).toBe('INVALID_MODEL');
+    expect(codeOf(() => trainLearnedModel([[1]], [1], { ...o, classes: ['a', 'b', 'c'] }))).toBe('INVALID_MODEL');
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Learned System-One models (ours): the JSON weights format shared by every small model the project
+ * trains and ships (read-path routing, candidate relevance, stopping; the write path's relation model),
+ * and their inference — a logistic model (one logit, p = σ(z / T)) or a softmax model (one logit per
+ * class, p = softmax(z / T)). Weights are trained by scripts in `packages/<pkg>/scripts/` and shipped
+ * as JSON next to the code that asks the question; `parseLearnedModel` validates a file before use.
+ *
+ * Shape (`format: 'mem.learned/1'`):
+ * ```json
+ * { "format": "mem.learned/1", "name": "retrieval.route", "kind": "softmax",
+ *   "features": ["f1", "f2"], "classes": ["semantic", "causal"],
+ *   "weights": [[0.1, -2], [1.3, 0.4]], "bias": [0, -0.2], "temperature": 1.4,
+ *   "training": { "data": "locomo dev 0-3", "n": 812, "metrics": { "auc": 0.91, "ece": 0.03 } } }
+ * ```
+ * - `kind: 'logistic'`: `classes` = [negative, positive], `weights` has ONE row, `bias` one value;
+ *   the probability is that of `classes[1]`.
+ * - `kind: 'softmax'`: `weights` has one row per class (≥ 2), `bias` one value per class.
+ * - Every row has one weight per feature; features are applied as given (any scaling is baked into
+ *   the weights by the trainer). `temperature` > 0 divides the logits (calibration, Guo et al. 2017).
+ * - `training` is free-form metadata (data, split, sizes, metrics, script); never read by inference.
+ */
+import { z } from 'zod';
+import { SystemOneError } from '../errors';
+
+/** Format tag of the weights file. */
+export const LEARNED_FORMAT = 'mem.learned/1' as const;
+
+const finite = z.number().finite();
+
+/** zod schema of a weights file (shape checks between fields are done in `parseLearnedModel`). */
+export const LearnedModelSchema = z
+  .object({
+    format: z.literal(LEARNED_FORMAT),
+    name: z.string().min(1),
+    kind: z.enum(['logistic', 'softmax']),
+    features: z.array(z.string().min(1)).min(1),
+    classes: z.array(z.string().min(1)).min(2),
+    weights: z.array(z.array(finite)).min(1),
+    bias: z.array(finite).min(1),
+    temperature: finite.positive(),
+    training: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** A learned model: see the module comment for the meaning of each field. */
+export type LearnedModel = z.infer<typeof LearnedModelSchema>;
+
+/** Features given by name (every model feature must be present) or as a vector in `model.features` order. */
+export type FeatureInput = Readonly<Record<string, number>> | readonly number[];
+
+function invalid(message: string, details?: Record<string, unknown>): SystemOneError {
+  return new SystemOneError('INVALID_MODEL', message, { details });
+}
+
+/**
+ * Validate a parsed weights file (or a JSON string) and return it typed.
+ * Throws `SystemOneError` `INVALID_MODEL` when the format, the shapes (rows × features, bias per row,
+ * classes per row) or any number is wrong, or the feature / class names repeat.
+ */
+export function parseLearnedModel(json: unknown): LearnedModel {
+  let value = json;
+  if (typeof json === 'string') {
+    try {
+      value = JSON.parse(json);
+    } catch (e) {
+      throw new SystemOneError('INVALID_MODEL', `learned model: not JSON (${(e as Error).message})`, { cause: e });
+    }
+  }
+  const r = LearnedModelSchema.safeParse(value);
+  if (!r.success) throw invalid(`learned model: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  const m = r.data;
+  const rows = m.kind === 'logistic' ? 1 : m.classes.length;
+  if (m.kind === 'logistic' && m.classes.length !== 2) throw invalid(`learned model ${m.name}: a logistic model has exactly 2 classes`);
+  if (m.weights.length !== rows) throw invalid(`learned model ${m.name}: ${m.weights.length} weight rows, expected ${rows}`);
+  if (m.bias.length !== rows) throw invalid(`learned model ${m.name}: ${m.bias.length} biases, expected ${rows}`);
+  m.weights.forEach((row, i) => {
+    if (row.length !== m.features.length) throw invalid(`learned model ${m.name}: weight row ${i} has ${row.length} values, expected ${m.features.length}`);
+  });
+  if (new Set(m.features).size !== m.features.length) throw invalid(`learned model ${m.name}: repeated feature names`);
+  if (new Set(m.classes).size !== m.classes.length) throw invalid(`learned model ${m.name}: repeated class names`);
+  return m;
+}
+
+/**
+ * The feature vector of `x` in `model.features` order. Throws `INVALID_MODEL` when a named feature is
+ * missing or not finite, or a vector has the wrong length (a model silently fed zeros would be wrong).
+ */
+export function featureVector(model: LearnedModel, x: FeatureInput): number[] {
+  const f = model.features;
+  let v: number[];
+  if (Array.isArray(x)) {
+    if (x.length !== f.length) throw invalid(`learned model ${model.name}: ${x.length} features given, expected ${f.length}`);
+    v = x as number[];
+  } else {
+    const rec = x as Readonly<Record<string, number>>;
+    v = f.map((name) => {
+      const val = Object.prototype.hasOwnProperty.call(rec, name) ? rec[name] : undefined;
+      if (val === undefined) throw invalid(`learned model ${model.name}: feature "${name}" missing`, { feature: name });
+      return val;
+    });
+  }
+  for (let i = 0; i < v.length; i++) {
+    if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) throw invalid(`learned model ${model.name}: feature "${f[i]}" is not a finite number`, { feature: f[i] });
+  }
+  return v;
+}
+
+/** Raw logits z = W x + b (before temperature): one value for logistic, one per class for softmax. */
+export function modelLogits(model: LearnedModel, x: FeatureInput): number[] {
+  const v = featureVector(model, x);
+  return model.weights.map((row, r) => {
+    let z = model.bias[r];
+    for (let i = 0; i < row.length; i++) z += row[i] * v[i];
+    return z;
+  });
+}
+
+/** σ(z) = 1 / (1 + e^−z), stable for large |z|. */
+export function sigmoid(z: number): number {
+  if (z >= 0) return 1 / (1 + Math.exp(-z));
+  const e = Math.exp(z);
+  return e / (1 + e);
+}
+
+/** softmax(z / T) (max-shifted); `temperature` > 0, default 1. */
+export function softmax(logits: readonly number[], temperature = 1): number[] {
+  let mx = -Infinity;
+  for (const z of logits) mx = Math.max(mx, z / temperature);
+  const e = logits.map((z) => Math.exp(z / temperature - mx));
+  const s = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / s);
+}
+
+/**
+ * Calibrated class probabilities of `x`, in `model.classes` order (sum 1). Logistic: [1 − p, p] with
+ * p = σ(z / T). Throws `INVALID_MODEL` as `featureVector` does.
+ */
+export function predictProbabilities(model: LearnedModel, x: FeatureInput): number[] {
+  const z = modelLogits(model, x);
+  if (model.kind === 'logistic') {
+    const p = sigmoid(z[0] / model.temperature);
+    return [1 - p, p];
+  }
+  return softmax(z, model.temperature);
+}
+
+/**
+ * The calibrated probability of one class (default: the positive class `classes[1]` of a logistic
+ * model; required for softmax). Throws `INVALID_MODEL` for an unknown class.
+ */
+export function predictProbability(model: LearnedModel, x: FeatureInput, cls?: string): number {
+  const k = cls === undefined ? (model.kind === 'logistic' ? 1 : -1) : model.classes.indexOf(cls);
+  if (k < 0) throw invalid(`learned model ${model.name}: ${cls === undefined ? 'name the class of a softmax model' : `unknown class "${cls}"`}`);
+  return predictProbabilities(model, x)[k];
+}
+
+/** The same model with another temperature (e.g. from `fitTemperature`); checks T > 0. */
+export function withTemperature(model: LearnedModel, temperature: number): LearnedModel {
+  if (!(Number.isFinite(temperature) && temperature > 0)) throw invalid(`learned model ${model.name}: temperature must be a finite number > 0`);
+  return { ...model, temperature };
+}
