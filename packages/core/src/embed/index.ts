@@ -6,3 +6,5 @@ export { createOpenAIEmbedder } from './openai.js';
 export type { OpenAIEmbedderOptions } from './openai.js';
 export { zipfProbability, sifWeight, harmonicNumber, hashedTokenVector, surfaceTokens } from './sif.js';
 export { EmbedderError, ModelNotFoundError, DimensionMismatchError, toUnitVector } from './util.js';
+export { createMiniLmEmbedder, defaultModelsDir, MINILM_FOLDER } from './minilm.js';
+export type { MiniLmEmbedderOptions } from './minilm.js';

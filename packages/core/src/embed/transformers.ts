@@ -1,6 +1,6 @@
 /**
- * Sentence embeddings with Transformers.js (`@huggingface/transformers`, optional peer) from a
- * LOCAL model folder only (no model hub).
+ * Sentence embeddings with Transformers.js (`@huggingface/transformers`, optional peer) from a local
+ * model folder, or — only when the caller names a model id — from the Hugging Face hub (or a mirror).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,16 +11,32 @@ import { assertTexts, chunk, EmbedderError, ModelNotFoundError, toUnitVector } f
 export interface TransformersEmbedderOptions {
   /**
    * Folder with `config.json`, `tokenizer.json`, `tokenizer_config.json` and `onnx/model.onnx`
-   * (the layout of Hugging Face ONNX exports, e.g. Xenova/all-MiniLM-L6-v2). Required.
+   * (the layout of Hugging Face ONNX exports, e.g. Xenova/all-MiniLM-L6-v2; `pnpm models:fetch`
+   * assembles one). Give this or `model`.
    */
-  modelPath: string;
+  modelPath?: string;
+  /**
+   * A model id on the Hugging Face hub (e.g. `'Xenova/all-MiniLM-L6-v2'`), for users who can reach it:
+   * Transformers.js downloads it on the first `embed` into its cache (`cacheDir`). Needs `dimension`.
+   * Give this or `modelPath`; only this option ever lets the embedder use the network.
+   */
+  model?: string;
+  /** With `model`: the hub (or a mirror) base URL, default Transformers.js' (`https://huggingface.co/`). */
+  remoteHost?: string;
+  /** With `model`: where downloaded files are cached. Default Transformers.js' own cache folder. */
+  cacheDir?: string;
   /** How token vectors become one sentence vector: `'mean'` (masked mean, default) or `'cls'` (first token). */
   pooling?: 'mean' | 'cls';
   /** L2-normalise inside the pipeline. Default true. (Outputs are always re-normalised and validated.) */
   normalize?: boolean;
   /** Expected dimension. Default: `hidden_size` (or `d_model`, `dim`) of config.json; a mismatch → DIMENSION_MISMATCH at embed time. */
   dimension?: number;
-  /** Texts per forward pass. Default 32. */
+  /**
+   * Texts per forward pass. Default 32 for `'fp32'`/`'fp16'`; default 1 for the quantized variants,
+   * whose ONNX graphs quantize activations with one scale per tensor (DynamicQuantizeLinear), so a
+   * text's vector would otherwise depend on the other texts (and padding) in its batch (measured with
+   * all-MiniLM-L6-v2 q8: cosine 0.95–0.99 to the same text embedded alone).
+   */
   batchSize?: number;
   /** ONNX weights variant: `'fp32'` (default, `onnx/model.onnx`), `'q8'` (`onnx/model_quantized.onnx`), … as Transformers.js names them. */
   dtype?: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
@@ -39,10 +55,11 @@ function readDimension(modelPath: string): number | null {
 }
 
 /**
- * `createTransformersEmbedder({ modelPath, pooling, normalize })` → Embedder running the
- * Transformers.js `feature-extraction` pipeline on CPU (onnxruntime-node) from a local folder.
+ * `createTransformersEmbedder({ modelPath | model, pooling, normalize, dtype })` → Embedder running
+ * the Transformers.js `feature-extraction` pipeline on CPU (onnxruntime-node). With `modelPath`,
  * `env.allowRemoteModels` is set to false and `local_files_only` is passed, so nothing is ever
- * downloaded. The package is imported lazily on the first `embed`.
+ * downloaded; with `model` (a hub id) Transformers.js fetches the files on the first `embed`. The
+ * package is imported lazily on the first `embed`, never at import time.
  *
  * Errors: MODEL_NOT_FOUND (synchronously) when the folder or its config.json is missing, naming the
  * path; MODEL_NOT_FOUND when `@huggingface/transformers` is not installed; EMBEDDER_ERROR when the
@@ -50,8 +67,9 @@ function readDimension(modelPath: string): number | null {
  * outputs; TEXT_EMPTY / INVALID_INPUT for bad texts.
  */
 export function createTransformersEmbedder(options: TransformersEmbedderOptions): Embedder {
+  if (options && typeof options.model === 'string' && options.model.length > 0 && options.modelPath === undefined) return createHubEmbedder(options);
   if (!options || typeof options.modelPath !== 'string' || options.modelPath.length === 0) {
-    throw new MemValidationError('INVALID_INPUT', 'createTransformersEmbedder: `modelPath` (a local folder) is required');
+    throw new MemValidationError('INVALID_INPUT', 'createTransformersEmbedder: pass `modelPath` (a local folder) or `model` (a hub model id)');
   }
   const modelPath = path.resolve(options.modelPath);
   let isDir = false;
@@ -66,18 +84,46 @@ export function createTransformersEmbedder(options: TransformersEmbedderOptions)
   if (!existsSync(path.join(modelPath, 'config.json'))) {
     throw new ModelNotFoundError(`Transformers.js model folder has no config.json: ${modelPath}`, { details: { path: modelPath } });
   }
-  const pooling = options.pooling ?? 'mean';
-  if (pooling !== 'mean' && pooling !== 'cls') throw new MemValidationError('INVALID_INPUT', "pooling must be 'mean' or 'cls'");
-  const normalize = options.normalize ?? true;
-  const batchSize = options.batchSize ?? 32;
-  if (!Number.isInteger(batchSize) || batchSize <= 0) throw new MemValidationError('INVALID_INPUT', 'batchSize must be a positive integer');
   const dimension = options.dimension ?? readDimension(modelPath);
   if (!dimension || !Number.isInteger(dimension) || dimension <= 0) {
     throw new MemValidationError('INVALID_INPUT', `cannot read hidden_size from ${path.join(modelPath, 'config.json')}; pass \`dimension\``, {
       details: { path: modelPath },
     });
   }
+  const pooling = options.pooling ?? 'mean';
   const model = options.modelName ?? `transformers:${path.basename(modelPath)}:${pooling}`;
+  return pipelineEmbedder(options, { source: modelPath, dimension, model, remote: null });
+}
+
+/** `model` given: a hub model id (or a mirror's), downloaded by Transformers.js on first use. */
+function createHubEmbedder(options: TransformersEmbedderOptions): Embedder {
+  const dimension = options.dimension;
+  if (!dimension || !Number.isInteger(dimension) || dimension <= 0) {
+    throw new MemValidationError('INVALID_INPUT', `createTransformersEmbedder({ model: '${options.model}' }) needs \`dimension\` (e.g. 384 for all-MiniLM-L6-v2)`);
+  }
+  const pooling = options.pooling ?? 'mean';
+  const model = options.modelName ?? `transformers:${options.model}:${pooling}`;
+  return pipelineEmbedder(options, { source: options.model!, dimension, model, remote: { host: options.remoteHost, cacheDir: options.cacheDir } });
+}
+
+interface PipelineSource {
+  /** Local folder (absolute) or hub id. */
+  source: string;
+  dimension: number;
+  model: string;
+  /** null = local folder only (no network). */
+  remote: { host?: string; cacheDir?: string } | null;
+}
+
+function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSource): Embedder {
+  const { dimension, model } = src;
+  const modelPath = src.source;
+  const pooling = options.pooling ?? 'mean';
+  if (pooling !== 'mean' && pooling !== 'cls') throw new MemValidationError('INVALID_INPUT', "pooling must be 'mean' or 'cls'");
+  const normalize = options.normalize ?? true;
+  const dtype = options.dtype ?? 'fp32';
+  const batchSize = options.batchSize ?? (dtype === 'fp32' || dtype === 'fp16' ? 32 : 1);
+  if (!Number.isInteger(batchSize) || batchSize <= 0) throw new MemValidationError('INVALID_INPUT', 'batchSize must be a positive integer');
 
   type Extractor = (texts: string[], o: { pooling: string; normalize: boolean }) => Promise<{ dims: number[]; data: ArrayLike<number> }>;
   let extractor: Promise<Extractor> | null = null;
@@ -93,16 +139,19 @@ export function createTransformersEmbedder(options: TransformersEmbedderOptions)
             { cause, details: { package: '@huggingface/transformers' } },
           );
         }
-        tf.env.allowRemoteModels = false;
-        tf.env.allowLocalModels = true;
+        // Transformers.js settings are process-wide: set them for this load only.
+        tf.env.allowRemoteModels = src.remote !== null;
+        tf.env.allowLocalModels = src.remote === null;
+        if (src.remote?.host) tf.env.remoteHost = src.remote.host.endsWith('/') ? src.remote.host : `${src.remote.host}/`;
+        if (src.remote?.cacheDir) tf.env.cacheDir = src.remote.cacheDir;
         try {
           return (await tf.pipeline('feature-extraction', modelPath, {
-            local_files_only: true,
-            dtype: options.dtype ?? 'fp32',
+            local_files_only: src.remote === null,
+            dtype,
             device: 'cpu',
           })) as Extractor;
         } catch (cause) {
-          throw new EmbedderError(`cannot load Transformers.js model from ${modelPath}: ${(cause as Error)?.message ?? cause}`, {
+          throw new EmbedderError(`cannot load Transformers.js model ${src.remote ? `"${modelPath}"` : `from ${modelPath}`}: ${(cause as Error)?.message ?? cause}`, {
             cause,
             details: { path: modelPath },
           });

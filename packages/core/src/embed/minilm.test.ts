@@ -1,0 +1,73 @@
+/**
+ * all-MiniLM-L6-v2 through Transformers.js gives the real model's vectors: cosine ≥ 0.9999 to the
+ * vectors langchain4j's Java implementation (ONNX Runtime Java + DJL tokenizer) wrote for our own
+ * sentences (tools/minilm-reference), fp32 and quantized.
+ *
+ * Gated: needs the model folder from `pnpm models:fetch` (MEM_MODELS_DIR / MEM_MINILM_PATH). Absent,
+ * the tests are skipped with the reason printed, unless MEM_REQUIRE_MODELS=1 (the integration tier in
+ * .ci/run), where absence fails.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createMiniLmEmbedder, defaultModelsDir, MINILM_FOLDER } from './minilm.js';
+
+const folder = process.env.MEM_MINILM_PATH ?? path.join(defaultModelsDir(), MINILM_FOLDER);
+const available = existsSync(path.join(folder, 'onnx', 'model.onnx')) && existsSync(path.join(folder, 'onnx', 'model_quantized.onnx'));
+const required = process.env.MEM_REQUIRE_MODELS === '1';
+if (!available && !required) console.warn(`MiniLM reference test skipped: no model folder at ${folder} (run \`pnpm models:fetch\`)`);
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ref = JSON.parse(readFileSync(path.join(here, 'fixtures', 'minilm-reference.json'), 'utf8')) as {
+  sentences: string[];
+  fp32: number[][];
+  q8: number[][];
+};
+
+const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let d = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return d / Math.sqrt(na * nb);
+};
+
+describe('MiniLM reference fixture', () => {
+  it('covers at least 20 of our own sentences, 384-d, from tools/minilm-reference/sentences.txt', () => {
+    const txt = readFileSync(path.join(here, '..', '..', '..', '..', 'tools', 'minilm-reference', 'sentences.txt'), 'utf8');
+    expect(ref.sentences).toEqual(txt.split('\n').filter((l) => l.trim()));
+    expect(ref.sentences.length).toBeGreaterThanOrEqual(20);
+    for (const v of [...ref.fp32, ...ref.q8]) expect(v).toHaveLength(384);
+  });
+});
+
+describe.skipIf(!available && !required)('all-MiniLM-L6-v2 via Transformers.js vs langchain4j (Java)', () => {
+  it.each([
+    ['fp32', false, 32],
+    ['fp32', false, 1],
+    ['q8', true, undefined],
+  ] as const)('%s (quantized=%s, batchSize=%s): cosine ≥ 0.9999 for every sentence', async (kind, quantized, batchSize) => {
+    const e = createMiniLmEmbedder({ modelPath: folder, quantized, batchSize });
+    expect(e.dimension).toBe(384);
+    const vs = await e.embed(ref.sentences);
+    const cos = vs.map((v, i) => cosine(v, ref[kind][i]));
+    expect(Math.min(...cos)).toBeGreaterThanOrEqual(0.9999);
+    // a different sentence is far from the reference: the check can fail
+    expect(cosine(vs[0], ref[kind][4])).toBeLessThan(0.9);
+  }, 120_000);
+
+  it('fp32 and quantized differ (two models checked, not one twice)', () => {
+    const c = ref.fp32.map((v, i) => cosine(v, ref.q8[i]));
+    expect(Math.min(...c)).toBeLessThan(0.9999);
+    expect(Math.min(...c)).toBeGreaterThan(0.9);
+  });
+
+  it('a missing folder names `pnpm models:fetch`', () => {
+    expect(() => createMiniLmEmbedder({ modelPath: path.join(folder, 'nope') })).toThrow(/pnpm models:fetch/);
+  });
+});
