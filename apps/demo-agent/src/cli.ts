@@ -3,7 +3,7 @@
  * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
  * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { MemError, MemValidationError, type Scope } from '@mem/core';
@@ -283,9 +283,69 @@ export function buildProgram(): Command {
       });
       progress.stop();
       builds.flush();
-      if (opts.out) writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+      if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
       print(o, report, () => {
         console.log(engine.formatLocomoMarkdown(report));
+        if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
+        if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+      });
+    });
+
+  evalCmd
+    .command('beam')
+    .description('BEAM (user ↔ assistant chats): evidence recall@k per question type, answer-token recall, build time and latency for each system')
+    .requiredOption('--data <dir>', 'BEAM split folder holding <n>/chat.json and <n>/probing_questions.json (e.g. ../shared/data/beam/500K)')
+    .option('--systems <list>', 'systems to run', 'jev,bm25,dense,hybrid')
+    .option('--k <list>', 'recall cut-offs', '5,10,20')
+    .option('--budget-tokens <n>', 'context token budget for the packed-context metrics', intOption('--budget-tokens'))
+    .option('--conversations <list>', 'conversation folder numbers, e.g. 1,2 (default: all)', intList('--conversations'))
+    .option('--max-questions <n>', 'questions per conversation (round robin over types; default all)', intOption('--max-questions'))
+    .option('--max-text-bytes <n>', 'split messages longer than this many UTF-8 bytes (default 65536, the memory limit)', intOption('--max-text-bytes', 16))
+    .option('--out <file>', 'write the JSON report here')
+    .option('--dump <file>', 'write one JSONL line per question and system')
+    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; out?: string; dump?: string }, cmd: Command) => {
+      const o = globals(cmd);
+      const engine = await import('./eval/engine.js');
+      const beam = await import('./eval/beam.js');
+      const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
+      if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
+      const progress = createProgress({ enabled: !o.json });
+      const log = (line: string) => {
+        if (!o.json) process.stderr.write(`${line}\n`);
+      };
+      const builds = createBuildLog((line) => log(c.dim(line)));
+      const rows: import('./eval/engine.js').DumpRow[] = [];
+      const report = await beam.runBeamEval({
+        data: opts.data,
+        systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
+        ks,
+        budgetTokens: opts.budgetTokens,
+        conversations: opts.conversations,
+        maxQuestions: opts.maxQuestions,
+        maxTextBytes: opts.maxTextBytes,
+        dump: (r) => void rows.push(r),
+        answerer: await evalAnswerer(log, 'rubric'),
+        onProgress: (e) => {
+          if (e.phase === 'build') {
+            progress.stop();
+            builds.build(e);
+          } else if (e.phase === 'built') {
+            builds.built(e);
+          } else if (e.phase === 'query') {
+            if (e.done <= 1) progress.start(`conv ${e.conversation} ${e.system} queries`, e.total);
+            progress.update(e.done, { total: e.total });
+            if (e.done >= e.total) progress.stop();
+          }
+        },
+      });
+      progress.stop();
+      builds.flush();
+      // written only after every conversation finished: a failed run leaves no half-written file
+      if (opts.dump) engine.writeFileAtomic(opts.dump, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+      if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+      print(o, report, () => {
+        console.log(beam.formatBeamMarkdown(report));
+        console.log(beam.formatBeamPerConversation(rows, report.config.ks.includes(10) ? 10 : report.config.ks[0]));
         if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
         if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
       });
@@ -394,12 +454,15 @@ if (isEntry) {
  * answer each question and scores the answers (token-F1, BLEU-1, LLM-as-judge; the judge model is
  * MEM_JUDGE_MODEL, default the same model). Offline: undefined.
  */
-async function evalAnswerer(log: (line: string) => void) {
+async function evalAnswerer(log: (line: string) => void): Promise<{ systemTwo: import('./answer/system-two.js').SystemTwo; judge: import('./eval/answers.js').LlmJudge } | undefined>;
+async function evalAnswerer(log: (line: string) => void, kind: 'rubric'): Promise<{ systemTwo: import('./answer/system-two.js').SystemTwo; judge: import('./eval/engine.js').AnswerJudge } | undefined>;
+async function evalAnswerer(log: (line: string) => void, kind: 'gold' | 'rubric' = 'gold') {
   const { systemTwoConfigFromEnv, createSystemTwo } = await import('./answer/system-two.js');
   const cfg = systemTwoConfigFromEnv();
   if (!cfg) return undefined;
-  const { createLlmJudge } = await import('./eval/answers.js');
+  const { createLlmJudge, createRubricJudge } = await import('./eval/answers.js');
   const judgeModel = process.env.MEM_JUDGE_MODEL?.trim() || cfg.model;
-  log(`System Two answers with ${cfg.model} at ${cfg.baseURL}; judge ${judgeModel}`);
-  return { systemTwo: createSystemTwo(cfg), judge: createLlmJudge({ ...cfg, model: judgeModel }) };
+  log(`System Two answers with ${cfg.model} at ${cfg.baseURL}; ${kind === 'rubric' ? 'rubric ' : ''}judge ${judgeModel}`);
+  const judgeCfg = { ...cfg, model: judgeModel };
+  return { systemTwo: createSystemTwo(cfg), judge: kind === 'rubric' ? createRubricJudge(judgeCfg) : createLlmJudge(judgeCfg) };
 }

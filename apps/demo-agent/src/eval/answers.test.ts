@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatCompletion, startOpenAICompatibleServer, type MockOpenAIServer } from '@mem/system-one/testing';
 import { MemError } from '@mem/core';
-import { bleu1, createLlmJudge, parseJudgeVerdict, tokenF1 } from './answers.js';
+import { bleu1, createLlmJudge, createRubricJudge, parseJudgeVerdict, parseRubricVerdict, tokenF1 } from './answers.js';
 
 describe('tokenF1 / bleu1', () => {
   it('hand-computed cases', () => {
@@ -50,5 +50,35 @@ describe('createLlmJudge (loopback OpenAI-compatible server)', () => {
     expect(MemError.isInstance(e2) && e2.category).toBe('unavailable');
     const sent = server.requests.filter((r) => r.path.endsWith('/chat/completions'));
     expect(sent[0].body.temperature).toBe(0);
+  });
+});
+
+describe('createRubricJudge (loopback OpenAI-compatible server)', () => {
+  let server: MockOpenAIServer;
+  beforeAll(async () => {
+    server = await startOpenAICompatibleServer({
+      chat: (body) => {
+        const user = String(body.messages.at(-1).content);
+        if (user.includes('Answer: garbage')) return { json: chatCompletion('hmm') };
+        const item = /Rubric item: (.*)\n/.exec(user)![1];
+        const answer = /Answer: (.*)$/s.exec(user)![1];
+        return { json: chatCompletion(answer.includes(item) ? '1' : item.startsWith('half') ? '0.5' : '0') };
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('scores each rubric item 0 / 0.5 / 1 and averages; the ideal answer stands in for a missing rubric', async () => {
+    expect(parseRubricVerdict('0.5')).toBe(0.5);
+    expect(parseRubricVerdict('Score: 1')).toBe(1);
+    expect(parseRubricVerdict('.5')).toBe(0.5);
+    expect(parseRubricVerdict('0')).toBe(0);
+    expect(parseRubricVerdict('none')).toBeNull();
+    const judge = createRubricJudge({ baseURL: server.url, apiKey: 'k', model: 'judge', maxRetries: 0 });
+    expect(await judge.score({ question: 'q', answer: '', rubric: ['terrace', 'half sun', 'rain'] }, 'on the terrace')).toBeCloseTo(0.5, 12);
+    expect(await judge.score({ question: 'q', answer: 'terrace' }, 'The answer conveys: terrace')).toBe(1);
+    const e = await judge.score({ question: 'q', answer: '', rubric: ['x'] }, 'garbage').catch((x) => x);
+    expect(MemError.isInstance(e) && e.category).toBe('unavailable');
+    expect(server.requests.filter((r) => r.path.endsWith('/chat/completions')).every((r) => r.body.temperature === 0)).toBe(true);
   });
 });

@@ -100,3 +100,59 @@ export function createLlmJudge(config: { baseURL: string; apiKey: string; model:
     },
   };
 }
+
+export const RUBRIC_PROMPT =
+  'You grade an answer to a question about a long chat between a user and an assistant against ONE rubric ' +
+  'item. Reply 1 if the answer fully satisfies the item, 0.5 if it satisfies it partly, 0 if it does not. ' +
+  'Reply with exactly one of: 1, 0.5, 0.';
+
+/** Parse a rubric verdict: the first of 1 / 0.5 / 0 in the reply (".5" counts as 0.5); null when none. */
+export function parseRubricVerdict(text: string): 0 | 0.5 | 1 | null {
+  const m = /(?:^|[^\d.])(1(?:\.0+)?|0?\.5|0(?:\.0+)?)(?![\d.])/.exec(text.trim());
+  if (!m) return null;
+  const v = Number(m[1]);
+  return v === 1 ? 1 : v === 0.5 ? 0.5 : 0;
+}
+
+/**
+ * A rubric judge for BEAM answers (BEAM's protocol, Tavakoli et al. 2025 §4: each rubric item scored
+ * 0 / 0.5 / 1 by an LLM, the question's score is their mean; our prompt wording) on any
+ * OpenAI-compatible chat endpoint (temperature 0). A question without rubric items is judged against
+ * its ideal answer as one item. Throws SystemTwoUnavailableError when the endpoint fails or replies
+ * with no verdict.
+ */
+export function createRubricJudge(config: { baseURL: string; apiKey: string; model: string; timeoutMs?: number; maxRetries?: number }): {
+  readonly model: string;
+  score(q: { question: string; answer: string; rubric?: string[] }, answer: string): Promise<number>;
+} {
+  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 });
+  return {
+    model: config.model,
+    async score(q, answer) {
+      const items = q.rubric?.length ? q.rubric : q.answer ? [`The answer conveys: ${q.answer}`] : [];
+      if (!items.length) throw new SystemTwoUnavailableError('rubric judge: the question has neither rubric items nor an ideal answer');
+      let sum = 0;
+      for (const item of items) {
+        let text: string;
+        try {
+          const res = await client.chat.completions.create({
+            model: config.model,
+            temperature: 0,
+            max_tokens: 4,
+            messages: [
+              { role: 'system', content: RUBRIC_PROMPT },
+              { role: 'user', content: `Question: ${q.question}\nRubric item: ${item}\nAnswer: ${answer}` },
+            ],
+          });
+          text = res.choices[0]?.message?.content ?? '';
+        } catch (e) {
+          throw new SystemTwoUnavailableError(`rubric judge (${config.model}) is unavailable: ${(e as Error).message}`, { cause: e });
+        }
+        const v = parseRubricVerdict(text);
+        if (v === null) throw new SystemTwoUnavailableError(`rubric judge (${config.model}) replied no 1 / 0.5 / 0: ${JSON.stringify(text.slice(0, 80))}`);
+        sum += v;
+      }
+      return sum / items.length;
+    },
+  };
+}

@@ -1,10 +1,11 @@
 /**
- * The LoCoMo offline evaluation engine (DESIGN.md "Evaluation protocol"; report shape: issue 8).
- * One memory per conversation and system; every turn an observation (`sourceId` = dialogue id);
- * evidence recall@k per category group, answer-token recall in the packed context (categories 1–4),
- * build seconds, query latency p50/p95, controller calls per query, gate counts.
+ * The offline evaluation engine (DESIGN.md "Evaluation protocol"; report shape: issue 8), shared by
+ * `mem eval locomo` and `mem eval beam`: one memory per conversation and system; every turn an
+ * observation (`sourceId` = the dataset's turn id); evidence recall@k per question group, answer-token
+ * recall in the packed context, build seconds, query latency p50/p95, controller calls per query, gate
+ * counts. `runEval` runs prepared conversations; `runLocomoEval` prepares LoCoMo (beam.ts: BEAM).
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { MemError, MemValidationError } from '@mem/core';
 import {
@@ -15,7 +16,8 @@ import {
   type AuditEntry,
   type LocomoConversation,
 } from './locomo.js';
-import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, recallAtK, type Group } from './metrics.js';
+import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, recallAtK } from './metrics.js';
+import type { EvalObservation } from './locomo.js';
 import type { EvalSystem, EvalSystemFactory } from './types.js';
 import { bleu1, tokenF1, type LlmJudge } from './answers.js';
 import type { SystemTwo } from '../answer/system-two.js';
@@ -36,32 +38,63 @@ export interface SystemReport {
   answers?: { model: string; judge_model: string | null; answered: number; failed: number; token_f1: Record<string, number>; bleu1: Record<string, number>; llm_judge: Record<string, number> };
 }
 
-/** The JSON `mem eval locomo --out` writes (issue 8, exactly this shape). */
-export interface LocomoReport {
+/** The JSON an eval's `--out` writes (issue 8's shape; each dataset adds its own `config` fields). */
+export interface EvalReport<C extends object = Record<string, unknown>> {
   dataset: string;
   /** Number of conversations evaluated (their indices are in `config.conversations`). */
   conversations: number;
   /** Number of questions evaluated per system. */
   questions: number;
-  config: {
-    systems: string[];
-    ks: number[];
-    budget_tokens: number;
-    conversations: number[];
-    audit: string | null;
-    audited_questions: number;
-  };
+  config: { systems: string[]; ks: number[]; budget_tokens: number; conversations: number[] } & C;
   systems: Record<string, SystemReport>;
 }
+
+/** The JSON `mem eval locomo --out` writes (issue 8, exactly this shape). */
+export type LocomoReport = EvalReport<{ audit: string | null; audited_questions: number }>;
 
 /** One `--dump` line: enough to recompute every recall number. */
 export interface DumpRow {
   system: string;
   conversation: number;
   qa_index: number;
-  category: number;
+  /** LoCoMo: the category number; BEAM: the question type. */
+  category: number | string;
   evidence: string[];
   retrieved: string[];
+}
+
+/** A question ready for scoring (any dataset). */
+export interface PreparedQuestion {
+  qaIndex: number;
+  /** LoCoMo: the category number; BEAM: the question type. */
+  category: number | string;
+  /** Recall groups the question counts in (e.g. `overall` and its type). */
+  groups: string[];
+  /** Groups of System-Two answers ([] = not answered). */
+  answerGroups: string[];
+  /** Groups of answer-token recall (default: `answerGroups`). */
+  tokenGroups?: string[];
+  question: string;
+  /** Gold / ideal answer ('' when none). */
+  answer: string;
+  /** Evidence turn ids ([] = left out of recall means). */
+  evidence: string[];
+  /** Rubric items (BEAM): what a good answer states. */
+  rubric?: string[];
+}
+
+/** One conversation ready for the engine. */
+export interface PreparedConversation {
+  /** The index reported (`conversation` of dump rows, `config.conversations`). */
+  index: number;
+  observations: EvalObservation[];
+  questions: PreparedQuestion[];
+}
+
+/** Scores a System-Two answer in [0, 1] (LLM judge of the gold answer, or of a rubric). */
+export interface AnswerJudge {
+  readonly model: string;
+  score(q: PreparedQuestion, answer: string): Promise<number>;
 }
 
 export type EvalProgress =
@@ -99,6 +132,21 @@ export interface RunLocomoEvalOptions {
   answerer?: { systemTwo: SystemTwo; judge?: LlmJudge | null };
 }
 
+/** Options of `runEval` (the dataset-neutral part of `RunLocomoEvalOptions`). */
+export interface RunEvalOptions {
+  dataset: string;
+  /** Report groups in print order (recall; answer groups are those of the questions). */
+  groups: readonly string[];
+  systems: RunLocomoEvalOptions['systems'];
+  registry?: Record<string, EvalSystemFactory>;
+  ks?: number[];
+  budgetTokens?: number;
+  retrieveK?: number;
+  onProgress?: (e: EvalProgress) => void;
+  dump?: string | ((row: DumpRow) => void);
+  answerer?: { systemTwo: SystemTwo; judge?: AnswerJudge | null };
+}
+
 function readJson(p: string, what: string): unknown {
   let text: string;
   try {
@@ -125,17 +173,13 @@ function checkKs(ks: number[]): number[] {
 }
 
 /**
- * Run the evaluation. Every system of a conversation is built and queried before the next
+ * Run the LoCoMo evaluation. Every system of a conversation is built and queried before the next
  * conversation starts; shared resources are released after each conversation. Throws
  * MemValidationError on bad data, options or unknown systems (before any system is built).
  */
 export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<LocomoReport> {
   const dataPath = typeof options.data === 'string' ? options.data : null;
   const data: LocomoConversation[] = checkLocomo(dataPath ? readJson(dataPath, 'LoCoMo data') : options.data);
-  const ks = checkKs(options.ks ?? [5, 10, 20]);
-  const budgetTokens = options.budgetTokens ?? 1000;
-  if (!Number.isInteger(budgetTokens) || budgetTokens < 1) throw new MemValidationError('INVALID_INPUT', `budgetTokens must be a positive integer`);
-  const retrieveK = Math.max(options.retrieveK ?? 0, ks[ks.length - 1]);
   const convs = options.conversations ?? data.map((_, i) => i);
   for (const c of convs) {
     if (!Number.isInteger(c) || c < 0 || c >= data.length) throw new MemValidationError('INVALID_INPUT', `conversation ${c} is not in 0..${data.length - 1}`);
@@ -147,7 +191,52 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
       : options.audit instanceof Map
         ? (options.audit as Map<string, AuditEntry>)
         : parseAudit(auditPath ? readJson(auditPath, 'audit file') : options.audit);
+  let audited = 0;
+  const prepared: PreparedConversation[] = convs.map((c) => {
+    const questions = conversationQuestions(data[c], c, audit);
+    audited += questions.filter((q) => q.audited).length;
+    return {
+      index: c,
+      observations: conversationObservations(data[c], c),
+      questions: questions.map((q) => {
+        const groups: string[] = groupsOf(q.category);
+        return { qaIndex: q.qaIndex, category: q.category, groups, answerGroups: q.category >= 1 && q.category <= 4 ? groups.filter((g) => g !== 'overall') : [], question: q.question, answer: q.answer, evidence: q.evidence };
+      }),
+    };
+  });
+  const judge = options.answerer?.judge;
+  const report = await runEval(prepared, {
+    ...options,
+    dataset: options.datasetName ?? (dataPath ? path.basename(dataPath) : 'locomo'),
+    groups: GROUPS,
+    answerer: options.answerer && { systemTwo: options.answerer.systemTwo, judge: judge ? { model: judge.model, score: (q, text) => judge.judge(q.question, q.answer, text) } : null },
+  });
+  return { ...report, config: { ...report.config, audit: auditPath ?? (audit ? 'inline' : null), audited_questions: audited } };
+}
 
+/** Write `text` to `file` through a temporary file and a rename, so a failed run leaves no half-written file (ours). */
+export function writeFileAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.partial`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Run prepared conversations through every system (the engine of `mem eval locomo` and `mem eval
+ * beam`). A `dump` path is written to a temporary file renamed at the end: a run that fails in any
+ * conversation throws (the error names the conversation in `details.conversation`) and leaves no dump.
+ * Throws MemValidationError on bad options or unknown systems before any system is built.
+ */
+export async function runEval(prepared: PreparedConversation[], options: RunEvalOptions): Promise<EvalReport> {
+  const ks = checkKs(options.ks ?? [5, 10, 20]);
+  const budgetTokens = options.budgetTokens ?? 1000;
+  if (!Number.isInteger(budgetTokens) || budgetTokens < 1) throw new MemValidationError('INVALID_INPUT', `budgetTokens must be a positive integer`);
+  const retrieveK = Math.max(options.retrieveK ?? 0, ks[ks.length - 1]);
   const registry = options.registry ?? (await import('./systems/index.js')).evalSystems;
   const systems = options.systems.map((s) => {
     if (typeof s !== 'string') return s;
@@ -159,11 +248,12 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
   if (new Set(systems.map((s) => s.name)).size !== systems.length) throw new MemValidationError('INVALID_INPUT', 'duplicate system names');
 
   let dumpStream: WriteStream | null = null;
+  const dumpTmp = typeof options.dump === 'string' ? `${options.dump}.${process.pid}.partial` : null;
   const dump: ((row: DumpRow) => void) | null =
     typeof options.dump === 'function'
       ? options.dump
-      : typeof options.dump === 'string'
-        ? ((dumpStream = createWriteStream(options.dump)), (row: DumpRow) => void dumpStream!.write(JSON.stringify(row) + '\n'))
+      : dumpTmp
+        ? ((dumpStream = createWriteStream(dumpTmp)), (row: DumpRow) => void dumpStream!.write(JSON.stringify(row) + '\n'))
         : null;
 
   interface Acc {
@@ -190,14 +280,13 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
   );
   const runShared = new Map<string, unknown>();
   let questionCount = 0;
-  let auditedCount = 0;
+  let ok = false;
 
   try {
-    for (const c of convs) {
-      const observations = conversationObservations(data[c], c);
-      const questions = conversationQuestions(data[c], c, audit);
+    for (const conv of prepared) {
+      const c = conv.index;
+      const { observations, questions } = conv;
       questionCount += questions.length;
-      auditedCount += questions.filter((q) => q.audited).length;
       const shared = new Map<string, unknown>();
       const deferred: (() => Promise<void> | void)[] = [];
       try {
@@ -225,13 +314,16 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
               const retrieved = res.ids.slice(0, retrieveK);
               for (const k of ks) {
                 const r = recallAtK(q.evidence, retrieved, k);
-                for (const g of groupsOf(q.category)) a.recall.add(`${g}@${k}`, r);
+                for (const g of q.groups) a.recall.add(`${g}@${k}`, r);
               }
-              if (q.category >= 1 && q.category <= 4 && res.context) {
+              const tokenGroups = q.tokenGroups ?? q.answerGroups;
+              if ((tokenGroups.length || (options.answerer && q.answerGroups.length)) && res.context) {
                 const context = res.context();
-                const tr = answerTokenRecall(q.answer, context);
-                for (const g of groupsOf(q.category)) if (g !== 'overall') a.tokens.add(g, tr);
-                if (options.answerer) await scoreAnswer(options.answerer, q, context, a);
+                if (tokenGroups.length) {
+                  const tr = answerTokenRecall(q.answer, context);
+                  for (const g of tokenGroups) a.tokens.add(g, tr);
+                }
+                if (options.answerer && q.answerGroups.length) await scoreAnswer(options.answerer, q, context, a);
               }
               dump?.({ system: s.name, conversation: c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
               if ((i + 1) % 25 === 0 || i + 1 === questions.length) {
@@ -242,44 +334,54 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
             await system.close();
           }
         }
+      } catch (e) {
+        // name the conversation; keep the code and category of an @mem error
+        const m = MemError.isInstance(e) ? (e as MemError) : null;
+        throw new MemError(m?.code ?? 'INTERNAL', m?.category ?? 'internal', `conversation ${c}: ${(e as Error)?.message ?? String(e)}`, {
+          cause: e,
+          details: { ...(m?.details ?? {}), conversation: c },
+        });
       } finally {
         for (const f of deferred.reverse()) await f();
       }
     }
+    ok = true;
   } finally {
     for (const v of runShared.values()) {
       const close = (v as { close?: () => unknown } | null)?.close;
       if (typeof close === 'function') await close.call(v);
     }
     if (dumpStream) await new Promise<void>((resolve) => (dumpStream as WriteStream).end(resolve));
+    if (dumpTmp) {
+      if (ok) renameSync(dumpTmp, options.dump as string);
+      else rmSync(dumpTmp, { force: true });
+    }
   }
 
-  const report: LocomoReport = {
-    dataset: options.datasetName ?? (dataPath ? path.basename(dataPath) : 'locomo'),
-    conversations: convs.length,
+  const ordered = (set: Set<string>) => [...options.groups.filter((g) => set.has(g)), ...[...set].filter((g) => !options.groups.includes(g))];
+  const answerGroups = ordered(new Set(prepared.flatMap((p) => p.questions.flatMap((q) => q.answerGroups))));
+  const tokenGroups = ordered(new Set(prepared.flatMap((p) => p.questions.flatMap((q) => q.tokenGroups ?? q.answerGroups))));
+  const report: EvalReport = {
+    dataset: options.dataset,
+    conversations: prepared.length,
     questions: questionCount,
-    config: {
-      systems: systems.map((s) => s.name),
-      ks,
-      budget_tokens: budgetTokens,
-      conversations: convs,
-      audit: auditPath ?? (audit ? 'inline' : null),
-      audited_questions: auditedCount,
-    },
+    config: { systems: systems.map((s) => s.name), ks, budget_tokens: budgetTokens, conversations: prepared.map((p) => p.index) },
     systems: {},
   };
   for (const s of systems) {
     const a = acc.get(s.name)!;
     const recall: Record<string, Record<string, number>> = {};
     const tokens: Record<string, number> = {};
-    for (const g of GROUPS) {
+    for (const g of options.groups) {
       recall[g] = {};
       for (const k of ks) {
         const m = a.recall.mean(`${g}@${k}`);
         if (m !== null) recall[g][String(k)] = r4(m);
       }
+    }
+    for (const g of tokenGroups) {
       const t = a.tokens.mean(g);
-      if (t !== null && g !== ('overall' as Group) && g !== 'adversarial') tokens[g] = r4(t);
+      if (t !== null) tokens[g] = r4(t);
     }
     report.systems[s.name] = {
       build_seconds: Math.round(a.build * 100) / 100,
@@ -291,7 +393,7 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
       gate: a.gate,
     };
     if (options.answerer) {
-      const by = (m: MeanAccumulator) => Object.fromEntries(GROUPS.filter((g) => g !== 'overall' && g !== 'adversarial').flatMap((g) => (m.mean(g) === null ? [] : [[g, r4(m.mean(g)!)]])));
+      const by = (m: MeanAccumulator) => Object.fromEntries(answerGroups.flatMap((g) => (m.mean(g) === null ? [] : [[g, r4(m.mean(g)!)]])));
       report.systems[s.name].answers = {
         model: options.answerer.systemTwo.model,
         judge_model: options.answerer.judge?.model ?? null,
@@ -358,21 +460,20 @@ export function recallByConversation(rows: DumpRow[], k: number): Map<string, Ma
   return new Map([...acc].map(([s, m]) => [s, new Map([...m].map(([c, e]) => [c, e.sum / e.n]))]));
 }
 
-/** Ask System Two for one question's answer and add its scores to the accumulators (categories 1–4). */
+/** Ask System Two for one question's answer and add its scores to the accumulators (the question's answer groups). */
 async function scoreAnswer(
-  answerer: NonNullable<RunLocomoEvalOptions['answerer']>,
-  q: { question: string; answer: string; category: number },
+  answerer: NonNullable<RunEvalOptions['answerer']>,
+  q: PreparedQuestion,
   context: string,
   a: { f1: MeanAccumulator; bleu: MeanAccumulator; judge: MeanAccumulator; answered: number; failed: number },
 ): Promise<void> {
   try {
     const { text } = await answerer.systemTwo.answer(q.question, context);
-    const verdict = answerer.judge ? await answerer.judge.judge(q.question, q.answer, text) : null;
+    const verdict = answerer.judge ? await answerer.judge.score(q, text) : null;
     a.answered += 1;
     const f1 = tokenF1(text, q.answer);
     const b1 = bleu1(text, q.answer);
-    for (const g of groupsOf(q.category)) {
-      if (g === 'overall') continue;
+    for (const g of q.answerGroups) {
       a.f1.add(g, f1);
       a.bleu.add(g, b1);
       if (verdict !== null) a.judge.add(g, verdict);

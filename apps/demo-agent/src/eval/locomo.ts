@@ -51,6 +51,8 @@ export interface EvalObservation {
   text: string;
   /** Session date-time, UTC ISO-8601. */
   observedAt: string;
+  /** Extra observation metadata (e.g. BEAM's `part` / `parts` of a split message). */
+  metadata?: Record<string, unknown>;
 }
 
 /** A question prepared for scoring. */

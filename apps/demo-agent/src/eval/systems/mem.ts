@@ -81,7 +81,7 @@ async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservatio
           observedAt: o.observedAt,
           sourceId: o.sourceId,
           scope,
-          metadata: { session: o.session, turn: o.turn },
+          metadata: { ...o.metadata, session: o.session, turn: o.turn },
         })),
       );
       const gate = { add: 0, update: 0, noop: 0 };
