@@ -3,7 +3,7 @@
  * "Read path"): routing → active views → budgets → depth → anchors (RRF) → rounds of expansion,
  * batched candidate scoring and stopping, under hard caps.
  */
-import { MemValidationError } from '@mem/core';
+import { MemValidationError, normalizeNow } from '@mem/core';
 import type {
   Embedder,
   Evidence,
@@ -219,7 +219,7 @@ function stateItem(v: Visit) {
   };
 }
 
-/** Validate a SearchRequest; throws MemValidationError `INVALID_INPUT`. */
+/** Validate a SearchRequest; throws MemValidationError `INVALID_INPUT`, `SCOPE_MISSING`, `BAD_DATE` / `MISSING_TIMEZONE` (a `now` without a zone or not ISO-8601). */
 export function validateRequest(req: SearchRequest): { k: number; nowMs: number } {
   if (!req || typeof req.query !== 'string' || req.query.trim() === '') {
     throw new MemValidationError('INVALID_INPUT', 'search: query must be a non-empty string');
@@ -227,8 +227,8 @@ export function validateRequest(req: SearchRequest): { k: number; nowMs: number 
   if (!req.scope) throw new MemValidationError('SCOPE_MISSING', 'search: scope is required');
   const k = req.k ?? 10;
   if (!Number.isInteger(k) || k < 1) throw new MemValidationError('INVALID_INPUT', `search: k must be a positive integer, got ${k}`);
-  const nowMs = req.now === undefined ? Date.now() : Date.parse(req.now);
-  if (!Number.isFinite(nowMs)) throw new MemValidationError('BAD_DATE', `search: now is not an ISO-8601 date: ${req.now}`);
+  // strict (issue 17): ISO-8601 with a zone, else BAD_DATE / MISSING_TIMEZONE — never the process's local zone
+  const nowMs = req.now === undefined ? Date.now() : Date.parse(normalizeNow(req.now));
   return { k, nowMs };
 }
 

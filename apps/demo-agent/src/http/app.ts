@@ -47,7 +47,8 @@ export interface ApiOptions {
 export const ErrorSchema = errorSchema('Error', 'TEXT_EMPTY');
 
 
-const ScopeQuery = z.object({
+// strict: an unknown or misspelt query parameter (`?userid=alice`, `?tenant=x`) is a 400, never the default scope
+const ScopeQuery = z.strictObject({
   userId: z.string().max(256).optional(),
   agentId: z.string().max(256).optional(),
   runId: z.string().max(256).optional(),
@@ -181,7 +182,15 @@ export function createApi(options: ApiOptions): OpenAPIHono {
   });
   app.use(
     '/v1/*',
-    bodyLimit({ maxSize: limit, onError: (c) => errorJson(c, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`) }),
+    bodyLimit({
+      maxSize: limit,
+      onError: (c) => {
+        // the unread rest of the body is still on the socket: close the connection after this
+        // reply, or a keep-alive client's next request would be parsed after it (a socket error)
+        c.header('Connection', 'close');
+        return errorJson(c, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+      },
+    }),
   );
 
   /** The request's scope: query parameters override the server default. */

@@ -3,7 +3,7 @@
  */
 import { extractEntities } from './entities.js';
 import { extractKeywords } from './keywords.js';
-import { resolveEventTime, type ResolvedEventTime } from './time.js';
+import { resolveEventTime, type ResolvedEventTime, type ResolveTimeOptions } from './time.js';
 
 export interface Extraction {
   entities: string[];
@@ -12,7 +12,10 @@ export interface Extraction {
   eventTime: ResolvedEventTime | null;
 }
 
-/** `extract(text, observedAt)` = `{ extractEntities, extractKeywords, resolveEventTime }` of one text. Throws BAD_DATE like `resolveEventTime`. */
-export function extract(text: string, observedAt: string | Date | number): Extraction {
-  return { entities: extractEntities(text), keywords: extractKeywords(text), eventTime: resolveEventTime(text, observedAt) };
+/**
+ * `extract(text, observedAt, { timeZone })` = `{ extractEntities, extractKeywords, resolveEventTime }`
+ * of one text (relative dates in `timeZone`'s calendar). Throws BAD_DATE like `resolveEventTime`.
+ */
+export function extract(text: string, observedAt: string | Date | number, options: ResolveTimeOptions = {}): Extraction {
+  return { entities: extractEntities(text), keywords: extractKeywords(text), eventTime: resolveEventTime(text, observedAt, options) };
 }

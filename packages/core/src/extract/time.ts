@@ -5,6 +5,7 @@
  */
 import type * as chrono from 'chrono-node';
 import { MemValidationError } from '../errors.js';
+import { timeZoneOffsetMs, zonedWallTimeToUtc } from '../write/time.js';
 import { gatedChronoParse } from './chrono-gate.js';
 
 /** Size of the period an expression names. */
@@ -26,6 +27,58 @@ export interface ResolvedEventTime {
 }
 
 const DAY = 86_400_000;
+
+/** Options of `resolveEventTimes` / `resolveEventTime`. */
+export interface ResolveTimeOptions {
+  /**
+   * IANA zone whose calendar relative expressions use ("today" at 02:00 Tokyo time on 25 July is
+   * 25 July in Tokyo: [2025-07-24T15:00Z, 2025-07-25T15:00Z)). Default: UTC's calendar.
+   */
+  timeZone?: string;
+}
+
+/** Grammatical tense around an expression: which way a bare "Monday" or "in March" points. */
+export type Tense = 'past' | 'future' | 'unknown';
+
+// Tense markers (English grammar, ours): auxiliaries and past forms. Past: past-tense auxiliaries,
+// regular "-ed" verbs, common irregular past forms. Future: will/shall/'ll, going to, be + -ing
+// (an arrangement: "I'm meeting her on Monday"), plan/hope/want to.
+const IRREGULAR_PAST =
+  'went|came|got|saw|did|was|were|had|made|took|met|left|said|told|bought|sold|found|gave|ran|ate|drank|began|wrote|felt|kept|thought|brought|spent|lost|won|sat|stood|paid|heard|flew|drove|rode|slept|taught|caught|fell|broke|chose|forgot|wore|swam|sang|built|sent|held|knew|became|threw|grew|drew|hung|led|lit|meant|rang|rose|shook|shot|shut|sold|spoke|stole|struck|swore|took|tore|understood|woke|wove|quit|read|let|put|set|hit|cut|hurt|cost|fed|fought|bit|hid|slid|spun|stuck|sunk|sank|sprang|swung|wept|bled|bred|dug|fled|lay|laid|lent|sought|sped|split|spread|sprung';
+const PAST_RE = new RegExp(`\\b(?:${IRREGULAR_PAST}|wasn't|weren't|didn't|hadn't|used to|[a-z]{2,}ed)\\b`, 'gi');
+/** Words ending in "ed" that are not past verbs. */
+const NOT_PAST = new Set(['need', 'seed', 'feed', 'speed', 'breed', 'indeed', 'exceed', 'succeed', 'proceed', 'shed', 'weed', 'embed', 'hundred', 'sacred', 'naked', 'wicked', 'kindred', 'bed', 'red', 'greed', 'deed', 'reed', 'steed', 'tweed', 'bleed']);
+const FUTURE_RE = /\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? to|hope to|want to|about to|(?:i'm|we're|you're|they're|he's|she's|am|is|are)\s+(?:[a-z]+ing))\b|'ll\b/gi;
+// "-ed" words after a present form of "be" are adjectives ("I'm excited about Monday"), not a past verb
+const BE_PRESENT_BEFORE = /(?:\b(?:am|is|are|i'm|we're|you're|they're|he's|she's|it's|so|very|really|get|getting)\s+)$/i;
+const CLAUSE_END = /[.!?;\n]/;
+
+/**
+ * The tense of the clause around `text[index, index + length)` (ours): the nearest tense marker
+ * before the expression in its sentence, else the nearest after it, else 'unknown'.
+ */
+export function tenseAround(text: string, index: number, length: number): Tense {
+  let from = index;
+  while (from > 0 && !CLAUSE_END.test(text[from - 1]!)) from--;
+  let to = index + length;
+  while (to < text.length && !CLAUSE_END.test(text[to]!)) to++;
+  const marks: { at: number; tense: Tense }[] = [];
+  const sentence = text.slice(from, to);
+  for (const [re, tense] of [[PAST_RE, 'past'], [FUTURE_RE, 'future']] as const) {
+    re.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(sentence))) {
+      const at = from + m.index;
+      if (at >= index && at < index + length) continue; // inside the expression itself
+      if (tense === 'past' && /ed$/i.test(m[0]) && (NOT_PAST.has(m[0].toLowerCase()) || BE_PRESENT_BEFORE.test(sentence.slice(0, m.index)))) continue;
+      marks.push({ at, tense });
+    }
+  }
+  const before = marks.filter((m) => m.at < index).sort((a, b) => b.at - a.at)[0];
+  if (before) return before.tense;
+  const after = marks.filter((m) => m.at >= index + length).sort((a, b) => a.at - b.at)[0];
+  return after ? after.tense : 'unknown';
+}
 
 const NUMBER_WORDS: Record<string, number> = {
   a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
@@ -341,13 +394,48 @@ function fromChrono(r: chrono.ParsedResult): Interval {
   return { start: utcDayStart(start), end: utcDayStart(start) + DAY, granularity: 'day' };
 }
 
+function shiftYears(t: number, years: number): number {
+  const d = new Date(t);
+  d.setUTCFullYear(d.getUTCFullYear() + years);
+  return d.getTime();
+}
+
+/**
+ * A chrono result whose direction the words leave open — a bare weekday ("on Monday") or a month
+ * or date without a year ("in March", "on 3 March") — turned to the clause's tense (ours; chrono
+ * picks the nearest such day): in a past-tense clause it is the most recent one not after the
+ * observation day, in a future-tense clause the next one from it. With "this / last / next" in
+ * the expression, or no tense marker, chrono's reading stands.
+ */
+function directed(iv: Interval, r: chrono.ParsedResult, text: string, ref: number): Interval {
+  if (r.end || /\b(?:this|last|past|next|coming|following)\b/i.test(r.text)) return iv;
+  const s = r.start;
+  const today = utcDayStart(ref);
+  const weekdayOnly = s.isCertain('weekday') && !s.isCertain('day');
+  const yearless = !weekdayOnly && s.isCertain('month') && !s.isCertain('year');
+  if (!weekdayOnly && !yearless) return iv;
+  const tense = tenseAround(text, r.index, r.text.length);
+  if (tense === 'unknown') return iv;
+  if (weekdayOnly) {
+    const by = tense === 'past' && iv.start >= today + DAY ? -7 * DAY : tense === 'future' && iv.start < today ? 7 * DAY : 0;
+    return by ? { ...iv, start: iv.start + by, end: iv.end === null ? null : iv.end + by } : iv;
+  }
+  const years = tense === 'past' && iv.start > ref ? -1 : tense === 'future' && (iv.end ?? iv.start + DAY) <= today ? 1 : 0;
+  return years ? { ...iv, start: shiftYears(iv.start, years), end: iv.end === null ? null : shiftYears(iv.end, years) } : iv;
+}
+
 /**
  * Every time expression in `text`, resolved against `observedAt`, in text order. See
  * `resolveEventTime`. Throws BAD_DATE for an invalid or zone-less `observedAt`.
  */
-export function resolveEventTimes(text: string, observedAt: string | Date | number): ResolvedEventTime[] {
-  const ref = toReference(observedAt);
+export function resolveEventTimes(text: string, observedAt: string | Date | number, options: ResolveTimeOptions = {}): ResolvedEventTime[] {
+  const utcRef = toReference(observedAt);
   if (typeof text !== 'string' || text.trim() === '') return [];
+  const timeZone = options?.timeZone;
+  // the calendar of `timeZone`: every rule and chrono work on wall-clock time (ms as if UTC), and
+  // the interval's bounds are turned back into UTC instants at the end
+  const ref = timeZone ? utcRef + timeZoneOffsetMs(timeZone, utcRef) : utcRef;
+  const toUtc = (wall: number): number => (timeZone ? zonedWallTimeToUtc(wall, timeZone) : wall);
   const found: Found[] = [];
   CUE_STATE.fill(-1);
   for (let ri = 0; ri < RULES.length; ri++) {
@@ -356,7 +444,11 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
     rule.re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = rule.re.exec(text))) {
-      const iv = rule.resolve(m, ref);
+      let iv = rule.resolve(m, ref);
+      // "this weekend" in a past-tense clause said before it: the weekend just gone
+      if (iv && iv.granularity === 'weekend' && /^this\s+weekend$/i.test(m[0]) && iv.start > ref && tenseAround(text, m.index, m[0].length) === 'past') {
+        iv = { ...iv, start: iv.start - 7 * DAY, end: iv.end! - 7 * DAY };
+      }
       if (iv) found.push({ index: m.index, length: m[0].length, expression: m[0], iv });
     }
   }
@@ -374,7 +466,7 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
     const t = r.text.trim();
     if (CHRONO_SKIP.test(t) || CHRONO_SKIP_PREFIX.test(t)) continue;
     if (overlapsAny(kept, r.index, r.text.length)) continue;
-    fromC.push({ index: r.index, length: r.text.length, expression: r.text, iv: fromChrono(r) });
+    fromC.push({ index: r.index, length: r.text.length, expression: r.text, iv: directed(fromChrono(r), r, text, ref), zoned: r.start.isCertain('timezoneOffset') });
   }
   const all = kept.concat(fromC).sort(byIndex);
   const out: ResolvedEventTime[] = [];
@@ -383,9 +475,14 @@ export function resolveEventTimes(text: string, observedAt: string | Date | numb
     // "in 273737 years", "99980515 days later": an interval outside the years 0000–9999 is not an
     // event time we can store (its ISO string would need an extended year, or not exist): dropped
     if (!inIsoYears(f.iv.start) || (f.iv.end !== null && !inIsoYears(f.iv.end))) continue;
+    // an explicit zone in the text ("3pm EST") already gave chrono the instant
+    const absolute = f.iv.granularity === 'instant' && f.zoned === true;
+    const start = absolute ? f.iv.start : toUtc(f.iv.start);
+    const end = f.iv.end === null ? null : absolute ? f.iv.end : toUtc(f.iv.end);
+    if (!inIsoYears(start) || (end !== null && !inIsoYears(end))) continue;
     out.push({
-      start: new Date(f.iv.start).toISOString(),
-      end: f.iv.end === null ? null : new Date(f.iv.end).toISOString(),
+      start: new Date(start).toISOString(),
+      end: end === null ? null : new Date(end).toISOString(),
       expression: f.expression,
       granularity: f.iv.granularity,
       index: f.index,
@@ -400,7 +497,7 @@ function inIsoYears(t: number): boolean {
   return Number.isFinite(t) && t >= MIN_REFERENCE && t < YEAR_10000;
 }
 
-type Found = { index: number; length: number; expression: string; iv: Interval };
+type Found = { index: number; length: number; expression: string; iv: Interval; zoned?: boolean };
 
 function byIndexThenLongest(a: Found, b: Found): number {
   return a.index - b.index || b.length - a.length;
@@ -457,9 +554,13 @@ export function ruleCueCheck(text: string): { matched: number[]; violations: num
  * last", "a few days ago", "last summer", "next month", "in 2022") are anchored to `observedAt`,
  * never to the current clock (Jev-Mem write path, step 1). Weeks are ISO weeks (Monday start),
  * "last weekend" is the Saturday–Sunday of the previous ISO week, seasons are meteorological
- * (northern hemisphere), "a few" = 3, "a couple" = 2 (ours). Parsing: chrono-node 2 (English),
- * `timezone: 0`, plus the rules above. Throws BAD_DATE for an invalid or zone-less `observedAt`.
+ * (northern hemisphere), "a few" = 3, "a couple" = 2 (ours). A bare weekday or a year-less month
+ * or date follows the clause's tense: "The bridge reopened on Monday" said on Saturday 2025-04-12
+ * is 2025-04-07, "I'll fly on Monday" is 2025-04-14 (`tenseAround`). Days, weeks and months are
+ * those of `options.timeZone`'s calendar (default UTC), returned as UTC instants. Parsing:
+ * chrono-node 2 (English), `timezone: 0` on wall-clock time, plus the rules above. Throws
+ * BAD_DATE for an invalid or zone-less `observedAt`, INVALID_INPUT for an unknown time zone.
  */
-export function resolveEventTime(text: string, observedAt: string | Date | number): ResolvedEventTime | null {
-  return resolveEventTimes(text, observedAt)[0] ?? null;
+export function resolveEventTime(text: string, observedAt: string | Date | number, options: ResolveTimeOptions = {}): ResolvedEventTime | null {
+  return resolveEventTimes(text, observedAt, options)[0] ?? null;
 }

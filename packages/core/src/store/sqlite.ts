@@ -401,13 +401,13 @@ export class SqliteStore implements MemoryStore {
           put.run('createdAt', new Date().toISOString());
           return;
         }
-        for (const field of ['schemaVersion', 'embeddingModel', 'dimension'] as const) {
-          if (have[field] !== wanted[field]) {
-            throw new StoreMetaMismatchError(
-              `Store meta mismatch on ${field}: the store ${this.path} records ${JSON.stringify(have[field])}, open() asked for ${JSON.stringify(wanted[field])}`,
-              { details: { field, stored: have[field], requested: wanted[field] } },
-            );
-          }
+        // every differing field is named (a model change usually changes the dimension too)
+        const fields = (['schemaVersion', 'embeddingModel', 'dimension'] as const).filter((f) => have[f] !== wanted[f]);
+        if (fields.length) {
+          const what = fields.map((f) => `${f} (the store records ${JSON.stringify(have[f])}, open() asked for ${JSON.stringify(wanted[f])})`).join('; ');
+          throw new StoreMetaMismatchError(`Store meta mismatch on ${what}: store ${this.path}`, {
+            details: { field: fields[0], fields, stored: have[fields[0]!], requested: wanted[fields[0]!], ...Object.fromEntries(fields.map((f) => [f, { stored: have[f], requested: wanted[f] }])) },
+          });
         }
       }).immediate();
       this.recorded = this.readMeta();

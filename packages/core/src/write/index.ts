@@ -38,7 +38,7 @@ export {
   type NormalizedObservation,
   type ValidateOptions,
 } from './validate.js';
-export { normalizeObservedAt, zonedWallTimeToUtc, timeZoneOffsetMs, assertTimeZone } from './time.js';
+export { normalizeObservedAt, normalizeNow, zonedWallTimeToUtc, timeZoneOffsetMs, assertTimeZone } from './time.js';
 export {
   DAY_MS,
   positiveCosine,

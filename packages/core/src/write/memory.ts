@@ -28,7 +28,7 @@ import { GateRegistry, type GateStateCodec, type GateStateCounters } from './gat
 import type { ControllerQuestion, Extractor, Summarizer, WriteController, WriteGate } from './ports.js';
 import { KeyedQueue } from './queue.js';
 import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
-import { assertTimeZone } from './time.js';
+import { assertTimeZone, normalizeNow } from './time.js';
 import { DEFAULT_MAX_TEXT_BYTES, validateObservation, type NormalizedObservation } from './validate.js';
 import { emptyCounters, Writer, type AddResult, type PreparedWrite, type QuestionSet, type WriteCounters } from './writer.js';
 
@@ -88,7 +88,11 @@ export interface MemoryOptions {
   policy?: 'annotate' | 'drop';
   /** System Two for SAGE Update merges and approved consolidation merges. Default: none (never called). */
   summarizer?: Summarizer;
-  /** IANA zone for zone-less observedAt strings. Default: none (such strings are rejected with MISSING_TIMEZONE). */
+  /**
+   * IANA zone (ours, issue 17): zone-less observedAt strings and search `now` are read in it, and
+   * relative dates in texts ("today", "on Monday", "last week") use its calendar. Default: none
+   * (zone-less strings are rejected with MISSING_TIMEZONE; relative dates use UTC's calendar).
+   */
   timeZone?: string;
   /** Maximum text size in UTF-8 bytes. Default 65 536 (64 KiB). */
   maxTextBytes?: number;
@@ -135,7 +139,7 @@ const MEMORY_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MemoryOptions>([
 ]);
 
 export interface AddOptions {
-  /** IANA zone for zone-less observedAt strings of this call (overrides the memory's `timeZone`). */
+  /** IANA zone for zone-less observedAt strings and relative dates of this call (overrides the memory's `timeZone`). */
   timeZone?: string;
 }
 
@@ -176,8 +180,14 @@ export interface Memory {
    */
   add(observation: ObservationInput, options?: AddOptions): Promise<AddResult>;
   add(observations: ObservationInput[], options?: AddOptions): Promise<AddResult[]>;
-  /** Delegates to the Retriever; without one, dense top-k by cosine (score = cosine in [-1, 1], path = []). */
-  search(query: string, options: { scope: Scope; k?: number; now?: string }): Promise<SearchResult>;
+  /**
+   * Delegates to the Retriever; without one, dense top-k by cosine (score = cosine in [-1, 1],
+   * path = []; that ranking does not depend on time). `now` (the reference time for relative
+   * expressions and recency) must be ISO-8601 with a zone (`Z`, `±hh:mm`), a Date or epoch ms; a
+   * zone-less string is read in the memory's `timeZone`. It reaches the retriever as UTC ISO-8601.
+   * @throws MemValidationError `BAD_DATE` / `MISSING_TIMEZONE` for a bad `now` (on every path), `TEXT_EMPTY`, `SCOPE_*`
+   */
+  search(query: string, options: { scope: Scope; k?: number; now?: string | Date | number }): Promise<SearchResult>;
   get(id: string, options: { scope: Scope }): Promise<MemoryNode | null>;
   list(options: { scope: Scope } & ListOptions): Promise<MemoryNode[]>;
   /** Remove a node, its relations and index entries (the history row stays) and drop it from the gate. Returns false if absent. */
@@ -224,9 +234,12 @@ export function defaultQuestions(): QuestionSet {
   };
 }
 
-/** Default extractor: `@mem/core`'s `extract` (wink-nlp entities and keywords, relative time against observedAt). */
-export function defaultExtractor(): Extractor {
-  return { extract: (text, observedAt) => extract(text, observedAt) };
+/**
+ * Default extractor: `@mem/core`'s `extract` (wink-nlp entities and keywords, relative time against
+ * observedAt in the calendar of the write's `timeZone`, else of `timeZone` given here, else UTC).
+ */
+export function defaultExtractor(timeZone?: string): Extractor {
+  return { extract: (text, observedAt, opts) => extract(text, observedAt, { timeZone: opts?.timeZone ?? timeZone }) };
 }
 
 /**
@@ -353,7 +366,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     store,
     embedder,
     controller: systemOne as unknown as WriteController,
-    extractor: options.extractor ?? defaultExtractor(),
+    extractor: options.extractor ?? defaultExtractor(options.timeZone),
     gates,
     questions: defaultQuestions(),
     policy: options.policy ?? MEMORY_DEFAULTS.policy,
@@ -466,9 +479,12 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       const scope = resolveScope(opts?.scope);
       const k = opts.k ?? 10;
       checkNumber('k', k, 1, 10_000, true);
+      // strict reference time: ISO-8601 with a zone, or zone-less read in the memory's timeZone;
+      // anything else is BAD_DATE / MISSING_TIMEZONE on every path (the fallback included)
+      const now = opts.now === undefined ? undefined : normalizeNow(opts.now, options.timeZone);
       await ready();
       const r = getRetriever();
-      if (r) return r.search({ scope, query, k, now: opts.now });
+      if (r) return r.search({ scope, query, k, now });
       const [v] = await embedder.embed([query]);
       const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
       return { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };

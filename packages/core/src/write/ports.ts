@@ -34,6 +34,8 @@ export interface Extractor {
   extract(
     text: string,
     observedAtIso: string,
+    /** `timeZone`: IANA zone whose calendar relative dates use ("today", "on Monday"); absent = UTC. */
+    options?: { timeZone?: string },
   ):
     | { entities: string[]; keywords: string[]; eventTime: MemoryNode['eventTime'] }
     | Promise<{ entities: string[]; keywords: string[]; eventTime: MemoryNode['eventTime'] }>;

@@ -27,14 +27,17 @@ const hashEmbedder: Embedder = {
 };
 
 const SCOPES = [{ userId: 'a' }, { userId: 'b' }, { userId: 'a', agentId: 'x' }, { namespace: 'other', userId: 'a' }];
+/** Misspelt / unknown scope keys: every operation given one must throw SCOPE_INVALID and change nothing. */
+const MISSPELT = [{ userid: 'a' }, { userId: 'a', nameSpace: 'other' }, { user_id: 'b' }, { userId: 'b', tenant: 'x' }, { UserId: 'a', agentID: 'x' }];
 const WORDS = ['Mira', 'Tom', 'bicycle', 'tea', 'Berlin', 'bread', 'concert', 'garden', 'Lena', 'piano'];
 
 describe('write path: scopes never leak (property)', () => {
-  it('random multi-scope adds, batches and forgets: every read, edge and search stays in its scope', async () => {
+  it('random multi-scope adds, batches, forgets and misspelt scope keys: every read, edge and search stays in its scope', async () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('add' as const), scope: fc.integer({ min: 0, max: 3 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }) }),
       fc.record({ kind: fc.constant('batch' as const), items: fc.array(fc.record({ scope: fc.integer({ min: 0, max: 3 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 6 }) }),
       fc.record({ kind: fc.constant('forget' as const), scope: fc.integer({ min: 0, max: 3 }), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('misspelt' as const), bad: fc.integer({ min: 0, max: MISSPELT.length - 1 }), at: fc.nat(), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }) }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
@@ -50,6 +53,19 @@ describe('write path: scopes never leak (property)', () => {
           } else if (o.kind === 'batch') {
             const rs = await m.add(o.items.map((it) => obs(it.scope, it.words)));
             for (const r of rs) expected.get(scopeKey(r.node.scope))!.add(r.node.id);
+          } else if (o.kind === 'misspelt') {
+            // a misspelt key anywhere (alone, or inside a batch) is a typed error and writes nothing
+            const bad = MISSPELT[o.bad]! as never;
+            const before = await Promise.all(SCOPES.map((s) => m.list({ scope: s, limit: 1000 }).then((l) => l.length)));
+            await expect(m.add({ text: `${o.words.join(' ')} #${n++}`, scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            const batch = [obs(0, o.words), obs(1, o.words)] as { scope: unknown }[];
+            batch.splice(o.at % 3, 0, { ...obs(2, o.words), scope: bad });
+            await expect(m.add(batch as never)).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            await expect(m.search(o.words.join(' '), { scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            await expect(m.list({ scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            await expect(m.forget('x', { scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            const after = await Promise.all(SCOPES.map((s) => m.list({ scope: s, limit: 1000 }).then((l) => l.length)));
+            expect(after).toEqual(before);
           } else {
             const ids = [...expected.get(scopeKey(resolveScope(SCOPES[o.scope]!)))!];
             if (ids.length) {

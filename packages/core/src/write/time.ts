@@ -78,14 +78,29 @@ export function zonedWallTimeToUtc(wallMs: number, timeZone: string): number {
   return wallMs - before; // gap (spring-forward): keep the pre-transition offset → a later wall time
 }
 
-function fail(code: 'BAD_DATE' | 'MISSING_TIMEZONE', message: string, value: unknown): never {
-  throw new MemValidationError(code, message, { details: { observedAt: value } });
+/** Name of the field being read, for messages and details (`observedAt` for writes, `now` for searches). */
+type Field = 'observedAt' | 'now';
+
+function fail(field: Field, code: 'BAD_DATE' | 'MISSING_TIMEZONE', message: string, value: unknown): never {
+  throw new MemValidationError(code, message, { details: { [field]: value } });
 }
 
-function checkRange(ms: number, value: unknown): number {
-  if (!Number.isFinite(ms)) fail('BAD_DATE', `observedAt must be a finite number of epoch milliseconds, got ${String(value)}`, value);
-  if (ms < MIN_MS || ms > MAX_MS) fail('BAD_DATE', 'observedAt is out of range (0000-01-01 to 9999-12-30 UTC)', value);
+function checkRange(field: Field, ms: number, value: unknown): number {
+  if (!Number.isFinite(ms)) fail(field, 'BAD_DATE', `${field} must be a finite number of epoch milliseconds, got ${String(value)}`, value);
+  if (ms < MIN_MS || ms > MAX_MS) fail(field, 'BAD_DATE', `${field} is out of range (0000-01-01 to 9999-12-30 UTC)`, value);
   return ms;
+}
+
+/**
+ * Read a search's reference time `now` strictly (ours): the same forms as `normalizeObservedAt`
+ * (ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]]` with `Z` or `±HH:MM`, a Date, epoch ms); a zone-less
+ * string is read in `timeZone` (IANA) when given, else MISSING_TIMEZONE — never in the process's
+ * local zone. Loose forms `Date.parse` would take ("March 3", "garbage") are BAD_DATE.
+ * Returns UTC ISO-8601 with milliseconds.
+ * @throws MemValidationError `BAD_DATE`, `MISSING_TIMEZONE` (details.now = the value given)
+ */
+export function normalizeNow(value: string | Date | number, timeZone?: string): string {
+  return normalizeInstant(value, timeZone, 'now');
 }
 
 /**
@@ -97,22 +112,27 @@ function checkRange(ms: number, value: unknown): number {
  * Throws MemValidationError `BAD_DATE` for anything else (including impossible dates like 02-30).
  */
 export function normalizeObservedAt(value: string | Date | number, timeZone?: string): string {
+  return normalizeInstant(value, timeZone, 'observedAt');
+}
+
+function normalizeInstant(value: string | Date | number, timeZone: string | undefined, field: Field): string {
   if (value instanceof Date) {
-    return new Date(checkRange(value.getTime(), value)).toISOString();
+    return new Date(checkRange(field, value.getTime(), value)).toISOString();
   }
   if (typeof value === 'number') {
     if (looksLikeEpochSeconds(value)) {
       fail(
+        field,
         'BAD_DATE',
-        `observedAt ${value} looks like epoch seconds (as ms it is ${new Date(value).toISOString()}); pass epoch milliseconds, a Date or an ISO-8601 string`,
+        `${field} ${value} looks like epoch seconds (as ms it is ${new Date(value).toISOString()}); pass epoch milliseconds, a Date or an ISO-8601 string`,
         value,
       );
     }
-    return new Date(checkRange(value, value)).toISOString();
+    return new Date(checkRange(field, value, value)).toISOString();
   }
-  if (typeof value !== 'string') fail('BAD_DATE', 'observedAt must be an ISO-8601 string, a Date or epoch milliseconds', value);
+  if (typeof value !== 'string') fail(field, 'BAD_DATE', `${field} must be an ISO-8601 string, a Date or epoch milliseconds`, value);
   const m = ISO_RE.exec(value.trim());
-  if (!m) fail('BAD_DATE', `observedAt "${value}" is not an ISO-8601 timestamp`, value);
+  if (!m) fail(field, 'BAD_DATE', `${field} "${value}" is not an ISO-8601 timestamp`, value);
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', zone] = m;
   const year = Number(y);
   const month = Number(mo);
@@ -122,7 +142,7 @@ export function normalizeObservedAt(value: string | Date | number, timeZone?: st
   const second = Number(s);
   const ms = Math.floor(Number(`0.${frac}`) * 1000);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
-    fail('BAD_DATE', `observedAt "${value}" has a field out of range`, value);
+    fail(field, 'BAD_DATE', `${field} "${value}" has a field out of range`, value);
   }
   const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   // Date.UTC treats years 0..99 as 1900+; fix explicitly
@@ -130,7 +150,7 @@ export function normalizeObservedAt(value: string | Date | number, timeZone?: st
   if (year < 100) wallDate.setUTCFullYear(year);
   const wallMs = wallDate.getTime();
   if (wallDate.getUTCDate() !== day || wallDate.getUTCMonth() !== month - 1) {
-    fail('BAD_DATE', `observedAt "${value}" is not a calendar date`, value);
+    fail(field, 'BAD_DATE', `${field} "${value}" is not a calendar date`, value);
   }
   let utc: number;
   if (zone) {
@@ -140,18 +160,19 @@ export function normalizeObservedAt(value: string | Date | number, timeZone?: st
       const digits = zone.slice(1).replace(':', '');
       const oh = Number(digits.slice(0, 2));
       const om = Number(digits.slice(2, 4) || '0');
-      if (oh > 23 || om > 59) fail('BAD_DATE', `observedAt "${value}" has an invalid zone offset`, value);
+      if (oh > 23 || om > 59) fail(field, 'BAD_DATE', `${field} "${value}" has an invalid zone offset`, value);
       utc = wallMs - sign * (oh * 60 + om) * 60_000;
     }
   } else {
     if (!timeZone) {
       fail(
+        field,
         'MISSING_TIMEZONE',
-        `observedAt "${value}" has no time zone; add "Z" or an offset, or pass the timeZone option (IANA, e.g. "Europe/Paris")`,
+        `${field} "${value}" has no time zone; add "Z" or an offset, or pass the timeZone option (IANA, e.g. "Europe/Paris")`,
         value,
       );
     }
     utc = zonedWallTimeToUtc(wallMs, timeZone);
   }
-  return new Date(checkRange(utc, value)).toISOString();
+  return new Date(checkRange(field, utc, value)).toISOString();
 }

@@ -22,6 +22,8 @@ export interface NormalizedObservation {
   speaker: string | null;
   /** UTC ISO-8601. */
   observedAt: string;
+  /** IANA zone whose calendar relative dates in the text use (the write's `timeZone` option), or null (UTC). */
+  timeZone: string | null;
   /** True when the caller gave no observedAt (the write time was used). */
   observedAtDefaulted: boolean;
   scope: ResolvedScope;
@@ -113,7 +115,12 @@ const ObservationSchema = z
       if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) {
         ctx.addIssue(memIssue('INVALID_INPUT', 'metadata must be a plain JSON object'));
       } else {
-        const p = jsonProblem(o.metadata, 'metadata', 0, new Set());
+        let p: string | null;
+        try {
+          p = jsonProblem(o.metadata, 'metadata', 0, new Set());
+        } catch (e) {
+          p = `metadata could not be read (a property getter threw: ${e instanceof Error ? e.message : String(e)})`;
+        }
         if (p) ctx.addIssue(memIssue('INVALID_INPUT', `metadata must be JSON-serializable: ${p}`));
         else if (Buffer.byteLength(JSON.stringify(o.metadata)) > MAX_METADATA_BYTES) {
           ctx.addIssue(memIssue('INVALID_INPUT', `metadata is larger than ${MAX_METADATA_BYTES} bytes as JSON`));
@@ -149,7 +156,14 @@ export function validateObservation(input: ObservationInput, options: ValidateOp
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new MemValidationError('INVALID_INPUT', 'An observation must be an object { text, scope, ... }');
   }
-  const parsed = ObservationSchema.safeParse(input);
+  let parsed: ReturnType<typeof ObservationSchema.safeParse>;
+  try {
+    parsed = ObservationSchema.safeParse(input);
+  } catch (cause) {
+    // a getter on the observation or inside its metadata threw: typed, nothing written
+    const msg = cause instanceof Error ? cause.message : String(cause);
+    throw new MemValidationError('INVALID_INPUT', `observation could not be read (a property getter threw: ${msg})`, { cause });
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const code = ((issue as any).params?.memCode as MemErrorCode | undefined) ?? 'INVALID_INPUT';
@@ -173,12 +187,19 @@ export function validateObservation(input: ObservationInput, options: ValidateOp
     : normalizeObservedAt(o.observedAt as string | Date | number, options.timeZone);
   const speaker = o.speaker?.trim() ? o.speaker.trim().normalize('NFC') : null;
   const sourceId = o.sourceId?.trim() ? o.sourceId.trim() : null;
-  const metadata = o.metadata ? (JSON.parse(JSON.stringify(o.metadata)) as Record<string, unknown>) : {};
+  let metadata: Record<string, unknown> = {};
+  try {
+    if (o.metadata) metadata = JSON.parse(JSON.stringify(o.metadata)) as Record<string, unknown>;
+  } catch (cause) {
+    // a getter that throws only on its second read, or a toJSON that throws
+    throw new MemValidationError('INVALID_INPUT', 'metadata could not be serialised as JSON', { cause });
+  }
   return {
     text,
     speaker,
     observedAt,
     observedAtDefaulted,
+    timeZone: options.timeZone ?? null,
     scope,
     scopeKey: key,
     sourceId,

@@ -281,9 +281,9 @@ export class Writer {
     return out;
   }
 
-  private async extract(text: string, observedAt: string) {
+  private async extract(text: string, observedAt: string, timeZone?: string | null) {
     try {
-      const r = await this.cfg.extractor.extract(text, observedAt);
+      const r = await (timeZone ? this.cfg.extractor.extract(text, observedAt, { timeZone }) : this.cfg.extractor.extract(text, observedAt));
       const ev = r.eventTime;
       return {
         entities: [...new Set(r.entities)],
@@ -608,7 +608,7 @@ export class Writer {
       };
       const vectors = await this.embedAll(fresh.map((f) => f.obs.text));
       tick('embed');
-      const extracted = await Promise.all(fresh.map((f) => this.extract(f.obs.text, f.obs.observedAt)));
+      const extracted = await Promise.all(fresh.map((f) => this.extract(f.obs.text, f.obs.observedAt, f.obs.timeZone)));
       tick('extract');
       const typingQs = cfg.questions.typing();
       const typed = await Promise.all(fresh.map((f) => this.ask({ observation: f.obs.text }, typingQs, 'typing')));
