@@ -29,6 +29,7 @@ describe('search now is strict on every path (issue 17)', () => {
   it('a retriever receives now as UTC ISO-8601; a zone-less now is read in the memory timeZone', async () => {
     const seen: (string | undefined)[] = [];
     const retriever: Retriever = {
+      name: 'recording',
       async search(req: SearchRequest) {
         seen.push(req.now);
         return { evidence: [] };
