@@ -250,7 +250,6 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot;
       const sk = wantFast ? sketches.get(scope) : undefined;
       let max: number;
       let arg: number;
-      let shifted: number;
       let scoreError = 0;
       let mode: 'exact' | 'fast' = 'exact';
       let score: number;
@@ -267,8 +266,8 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot;
         mode = 'fast';
         nearestExact = fast.nearestExact;
       } else {
-        ({ max, arg } = s.scanAll(q));
-        shifted = s.shiftedSum(kappa, max);
+        let shifted: number;
+        ({ max, arg, shifted } = s.exactPass(q, kappa));
         score = vmfScoreFromShiftedSum(max, shifted, s.n, kappa);
       }
       const nu = novelty(score);

@@ -23,72 +23,12 @@ export const HI_OFFSET = 1024;
 export const LO_OFFSET = HI_OFFSET + 4 * HIST_CELLS;
 export const DATA_OFFSET = LO_OFFSET + 4 * HIST_CELLS;
 
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-function section(id: number, body: number[]): number[] {
-  return [id, ...leb(body.length), ...body];
-}
-
-const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
-
-// opcodes
-const I32 = 0x7f;
-const F32 = 0x7d;
-const V128 = 0x7b;
-const BLOCK = 0x02;
-const LOOP = 0x03;
-const IF = 0x04;
-const END = 0x0b;
-const BR = 0x0c;
-const BR_IF = 0x0d;
-const GET = 0x20;
-const SET = 0x21;
-const TEE = 0x22;
-const I32_LOAD = [0x28, 0x02, 0x00];
-const F32_LOAD = [0x2a, 0x02, 0x00];
-const I32_STORE = [0x36, 0x02, 0x00];
-const F32_STORE = [0x38, 0x02, 0x00];
-const I32_CONST = (v: number) => [0x41, ...sleb(v)];
-const F32_CONST = (v: number) => {
-  const b = new Uint8Array(new Float32Array([v]).buffer);
-  return [0x43, ...b];
-};
-const I32_GE_U = 0x4f;
-const F32_GT = 0x5e;
-const I32_ADD = 0x6a;
-const I32_SHL = 0x74;
-const F32_ADD = 0x92;
-const F32_SUB = 0x93;
-const F32_MUL = 0x94;
-const F32_MIN = 0x96;
-const F32_MAX = 0x97;
-const I32_TRUNC_SAT_F32_S = [0xfc, 0x00];
-const V128_LOAD = [0xfd, 0x00, 0x04, 0x00];
-const F32X4_EXTRACT = (lane: number) => [0xfd, 0x1f, lane];
-const F32X4_ADD = [0xfd, ...leb(0xe4)];
-const F32X4_MUL = [0xfd, ...leb(0xe6)];
+import {
+  BLOCK, BR, BR_IF, END, F32, F32_ADD, F32_CONST, F32_GT, F32_LOAD, F32_MAX, F32_MIN, F32_MUL, F32_STORE, F32_SUB,
+  F32X4_ADD, F32X4_EXTRACT, F32X4_MUL, GET, I32, I32_ADD, I32_CONST, I32_GE_U, I32_LOAD, I32_SHL, I32_STORE,
+  I32_TRUNC_SAT_F32_S, IF, leb, LOOP, MODULE_HEADER, name, section, SET, TEE, V128, V128_LOAD, compileModule, wasmApi,
+  type WasmMemory,
+} from './wasm.js';
 
 // params
 const Z = 0;
@@ -186,7 +126,7 @@ export function kernelBytes(rp = 24): Uint8Array {
   ];
   const params = [I32, I32, I32, I32, I32, I32, F32, F32, F32, F32, I32, I32];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...MODULE_HEADER,
     ...section(1, [1, 0x60, ...leb(params.length), ...params, 1, I32]),
     ...section(3, [1, 0]),
     ...section(5, [1, 0x00, ...leb(2)]),
@@ -196,30 +136,13 @@ export function kernelBytes(rp = 24): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
-/** The parts of the WebAssembly JS API used here (the package's tsconfig has no DOM lib). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (mod: object, imports: object) => { exports: Record<string, unknown> };
-}
-const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-
 const compiled = new Map<number, object | null>();
 
 /** The compiled kernel for rows of `rp` floats, or null where WebAssembly SIMD is unavailable (the gate then uses the exact pass). */
 export function kernelModule(rp = 24): object | null {
   let mod = compiled.get(rp);
   if (mod === undefined) {
-    try {
-      const bytes = kernelBytes(rp);
-      mod = wasm && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
-    } catch {
-      mod = null;
-    }
+    mod = compileModule(() => kernelBytes(rp));
     compiled.set(rp, mod);
   }
   return mod;
@@ -233,7 +156,7 @@ export interface KernelInstance {
 /** A fresh instance (own memory), or null where WebAssembly SIMD is unavailable. */
 export function instantiateKernel(rp = 24): KernelInstance | null {
   const mod = kernelModule(rp);
-  if (!mod || !wasm) return null;
-  const inst = new wasm.Instance(mod, {});
+  if (!mod || !wasmApi) return null;
+  const inst = new wasmApi.Instance(mod, {});
   return { memory: inst.exports.mem as WasmMemory, pass: inst.exports.pass as KernelInstance['pass'] };
 }

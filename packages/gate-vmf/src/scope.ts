@@ -1,6 +1,7 @@
 /**
  * Per-scope state of the novelty gate (ours): the memories of one scope as one contiguous
- * Float32Array (N × d, row-major, grown by doubling) plus an id index, the running sum Σ mᵢ (for
+ * Float32Array (N × d, row-major, grown by doubling; from {@link WASM_MIN_BYTES} on it lives in the
+ * scope's own WebAssembly memory, 64-byte aligned, where the SIMD exact kernel reads it) plus an id index, the running sum Σ mᵢ (for
  * R̄ and κ̂), and the incremental PCA box that gives the density ρ_t of seed 001 App. D.
  *
  * Density upkeep (ours; the authors refit PCA on every change):
@@ -16,7 +17,15 @@
  * by the refit schedule and measured against per-change refits in scope.test.ts and the bench.
  */
 import { gramTopEigen, topEigen } from './pca.js';
+import { dotExact, EXACT_BLOCK, exactPassJs, WasmRowStore, type ExactPassResult } from './exact.js';
 import { estimateKappa, meanResultantLength, pcaLogVolume, type KappaClips } from './math.js';
+
+/**
+ * Rows move into a WebAssembly memory (and the exact pass runs in the SIMD kernel of exact.ts) once
+ * the row block would fill one memory page; smaller scopes keep a plain Float32Array and run the
+ * same arithmetic in JS (bit-identical), so a process with many tiny scopes does not pay 64 KiB each.
+ */
+export const WASM_MIN_BYTES = 65_536;
 
 /** Up to this N the basis is computed exactly from the N × N Gram matrix. */
 const GRAM_MAX_N = 32;
@@ -82,17 +91,46 @@ export class ScopeState {
   commits = 0;
   /** Refits done (stats). */
   refits = 0;
-  /** Scratch for cosines (capacity). */
-  cos: Float64Array;
+  /** The WebAssembly memory holding `data` (null while the rows are a plain Float32Array). */
+  private store: WasmRowStore | null = null;
+  /** Block scratch of the JS exact pass. */
+  private scratch: Float64Array | null = null;
 
   constructor(d: number, private readonly opt: DensityOptions, capacity = 16) {
     this.d = d;
-    this.data = new Float32Array(capacity * d);
+    this.data = new Float32Array(0);
+    this.allocateRows(capacity);
     this.sum = new Float64Array(d);
     this.proj = new Float64Array(capacity * opt.pcaDims);
     this.lo = new Float64Array(opt.pcaDims);
     this.hi = new Float64Array(opt.pcaDims);
-    this.cos = new Float64Array(capacity);
+  }
+
+  /**
+   * Room for `cap` rows, keeping the first n: the WebAssembly memory grows in place; a plain array
+   * is copied, into a WebAssembly memory once it reaches {@link WASM_MIN_BYTES} (if the runtime has
+   * SIMD and the memory can be had; otherwise it stays a plain array).
+   */
+  private allocateRows(cap: number): void {
+    const keep = this.data.subarray(0, this.n * this.d);
+    if (this.store) {
+      if (this.store.grow(cap)) {
+        this.data = this.store.rows;
+        return;
+      }
+      this.store = null;
+    } else if (4 * cap * this.d >= WASM_MIN_BYTES) {
+      const st = WasmRowStore.create(this.d, cap);
+      if (st) {
+        st.rows.set(keep);
+        this.store = st;
+        this.data = st.rows;
+        return;
+      }
+    }
+    const rows = new Float32Array(cap * this.d);
+    rows.set(keep);
+    this.data = rows;
   }
 
   get capacity(): number {
@@ -103,13 +141,10 @@ export class ScopeState {
     if (n <= this.capacity) return;
     let cap = Math.max(16, this.capacity);
     while (cap < n) cap *= 2;
-    const data = new Float32Array(cap * this.d);
-    data.set(this.data.subarray(0, this.n * this.d));
-    this.data = data;
+    this.allocateRows(cap);
     const proj = new Float64Array(cap * this.opt.pcaDims);
     proj.set(this.proj.subarray(0, this.n * this.opt.pcaDims));
     this.proj = proj;
-    this.cos = new Float64Array(cap);
   }
 
   /** Append a unit row (already validated). Returns its row number. */
@@ -500,106 +535,24 @@ export class ScopeState {
   }
 
   /**
-   * The exact pass: cosines of every row with q (unit, Float64) into `this.cos`, returning the
-   * largest cosine and its row. One tight loop over the contiguous matrix, two rows at a time (each
-   * q[j] loaded once for both) and unrolled by 4; every row's sum is accumulated in the same order
-   * as a one-row loop, so the cosines are bit-identical to it (ours).
+   * The exact pass (exact.ts): the largest cosine with q (unit, Float64), its first row, and
+   * S = Σ exp(κ(cᵢ − max)) over all N ≥ 1 rows — in the SIMD kernel when the rows live in a
+   * WebAssembly memory, else in the bit-identical JS version.
    */
-  scanAll(q: Float64Array): { max: number; arg: number } {
-    const d = this.d;
-    const n = this.n;
-    const x = this.data;
-    const out = this.cos;
-    const d4 = d - (d % 4);
-    let max = -Infinity;
-    let arg = -1;
-    let r = 0;
-    let base = 0;
-    for (; r + 1 < n; r += 2, base += 2 * d) {
-      const b1 = base + d;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let t0 = 0;
-      let t1 = 0;
-      let t2 = 0;
-      let t3 = 0;
-      let j = 0;
-      for (; j < d4; j += 4) {
-        const q0 = q[j];
-        const q1 = q[j + 1];
-        const q2 = q[j + 2];
-        const q3 = q[j + 3];
-        s0 += x[base + j] * q0;
-        s1 += x[base + j + 1] * q1;
-        s2 += x[base + j + 2] * q2;
-        s3 += x[base + j + 3] * q3;
-        t0 += x[b1 + j] * q0;
-        t1 += x[b1 + j + 1] * q1;
-        t2 += x[b1 + j + 2] * q2;
-        t3 += x[b1 + j + 3] * q3;
-      }
-      for (; j < d; j++) {
-        s0 += x[base + j] * q[j];
-        t0 += x[b1 + j] * q[j];
-      }
-      const c = s0 + s1 + (s2 + s3);
-      out[r] = c;
-      if (c > max) {
-        max = c;
-        arg = r;
-      }
-      const c1 = t0 + t1 + (t2 + t3);
-      out[r + 1] = c1;
-      if (c1 > max) {
-        max = c1;
-        arg = r + 1;
-      }
-    }
-    for (; r < n; r++) {
-      // the odd last row: the same arithmetic as the paired loop above
-      const c = this.dotRowExact(r, q);
-      out[r] = c;
-      if (c > max) {
-        max = c;
-        arg = r;
-      }
-    }
-    return { max, arg };
+  exactPass(q: Float64Array, kappa: number): ExactPassResult {
+    if (this.store) return this.store.run(this.n, q, kappa);
+    this.scratch ??= new Float64Array(EXACT_BLOCK);
+    return exactPassJs(this.data, this.n, this.d, q, kappa, this.scratch);
   }
 
-  /** Σ exp(κ(cosᵣ − max)) over the cosines left by {@link scanAll}. */
-  shiftedSum(kappa: number, max: number): number {
-    const c = this.cos;
-    let s = 0;
-    for (let r = 0; r < this.n; r++) s += Math.exp(kappa * (c[r] - max));
-    return s;
+  /** Whether the exact pass runs in the WebAssembly SIMD kernel (the rows live in its memory). */
+  get kernelBacked(): boolean {
+    return this.store !== null;
   }
 
-  /**
-   * Cosine of row r with q in exactly the arithmetic of {@link scanAll} (four partial sums over
-   * j ≡ 0..3 mod 4, the tail added to the first, combined as s0 + s1 + (s2 + s3)), so the value is
-   * bit-identical to the exact pass's.
-   */
+  /** Cosine of row r with q in exactly the arithmetic of {@link exactPass} (bit-identical to it). */
   dotRowExact(r: number, q: Float64Array): number {
-    const d = this.d;
-    const x = this.data;
-    const base = r * d;
-    const d4 = d - (d % 4);
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let j = 0;
-    for (; j < d4; j += 4) {
-      s0 += x[base + j] * q[j];
-      s1 += x[base + j + 1] * q[j + 1];
-      s2 += x[base + j + 2] * q[j + 2];
-      s3 += x[base + j + 3] * q[j + 3];
-    }
-    for (; j < d; j++) s0 += x[base + j] * q[j];
-    return s0 + s1 + (s2 + s3);
+    return dotExact(this.data, r * this.d, this.d, q);
   }
 
   /** Cosine of row r with q. */
