@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { MemError, MemValidationError, type Scope } from '@mem/core';
+import { EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
 import { parseIngestFile } from './ingest/formats.js';
@@ -28,6 +29,7 @@ interface GlobalOpts {
   db?: string;
   store: 'sqlite' | 'neo4j';
   retriever: 'jev' | 'bm25' | 'dense' | 'hybrid';
+  embedder?: EmbedderKind;
   json?: boolean;
 }
 
@@ -71,6 +73,7 @@ async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, ext
     store: o.store,
     scope: scopeOf(o),
     retriever: o.retriever,
+    embedder: o.embedder,
     onSetupProgress: (e) => {
       if (!started) {
         started = true;
@@ -101,6 +104,7 @@ export function buildProgram(): Command {
     .option('--db <file>', `SQLite file or :memory: (default ${defaultDbPath()})`)
     .addOption(new Option('--store <kind>', 'store backend (neo4j reads MEM_NEO4J_URI/USER/PASSWORD)').choices(['sqlite', 'neo4j']).default('sqlite'))
     .addOption(new Option('--retriever <name>', 'read path').choices(['jev', 'bm25', 'dense', 'hybrid']).default('jev'))
+    .addOption(new Option('--embedder <kind>', 'embedder: glove (offline default), minilm (`pnpm models:fetch`), openai (MEM_EMBED_*); default $MEM_EMBEDDER or glove').choices([...EMBEDDER_KINDS]))
     .option('--json', 'machine-readable JSON output')
     .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -267,6 +271,7 @@ export function buildProgram(): Command {
         conversations: opts.conversations,
         audit: opts.audit,
         dump: opts.dump,
+        embedder: resolveEmbedderKind(o.embedder),
         answerer: await evalAnswerer(log),
         onProgress: (e) => {
           if (e.phase === 'build') {
@@ -323,6 +328,7 @@ export function buildProgram(): Command {
         conversations: opts.conversations,
         maxQuestions: opts.maxQuestions,
         maxTextBytes: opts.maxTextBytes,
+        embedder: resolveEmbedderKind(o.embedder),
         dump: (r) => void rows.push(r),
         answerer: await evalAnswerer(log, 'rubric'),
         onProgress: (e) => {
@@ -366,7 +372,7 @@ export function buildProgram(): Command {
         process.stderr.write(`${c.yellow('warning')}: serving on ${opts.host} without a token; anyone who can reach it can read and change memories (set --token or MEM_API_TOKEN)\n`);
       }
       const server = await startServer({
-        stack: { db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever },
+        stack: { db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever, embedder: o.embedder },
         port: opts.port,
         host: opts.host,
         token,
@@ -403,7 +409,7 @@ export function buildProgram(): Command {
     .option('-k, --k <n>', 'evidence items per question', intOption('--k'), 5)
     .action(async (opts: { data?: string; questions?: number; k: number }, cmd: Command) => {
       const o = globals(cmd);
-      const report = await runDemo({ data: opts.data, questions: opts.questions, k: opts.k, json: o.json, retriever: o.retriever });
+      const report = await runDemo({ data: opts.data, questions: opts.questions, k: opts.k, json: o.json, retriever: o.retriever, embedder: o.embedder });
       if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     });
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { MemValidationError } from '@mem/core';
 import { parseIngestFile } from './ingest/formats.js';
+import type { EmbedderKind } from './embedder.js';
 import { createStack, type AddedNode, type AskResult, type Stack } from './stack.js';
 import { createProgress } from './progress.js';
 import { formatBudgets, formatRouting } from './trace.js';
@@ -24,6 +25,8 @@ export interface DemoOptions {
   k?: number;
   tokenBudget?: number;
   retriever?: 'jev' | 'bm25' | 'dense' | 'hybrid';
+  /** Embedder (default MEM_EMBEDDER, else glove). */
+  embedder?: EmbedderKind;
   log?: (line: string) => void;
 }
 
@@ -70,6 +73,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     db: ':memory:',
     scope: { userId: 'maya', agentId: 'demo' },
     retriever: options.retriever ?? 'jev',
+    embedder: options.embedder,
     onSetupProgress: (e) => {
       if (!setupStarted) {
         setupStarted = true;

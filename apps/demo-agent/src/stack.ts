@@ -9,6 +9,7 @@
  *   endpoint (model MEM_SYSTEM_ONE_MODEL, else MEM_LLM_MODEL) through logprobs, with the offline
  *   backend as fallback.
  * - MEM_NEO4J_URI / MEM_NEO4J_USER / MEM_NEO4J_PASSWORD: used with `store: 'neo4j'`.
+ * - MEM_EMBEDDER=glove|minilm|openai (default glove; `embedder` option wins): see ./embedder.ts.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -29,10 +30,11 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { createMemory, createSqliteStore, createWinkEmbedder, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
+import { createMemory, createSqliteStore, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 import { formatScope } from './output.js';
+import { createEmbedderFor, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 
 export type StoreKind = 'sqlite' | 'neo4j';
 export type RetrieverKind = 'jev' | 'bm25' | 'dense' | 'hybrid';
@@ -43,6 +45,8 @@ export interface StackOptions {
   store?: StoreKind;
   scope: Scope;
   retriever?: RetrieverKind;
+  /** Embedder: glove (default) | minilm | openai; default MEM_EMBEDDER, else glove (see ./embedder.ts). */
+  embedder?: EmbedderKind;
   /** System Two endpoint; default from the environment (null = offline). Pass null to force offline. */
   systemTwo?: SystemTwoConfig | null;
   env?: NodeJS.ProcessEnv;
@@ -213,8 +217,9 @@ const EXPECTED_CACHE_BUILD_MS = 12_000;
  * the embedder reports no byte progress, so when loading takes longer than 300 ms we report an
  * elapsed-time estimate (capped at 95 % until done).
  */
-async function loadEmbedder(embedder: WinkEmbedder, onProgress: StackOptions['onSetupProgress']): Promise<void> {
-  const loading = embedder.load();
+async function loadEmbedder(embedder: Embedder, onProgress: StackOptions['onSetupProgress']): Promise<void> {
+  if (typeof (embedder as Partial<WinkEmbedder>).load !== 'function') return;
+  const loading = (embedder as WinkEmbedder).load();
   if (!onProgress) {
     await loading;
     return;
@@ -245,7 +250,7 @@ export async function createStack(options: StackOptions): Promise<Stack> {
   const env = options.env ?? process.env;
   const scope = resolveScope(options.scope);
   const llm = options.systemTwo === undefined ? systemTwoConfigFromEnv(env) : options.systemTwo;
-  const embedder = createWinkEmbedder();
+  const embedder = createEmbedderFor(resolveEmbedderKind(options.embedder, env), env);
   await loadEmbedder(embedder, options.onSetupProgress);
   const systemOne = createSystemOneFor(env, llm, embedder);
   const { store, dbPath } = await openStore(options, env);

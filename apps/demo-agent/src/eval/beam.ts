@@ -381,7 +381,7 @@ export function formatBeamMarkdown(report: BeamReport): string {
   const short = (g: string) => g.replaceAll('_', ' ');
   const out: string[] = [];
   const c = report.config;
-  out.push(`BEAM ${report.dataset}: conversations ${c.conversations.join(', ')}, ${report.questions} questions (${c.questions_without_evidence} without evidence, left out of recall)`);
+  out.push(`BEAM ${report.dataset}: conversations ${c.conversations.join(', ')}, ${report.questions} questions (${c.questions_without_evidence} without evidence, left out of recall)${c.embedder ? `; embedder ${c.embedder}` : ''}`);
   for (const k of c.ks) {
     out.push('', `Evidence recall@${k}`, '', `| system | ${groups.map(short).join(' | ')} |`, `|---|${groups.map(() => '---:').join('|')}|`);
     for (const n of names) out.push(`| ${n} | ${groups.map((g) => fmt(report.systems[n].recall_at_k[g]?.[String(k)])).join(' | ')} |`);

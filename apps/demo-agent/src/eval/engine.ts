@@ -21,6 +21,7 @@ import type { EvalObservation } from './locomo.js';
 import type { EvalSystem, EvalSystemFactory } from './types.js';
 import { bleu1, tokenF1, type LlmJudge } from './answers.js';
 import type { SystemTwo } from '../answer/system-two.js';
+import type { EmbedderKind } from '../embedder.js';
 import { readInputFile } from '../output.js';
 
 export interface SystemReport {
@@ -45,7 +46,14 @@ export interface EvalReport<C extends object = Record<string, unknown>> {
   conversations: number;
   /** Number of questions evaluated per system. */
   questions: number;
-  config: { systems: string[]; ks: number[]; budget_tokens: number; conversations: number[] } & C;
+  config: {
+    systems: string[];
+    ks: number[];
+    budget_tokens: number;
+    conversations: number[];
+    /** Embedder model every system used (e.g. `wink-glove-100d-sif`, `all-MiniLM-L6-v2`); absent in older reports. */
+    embedder?: string;
+  } & C;
   systems: Record<string, SystemReport>;
 }
 
@@ -130,6 +138,8 @@ export interface RunLocomoEvalOptions {
    * A failed call is counted in `answers.failed` and scored as nothing (not as wrong).
    */
   answerer?: { systemTwo: SystemTwo; judge?: LlmJudge | null };
+  /** Embedder of every system in the run: glove (default) | minilm | openai (see ../embedder.ts). */
+  embedder?: EmbedderKind;
 }
 
 /** Options of `runEval` (the dataset-neutral part of `RunLocomoEvalOptions`). */
@@ -145,6 +155,8 @@ export interface RunEvalOptions {
   onProgress?: (e: EvalProgress) => void;
   dump?: string | ((row: DumpRow) => void);
   answerer?: { systemTwo: SystemTwo; judge?: AnswerJudge | null };
+  /** Embedder of every system in the run: glove (default) | minilm | openai (see ../embedder.ts). */
+  embedder?: EmbedderKind;
 }
 
 function readJson(p: string, what: string): unknown {
@@ -278,7 +290,7 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
         f1: new MeanAccumulator(), bleu: new MeanAccumulator(), judge: new MeanAccumulator(), answered: 0, failed: 0 },
     ]),
   );
-  const runShared = new Map<string, unknown>();
+  const runShared = new Map<string, unknown>([['embedderKind', options.embedder ?? 'glove']]);
   let questionCount = 0;
   let ok = false;
 
@@ -365,7 +377,13 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
     dataset: options.dataset,
     conversations: prepared.length,
     questions: questionCount,
-    config: { systems: systems.map((s) => s.name), ks, budget_tokens: budgetTokens, conversations: prepared.map((p) => p.index) },
+    config: {
+      systems: systems.map((s) => s.name),
+      ks,
+      budget_tokens: budgetTokens,
+      conversations: prepared.map((p) => p.index),
+      embedder: (runShared.get('embedder') as { model?: string } | undefined)?.model ?? options.embedder ?? 'glove',
+    },
     systems: {},
   };
   for (const s of systems) {
@@ -412,7 +430,7 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
 export function formatLocomoMarkdown(report: LocomoReport): string {
   const names = Object.keys(report.systems);
   const out: string[] = [];
-  out.push(`LoCoMo ${report.dataset}: ${report.conversations} conversations, ${report.questions} questions${report.config.audit ? `, audit applied to ${report.config.audited_questions}` : ''}`);
+  out.push(`LoCoMo ${report.dataset}: ${report.conversations} conversations, ${report.questions} questions${report.config.audit ? `, audit applied to ${report.config.audited_questions}` : ''}${report.config.embedder ? `; embedder ${report.config.embedder}` : ''}`);
   for (const k of report.config.ks) {
     out.push('', `Evidence recall@${k}`, '', `| system | ${GROUPS.join(' | ')} |`, `|---|${GROUPS.map(() => '---:').join('|')}|`);
     for (const n of names) {

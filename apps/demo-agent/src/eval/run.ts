@@ -2,7 +2,7 @@
  * Run the LoCoMo evaluation directly (until/besides `mem eval locomo`):
  *   npx tsx --conditions=@mem/source apps/demo-agent/src/eval/run.ts --data ../shared/data/locomo/locomo10-dev.json \
  *     --systems jev,bm25,dense,hybrid --k 5,10,20 [--budget-tokens 1000] [--conversations 0,3] [--audit errors.json] \
- *     [--out report.json] [--dump rows.jsonl] [--per-conversation] [--ablations]
+ *     [--out report.json] [--dump rows.jsonl] [--per-conversation] [--ablations] [--embedder glove|minilm|openai]
  * Prints the markdown tables, the issue-5 target comparisons, the ablation table (with --ablations)
  * and, with --per-conversation, recall@10 per conversation. `--from report.json [--dump rows.jsonl]`
  * re-prints them from a finished run without running it again.
@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatLocomoMarkdown, recallByConversation, runLocomoEval, type DumpRow, type LocomoReport } from './engine.js';
 import { JEV_ABLATIONS } from './systems/index.js';
+import { resolveEmbedderKind } from '../embedder.js';
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     ablations: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
     from: { type: 'string' },
+    embedder: { type: 'string' },
   },
 });
 
@@ -59,6 +61,7 @@ const report: LocomoReport = values.from
   budgetTokens: Number(values['budget-tokens']),
   conversations: values.conversations ? list(values.conversations).map(Number) : undefined,
   audit: values.audit,
+  embedder: resolveEmbedderKind(values.embedder),
   dump: (r) => {
     rows.push(r);
     dumpFile?.(r);

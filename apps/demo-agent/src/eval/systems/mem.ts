@@ -3,7 +3,8 @@
  * memory, offline wink embedder, offline System One, SAGE gate, Jev write path), shared by every
  * @mem retriever evaluated on that conversation, so jev and the flat baselines read the same memory.
  */
-import { createMemory, createSqliteStore, createWinkEmbedder, resolveScope } from '@mem/core';
+import { createMemory, createSqliteStore, resolveScope } from '@mem/core';
+import { runEmbedder } from './embedder.js';
 import type { Embedder, Memory, ResolvedScope, Retriever } from '@mem/core';
 import { createOfflineBackend, createSystemOne } from '@mem/system-one';
 import { createNoveltyGate } from '@mem/gate-vmf';
@@ -29,14 +30,7 @@ interface SharedMemory {
   stats: EvalBuildStats;
 }
 
-function sharedEmbedder(ctx: EvalSystemContext): Embedder {
-  let e = ctx.runShared.get('wink') as Embedder | undefined;
-  if (!e) {
-    e = createWinkEmbedder();
-    ctx.runShared.set('wink', e);
-  }
-  return e;
-}
+const sharedEmbedder = runEmbedder;
 
 /**
  * The offline System One the eval measures (ours): `createOfflineBackend({ embed })` with the same wink

@@ -21,9 +21,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWinkEmbedder, resolveScope, type Embedder, type MemoryNode } from '@mem/core';
+import { resolveScope, type Embedder, type MemoryNode } from '@mem/core';
 import { toContext } from '@mem/retrieval';
 import type { EvalObservation } from '../locomo.js';
+import { runEmbedder } from './embedder.js';
 import type { EvalSystem, EvalSystemContext, EvalSystemFactory } from '../types.js';
 
 type Mem0Module = typeof import('mem0ai/oss');
@@ -49,15 +50,6 @@ async function loadMem0(ctx: EvalSystemContext): Promise<Mem0Module> {
   return p;
 }
 
-/** The run's shared wink embedder (same key as the @mem systems, so it is loaded once). */
-function winkEmbedder(ctx: EvalSystemContext): Embedder {
-  let e = ctx.runShared.get('wink') as Embedder | undefined;
-  if (!e) {
-    e = createWinkEmbedder();
-    ctx.runShared.set('wink', e);
-  }
-  return e;
-}
 
 /** A LangChain-`Embeddings`-shaped adapter (`embedQuery`, `embedDocuments`) over an @mem `Embedder`. */
 export function toLangchainEmbeddings(embedder: Embedder): {
@@ -97,7 +89,7 @@ function asNode(o: EvalObservation, scope: MemoryNode['scope']): MemoryNode {
 /** Factory registered as `mem0` in `systems/index.ts`. One mem0 `Memory` per conversation. */
 export const mem0System: EvalSystemFactory = async (ctx) => {
   const { Memory } = await loadMem0(ctx);
-  const embedder = winkEmbedder(ctx);
+  const embedder = runEmbedder(ctx); // the run's embedder, the same as the @mem systems'
   const memory = new Memory({
     version: 'v1.1',
     embedder: { provider: 'langchain', config: { model: toLangchainEmbeddings(embedder), embeddingDims: embedder.dimension } },
