@@ -7,10 +7,10 @@
  * relations, history, the batch's summed document-frequency changes); relations reference their
  * endpoint nodes by row id (schema v4). See packages/core/README.md "Stores".
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join as joinPath, resolve as resolvePath } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
-import { MemError, MemValidationError, MemNotFoundError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
+import { MemValidationError, MemNotFoundError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
 import { resolveScope, scopeKey } from '../scope.js';
 import type {
   HistoryEntry,
@@ -20,8 +20,6 @@ import type {
   Neighbor,
   NeighborQuery,
   Relation,
-  RelationSubtype,
-  RelationView,
   ResolvedScope,
   ScoredId,
   VectorSearchOptions,
@@ -32,8 +30,14 @@ import type {
 import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
-import { checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
+import { checkCount, checkMeta, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
+import { bm25Term } from './bm25.js';
+import { sweepAnnFolder } from './ann-files.js';
+import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
+import { wrap } from './sqlite-errors.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
+
+export { bm25Term } from './bm25.js';
 
 export interface SqliteStoreOptions {
   /** File path, or `':memory:'` (tests; gone on close). Parent folders are created. */
@@ -52,171 +56,11 @@ export interface SqliteStoreOptions {
   vectorCacheMB?: number;
 }
 
-type NodeRow = {
-  rid: number;
-  sid: number;
-  id: string;
-  text: string;
-  speaker: string | null;
-  observed_at: string;
-  event_time: string | null;
-  entities: string;
-  keywords: string;
-  types: string;
-  embedding: Buffer;
-  gate: string | null;
-  source_id: string | null;
-  content_hash: string;
-  metadata: string;
-  obsolete_by: string | null;
-  created_at: string;
-};
-
-type RelationRow = {
-  rid: number;
-  id: string;
-  from_id: string;
-  to_id: string;
-  view: string;
-  subtype: string;
-  probability: number;
-  origin: string;
-  created_at: string;
-};
-
-const NODE_COLUMNS =
-  'n.rid, n.sid, n.id, n.text, n.speaker, n.observed_at, n.event_time, n.entities, n.keywords, n.types, n.embedding, n.gate, n.source_id, n.content_hash, n.metadata, n.obsolete_by, n.created_at';
-
 /** Entries of the known-node-rid cache of a connection (about 100 bytes each). */
 const KNOWN_RIDS_MAX = 1 << 18;
 
-/** Rows per multi-row INSERT statement (a statement per row count up to this is prepared once). */
-const ROWS_PER_INSERT = 32;
-
-/** The multi-row INSERTs of a write batch: `head VALUES tuple, tuple, … tail`. */
-const ROW_INSERTS = {
-  nodes: {
-    head: `INSERT INTO nodes (sid, id, text, speaker, observed_at, event_time, entities, keywords, types, embedding, gate, source_id, content_hash, metadata, obsolete_by, created_at, observed_ms, created_ms, doc_len)`,
-    tuple: '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    tail: `ON CONFLICT (sid, id) DO UPDATE SET text = excluded.text, speaker = excluded.speaker, observed_at = excluded.observed_at,
-             event_time = excluded.event_time, entities = excluded.entities, keywords = excluded.keywords, types = excluded.types,
-             embedding = excluded.embedding, gate = excluded.gate, source_id = excluded.source_id, content_hash = excluded.content_hash,
-             metadata = excluded.metadata, obsolete_by = excluded.obsolete_by, created_at = excluded.created_at,
-             observed_ms = excluded.observed_ms, created_ms = excluded.created_ms, doc_len = excluded.doc_len
-           RETURNING id, rid`,
-    returning: true,
-  },
-  fts: { head: 'INSERT INTO nodes_fts (rowid, scope, body)', tuple: '(?, ?, ?)', tail: '', returning: false },
-  relations: {
-    head: 'INSERT INTO relations (sid, id, src, dst, view, subtype, probability, origin, created_at)',
-    tuple: '(?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    tail: `ON CONFLICT (sid, id) DO UPDATE SET src = excluded.src, dst = excluded.dst, view = excluded.view,
-             subtype = excluded.subtype, probability = excluded.probability, origin = excluded.origin, created_at = excluded.created_at`,
-    returning: false,
-  },
-  history: { head: 'INSERT INTO history (sid, op, node_id, at, data)', tuple: '(?, ?, ?, ?, ?)', tail: '', returning: false },
-  scope_terms: {
-    head: 'INSERT INTO scope_terms (sid, term, df)',
-    tuple: '(?, ?, ?)',
-    tail: 'ON CONFLICT (sid, term) DO UPDATE SET df = df + excluded.df',
-    returning: false,
-  },
-} as const;
-
 /** Candidates re-scored per lexical query (at least; 20·k when larger). */
 const LEXICAL_POOL = 200;
-
-/** Okapi BM25 parameters (Robertson & Zaragoza 2009; the FTS5 and Lucene defaults). */
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
-
-/**
- * One term's Okapi BM25 contribution: idf · tf(k1+1) / (tf + k1(1 − b + b·dl/avgdl)), with the
- * non-negative idf = ln(1 + (N − df + 0.5)/(df + 0.5)) used by Lucene. Source: Robertson &
- * Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond", eq. 3.15.
- */
-export function bm25Term(tf: number, df: number, docLen: number, avgDocLen: number, docCount: number): number {
-  const idf = Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
-  return (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLen) / avgDocLen));
-}
-
-/** Whether a process with this id is running (a signal-0 probe; EPERM = running as another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function toBlob(v: Float32Array): Buffer {
-  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-}
-
-function fromBlob(b: Buffer): Float32Array {
-  const out = new Float32Array(b.byteLength / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
-}
-
-function rowToNode(r: NodeRow, scope: ResolvedScope): MemoryNode {
-  return {
-    id: r.id,
-    scope: { ...scope },
-    text: r.text,
-    speaker: r.speaker,
-    observedAt: r.observed_at,
-    eventTime: r.event_time === null ? null : JSON.parse(r.event_time),
-    entities: JSON.parse(r.entities),
-    keywords: JSON.parse(r.keywords),
-    types: JSON.parse(r.types),
-    embedding: fromBlob(r.embedding),
-    gate: r.gate === null ? null : JSON.parse(r.gate),
-    provenance: { sourceId: r.source_id, contentHash: r.content_hash, metadata: JSON.parse(r.metadata) },
-    obsoleteBy: r.obsolete_by,
-    createdAt: r.created_at,
-  };
-}
-
-function rowToRelation(r: RelationRow): Relation {
-  return {
-    id: r.id,
-    from: r.from_id,
-    to: r.to_id,
-    view: r.view as RelationView,
-    subtype: r.subtype as RelationSubtype,
-    probability: r.probability,
-    origin: r.origin as Relation['origin'],
-    createdAt: r.created_at,
-  };
-}
-
-function checkCount(v: unknown, what: string, allowUndefined = true): number | undefined {
-  if (v === undefined && allowUndefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-    throw new MemValidationError('INVALID_INPUT', `${what} must be a non-negative integer`, { details: { value: v } });
-  }
-  return v;
-}
-
-function checkMeta(meta: StoreMeta): StoreMeta {
-  if (!meta || typeof meta !== 'object') throw new MemValidationError('INVALID_INPUT', 'open(meta) needs { schemaVersion, embeddingModel, dimension }');
-  if (!Number.isInteger(meta.schemaVersion) || meta.schemaVersion < 1) throw new MemValidationError('INVALID_INPUT', 'meta.schemaVersion must be a positive integer');
-  if (typeof meta.embeddingModel !== 'string' || !meta.embeddingModel) throw new MemValidationError('INVALID_INPUT', 'meta.embeddingModel must be a non-empty string');
-  if (!Number.isInteger(meta.dimension) || meta.dimension < 1) throw new MemValidationError('INVALID_INPUT', 'meta.dimension must be a positive integer');
-  return { schemaVersion: meta.schemaVersion, embeddingModel: meta.embeddingModel, dimension: meta.dimension };
-}
-
-/** Map a driver error to a typed MemError (MemErrors pass through). */
-function wrap(e: unknown, what: string): MemError {
-  if (MemError.isInstance(e)) return e as MemError;
-  const code = (e as { code?: string })?.code ?? '';
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_CANTOPEN') {
-    return new StoreUnavailableError(`${what}: ${(e as Error).message}`, { cause: e });
-  }
-  return new StoreError(`${what}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-}
 
 export interface AnnStatus {
   /** Nodes in the scope's vector cache (0 when not loaded). */
@@ -829,18 +673,7 @@ export class SqliteStore implements MemoryStore {
    */
   private sweepAnnLeftovers(): void {
     if (!this.annOptions?.persist || this.annBase === null) return;
-    const folder = `${this.annBase}.ann`;
-    try {
-      for (const f of readdirSync(folder)) {
-        const m = /^\d+\.hnsw\.(\d+)\.\d+\.tmp(\.json)?$/u.exec(f);
-        if (!m) continue;
-        const pid = Number(m[1]);
-        if (pid !== process.pid && processAlive(pid)) continue;
-        rmSync(joinPath(folder, f), { force: true });
-      }
-    } catch {
-      // no folder, or not readable: nothing to clean
-    }
+    sweepAnnFolder(`${this.annBase}.ann`);
   }
 
   /** Save a scope's finished HNSW graph (before its cache is dropped); never throws. */

@@ -12,6 +12,7 @@ import {
   type MemoryNode,
   type Relation,
   type ResolvedScope,
+  type StoreMeta,
   type WriteBatch,
 } from '../types.js';
 
@@ -260,4 +261,20 @@ function checkBatch(batch: WriteBatch, dimension: number): CheckedBatch {
   const historyJson: string[] = [];
   const history = (batch.history ?? []).map((h, i) => checkHistory(h, scope, i, historyJson));
   return { scope, nodes, relations, history, nodeUpdates, nodeJson, historyJson };
+}
+
+export function checkCount(v: unknown, what: string, allowUndefined = true): number | undefined {
+  if (v === undefined && allowUndefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    throw new MemValidationError('INVALID_INPUT', `${what} must be a non-negative integer`, { details: { value: v } });
+  }
+  return v;
+}
+
+export function checkMeta(meta: StoreMeta): StoreMeta {
+  if (!meta || typeof meta !== 'object') throw new MemValidationError('INVALID_INPUT', 'open(meta) needs { schemaVersion, embeddingModel, dimension }');
+  if (!Number.isInteger(meta.schemaVersion) || meta.schemaVersion < 1) throw new MemValidationError('INVALID_INPUT', 'meta.schemaVersion must be a positive integer');
+  if (typeof meta.embeddingModel !== 'string' || !meta.embeddingModel) throw new MemValidationError('INVALID_INPUT', 'meta.embeddingModel must be a non-empty string');
+  if (!Number.isInteger(meta.dimension) || meta.dimension < 1) throw new MemValidationError('INVALID_INPUT', 'meta.dimension must be a positive integer');
+  return { schemaVersion: meta.schemaVersion, embeddingModel: meta.embeddingModel, dimension: meta.dimension };
 }
