@@ -14,11 +14,10 @@
  * scope's gate state is rebuilt (see gates.ts), so nothing partial remains.
  */
 import { MemError } from '../errors.js';
-import type { Embedder, GateAction, HistoryEntry, MemoryNode, MemoryStore, Relation, ResolvedScope, TypeScores } from '../types.js';
+import type { Embedder, HistoryEntry, MemoryNode, MemoryStore, Relation, ResolvedScope, TypeScores } from '../types.js';
 import { normalizeEntity } from '../extract/index.js';
 import { episodeKey, nodeEpisodeKey } from './episode.js';
-import { indexedMemory, type IndexedMemory } from './candidate-index.js';
-import { GateRegistry, isGateMember, isWriteOp, reviewIds, SCHEDULE_FIELD, scheduleFloor, scheduleRecord, type RecentWrite, type ScheduleRecord, type ScopeRuntime } from './gates.js';
+import { GateRegistry, isGateMember, SCHEDULE_FIELD, type RecentWrite, type ScopeRuntime } from './gates.js';
 import { uuidv7 } from './ids.js';
 import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
 import {
@@ -29,75 +28,24 @@ import {
   noulValue,
   temporalRuleEdge,
   type EdgeDraft,
-  type PairPlan,
   type RelationBatchBuilder,
 } from './relations.js';
-import {
-  candidateScore,
-  entitySignal,
-  keywordSignal,
-  normalizeKeyword,
-  timeSignal,
-  vectorSignal,
-} from './signals.js';
+import { normalizeKeyword } from './signals.js';
 import { contentHash, type NormalizedObservation } from './validate.js';
+import { discoverCandidates } from './candidates.js';
+import { unitEmbedding } from './embedding.js';
+import { memoryItem } from './items.js';
+import type { Pending } from './pending.js';
+import { restoreSchedule } from './schedule.js';
+import { wrapError } from './write-errors.js';
+import { addCounters, emptyCounters, type AddResult, type WriteCounters, type WriteStage } from './write-results.js';
 
-/** The outcome of one observation. */
-export interface AddResult {
-  /** The stored node (or, for `duplicate`, the node already stored; for a dropped Noop, the unstored node). */
-  node: MemoryNode;
-  /** The gate's routing, or `duplicate` when an identical observation (same content hash) is already stored. */
-  action: GateAction | 'duplicate';
-  /** False for a Noop under policy `drop` and for duplicates (nothing new was written). */
-  stored: boolean;
-  /** Relations written by this observation's write (its rule and learned edges, and those of a consolidation pass it triggered). */
-  relations: Relation[];
-  /** System-One calls spent on this observation (typing, relations, and a consolidation pass it triggered). */
-  controllerCalls: number;
-}
+export { PENDING_SCAN } from './candidates.js';
+export { unitEmbedding } from './embedding.js';
+export { memoryItem } from './items.js';
+export { addCounters, emptyCounters, WRITE_STAGES, type AddResult, type WriteCounters, type WriteStage } from './write-results.js';
 
-/** Counters since the Memory was created. */
-export interface WriteCounters {
-  writes: number;
-  duplicates: number;
-  gate: { add: number; update: number; noop: number; dropped: number };
-  controllerCalls: number;
-  /** Relation calls not made because the gate routed the observation to Noop or Update. */
-  controllerCallsSaved: number;
-  consolidations: number;
-  summarizerCalls: number;
-  /** Wall time spent per stage of the write path, in ms (batched stages count their whole wall time). */
-  timings: Record<WriteStage, number>;
-}
-
-/** Write stages timed in `stats().timings`: `gate` = route (the vMF pass), `commit` = the gate's commit. */
-export type WriteStage = 'validate' | 'embed' | 'extract' | 'typing' | 'gate' | 'commit' | 'candidates' | 'relations' | 'consolidation' | 'store';
-export const WRITE_STAGES: readonly WriteStage[] = ['validate', 'embed', 'extract', 'typing', 'gate', 'commit', 'candidates', 'relations', 'consolidation', 'store'];
-
-export function emptyCounters(): WriteCounters {
-  return {
-    writes: 0,
-    duplicates: 0,
-    gate: { add: 0, update: 0, noop: 0, dropped: 0 },
-    controllerCalls: 0,
-    controllerCallsSaved: 0,
-    consolidations: 0,
-    summarizerCalls: 0,
-    timings: Object.fromEntries(WRITE_STAGES.map((k) => [k, 0])) as Record<WriteStage, number>,
-  };
-}
-
-/** Add `b` into `a`. */
-export function addCounters(a: WriteCounters, b: WriteCounters): void {
-  a.writes += b.writes;
-  a.duplicates += b.duplicates;
-  for (const k of Object.keys(a.gate) as (keyof WriteCounters['gate'])[]) a.gate[k] += b.gate[k];
-  a.controllerCalls += b.controllerCalls;
-  a.controllerCallsSaved += b.controllerCallsSaved;
-  a.consolidations += b.consolidations;
-  a.summarizerCalls += b.summarizerCalls;
-  for (const k of WRITE_STAGES) a.timings[k] += b.timings[k];
-}
+const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
 
 /** A scope's write with all fallible work done except the store write (see `Writer.prepareScope`). */
 export interface PreparedWrite {
@@ -141,112 +89,6 @@ export interface WriterConfig {
   embedBatchSize: number;
   now: () => number;
   counters: WriteCounters;
-}
-
-interface Candidate {
-  node: MemoryNode;
-  cosine: number;
-  score: number;
-  sharedEntity: boolean;
-}
-
-interface Pending {
-  /** Index in the caller's batch. */
-  index: number;
-  obs: NormalizedObservation;
-  node: MemoryNode;
-  entitySet: Set<string>;
-  keywordSet: Set<string>;
-  action: GateAction;
-  stored: boolean;
-  committed: boolean;
-  drafts: EdgeDraft[];
-  plans: PairPlan[];
-  candidates: Candidate[];
-  relationState: Record<string, unknown> | null;
-  calls: number;
-  nearest: MemoryNode | null;
-  /** The write's consolidation-schedule record for its history row (null with consolidation off). */
-  schedule: ScheduleRecord | null;
-}
-
-const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
-/**
- * Vector part of candidate discovery inside one `add([...])` call: the store's k-NN plus an exact scan
- * of the last PENDING_SCAN observations of the same call (ours; older ones of a very large call are
- * still reached through shared entities and keywords), so a call of n observations costs O(n) scans.
- */
-export const PENDING_SCAN = 1024;
-
-/** Dot product in index order (= cosine of unit vectors); the one function behind every candidate cosine, so a restored schedule's cosines are bit-identical. */
-function dot(a: Float32Array, b: Float32Array): number {
-  const n = Math.min(a.length, b.length);
-  let s = 0;
-  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
-function wrapError(stage: string, e: unknown): MemError {
-  if (MemError.isInstance(e) && (e as MemError).code === 'WRITE_FAILED') return e as MemError;
-  const msg = e instanceof Error ? e.message : String(e);
-  const code = stage === 'embed' && !MemError.isInstance(e) ? 'EMBEDDER_ERROR' : 'WRITE_FAILED';
-  const category = MemError.isInstance(e) ? ((e as MemError).category ?? 'internal') : 'unavailable';
-  return new MemError(code, category === 'validation' ? 'internal' : category, `Write failed at ${stage}; nothing was written: ${msg}`, {
-    cause: e,
-    details: { stage, causeCode: MemError.isInstance(e) ? (e as MemError).code : undefined },
-  });
-}
-
-/** Validate one embedder output vector (dimension, finite, non-zero) and return it at unit norm. */
-export function unitEmbedding(v: ArrayLike<number> | undefined, dimension: number, index: number): Float32Array {
-  if (!v || v.length !== dimension) {
-    throw new MemError('DIMENSION_MISMATCH', 'internal', `Embedder returned a vector of length ${v?.length ?? 0} for text ${index}; expected ${dimension}`, {
-      details: { index, expected: dimension, actual: v?.length ?? 0 },
-    });
-  }
-  let sq = 0;
-  let max = 0;
-  for (let i = 0; i < dimension; i++) {
-    const x = v[i]!;
-    if (!Number.isFinite(x)) {
-      throw new MemError('NON_FINITE_VECTOR', 'internal', `Embedder returned a non-finite value for text ${index}`, { details: { index } });
-    }
-    sq += x * x;
-    const a = Math.abs(x);
-    if (a > max) max = a;
-  }
-  if (!(max > 0)) throw new MemError('ZERO_VECTOR', 'internal', `Embedder returned a zero vector for text ${index}`, { details: { index } });
-  const out = new Float32Array(dimension);
-  if (Number.isFinite(sq) && sq > 1e-200) {
-    const inv = 1 / Math.sqrt(sq);
-    for (let i = 0; i < dimension; i++) out[i] = v[i]! * inv;
-    return out;
-  }
-  // a finite vector whose squared norm over- or underflows (entries like 1e200 or 1e-200): scale by
-  // the largest |x| first, so it keeps its direction instead of becoming a zero vector (adversarial.test.ts)
-  let sq2 = 0;
-  for (let i = 0; i < dimension; i++) sq2 += (v[i]! / max) ** 2;
-  const inv = 1 / Math.sqrt(sq2);
-  for (let i = 0; i < dimension; i++) out[i] = (v[i]! / max) * inv;
-  return out;
-}
-
-/** The memory item a controller state carries for a node (see `@mem/system-one` catalogue `MemoryItem`). */
-export function memoryItem(node: MemoryNode, cosine?: number): Record<string, unknown> {
-  const item: Record<string, unknown> = { text: node.text, time: node.observedAt };
-  if (node.speaker) item.speaker = node.speaker;
-  if (node.eventTime) {
-    item.start = node.eventTime.start;
-    if (node.eventTime.end) item.end = node.eventTime.end;
-  }
-  // copies: the items of a write's relation call are reused by a later consolidation pass, after the
-  // caller got the node back (and may have mutated its arrays)
-  if (node.entities.length) item.entities = node.entities.slice();
-  if (node.keywords.length) item.keywords = node.keywords.slice();
-  const ep = nodeEpisodeKey(node);
-  if (ep) item.session = ep;
-  if (cosine !== undefined) item.cosine = cosine;
-  return item;
 }
 
 /** Write path of one memory instance; `writeScope` must be called under the scope's queue. */
@@ -301,105 +143,6 @@ export class Writer {
     return out;
   }
 
-  /**
-   * Candidate discovery for a new node (DESIGN.md step 3): the union of the top-K_w vector hits
-   * (store k-NN plus earlier observations of the same batch) and the memories sharing an entity or
-   * keyword (the scope's in-memory postings, see candidate-index.ts), scored by the four signals;
-   * the top K_w are kept. O(K_w) store work per write: one k-NN query and one getMany.
-   */
-  private async discover(scope: ResolvedScope, rt: ScopeRuntime, p: Pending, pendingStored: Pending[], byId: Map<string, Pending>): Promise<Candidate[]> {
-    const { store, candidateK: K } = this.cfg;
-    if (K === 0) return [];
-    const v = p.node.embedding;
-    // the store's top-K_w by cosine, as ids (its fast path) or as nodes (then cached)
-    const vecHits: { id: string; cosine: number }[] = [];
-    try {
-      if (store.vectorSearchIds) {
-        for (const h of await store.vectorSearchIds(scope, v, K, { efSearch: this.cfg.candidateEfSearch })) vecHits.push({ id: h.id, cosine: h.score });
-      } else {
-        for (const h of await store.vectorSearch(scope, v, K)) {
-          rt.nodes.put(h.node);
-          vecHits.push({ id: h.node.id, cosine: h.score });
-        }
-      }
-    } catch (e) {
-      throw wrapError('candidates', e);
-    }
-    // earlier observations of this call are not in the store yet: scan the last PENDING_SCAN exactly
-    for (let i = Math.max(0, pendingStored.length - PENDING_SCAN); i < pendingStored.length; i++) {
-      const q = pendingStored[i]!;
-      vecHits.push({ id: q.node.id, cosine: dot(v, q.node.embedding) });
-    }
-    vecHits.sort((a, b) => b.cosine - a.cosine);
-    const topVector = new Map<string, number>();
-    const pool = new Map<string, IndexedMemory>();
-    const unindexed: string[] = [];
-    for (const h of vecHits.slice(0, K)) {
-      topVector.set(h.id, h.cosine);
-      const m = rt.index.get(h.id);
-      if (m) pool.set(h.id, m);
-      else unindexed.push(h.id);
-    }
-    const nodeOf = (id: string) => byId.get(id)?.node ?? rt.nodes.get(id);
-    const read = async (ids: string[]) => {
-      const missing = ids.filter((id) => !nodeOf(id));
-      if (!missing.length) return;
-      let got: MemoryNode[];
-      try {
-        got = await store.getMany(scope, missing);
-      } catch (e) {
-        throw wrapError('candidates', e);
-      }
-      for (const n of got) rt.nodes.put(n);
-    };
-    if (unindexed.length) {
-      // every stored memory of the scope is indexed; this only runs for a store changed behind our back
-      await read(unindexed);
-      for (const id of unindexed) {
-        const n = nodeOf(id);
-        if (n) pool.set(id, indexedMemory(n));
-      }
-    }
-    for (const m of rt.index.lookup(p.entitySet, p.keywordSet)) pool.set(m.id, m);
-    pool.delete(p.node.id);
-    const t0 = Date.parse(p.node.observedAt);
-    const entities = [...p.entitySet];
-    // the K best by score (ties: larger id first), kept sorted by insertion: O(pool · K) at worst
-    const top: { m: IndexedMemory; score: number; shared: boolean }[] = [];
-    const before = (a: number, aid: string, b: { score: number; m: IndexedMemory }) => a > b.score || (a === b.score && aid > b.m.id);
-    for (const m of pool.values()) {
-      let shared = false;
-      for (const e of entities) {
-        if (m.entities.has(e)) {
-          shared = true;
-          break;
-        }
-      }
-      const cos = topVector.get(m.id);
-      const score = candidateScore({
-        vector: vectorSignal(cos ?? 0, cos !== undefined),
-        entity: entitySignal(shared),
-        keyword: keywordSignal(p.keywordSet, m.keywords),
-        time: timeSignal(t0 - m.observedAtMs),
-      });
-      if (top.length === K && !before(score, m.id, top[K - 1]!)) continue;
-      let i = top.length === K ? K - 1 : top.length;
-      while (i > 0 && before(score, m.id, top[i - 1]!)) {
-        top[i] = top[i - 1]!;
-        i--;
-      }
-      top[i] = { m, score, shared };
-    }
-    await read(top.map((x) => x.m.id));
-    const out: Candidate[] = [];
-    for (const x of top) {
-      const node = nodeOf(x.m.id);
-      if (!node) continue;
-      out.push({ node, cosine: dot(v, node.embedding), score: x.score, sharedEntity: x.shared });
-    }
-    return out;
-  }
-
   /** Build a derived node (System-Two merge / promotion); never called without a summarizer. */
   private async derivedNode(
     scope: ResolvedScope,
@@ -449,98 +192,6 @@ export class Writer {
   }
 
   /**
-   * Restore a scope's consolidation schedule from its history rows (ours; DESIGN.md "Write path"
-   * step 7 made restart-safe). Called once per runtime rebuild, on the scope's next write, so a
-   * restarted process, and a long-running one after a failed write or a `forget` (both rebuild the
-   * runtime), run their passes at the same writes over the same inputs:
-   *
-   * - `writes` = the ordinal in the latest write row's {@link ScheduleRecord}; the last pass = its
-   *   `pass` (records of earlier versions: `write − write mod consolidateEvery`);
-   * - the window = the write rows after the last pass, walking back from the latest while each
-   *   ordinal is exactly one less than the newer row's (a gap, repeat or backwards ordinal — a
-   *   corrupt or foreign row — ends it), at most `max(consolidateEvery, latest record's every)`
-   *   writes; `sinceConsolidation` = `writes −` the window's floor. With the same
-   *   `consolidateEvery` this is `writes mod consolidateEvery`, as a long-running process has it (a
-   *   failed write left no row, so it does not count; a forgotten node's row stays, so its write
-   *   still counts). After `consolidateEvery` changed, the next pass comes `consolidateEvery` writes
-   *   after the last one (at the next write if that is already overdue) and reviews every write
-   *   since it: no write is reviewed twice or skipped;
-   * - `recent` = the reviewed writes of the window, in write order, with their recorded candidates
-   *   (first `consolidationPairs`, without the node itself and repeats) and `RELATED_TO` links;
-   *   nodes and candidates are read with one `getMany`, so a forgotten node leaves the window and a
-   *   forgotten candidate leaves its write's review; cosines are recomputed with `dot`,
-   *   bit-identical to the write-time ones; the controller state items are rebuilt by `memoryItem`
-   *   at the pass.
-   *
-   * Reads only the history tail (`limit` growing ×4 until the window is covered), plus one
-   * `getMany` of at most `window · (1 + consolidationPairs)` ids. A row without a record (a store
-   * written by an older version, or with consolidation off) ends the window: if the latest write
-   * row has none, the schedule starts at 0 with an empty window (the behaviour before schedules
-   * were recorded), and the ordinals start again from 1.
-   */
-  private async restoreSchedule(scope: ResolvedScope, rt: ScopeRuntime): Promise<void> {
-    const { store, consolidateEvery: every, consolidationPairs: pairs } = this.cfg;
-    let writes = 0;
-    let floor = 0;
-    let picked: { nodeId: string; rec: ScheduleRecord }[] = [];
-    for (let limit = 4 * every + 16; ; limit *= 4) {
-      const rows = await store.history(scope, { limit });
-      writes = 0;
-      floor = 0;
-      picked = [];
-      let latest = true;
-      let closed = false;
-      // newest first: the latest write row fixes the ordinal and the floor, then collect rows back to it
-      for (let i = rows.length - 1; i >= 0; i--) {
-        const h = rows[i]!;
-        if (!h.nodeId || !isWriteOp(h.op)) continue;
-        const rec = scheduleRecord(h.data);
-        if (latest) {
-          latest = false;
-          if (!rec) {
-            closed = true;
-            break;
-          }
-          writes = rec.write;
-          floor = scheduleFloor(rec, every);
-        } else if (!rec || rec.write !== writes - picked.length) {
-          closed = true;
-          break;
-        }
-        if (rec.write <= floor) {
-          closed = true;
-          break;
-        }
-        picked.push({ nodeId: h.nodeId, rec });
-      }
-      if (closed || rows.length < limit) break;
-    }
-    picked.reverse();
-    const reviewed = picked.map((x) => ({ nodeId: x.nodeId, rec: x.rec, candidates: reviewIds(x.nodeId, x.rec, pairs) })).filter((x) => x.candidates.length);
-    const ids = new Set<string>();
-    for (const x of reviewed) {
-      ids.add(x.nodeId);
-      for (const id of x.candidates) ids.add(id);
-    }
-    const byId = new Map((ids.size ? await store.getMany(scope, [...ids]) : []).map((n) => [n.id, n]));
-    const recent: RecentWrite[] = [];
-    for (const x of reviewed) {
-      const node = byId.get(x.nodeId);
-      if (!node) continue; // forgotten: out of the window (its write still counted)
-      const candidates: RecentWrite['candidates'] = [];
-      for (const id of x.candidates) {
-        const c = byId.get(id);
-        if (c) candidates.push({ node: c, cosine: dot(node.embedding, c.embedding) });
-      }
-      recent.push({ node, candidates, related: new Set(x.rec.related ?? []) });
-    }
-    rt.writes = writes;
-    rt.sinceConsolidation = writes - floor;
-    rt.recent = recent;
-    rt.scheduleLoaded = true;
-  }
-
-  /**
    * Write the observations of one scope (all validated, same scope) atomically. Must run under the
    * scope's queue. Returns one result per observation in order.
    */
@@ -564,7 +215,7 @@ export class Writer {
     if (cfg.consolidateEvery > 0 && !rt.scheduleLoaded) {
       // once per runtime rebuild (first use, restart, after a failed write or a forget)
       try {
-        await this.restoreSchedule(scope, rt);
+        await restoreSchedule(cfg, scope, rt);
       } catch (e) {
         throw wrapError('consolidation', e);
       }
@@ -691,7 +342,7 @@ export class Writer {
           rt.lastByEpisode.set(ep, node.id);
         }
         if (decision.action === 'add') {
-          p.candidates = await this.discover(scope, rt, p, pendingStored, byId);
+          p.candidates = await discoverCandidates(cfg, scope, rt, p, pendingStored, byId);
           tick('candidates');
           for (const c of p.candidates) {
             const t = temporalRuleEdge(node, c.node);
