@@ -1,0 +1,195 @@
+/**
+ * Options of the Jev-Mem retriever (seed 000 §4 defaults unless marked *ours*), their resolution, and
+ * the validation of a search request.
+ */
+import { MemValidationError, normalizeNow } from '@mem/core';
+import type { Embedder, MemoryStore, RelationSubtype, RelationView, SearchRequest } from '@mem/core';
+import { DEFAULT_SCORE_WEIGHTS, DEFAULT_STOPPING, type ScoreWeights, type StoppingThresholds } from './equations.js';
+import { type SystemOneLike } from './controller.js';
+import { DEFAULT_DIALOGUE_WEIGHTS, type DialogueWeights } from './dialogue.js';
+
+/** Options of {@link createJevRetriever}. Defaults are the paper's (seed 000) unless marked *ours*. */
+export interface JevRetrieverOptions {
+  store: MemoryStore;
+  /** The System-One controller (`createSystemOne()` from `@mem/system-one`, or any object with `ask`). */
+  systemOne: SystemOneLike;
+  embedder: Embedder;
+  /** θ_act: a view is active when p_g ≥ θ_act. Default 0.10 (seed 000). */
+  thetaAct?: number;
+  /** B: total expansion budget (new nodes admitted by expansion). Default 80 (seed 000). */
+  budget?: number;
+  /** m: minimum budget of each active view. Default 1 (seed 000). */
+  minViewBudget?: number;
+  /** γ: concentration of the budget allocation. Default 1.0 (seed 000). */
+  gamma?: number;
+  /** D_max: maximum traversal depth. Default 8 (seed 000). */
+  maxDepth?: number;
+  /** k of reciprocal-rank fusion. Default 60 (seed 000; Cormack et al. 2009). */
+  rrfK?: number;
+  /** Maximum anchors kept after fusion. Default 30 (seed 000). */
+  maxAnchors?: number;
+  /** How many hits each of the vector and lexical rankings contributes to fusion. Default 50 (ours). */
+  anchorPool?: number;
+  /** Beam width: frontier size per round. Default 10 (seed 000). */
+  beamWidth?: number;
+  /** λ weights of the candidate score. Default 0.25 / 0.35 / 0.15 / 0.15 / 0.10 (seed 000). */
+  weights?: Partial<ScoreWeights>;
+  /** β of the recency adjustment s̃ = (s + β r ρ)/(1 + β r). Default 0.1 (seed 000). */
+  recencyBeta?: number;
+  /** Stopping thresholds. Default s ≥ 0.95, m < 0.15, c < 0.15, u < 0.15 (seed 000). */
+  stopping?: Partial<StoppingThresholds>;
+  /** Hard caps (seed 000): controller calls 16, visited nodes 60, edges examined 2400, time 15 000 ms. */
+  caps?: Partial<{ controllerCalls: number; nodes: number; edges: number; timeMs: number }>;
+  /**
+   * π_e given to anchors (reached by no edge): `'rrf'` = the anchor's fused score divided by the best
+   * anchor's (ours: keeps the lexical ranking's signal in s), or a fixed number. Default `'rrf'`.
+   */
+  anchorEdgeProbability?: 'rrf' | number;
+  /**
+   * Decay of the retrieval prior along an edge, by subtype and direction (ours, tuned on the LoCoMo
+   * dev conversations): default SAME_EPISODE out (to the next turn) 0.8, in (to the previous) 0.5.
+   */
+  edgeDecay?: Partial<Record<RelationSubtype, { out: number; in: number }>>;
+  /** Decay for every other subtype (ours, tuned on the dev conversations). Default 0.1. */
+  defaultEdgeDecay?: number;
+  /** Share of a parent's prior a node already visited gains when reached again (graph support, ours). Default 0.5. */
+  supportWeight?: number;
+  /** η of the evidence order (1 − η) · prior/max prior + η · s̃ (ours). Default 0.2. */
+  evidenceMix?: number;
+  /** How many top evidence items the controller sees in scoring and stopping states (ours). Default 5. */
+  evidenceK?: number;
+  /** Nodes admitted through SAME_EPISODE edges when the temporal view is inactive (episode context, ours). Default 10; 0 disables. */
+  episodeBudget?: number;
+  /**
+   * Scopes with at most this many nodes are read through a cached snapshot (nodes, adjacency, lemma
+   * index; rebuilt when the scope changes) instead of a store call per round (ours). Default 20 000; 0 disables
+   * (then neither the snapshot nor the lemma ranking is used).
+   */
+  snapshotMaxNodes?: number;
+  /** k of the reciprocal-rank fusion that gives anchors their retrieval prior (ours, tuned on the dev conversations). Default 30. */
+  priorRrfK?: number;
+  /** Candidates per round the controller scores (those with the highest prior; ours, for latency). Default 5. */
+  scoreTopN?: number;
+  /** Add a lemma-BM25 ranking (node keywords + speaker) to the anchor fusion (ours). Default true. */
+  lemmaLexical?: boolean;
+  /**
+   * Add a fourth anchor ranking (ours): lemma BM25 over each memory's terms plus its previous turn's
+   * keywords (document expansion by dialogue context, `contextLemmaIndex`). Needs the snapshot. Default true.
+   */
+  contextLexical?: boolean;
+  /**
+   * Weights of the rankings in the prior's fusion Σ_r w_r/(priorRrfK + rank) (ours, tuned on dev
+   * conversations 0–2). Default vector 1, store BM25 1, lemma BM25 1, context lemma BM25 1.5.
+   */
+  priorWeights?: Partial<{ vector: number; lexical: number; lemma: number; context: number }>;
+  /**
+   * δ of the read-time demotion of superseded memories (ours): a memory with `obsoleteBy` set, or the
+   * target of a `supersedingSubtypes` edge from a later memory, has its evidence value multiplied by
+   * 1 − δ · r(q), r(q) = the routing's recency importance, and its successor is brought in with the
+   * superseded anchor's prior — only for recency-seeking queries, r(q) ≥ `recencyQueryThreshold`.
+   * Default 0.5; 0 disables.
+   */
+  obsoleteDemotion?: number;
+  /**
+   * Relation subtypes whose source, when observed later than the target, supersedes it (ours). Default
+   * UPDATES, OBSOLETES, REDUNDANT_WITH (a later memory on the same matter: for a recency-seeking query
+   * the later one is preferred).
+   */
+  supersedingSubtypes?: RelationSubtype[];
+  /** r(q) from which a query counts as recency-seeking for `obsoleteDemotion` (ours). Default 0.5. */
+  recencyQueryThreshold?: number;
+  /**
+   * μ of the dialogue evidence term of the evidence order (ours, chosen on LoCoMo dev conversations
+   * 0–3; 0.1–0.3 gave 0.759–0.765 there): value + μ · d_v, d_v = w_c · coverage + w_a · answerness +
+   * w_s · speaker match + w_t · time match (see `dialogue.ts`). Default 0.2; 0 disables.
+   */
+  dialogueWeight?: number;
+  /** Weights w of the dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5, time 1 (the query's named time). */
+  dialogueWeights?: Partial<DialogueWeights>;
+  /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
+  ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
+  /** Name reported by `retriever.name`. Default `'jev'`. */
+  name?: string;
+}
+
+export const JEV_DEFAULTS = {
+  thetaAct: 0.1,
+  budget: 80,
+  minViewBudget: 1,
+  gamma: 1.0,
+  maxDepth: 8,
+  rrfK: 60,
+  maxAnchors: 30,
+  anchorPool: 50,
+  beamWidth: 10,
+  edgeDecay: { SAME_EPISODE: { out: 0.8, in: 0.5 } } as Partial<Record<RelationSubtype, { out: number; in: number }>>,
+  defaultEdgeDecay: 0.1,
+  supportWeight: 0.5,
+  evidenceMix: 0.2,
+  evidenceK: 5,
+  lemmaLexical: true,
+  contextLexical: true,
+  priorWeights: { vector: 1, lexical: 1, lemma: 1, context: 1.5 },
+  obsoleteDemotion: 0.5,
+  recencyQueryThreshold: 0.5,
+  supersedingSubtypes: ['UPDATES', 'OBSOLETES', 'REDUNDANT_WITH'] as RelationSubtype[],
+  episodeBudget: 10,
+  dialogueWeight: 0.2,
+  dialogueWeights: DEFAULT_DIALOGUE_WEIGHTS,
+  snapshotMaxNodes: 20_000,
+  scoreTopN: 5,
+  priorRrfK: 30,
+  recencyBeta: 0.1,
+  caps: { controllerCalls: 16, nodes: 60, edges: 2400, timeMs: 15_000 },
+} as const;
+
+/** The options with every default filled in (the object `createJevRetriever` works with). */
+export function resolveJevOptions(options: JevRetrieverOptions) {
+  return {
+    thetaAct: options.thetaAct ?? JEV_DEFAULTS.thetaAct,
+    budget: options.budget ?? JEV_DEFAULTS.budget,
+    minViewBudget: options.minViewBudget ?? JEV_DEFAULTS.minViewBudget,
+    gamma: options.gamma ?? JEV_DEFAULTS.gamma,
+    maxDepth: options.maxDepth ?? JEV_DEFAULTS.maxDepth,
+    rrfK: options.rrfK ?? JEV_DEFAULTS.rrfK,
+    maxAnchors: options.maxAnchors ?? JEV_DEFAULTS.maxAnchors,
+    anchorPool: options.anchorPool ?? JEV_DEFAULTS.anchorPool,
+    beamWidth: options.beamWidth ?? JEV_DEFAULTS.beamWidth,
+    recencyBeta: options.recencyBeta ?? JEV_DEFAULTS.recencyBeta,
+    weights: { ...DEFAULT_SCORE_WEIGHTS, ...options.weights },
+    stopping: { ...DEFAULT_STOPPING, ...options.stopping },
+    caps: { ...JEV_DEFAULTS.caps, ...options.caps },
+    anchorEdgeProbability: options.anchorEdgeProbability ?? ('rrf' as const),
+    edgeDecay: { ...JEV_DEFAULTS.edgeDecay, ...options.edgeDecay },
+    defaultEdgeDecay: options.defaultEdgeDecay ?? JEV_DEFAULTS.defaultEdgeDecay,
+    supportWeight: options.supportWeight ?? JEV_DEFAULTS.supportWeight,
+    evidenceMix: options.evidenceMix ?? JEV_DEFAULTS.evidenceMix,
+    evidenceK: options.evidenceK ?? JEV_DEFAULTS.evidenceK,
+    lemmaLexical: options.lemmaLexical ?? JEV_DEFAULTS.lemmaLexical,
+    contextLexical: options.contextLexical ?? JEV_DEFAULTS.contextLexical,
+    priorWeights: { ...JEV_DEFAULTS.priorWeights, ...options.priorWeights },
+    obsoleteDemotion: options.obsoleteDemotion ?? JEV_DEFAULTS.obsoleteDemotion,
+    recencyQueryThreshold: options.recencyQueryThreshold ?? JEV_DEFAULTS.recencyQueryThreshold,
+    supersedingSubtypes: options.supersedingSubtypes ?? JEV_DEFAULTS.supersedingSubtypes,
+    episodeBudget: options.episodeBudget ?? JEV_DEFAULTS.episodeBudget,
+    snapshotMaxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes,
+    scoreTopN: options.scoreTopN ?? JEV_DEFAULTS.scoreTopN,
+    priorRrfK: options.priorRrfK ?? JEV_DEFAULTS.priorRrfK,
+    dialogueWeight: options.dialogueWeight ?? JEV_DEFAULTS.dialogueWeight,
+    dialogueWeights: { ...JEV_DEFAULTS.dialogueWeights, ...options.dialogueWeights },
+    ablation: options.ablation ?? {},
+  };
+}
+
+/** Validate a SearchRequest; throws MemValidationError `INVALID_INPUT`, `SCOPE_MISSING`, `BAD_DATE` / `MISSING_TIMEZONE` (a `now` without a zone or not ISO-8601). */
+export function validateRequest(req: SearchRequest): { k: number; nowMs: number } {
+  if (!req || typeof req.query !== 'string' || req.query.trim() === '') {
+    throw new MemValidationError('INVALID_INPUT', 'search: query must be a non-empty string');
+  }
+  if (!req.scope) throw new MemValidationError('SCOPE_MISSING', 'search: scope is required');
+  const k = req.k ?? 10;
+  if (!Number.isInteger(k) || k < 1) throw new MemValidationError('INVALID_INPUT', `search: k must be a positive integer, got ${k}`);
+  // strict (issue 17): ISO-8601 with a zone, else BAD_DATE / MISSING_TIMEZONE — never the process's local zone
+  const nowMs = req.now === undefined ? Date.now() : Date.parse(normalizeNow(req.now));
+  return { k, nowMs };
+}
