@@ -1,6 +1,6 @@
 /**
  * Dense-retrieval check of the offline embedder on LoCoMo (a script, not a test):
- *   cd packages/core && npx tsx --conditions=@mem/source src/embed/bench-locomo.ts [path/to/locomo10-dev.json]
+ *   cd packages/core && npx tsx --conditions=@mem/source bench/embed-locomo.ts [path/to/locomo10-dev.json]
  *
  * For every conversation, embeds every dialogue turn and every question (categories 1–4), ranks
  * the turns by cosine and reports evidence recall@k (share of a question's evidence ids among the
@@ -8,8 +8,8 @@
  * same run. The data is read at run time from ../shared/data/locomo (never copied into the repo).
  */
 
-import { createWinkEmbedder, type WinkEmbedderOptions } from './wink.js';
-import { locomoPath, readLocomoJsonOrExit } from '../../bench/locomo.js';
+import { createWinkEmbedder, type WinkEmbedderOptions } from '../src/embed/wink.js';
+import { locomoPath, readLocomoJsonOrExit } from './locomo.js';
 
 const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? locomoPath();
 

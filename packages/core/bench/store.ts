@@ -6,13 +6,13 @@
  *  - lexical (BM25) p50 for two-word queries, in the big scope and in a 100-node scope of the same file.
  * Prints ratios against the N = 1k baseline measured in the same run.
  *
- *   cd packages/core && npx tsx --conditions=@mem/source src/store/bench.ts [maxN] [uniform]
+ *   cd packages/core && npx tsx --conditions=@mem/source bench/store.ts [maxN] [uniform]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeHistory, makeNode, makeRelation, normalize, seededRandom, testScope, unitVector } from '../testing/index.js';
-import { createSqliteStore } from './sqlite.js';
+import { makeHistory, makeNode, makeRelation, normalize, seededRandom, testScope, unitVector } from '../src/testing/index.js';
+import { createSqliteStore } from '../src/store/sqlite.js';
 
 const DIM = 100;
 const maxN = Number(process.argv[2] ?? 100_000);

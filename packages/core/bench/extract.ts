@@ -1,6 +1,6 @@
 /**
  * Extraction benchmark (a script, not a test):
- *   cd packages/core && npx tsx --conditions=@mem/source src/extract/bench.ts
+ *   cd packages/core && npx tsx --conditions=@mem/source bench/extract.ts
  *
  * Per-call cost of extractKeywords, extractEntities, resolveEventTime and extract() on unique
  * ~20-word sentences (so the parse cache never hits), beside the raw library calls they build on
@@ -8,10 +8,10 @@
  */
 import { createRequire } from 'node:module';
 import * as chrono from 'chrono-node';
-import { extractEntities } from './entities.js';
-import { extractKeywords } from './keywords.js';
-import { resolveEventTime } from './time.js';
-import { extract } from './extract.js';
+import { extractEntities } from '../src/extract/entities.js';
+import { extractKeywords } from '../src/extract/keywords.js';
+import { resolveEventTime } from '../src/extract/time.js';
+import { extract } from '../src/extract/extract.js';
 
 // Own template sentences: 8 × 8 × 8 = 512 unique texts, 18–24 words each.
 const WHO = ['Caroline', 'Melanie and her husband', 'My sister Jane', 'Dr. Alan Moore', 'Our neighbour Tom', 'John from work', 'Grandma Rosa', 'The kids'];

@@ -1,6 +1,6 @@
 /**
  * Extraction output hash and cost on LoCoMo (a script, not a test):
- *   cd packages/core && npx tsx --conditions=@mem/source src/extract/check-locomo.ts [path/to/locomo10-dev.json] [--rounds N]
+ *   cd packages/core && npx tsx --conditions=@mem/source bench/extract-check-locomo.ts [path/to/locomo10-dev.json] [--rounds N]
  *
  * Runs `extract(text, observedAt)` over every LoCoMo dialogue turn, twice per turn: the turn text
  * alone and the text with its image caption appended as the write-path bench ingests it
@@ -21,9 +21,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as chrono from 'chrono-node';
-import { gatedChronoParse, possibleParsers } from './chrono-gate.js';
-import { extract } from './extract.js';
-import { locomoPath, readLocomoJsonOrExit } from '../../bench/locomo.js';
+import { gatedChronoParse, possibleParsers } from '../src/extract/chrono-gate.js';
+import { extract } from '../src/extract/extract.js';
+import { locomoPath, readLocomoJsonOrExit } from './locomo.js';
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');

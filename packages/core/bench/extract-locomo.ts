@@ -1,6 +1,6 @@
 /**
  * Event-time check on LoCoMo (a script, not a test):
- *   cd packages/core && npx tsx --conditions=@mem/source src/extract/bench-locomo.ts [path/to/locomo10-dev.json]
+ *   cd packages/core && npx tsx --conditions=@mem/source bench/extract-locomo.ts [path/to/locomo10-dev.json]
  *
  * For every temporal question (category 2) whose gold answer names one day (chrono finds a
  * day-certain date in it), resolves the time expressions of its evidence turns against their
@@ -11,8 +11,8 @@
  */
 
 import * as chrono from 'chrono-node';
-import { resolveEventTimes } from './time.js';
-import { locomoPath, readLocomoJsonOrExit } from '../../bench/locomo.js';
+import { resolveEventTimes } from '../src/extract/time.js';
+import { locomoPath, readLocomoJsonOrExit } from './locomo.js';
 
 const file = process.argv[2] ?? process.env.MEM_LOCOMO_PATH ?? process.env.LOCOMO_PATH ?? locomoPath();
 const data = readLocomoJsonOrExit(file) as { conversation: Record<string, unknown>; qa: { answer?: unknown; evidence?: string[]; category: number }[] }[];
