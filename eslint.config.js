@@ -1,6 +1,6 @@
-// Lint config. The import rules enforce the layering table in ../shared/DESIGN.md:
+// Lint config. The import rules enforce the layering table in docs/design.md:
 // gate-vmf and system-one import nothing from @mem; core imports only gate-vmf and system-one;
-// retrieval imports core and system-one; graph-neo4j imports core; no cycles anywhere.
+// retrieval imports core and system-one; graph-neo4j and ai-sdk import core; no cycles anywhere.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
@@ -10,8 +10,9 @@ const layering = {
   'packages/core': ['@mem/gate-vmf', '@mem/system-one'],
   'packages/retrieval': ['@mem/core', '@mem/system-one'],
   'packages/graph-neo4j': ['@mem/core'],
+  'packages/ai-sdk': ['@mem/core'],
 };
-const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/demo-agent'];
+const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/ai-sdk', '@mem/demo-agent'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**'] },
@@ -36,7 +37,7 @@ export default tseslint.config(
           patterns: [
             {
               group: all.filter((p) => !allowed.includes(p)).flatMap((p) => [p, `${p}/*`]),
-              message: `Layering (DESIGN.md): ${dir} may import only ${allowed.length ? allowed.join(', ') : 'nothing'} from @mem.`,
+              message: `Layering (docs/design.md): ${dir} may import only ${allowed.length ? allowed.join(', ') : 'nothing'} from @mem.`,
             },
           ],
         },

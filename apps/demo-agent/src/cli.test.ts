@@ -85,6 +85,19 @@ describe('mem CLI', () => {
     expect(stats.nodes).toBe(2);
   });
 
+  it('exits 2 on usage errors (unknown flag or command, missing argument) and 0 on --help / --version', async () => {
+    const flag = await mem('--db', db, 'stats', '--no-such-flag');
+    expect(flag.code).toBe(2);
+    expect(flag.err).toMatch(/unknown option '--no-such-flag'/);
+    expect((await mem('--db', db, 'no-such-command')).code).toBe(2);
+    expect((await mem('--db', db, 'ask')).code).toBe(2);
+    const json = await mem('--db', db, '--json', 'stats', '--bogus');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out).error).toEqual({ code: 'INVALID_INPUT', message: expect.stringMatching(/unknown option '--bogus'/) });
+    expect((await mem('--version')).code).toBe(0);
+    expect((await mem('--help')).code).toBe(0);
+  });
+
   it('reports bad input as a typed error with exit code 2 and writes nothing', async () => {
     const bad = path.join(dir, 'bad.jsonl');
     writeFileSync(bad, '{"text":"fine"}\n{"text":""}\n');

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { MemError, MemValidationError, type Scope } from '@mem/core';
 import { EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
@@ -41,6 +41,16 @@ function scopeOf(o: GlobalOpts): Scope {
   const scope: Scope = { namespace: o.namespace, userId: o.user, agentId: o.agent, runId: o.run };
   if (!scope.userId && !scope.agentId && !scope.runId) scope.userId = process.env.MEM_USER || 'default';
   return scope;
+}
+
+/**
+ * The scope the user configured (flags or $MEM_USER), or null. MCP tools use it when a call names no
+ * scope and never fall back to "default".
+ */
+function configuredScope(o: GlobalOpts): Scope | null {
+  if (o.user || o.agent || o.run) return { namespace: o.namespace, userId: o.user, agentId: o.agent, runId: o.run };
+  if (process.env.MEM_USER) return { namespace: o.namespace, userId: process.env.MEM_USER };
+  return null;
 }
 
 function print(o: GlobalOpts, json: unknown, text: () => void): void {
@@ -93,6 +103,9 @@ async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, ext
 
 export function buildProgram(): Command {
   const program = new Command();
+  // Usage errors (unknown flag or command, missing argument) throw a CommanderError instead of
+  // exiting 1, so main() exits 2 as documented. Set first: subcommands inherit it.
+  program.exitOverride();
   program
     .name('mem')
     .version(VERSION, '-V, --version')
@@ -377,10 +390,28 @@ export function buildProgram(): Command {
         host: opts.host,
         token,
         bodyLimit: opts.bodyLimit,
+        mcpScope: configuredScope(o),
       });
       // Handlers first: a supervisor may signal as soon as it reads the URL.
       stopOnSignalsAndOrphaning({ close: () => server.close(), onStop: (why) => process.stderr.write(c.dim(`mem serve: stopping (${why})\n`)) });
-      print(o, { url: server.url }, () => console.log(`mem serve: playground ${server.url}/  ·  API ${server.url}/v1  ·  OpenAPI ${server.url}/openapi.json`));
+      print(o, { url: server.url, mcp: `${server.url}/mcp` }, () => console.log(`mem serve: playground ${server.url}/  ·  API ${server.url}/v1  ·  OpenAPI ${server.url}/openapi.json  ·  MCP ${server.url}/mcp`));
+    });
+
+  program
+    .command('mcp')
+    .description('MCP server over stdio (tools remember, recall, forget, history, stats); scope from --user/--agent/--run, $MEM_USER or each call')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const o = globals(cmd);
+      const [{ StdioServerTransport }, { createMemMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')]);
+      // stdout carries the protocol: no progress bar, nothing printed there
+      const stack = await createStack({ db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever });
+      const server = createMemMcpServer({ stack, scope: configuredScope(o) });
+      let closing: Promise<void> | null = null;
+      const close = () => (closing ??= server.close().then(() => stack.close()));
+      stopOnSignalsAndOrphaning({ close, onStop: (why) => process.stderr.write(`mem mcp: stopping (${why})\n`) });
+      process.stdin.once('end', () => void close().finally(() => process.exit(0)));
+      await server.connect(new StdioServerTransport());
+      process.stderr.write(`mem mcp: ready on stdio (${configuredScope(o) ? formatScope(scopeOf(o)) : 'no default scope: every call names its scope'})\n`);
     });
 
   const gate = program.command('gate').description('the SAGE novelty gate as a standalone service');
@@ -436,6 +467,13 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help / --version end here too (exit 0); commander has already printed any usage error
+      if (e.exitCode === 0) return;
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'INVALID_INPUT', message: e.message.replace(/^error: /, '') } }, null, 2)}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (json) process.stdout.write(`${JSON.stringify(errorBody(e), null, 2)}\n`);
     else {
       const b = errorBody(e).error;

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { offlineAnswerEvidence } from './stack.js';
 
 describe('offlineAnswerEvidence', () => {
-  it('skips questions and picks the highest-ranked statement', () => {
+  it('is result #1, whatever it is (the answer line and the evidence list never disagree)', () => {
     const ev = [{ text: 'What happened with the meeting?' }, { text: 'I missed it because of a flat tire.' }, { text: 'Ok.' }];
-    expect(offlineAnswerEvidence(ev)!.text).toBe('I missed it because of a flat tire.');
+    expect(offlineAnswerEvidence(ev)).toBe(ev[0]);
+    expect(offlineAnswerEvidence([{ text: 'I missed it.' }, { text: 'Why?' }])!.text).toBe('I missed it.');
   });
-  it('falls back to the top item when every item is a question, and to undefined when empty', () => {
-    expect(offlineAnswerEvidence([{ text: 'Why? ' }, { text: 'How?' }])!.text).toBe('Why? ');
+  it('is undefined without evidence', () => {
     expect(offlineAnswerEvidence([])).toBeUndefined();
   });
 });

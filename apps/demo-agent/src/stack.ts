@@ -33,6 +33,7 @@ import type {
 import { createMemory, createSqliteStore, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
+import { toEvidenceItem, type EvidenceItem } from './evidence.js';
 import { formatScope } from './output.js';
 import { createEmbedderFor, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 
@@ -74,7 +75,8 @@ export interface AskResult {
   mode: 'llm' | 'evidence';
   answer: string;
   model: string | null;
-  evidence: { id: string; text: string; speaker: string | null; observedAt: string; eventTime: MemoryNode['eventTime']; sourceId: string | null; score: number; via: string[] }[];
+  /** Best first; the same shape as /v1/search and the MCP recall tool. */
+  evidence: EvidenceItem[];
   context: string;
   trace: TraceView;
   ms: number;
@@ -306,16 +308,7 @@ function buildStack(p: Parts): Stack {
       const t0 = performance.now();
       const result = await stack.search(question, { k: options.k ?? 10, now: options.now });
       const context = packContext(result, options.tokenBudget ?? 1200);
-      const evidence = result.evidence.map((e) => ({
-        id: e.node.id,
-        text: e.node.text,
-        speaker: e.node.speaker,
-        observedAt: e.node.observedAt,
-        eventTime: e.node.eventTime ?? null,
-        sourceId: e.node.provenance?.sourceId ?? null,
-        score: e.score,
-        via: (e.path ?? []).map((r) => r.subtype),
-      }));
+      const evidence = result.evidence.map(toEvidenceItem);
       let answer = '';
       let mode: AskResult['mode'] = 'evidence';
       let systemTwoError: AskResult['systemTwoError'] = null;
@@ -421,10 +414,10 @@ function buildStack(p: Parts): Stack {
 }
 
 /**
- * The offline answer (ours): the highest-ranked evidence that is a statement. A turn that is itself a
- * question ("What happened with the missed meeting?") often ranks high because it shares the query's
- * words, but it cannot answer it; it is skipped unless every evidence item is a question.
+ * The offline answer (ours): result #1, exactly as ranked. The answer line never picks another item
+ * than the first one the evidence list shows; ranking question-only turns below turns that state
+ * things is the read path's job (@mem/retrieval), not this line's.
  */
 export function offlineAnswerEvidence<T extends { text: string }>(evidence: T[]): T | undefined {
-  return evidence.find((e) => !/\?\s*$/.test(e.text)) ?? evidence[0];
+  return evidence[0];
 }

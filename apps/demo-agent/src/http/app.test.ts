@@ -85,8 +85,19 @@ describe('POST /v1/search and /v1/ask', () => {
     const body = (await res.json()) as any;
     expect(body.evidence.length).toBeGreaterThan(0);
     expect(body.evidence.length).toBeLessThanOrEqual(2);
-    expect(body.evidence[0].node.embedding).toBeUndefined();
+    expect(body.evidence[0].embedding).toBeUndefined();
     expect(body.trace.routing.semantic).toBeGreaterThanOrEqual(0);
+  });
+  it('search and ask return evidence in one shape, in the same order, and the answer line is result #1', async () => {
+    const q = 'Where does Lena live?';
+    const search = (await (await post('/v1/search', { query: q, k: 3 })).json()) as any;
+    const ask = (await (await post('/v1/ask', { question: q, k: 3 })).json()) as any;
+    const keys = ['eventTime', 'id', 'observedAt', 'score', 'sourceId', 'speaker', 'text', 'via'];
+    for (const e of [...search.evidence, ...ask.evidence]) expect(Object.keys(e).sort()).toEqual(keys);
+    expect(search.evidence.map((e: any) => e.id)).toEqual(ask.evidence.map((e: any) => e.id));
+    expect(Object.keys(search.trace).sort()).toEqual(Object.keys(ask.trace).sort());
+    const top = ask.evidence[0];
+    expect(ask.answer).toBe(`${top.speaker ? `${top.speaker}: ` : ''}${top.text}`);
   });
   it('ask offline returns the top evidence as the answer, labelled mode "evidence"', async () => {
     const res = await post('/v1/ask', { question: 'Where does Lena live?', k: 3 });

@@ -17,6 +17,9 @@ import { MemError, MemValidationError, scopeKey, type Scope } from '@mem/core';
 import { parseSessionDate } from '../ingest/dates.js';
 import type { Stack } from '../stack.js';
 import { mountPlayground } from './static.js';
+import { mountMcp } from '../mcp/http.js';
+import { toEvidenceItem } from '../evidence.js';
+import { normalizeTrace } from '../trace.js';
 
 /**
  * The `now` of /v1/search and /v1/ask read like `mem ask --now` (ours): ISO-8601, a zone-less
@@ -39,6 +42,11 @@ export interface ApiOptions {
   bodyLimit?: number;
   /** Serve the web playground at / (default true). */
   playground?: boolean;
+  /**
+   * MCP over streamable HTTP at /mcp (default on). `scope`: the scope tools use when a call names
+   * none (the server's configured scope); null = every call must name one.
+   */
+  mcp?: { scope: Scope | null } | false;
   /** Called with unexpected (non-MemError) errors; default logs a one-line message to stderr. */
   onInternalError?: (e: unknown) => void;
 }
@@ -101,6 +109,20 @@ const NodeSchema = z
     scope: z.any(),
   })
   .openapi('MemoryNode');
+
+/** The one evidence shape of /v1/search and /v1/ask (and of the MCP recall tool): `EvidenceItem`. */
+const EvidenceSchema = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    speaker: z.string().nullable(),
+    observedAt: z.string(),
+    eventTime: z.any().nullable(),
+    sourceId: z.string().nullable(),
+    score: z.number(),
+    via: z.array(z.string()).describe('relation subtypes followed from an anchor (empty for anchors)'),
+  })
+  .openapi('Evidence');
 
 const SearchBody = z
   .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional().openapi({ description: 'reference time: ISO-8601 (zone-less = UTC); default now' }) })
@@ -180,6 +202,20 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     }
     await next();
   });
+  const authorized = (header: string | undefined): boolean => {
+    if (!options.token) return true;
+    const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+    return Boolean(m && sameToken(m[1].trim(), options.token));
+  };
+  if (options.mcp !== false) {
+    app.use('/mcp', bodyLimit({ maxSize: limit, onError: (c) => errorJson(c, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`) }));
+    mountMcp(app, {
+      stack,
+      scope: options.mcp?.scope ?? null,
+      exclusive,
+      guard: (req) => (authorized(req.headers.get('authorization') ?? undefined) ? null : Response.json({ error: { code: 'UNAUTHORIZED', message: 'A valid "Authorization: Bearer <token>" header is required' } }, { status: 401 })),
+    });
+  }
   app.use(
     '/v1/*',
     bodyLimit({
@@ -228,12 +264,12 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       path: '/v1/search',
       summary: 'Retrieve evidence for a query (Jev closed loop by default) with its trace',
       request: { query: ScopeQuery, ...body(SearchBody) },
-      responses: { 200: json(z.object({ evidence: z.array(z.any()), trace: z.any() }).openapi('SearchResult'), 'Evidence and retrieval trace'), ...errors },
+      responses: { 200: json(z.object({ evidence: z.array(EvidenceSchema), trace: z.any() }).openapi('SearchResult'), 'Evidence (best first, the same shape as /v1/ask) and retrieval trace'), ...errors },
     }),
     async (c) => {
       const { query, k, now } = c.req.valid('json');
       const r = await scoped(c).search(query, { k, now: readNow(now) });
-      return c.json({ evidence: r.evidence.map((e) => ({ ...e, node: publicNode(e.node) })), trace: r.trace ?? null } as any, 200);
+      return c.json({ evidence: r.evidence.map(toEvidenceItem), trace: normalizeTrace(r.trace) } as any, 200);
     },
   );
 
@@ -246,7 +282,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       responses: {
         200: json(
           z
-            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), model: z.string().nullable(), evidence: z.array(z.any()), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
+            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), model: z.string().nullable(), evidence: z.array(EvidenceSchema), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
             .openapi('AskResult'),
           'Answer, evidence and retrieval trace',
         ),

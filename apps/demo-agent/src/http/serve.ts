@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createStack, type Stack, type StackOptions } from '../stack.js';
 import { createApi } from './app.js';
 import { listenError } from '../output.js';
+import type { Scope } from '@mem/core';
 
 export interface ServeOptions {
   stack: StackOptions | Stack;
@@ -13,6 +14,8 @@ export interface ServeOptions {
   host?: string;
   token?: string;
   bodyLimit?: number;
+  /** Scope of MCP tool calls that name none (null = calls must name one). Default: null. */
+  mcpScope?: Scope | null;
 }
 
 export interface RunningServer {
@@ -25,7 +28,7 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const owned = !('add' in options.stack);
   const stack: Stack = owned ? await createStack(options.stack as StackOptions) : (options.stack as Stack);
-  const app = createApi({ stack, token: options.token, bodyLimit: options.bodyLimit });
+  const app = createApi({ stack, token: options.token, bodyLimit: options.bodyLimit, mcp: { scope: options.mcpScope ?? null } });
   const host = options.host ?? '127.0.0.1';
   const wanted = options.port ?? 8787;
   let server: ReturnType<typeof serve>;

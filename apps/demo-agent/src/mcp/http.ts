@@ -1,0 +1,32 @@
+/**
+ * MCP over streamable HTTP at `/mcp` of `mem serve` (ours; the SDK's web-standard transport in
+ * stateless mode: each POST gets a fresh server + transport over the shared stack, so no session
+ * state lives in the process). Same bearer token as /v1/* when one is set; JSON responses.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Hono } from 'hono';
+import { createMemMcpServer, type McpServerOptions } from './server.js';
+
+export interface MountMcpOptions extends McpServerOptions {
+  /** Returns a Response to send instead (e.g. 401) or null to go on. */
+  guard?: (req: Request) => Response | null;
+}
+
+export function mountMcp(app: Hono<any>, options: MountMcpOptions): void {
+  app.all('/mcp', async (c) => {
+    const refused = options.guard?.(c.req.raw);
+    if (refused) return refused;
+    if (c.req.method !== 'POST') {
+      // stateless: no server-initiated stream (GET) and no session to delete (DELETE)
+      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null }, 405, { Allow: 'POST' });
+    }
+    const server = createMemMcpServer(options);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      void server.close();
+    }
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * The MCP server end to end with the SDK's own Client, over both transports: `mem mcp` as a child
+ * process on stdio, and streamable HTTP at /mcp of `mem serve` (in-process server on a random
+ * loopback port). Covers the five tools, bad arguments, scope isolation and the missing-scope error.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startServer, type RunningServer } from '../http/serve.js';
+
+const APP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+type Result = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: any };
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Result> {
+  return (await client.callTool({ name, arguments: args })) as Result;
+}
+
+/** The error text of a call that must fail: a tool result with isError, or a protocol error. */
+async function failure(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  try {
+    const r = await call(client, name, args);
+    expect(r.isError, `${name} ${JSON.stringify(args)} should fail`).toBe(true);
+    return r.content.map((c) => c.text ?? '').join('\n');
+  } catch (e) {
+    return String((e as Error).message);
+  }
+}
+
+/** The same checks over any connected client whose default scope is user "alice". */
+async function exerciseTools(client: Client) {
+  const tools = (await client.listTools()).tools;
+  expect(tools.map((t) => t.name).sort()).toEqual(['forget', 'history', 'recall', 'remember', 'stats']);
+  const recallTool = tools.find((t) => t.name === 'recall')!;
+  expect(Object.keys((recallTool.inputSchema as any).properties)).toEqual(expect.arrayContaining(['query', 'k', 'now', 'scope']));
+  expect((recallTool.inputSchema as any).required).toEqual(['query']);
+
+  const a = await call(client, 'remember', { text: 'I switched from espresso to green tea in March.', speaker: 'Alice' });
+  expect(a.isError).toBeFalsy();
+  expect(a.structuredContent.added).toHaveLength(1);
+  expect(a.structuredContent.added[0].action).toBe('add');
+  expect(a.structuredContent.scope.userId).toBe('alice');
+  const aliceId: string = a.structuredContent.added[0].id;
+  await call(client, 'remember', { observations: [{ text: 'My sister Nora lives in Lisbon.', speaker: 'Alice', observedAt: '2024-03-02T10:00:00Z' }] });
+  const b = await call(client, 'remember', { text: 'I drink black coffee every morning.', speaker: 'Bob', scope: { userId: 'bob' } });
+  expect(b.structuredContent.scope.userId).toBe('bob');
+
+  // recall: evidence in the shared shape + compact trace; scopes do not leak
+  const r = await call(client, 'recall', { query: 'What does Alice drink now?', k: 3 });
+  expect(r.isError).toBeFalsy();
+  const ev = r.structuredContent.evidence;
+  expect(ev.find((e: any) => e.id === aliceId)).toMatchObject({ text: 'I switched from espresso to green tea in March.', speaker: 'Alice' });
+  expect(Object.keys(ev[0]).sort()).toEqual(['eventTime', 'id', 'observedAt', 'score', 'sourceId', 'speaker', 'text', 'via']);
+  expect(ev.map((e: any) => e.text).join(' ')).not.toContain('black coffee');
+  expect(r.structuredContent.trace).toMatchObject({ retriever: 'jev' });
+  expect(typeof r.structuredContent.trace.stopReason).toBe('string');
+  expect(r.content[0].text).toContain('green tea');
+  const rb = await call(client, 'recall', { query: 'What does Alice drink now?', scope: { userId: 'bob' } });
+  expect(rb.structuredContent.evidence.map((e: any) => e.text)).toEqual(['I drink black coffee every morning.']);
+  // another scope cannot forget alice's memory
+  expect(await failure(client, 'forget', { id: aliceId, scope: { userId: 'bob' } })).toContain('NODE_NOT_FOUND');
+
+  // bad arguments are refused, nothing is written
+  expect(await failure(client, 'recall', { query: '' })).toMatch(/query|too_small|at least/i);
+  expect(await failure(client, 'recall', { query: 'x', k: 0 })).toMatch(/k|too_small/i);
+  expect(await failure(client, 'recall', { query: 'x', colour: 'red' })).toMatch(/colour|unrecognized/i);
+  expect(await failure(client, 'remember', { text: 'a', observations: [{ text: 'b' }] })).toMatch(/exactly one of text or observations/);
+  expect(await failure(client, 'remember', {})).toMatch(/exactly one of text or observations/);
+  expect(await failure(client, 'remember', { text: 'x', scope: { user: 'alice' } })).toMatch(/user|unrecognized/i);
+  expect(await failure(client, 'remember', { text: 'x', scope: {} })).toMatch(/at least one of userId, agentId, runId/);
+  expect(await failure(client, 'remember', { observations: [{ text: 'x', observedAt: 'not a date' }] })).toContain('BAD_DATE');
+
+  const s1 = await call(client, 'stats', {});
+  expect(s1.structuredContent.nodes).toBe(2);
+  expect((await call(client, 'stats', { scope: { userId: 'bob' } })).structuredContent.nodes).toBe(1);
+
+  // forget, then it is gone from recall; history keeps the FORGET row
+  const f = await call(client, 'forget', { id: aliceId });
+  expect(f.structuredContent).toEqual({ id: aliceId, forgotten: true });
+  expect(await failure(client, 'forget', { id: aliceId })).toMatch(/forgotten|NODE_NOT_FOUND/);
+  const after = await call(client, 'recall', { query: 'What does Alice drink now?' });
+  expect(after.structuredContent.evidence.map((e: any) => e.id)).not.toContain(aliceId);
+  const h = await call(client, 'history', { nodeId: aliceId });
+  expect(h.structuredContent.history.map((x: any) => x.op)).toEqual(expect.arrayContaining(['ADD', 'FORGET']));
+  expect((await call(client, 'stats', {})).structuredContent.nodes).toBe(1);
+}
+
+describe('mem mcp over stdio (SDK client, child process)', () => {
+  let dir: string;
+  let client: Client;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'mem-mcp-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', '--conditions=@mem/source', 'src/cli.ts', '--db', path.join(dir, 'm.sqlite'), '--user', 'alice', 'mcp'],
+      cwd: APP,
+      env: { ...(process.env as Record<string, string>), MEM_LLM_BASE_URL: '', MEM_USER: '' },
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'mem-test', version: '0.0.0' });
+    await client.connect(transport);
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the five tools with scope isolation and refuses bad arguments', async () => {
+    await exerciseTools(client);
+  }, 90_000);
+});
+
+describe('MCP over streamable HTTP at /mcp of mem serve (SDK client)', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ stack: { db: ':memory:', scope: { userId: 'alice' }, systemTwo: null }, port: 0, mcpScope: { userId: 'alice' }, token: 'sesame' });
+  }, 60_000);
+  afterAll(async () => server?.close());
+
+  const connect = async (token?: string) => {
+    const client = new Client({ name: 'mem-test', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : {} }));
+    return client;
+  };
+
+  it('serves the five tools with scope isolation and refuses bad arguments', async () => {
+    const client = await connect('sesame');
+    await exerciseTools(client);
+    await client.close();
+  }, 90_000);
+
+  it('needs the bearer token when the server has one', async () => {
+    await expect(connect()).rejects.toThrow(/401|UNAUTHORIZED/);
+    await expect(connect('wrong')).rejects.toThrow(/401|UNAUTHORIZED/);
+  });
+
+  it('without a configured scope every call must name one (no guess)', async () => {
+    const bare = await startServer({ stack: { db: ':memory:', scope: { userId: 'default' }, systemTwo: null }, port: 0 });
+    try {
+      const client = new Client({ name: 'mem-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${bare.url}/mcp`)));
+      expect(await failure(client, 'remember', { text: 'I like rain.' })).toContain('SCOPE_MISSING');
+      expect(await failure(client, 'stats', {})).toContain('SCOPE_MISSING');
+      const ok = await call(client, 'remember', { text: 'I like rain.', scope: { agentId: 'helper', runId: 'r1' } });
+      expect(ok.structuredContent.scope).toMatchObject({ agentId: 'helper', runId: 'r1' });
+      expect((await bare.stack.withScope({ userId: 'default' }).stats()).nodes).toBe(0);
+      await client.close();
+    } finally {
+      await bare.close();
+    }
+  }, 60_000);
+});

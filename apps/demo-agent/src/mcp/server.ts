@@ -1,0 +1,214 @@
+/**
+ * The MCP server of the demo agent (ours, on the official @modelcontextprotocol/sdk): five tools over
+ * one `Stack`, served over stdio by `mem mcp` and over streamable HTTP at `/mcp` by `mem serve`.
+ *
+ * Tools (inputs are zod schemas; unknown keys are errors):
+ * - `remember` { text | observations[], scope? } → the stored memories with their gate decision;
+ * - `recall` { query, k?, now?, scope? } → evidence (best first, `EvidenceItem`) + a compact trace;
+ * - `forget` { id, scope? } → { id, forgotten: true } (a missing id is an error, code NODE_NOT_FOUND);
+ * - `history` { nodeId?, limit?, scope? } → append-only history rows, oldest first;
+ * - `stats` { scope? } → counts of the scope.
+ *
+ * Scope: the `scope` argument when a call gives one, else the scope the server was configured with
+ * (`mem mcp --user maya`, `$MEM_USER`); with neither the call fails with SCOPE_MISSING. The server
+ * never guesses a scope. Errors come back as tool results with `isError: true` and the text
+ * `[CODE] message` (MCP's convention for tool failures, so the model sees them); structured content
+ * carries `{ error: { code, message } }`.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MemValidationError, type Scope } from '@mem/core';
+import type { Stack } from '../stack.js';
+import { compactTrace, toEvidenceItem } from '../evidence.js';
+import { normalizeTrace } from '../trace.js';
+import { errorBody, formatScope, truncate } from '../output.js';
+import { parseSessionDate } from '../ingest/dates.js';
+
+const VERSION = '0.1.0';
+
+export interface McpServerOptions {
+  stack: Stack;
+  /** The configured scope (from flags / $MEM_USER); null = every call must name its scope. */
+  scope: Scope | null;
+  /** Runs writes one at a time (share the HTTP API's so both advance the gate in one order). */
+  exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+const id = z.string().min(1).max(256);
+export const ScopeArg = z
+  .object({
+    userId: id.optional(),
+    agentId: id.optional(),
+    runId: id.optional(),
+    namespace: id.optional(),
+  })
+  .strict()
+  .refine((s) => Boolean(s.userId || s.agentId || s.runId), { message: 'scope needs at least one of userId, agentId, runId' })
+  .describe('Whose memories: user / agent / run (and namespace). Default: the scope the server was started with.');
+
+const Observation = z
+  .object({
+    text: z.string().min(1).max(20_000),
+    speaker: z.string().max(200).optional(),
+    observedAt: z.string().max(64).optional().describe('ISO-8601 time of the observation; default now'),
+    sourceId: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const RememberInput = z
+  .object({
+    text: z.string().min(1).max(20_000).optional().describe('One thing to remember (or use observations)'),
+    speaker: z.string().max(200).optional().describe('Who said it, with text'),
+    observations: z.array(Observation).min(1).max(100).optional().describe('Several observations at once (instead of text)'),
+    scope: ScopeArg.optional(),
+  })
+  .strict()
+  .refine((a) => (a.text === undefined) !== (a.observations === undefined), { message: 'give exactly one of text or observations' });
+
+export const RecallInput = z
+  .object({
+    query: z.string().min(1).max(4000).describe('What to look for, e.g. a question'),
+    k: z.number().int().min(1).max(50).optional().describe('How many evidence items (default 5)'),
+    now: z.string().max(64).optional().describe('Reference time for "today" / recency, ISO-8601 (default now)'),
+    scope: ScopeArg.optional(),
+  })
+  .strict();
+
+export const ForgetInput = z.object({ id: id.describe('Memory id (from recall or remember)'), scope: ScopeArg.optional() }).strict();
+
+export const HistoryInput = z
+  .object({
+    nodeId: id.optional().describe('Only the history of this memory'),
+    limit: z.number().int().min(1).max(1000).optional().describe('Rows (default 50)'),
+    scope: ScopeArg.optional(),
+  })
+  .strict();
+
+export const StatsInput = z.object({ scope: ScopeArg.optional() }).strict();
+
+function ok(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+function failure(e: unknown): CallToolResult {
+  const body = errorBody(e);
+  return { isError: true, content: [{ type: 'text', text: `[${body.error.code}] ${body.error.message}` }], structuredContent: body };
+}
+
+/** Build an MCP server over `stack`. Connect it to a transport with `server.connect(transport)`. */
+export function createMemMcpServer(options: McpServerOptions): McpServer {
+  const { stack } = options;
+  const exclusive = options.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
+  const server = new McpServer({ name: 'mem', version: VERSION }, { instructions: 'Long-term memory. Call recall before answering questions about the user or past conversations; call remember for facts worth keeping.' });
+
+  const scoped = (given: Scope | undefined): Stack => {
+    const scope = given ?? options.scope;
+    if (!scope) throw new MemValidationError('SCOPE_MISSING', 'No scope: pass scope { userId | agentId | runId } in the call, or start the server with --user / --agent / --run (or $MEM_USER)');
+    return stack.withScope(scope);
+  };
+  const run = async (fn: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    try {
+      return await fn();
+    } catch (e) {
+      return failure(e);
+    }
+  };
+  const readTime = (v: string | undefined, what: string) => {
+    if (v === undefined) return undefined;
+    try {
+      return parseSessionDate(v);
+    } catch (e) {
+      throw new MemValidationError('BAD_DATE', `${what}: ${(e as Error).message}`, { cause: e });
+    }
+  };
+
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember',
+      description: 'Store one or more observations (facts, statements, events) in long-term memory. Each is kept; the SAGE novelty gate decides whether it adds, updates or repeats what is known.',
+      inputSchema: RememberInput,
+    },
+    (args) =>
+      run(async () => {
+        const s = scoped(args.scope);
+        const list = args.observations ?? [{ text: args.text!, speaker: args.speaker }];
+        const obs = list.map((o) => ({ ...o, observedAt: readTime(o.observedAt, 'observedAt') }));
+        const added = await exclusive(() => s.add(obs));
+        const items = added.map((a) => ({ id: a.node.id, text: a.node.text, action: a.action, novelty: a.gate?.novelty ?? null }));
+        return ok({ scope: s.scope, added: items }, `Stored ${items.length} in ${formatScope(s.scope)}:\n${items.map((a) => `- ${a.id} (${a.action}) ${truncate(a.text, 80)}`).join('\n')}`);
+      }),
+  );
+
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall',
+      description: 'Search long-term memory. Returns evidence (stored observations, best first, with id, speaker and time) and a compact trace of how the Jev-Mem read path found them.',
+      inputSchema: RecallInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      run(async () => {
+        const s = scoped(args.scope);
+        const r = await s.search(args.query, { k: args.k ?? 5, now: readTime(args.now, 'now') });
+        const evidence = r.evidence.map(toEvidenceItem);
+        const trace = compactTrace(normalizeTrace(r.trace));
+        const lines = evidence.map((e, i) => `${i + 1}. [${e.id}] ${e.observedAt.slice(0, 10)} ${e.speaker ? `${e.speaker}: ` : ''}${e.text}`);
+        return ok({ evidence, trace }, evidence.length ? lines.join('\n') : `(no memory in ${formatScope(s.scope)} matches this query)`);
+      }),
+  );
+
+  server.registerTool(
+    'forget',
+    {
+      title: 'Forget',
+      description: 'Delete one memory by id (its relations go too; the history keeps a FORGET row).',
+      inputSchema: ForgetInput,
+      annotations: { destructiveHint: true, idempotentHint: false },
+    },
+    (args) =>
+      run(async () => {
+        const s = scoped(args.scope);
+        await s.get(args.id); // NODE_NOT_FOUND (or "was forgotten at …") when absent in this scope
+        const removed = await exclusive(() => s.forget(args.id));
+        if (!removed) await s.get(args.id);
+        return ok({ id: args.id, forgotten: true }, `Forgot ${args.id}`);
+      }),
+  );
+
+  server.registerTool(
+    'history',
+    {
+      title: 'History',
+      description: 'The append-only history of the scope or of one memory (ADD / UPDATE / NOOP / RELATE / FORGET …), oldest first.',
+      inputSchema: HistoryInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      run(async () => {
+        const rows = await scoped(args.scope).history({ nodeId: args.nodeId, limit: args.limit ?? 50 });
+        const history = rows.map((h) => ({ seq: h.seq ?? null, at: h.at, op: h.op, nodeId: h.nodeId }));
+        return ok({ history }, history.length ? history.map((h) => `${h.at} ${h.op} ${h.nodeId ?? ''}`).join('\n') : '(no history)');
+      }),
+  );
+
+  server.registerTool(
+    'stats',
+    {
+      title: 'Stats',
+      description: 'Counts of the scope: memories, relations by view, gate decisions.',
+      inputSchema: StatsInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      run(async () => {
+        const st = (await scoped(args.scope).stats()) as Record<string, any>;
+        const out = { scope: st.scope, nodes: st.nodes, relations: st.relations, relationsByView: st.relationsByView, gate: st.gate, embedder: st.embedder, retriever: st.retriever };
+        return ok(out, `${formatScope(st.scope)}: ${st.nodes} memories, ${st.relations} relations; gate add ${st.gate.add} / update ${st.gate.update} / noop ${st.gate.noop}`);
+      }),
+  );
+
+  return server;
+}

