@@ -11,7 +11,7 @@
  * Errors: a failing tool call throws the @mem error (a `MemError` with `code`); the AI SDK turns a
  * thrown tool error into a tool-error part the model sees.
  */
-import { tool } from 'ai';
+import { tool, type Tool } from 'ai';
 import { z } from 'zod';
 import { MemValidationError, type Evidence, type Memory, type Scope } from '@mem/core';
 
@@ -46,12 +46,19 @@ function checkScope(scope: Scope | undefined): Scope {
   return scope;
 }
 
+/** What `createMemoryTools` returns: three AI SDK tools (input → output). */
+export type MemoryTools = {
+  remember: Tool<{ text: string; speaker?: string }, { id: string; action: 'add' | 'update' | 'noop' | 'duplicate' }>;
+  recall: Tool<{ query: string; k?: number }, { memories: RecalledMemory[] }>;
+  forget: Tool<{ id: string }, { id: string; forgotten: boolean }>;
+};
+
 /**
  * Memory tools for the AI SDK: `remember` (store an observation), `recall` (search; evidence best
  * first) and `forget` (delete one memory by id). Source: ours (tool names as in @mem's MCP server).
  * Throws `MemValidationError` SCOPE_MISSING when `scope` names no user, agent or run.
  */
-export function createMemoryTools(options: MemoryToolsOptions) {
+export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
   const { memory } = options;
   const scope = checkScope(options.scope);
   const defaultK = options.k ?? 5;
