@@ -104,6 +104,7 @@ describe('Cypher builders', () => {
     expect(clear.map((c) => c.name)).toEqual(['write.relations.clear.semantic', 'write.relations.clear.temporal', 'write.relations.clear.causal', 'write.relations.clear.entity']);
     expect(() => Q.buildCreateRelationsQueries(scopeA, [{ ...makeRelation('x', 'a', 'b'), view: 'bogus`) DELETE' as any }])).toThrow();
     expect(() => Q.relTypesFor(['nope' as any])).toThrow();
+    for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) expect(() => Q.relTypesFor([inherited as any])).toThrow();
     expect(Q.relTypesFor(['temporal', 'entity'])).toBe('TEMPORAL|ENTITY');
   });
 

@@ -37,8 +37,9 @@ const q = (name: string, cypher: string, params: Record<string, unknown>): Cyphe
 /** Relationship-type alternation for the given views, e.g. `SEMANTIC|CAUSAL` (closed enum only). */
 export function relTypesFor(views?: readonly RelationView[]): string {
   const vs = views ?? RELATION_VIEWS;
-  const types = [...new Set(vs.map((v) => VIEW_REL_TYPES[v]))];
-  if (types.length === 0 || types.some((t) => t === undefined)) throw new Error(`unknown relation view in ${JSON.stringify(vs)}`);
+  // own-property lookup only: an inherited name ('constructor', 'toString') is not a view
+  const types = [...new Set(vs.map((v) => (Object.prototype.hasOwnProperty.call(VIEW_REL_TYPES, v) ? VIEW_REL_TYPES[v] : undefined)))];
+  if (types.length === 0 || types.some((t) => typeof t !== 'string')) throw new Error(`unknown relation view in ${JSON.stringify(vs)}`);
   return types.join('|');
 }
 
@@ -190,7 +191,7 @@ export function buildClearRelationsQueries(scope: ResolvedScope, relations: read
 export function buildCreateRelationsQueries(scope: ResolvedScope, relations: readonly Relation[], rids: ReadonlyMap<string, number> = new Map()): CypherQuery[] {
   const byView = new Map<RelationView, Relation[]>();
   for (const r of relations) {
-    if (!VIEW_REL_TYPES[r.view]) throw new Error(`unknown relation view ${JSON.stringify(r.view)}`);
+    if (!Object.prototype.hasOwnProperty.call(VIEW_REL_TYPES, r.view)) throw new Error(`unknown relation view ${JSON.stringify(r.view)}`);
     const list = byView.get(r.view) ?? [];
     list.push(r);
     byView.set(r.view, list);

@@ -69,6 +69,16 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     expect(runner.log.some((l) => l.mode === 'schema')).toBe(false);
   });
 
+  it('neighbors: inherited property names as views or subtypes are INVALID_INPUT and no query is sent', async () => {
+    const { runner, store } = await opened();
+    const before = runner.log.length;
+    for (const bad of ['constructor', 'toString', '__proto__']) {
+      await expect(store.neighbors(scopeA, ['a'], { views: [bad as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(store.neighbors(scopeA, ['a'], { subtypes: [bad as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    expect(runner.log.length).toBe(before);
+  });
+
   it('rejects use before open and bad meta', async () => {
     const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner: recordingRunner() });
     await expect(store.get(scopeA, 'x')).rejects.toMatchObject({ code: 'STORE_ERROR' });

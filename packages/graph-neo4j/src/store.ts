@@ -5,8 +5,8 @@
 import {
   MemNotFoundError,
   MemValidationError,
-  RELATION_SUBTYPES,
   StoreError,
+  checkNeighborQuery,
   checkVector,
   checkStateName,
   checkStateValue,
@@ -57,7 +57,6 @@ import {
   toLuceneQuery,
 } from './queries.js';
 import { createDriverRunner, type QueryRunner, type Row } from './runner.js';
-import { VIEW_REL_TYPES } from './schema.js';
 
 export interface Neo4jStoreOptions {
   /** Bolt or neo4j URI, e.g. `neo4j://localhost:7687`. */
@@ -303,9 +302,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
       requireOpen();
       const s = checkScope(scope);
       if (!Array.isArray(ids) || ids.some((i) => typeof i !== 'string')) throw new MemValidationError('INVALID_INPUT', 'ids must be strings');
-      if (query?.views?.some((v) => !VIEW_REL_TYPES[v])) throw new MemValidationError('INVALID_INPUT', 'unknown relation view');
-      if (query?.subtypes?.some((t) => !Object.prototype.hasOwnProperty.call(RELATION_SUBTYPES, t))) throw new MemValidationError('INVALID_INPUT', 'unknown relation subtype');
-      if (query?.direction && !['in', 'out', 'both'].includes(query.direction)) throw new MemValidationError('INVALID_INPUT', 'direction must be in, out or both');
+      checkNeighborQuery(query); // closed enums by Set membership: 'constructor' / '__proto__' never reach the Cypher text
       if (query?.limit !== undefined) checkK(query.limit, 'limit');
       if (!ids.length || (query?.views && query.views.length === 0) || (query?.subtypes && query.subtypes.length === 0)) return [];
       return guarded('neighbors', async (r) =>

@@ -2,5 +2,5 @@
 export { createSqliteStore, SqliteStore, type SqliteStoreOptions, type AnnStatus } from './sqlite.js';
 export { type AnnOptions, ANN_DEFAULTS } from './vectors.js';
 export { SQLITE_SCHEMA_VERSION } from './schema.js';
-export { checkWriteBatch, checkVector, checkStateName, checkStateValue, HISTORY_OPS, type CheckedBatch, type NodeJson } from './validate.js';
+export { checkWriteBatch, checkNeighborQuery, checkVector, checkStateName, checkStateValue, HISTORY_OPS, type CheckedBatch, type NodeJson } from './validate.js';
 export { searchText, searchTokens, ftsMatchQuery } from './text.js';

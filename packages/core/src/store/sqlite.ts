@@ -27,10 +27,9 @@ import type {
   StoreMeta,
   WriteBatch,
 } from '../types.js';
-import { RELATION_SUBTYPES, RELATION_VIEWS } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
-import { checkCount, checkMeta, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
+import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
 import { bm25Term } from './bm25.js';
 import { sweepAnnFolder } from './ann-files.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
@@ -833,12 +832,8 @@ export class SqliteStore implements MemoryStore {
   async neighbors(scope: ResolvedScope, ids: string[], query: NeighborQuery = {}): Promise<Neighbor[]> {
     const { s, sid } = this.scoped(scope);
     if (!Array.isArray(ids)) throw new MemValidationError('INVALID_INPUT', 'ids must be an array of strings');
+    checkNeighborQuery(query);
     const direction = query.direction ?? 'both';
-    if (!['in', 'out', 'both'].includes(direction)) throw new MemValidationError('INVALID_INPUT', "direction must be 'in', 'out' or 'both'");
-    for (const v of query.views ?? []) if (!RELATION_VIEWS.includes(v)) throw new MemValidationError('INVALID_INPUT', `unknown view ${JSON.stringify(v)}`);
-    for (const t of query.subtypes ?? []) {
-      if (!Object.prototype.hasOwnProperty.call(RELATION_SUBTYPES, t)) throw new MemValidationError('INVALID_INPUT', `unknown subtype ${JSON.stringify(t)}`);
-    }
     const limit = checkCount(query.limit, 'limit');
     if (sid === undefined || ids.length === 0 || limit === 0) return [];
     if ((query.views && query.views.length === 0) || (query.subtypes && query.subtypes.length === 0)) return [];

@@ -7,9 +7,11 @@ import { MemValidationError } from '../errors.js';
 import { resolveScope, scopeKey } from '../scope.js';
 import {
   RELATION_SUBTYPES,
+  RELATION_VIEWS,
   type HistoryEntry,
   type HistoryOp,
   type MemoryNode,
+  type NeighborQuery,
   type Relation,
   type ResolvedScope,
   type StoreMeta,
@@ -49,6 +51,33 @@ export function checkStateValue(value: unknown): asserts value is string | null 
   if (value === null) return;
   if (typeof value !== 'string') invalid('state value must be a string or null');
   wellFormed(value, 'state value');
+}
+
+const VIEW_SET: ReadonlySet<string> = new Set(RELATION_VIEWS);
+const SUBTYPE_SET: ReadonlySet<string> = new Set(Object.keys(RELATION_SUBTYPES));
+
+/**
+ * Validate the filters of `MemoryStore.neighbors` (ours), for every adapter: `views` and `subtypes`
+ * must be arrays whose members are in the closed enums `RELATION_VIEWS` / `RELATION_SUBTYPES`,
+ * checked against Sets of those names, so inherited property names (`constructor`, `toString`,
+ * `__proto__`) are refused before they can reach a query (the Neo4j store puts the view's
+ * relationship type into the Cypher text); `direction` must be in, out or both.
+ * @throws MemValidationError INVALID_INPUT
+ */
+export function checkNeighborQuery(query: NeighborQuery | undefined): void {
+  if (query === undefined) return;
+  if (query === null || typeof query !== 'object') invalid('neighbour query must be an object');
+  if (query.views !== undefined) {
+    if (!Array.isArray(query.views)) invalid('views must be an array of relation views');
+    for (const v of query.views) if (typeof v !== 'string' || !VIEW_SET.has(v)) invalid(`unknown view ${JSON.stringify(v)}`, { allowed: [...VIEW_SET] });
+  }
+  if (query.subtypes !== undefined) {
+    if (!Array.isArray(query.subtypes)) invalid('subtypes must be an array of relation subtypes');
+    for (const t of query.subtypes) if (typeof t !== 'string' || !SUBTYPE_SET.has(t)) invalid(`unknown subtype ${JSON.stringify(t)}`);
+  }
+  if (query.direction !== undefined && query.direction !== 'in' && query.direction !== 'out' && query.direction !== 'both') {
+    invalid("direction must be 'in', 'out' or 'both'");
+  }
 }
 
 function nonEmptyString(v: unknown, what: string): string {

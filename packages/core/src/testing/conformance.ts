@@ -327,6 +327,18 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect((await store.relations(A, { nodeId: x.id })).map((r) => r.id).sort()).toEqual([r1.id, r4.id].sort());
         expect((await store.relations(A, { limit: 2 })).length).toBe(2);
       });
+
+      t('refuses views and subtypes outside the closed enums, inherited property names included (INVALID_INPUT)', async (store) => {
+        const [c, x] = ['hub', 'spoke'].map((w, i) => makeNode(A, w, unitVector(dim, 90 + i)));
+        await store.write({ scope: A, nodes: [c, x], relations: [makeRelation(c.id, x.id, 'LEADS_TO')] });
+        for (const bad of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'SEMANTIC', 'Semantic', '']) {
+          await expectMemError(store.neighbors(A, [c.id], { views: [bad as any] }), 'INVALID_INPUT');
+          await expectMemError(store.neighbors(A, [c.id], { subtypes: [bad as any] }), 'INVALID_INPUT');
+        }
+        await expectMemError(store.neighbors(A, [c.id], { views: 'causal' as any }), 'INVALID_INPUT');
+        await expectMemError(store.neighbors(A, [c.id], { direction: 'sideways' as any }), 'INVALID_INPUT');
+        expect((await store.neighbors(A, [c.id], { views: ['causal'], subtypes: ['LEADS_TO'] })).map((n) => n.node.id)).toEqual([x.id]);
+      });
     });
 
     describe('forget', () => {

@@ -1,7 +1,7 @@
 // Small in-test stand-ins (not exported): an in-memory MemoryStore subset, a hashing embedder and a
 // scripted System-One. Texts are our own.
 import type { Embedder, MemoryNode, MemoryStore, Neighbor, Relation, RelationSubtype, ResolvedScope, ScoredNode } from '@mem/core';
-import { RELATION_SUBTYPES, scopeKey } from '@mem/core';
+import { RELATION_SUBTYPES, checkNeighborQuery, scopeKey } from '@mem/core';
 import type { Answer, Question, SystemOneLike } from '../controller.js';
 
 export const SCOPE: ResolvedScope = { namespace: 'default', userId: 'u1', agentId: '', runId: '' };
@@ -88,6 +88,7 @@ export function memoryStore(nodes: MemoryNode[], relations: Relation[] = []): Me
     },
     async neighbors(s, ids, q = {}): Promise<Neighbor[]> {
       calls.neighbors++;
+      checkNeighborQuery(q); // the same closed-enum check as the real adapters
       const map = new Map(inScope(s).map((n) => [n.id, n]));
       const out: Neighbor[] = [];
       for (const r of relations) {
