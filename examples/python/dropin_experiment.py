@@ -108,7 +108,7 @@ def recall_at_k(retrieved_dia: List[str], evidence: List[str]) -> float:
 
 
 def percentile(values: List[float], q: float) -> float:
-    """Linear-interpolated quantile (same rule as apps/demo-agent/src/gate/measure.ts)."""
+    """Linear-interpolated quantile (same rule as apps/demo-agent/scripts/gate-measure.ts)."""
     s = sorted(values)
     pos = q * (len(s) - 1)
     lo = int(pos)

@@ -21,7 +21,7 @@ if (!existsSync(data)) {
 }
 const args = [
   '--conditions=@mem/source',
-  path.join(root, 'apps/demo-agent/src/eval/run.ts'),
+  path.join(root, 'apps/demo-agent/scripts/locomo-eval.ts'),
   '--data', data,
   '--systems', 'jev,bm25,dense,hybrid',
   '--k', '5,10,20',

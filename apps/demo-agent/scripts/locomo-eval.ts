@@ -1,6 +1,6 @@
 /**
  * Run the LoCoMo evaluation directly (until/besides `mem eval locomo`):
- *   npx tsx --conditions=@mem/source apps/demo-agent/src/eval/run.ts --data ../shared/data/locomo/locomo10-dev.json \
+ *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/locomo-eval.ts --data ../shared/data/locomo/locomo10-dev.json \
  *     --systems jev,bm25,dense,hybrid --k 5,10,20 [--budget-tokens 1000] [--conversations 0,3] [--audit errors.json] \
  *     [--out report.json] [--dump rows.jsonl] [--per-conversation] [--ablations] [--embedder glove|minilm|openai]
  * Prints the markdown tables, the issue-5 target comparisons, the ablation table (with --ablations)
@@ -9,9 +9,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatLocomoMarkdown, recallByConversation, runLocomoEval, type DumpRow, type LocomoReport } from './engine.js';
-import { JEV_ABLATIONS } from './systems/index.js';
-import { resolveEmbedderKind } from '../embedder.js';
+import { formatLocomoMarkdown, recallByConversation, runLocomoEval, type DumpRow, type LocomoReport } from '../src/eval/engine.js';
+import { JEV_ABLATIONS } from '../src/eval/systems/index.js';
+import { resolveEmbedderKind } from '../src/embedder.js';
 
 const { values } = parseArgs({
   options: {

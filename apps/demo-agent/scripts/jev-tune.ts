@@ -4,7 +4,7 @@
  * it and prints evidence recall@k per variant: overall, per category, per conversation, and the
  * means over a tuning split and a held-out split, so over-fitting shows.
  *
- *   npx tsx --conditions=@mem/source apps/demo-agent/src/eval/tune.ts --data ../shared/data/locomo/locomo10-dev.json \
+ *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/jev-tune.ts --data ../shared/data/locomo/locomo10-dev.json \
  *     [--conversations 0,1,2,3] [--tune 0,1,2,3] [--variants '{"name": {jev options}, ...}'] [--k 10] [--misses out.jsonl]
  *
  * It also prints, for the variant named by `--profile` (default jev), the recall@k lost to evidence that
@@ -12,7 +12,7 @@
  * the visited candidates would give (per split).
  * `--misses` writes one line per missed evidence id of the default jev (rank in the candidates,
  * whether it was an anchor, whether a SAME_EPISODE neighbour of a top-k item, ...).
- * The numbers of the READMEs come from `run.ts` (the eval), not from this tool.
+ * The numbers of the READMEs come from `locomo-eval.ts` (the eval), not from this tool.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -28,9 +28,9 @@ import {
   type JevRetrieverOptions,
   type RetrievalTrace,
 } from '@mem/retrieval';
-import { checkLocomo, conversationObservations, conversationQuestions } from './locomo.js';
-import { CATEGORY_GROUPS, recallAtK } from './metrics.js';
-import { createEvalSystemOne } from './systems/mem.js';
+import { checkLocomo, conversationObservations, conversationQuestions } from '../src/eval/locomo.js';
+import { CATEGORY_GROUPS, recallAtK } from '../src/eval/metrics.js';
+import { createEvalSystemOne } from '../src/eval/systems/mem.js';
 
 const { values } = parseArgs({
   options: {
