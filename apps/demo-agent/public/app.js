@@ -3,7 +3,7 @@ import cytoscape from '/vendor/cytoscape.esm.min.mjs';
 
 const TYPE_COLORS = { episodic: '#4c8bf5', semantic: '#34a853', procedural: '#f4a300', preference: '#e8467c' };
 const VIEW_COLORS = { semantic: '#2f6fed', temporal: '#00a3a3', causal: '#e0452b', entity: '#8a8f99' };
-const THETA_ACT = 0.1; // DESIGN.md: a view is active when its routing probability ≥ θ_act = 0.10
+const THETA_ACT = 0.1; // docs/design.md: a view is active when its routing probability ≥ θ_act = 0.10
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]);

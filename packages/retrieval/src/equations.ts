@@ -1,6 +1,6 @@
 /**
  * The read-path equations of Jev-Mem, one named function per equation.
- * Source: Jev-Mem (seed 000) §4 "Closed-loop retrieval" and ../shared/DESIGN.md "Read path"
+ * Source: Jev-Mem (seed 000) §4 "Closed-loop retrieval" and docs/design.md "Read path"
  * (the authors' active profile). Every function is pure and deterministic.
  */
 import type { RelationView } from '@mem/core';
@@ -63,7 +63,7 @@ export function budgetWeights(probabilities: readonly number[], gamma = 1.0): nu
 /**
  * Per-view expansion budgets b_g = m + round_LR[(B − m|A|) w_g] (seed 000; B = 80, m = 1, γ = 1.0,
  * largest-remainder rounding so Σ b_g = B exactly). If m|A| > B the views with the highest need p_g
- * are kept (⌊B/m⌋ of them, ties by view order) and the others get 0 (DESIGN.md). B ≤ 0 → all 0.
+ * are kept (⌊B/m⌋ of them, ties by view order) and the others get 0 (docs/design.md). B ≤ 0 → all 0.
  */
 export function allocateBudgets(
   need: Partial<Record<RelationView, number>>,

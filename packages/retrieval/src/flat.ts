@@ -1,5 +1,5 @@
 /**
- * Flat top-k baselines behind core's `Retriever` interface (ours; Jev-Mem seed 000 and DESIGN.md
+ * Flat top-k baselines behind core's `Retriever` interface (ours; Jev-Mem seed 000 and docs/design.md
  * "Evaluation protocol" require them in every report): BM25 (the store's lexical search), dense
  * (vector top-k by cosine) and hybrid (reciprocal-rank fusion of both, k = 60).
  */

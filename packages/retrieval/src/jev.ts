@@ -1,5 +1,5 @@
 /**
- * Jev-Mem's closed-loop, budgeted, multi-relational read path (seed 000 §4; ../shared/DESIGN.md
+ * Jev-Mem's closed-loop, budgeted, multi-relational read path (seed 000 §4; docs/design.md
  * "Read path"): routing → active views → budgets → depth → anchors (RRF) → rounds of expansion,
  * batched candidate scoring and stopping, under hard caps.
  */

@@ -1,5 +1,5 @@
 /**
- * The offline evaluation engine (DESIGN.md "Evaluation protocol"; report shape: issue 8), shared by
+ * The offline evaluation engine (docs/design.md "Evaluation protocol"; report shape: issue 8), shared by
  * `mem eval locomo` and `mem eval beam`: one memory per conversation and system; every turn an
  * observation (`sourceId` = the dataset's turn id); evidence recall@k per question group, answer-token
  * recall in the packed context, build seconds, query latency p50/p95, controller calls per query, gate

@@ -1,5 +1,5 @@
 /**
- * Offline LoCoMo metrics (DESIGN.md "Evaluation protocol"; ours where the papers are silent).
+ * Offline LoCoMo metrics (docs/design.md "Evaluation protocol"; ours where the papers are silent).
  */
 
 /** Category number → group name (the mapping most memory papers use). */

@@ -1,5 +1,5 @@
 /**
- * Candidate discovery (DESIGN.md "Write path" step 3; ours): the memories a new Add is compared with,
+ * Candidate discovery (docs/design.md "Write path" step 3; ours): the memories a new Add is compared with,
  * from the store's k-NN, the earlier observations of the same call, and shared entities / keywords,
  * scored by the four candidate signals (signals.ts).
  */
@@ -20,7 +20,7 @@ import type { WriterConfig } from './writer.js';
 export const PENDING_SCAN = 1024;
 
 /**
- * Candidate discovery for a new node (DESIGN.md step 3): the union of the top-K_w vector hits
+ * Candidate discovery for a new node (docs/design.md step 3): the union of the top-K_w vector hits
  * (store k-NN plus earlier observations of the same batch) and the memories sharing an entity or
  * keyword (the scope's in-memory postings, see candidate-index.ts), scored by the four signals;
  * the top K_w are kept. O(K_w) store work per write: one k-NN query and one getMany.

@@ -84,7 +84,7 @@ export interface MemoryOptions {
   gate?: WriteGate | ((scopeKey: string) => WriteGate) | Record<string, unknown>;
   /** Read path; a Retriever or a factory receiving `{ store, embedder, systemOne }`. Default: dense top-k fallback (see `search`). */
   retriever?: Retriever | ((deps: RetrieverDeps) => Retriever);
-  /** `annotate` (default; Jev-Mem keeps every observation) or `drop` (SAGE: a Noop is not stored). DESIGN.md step 6, ours. */
+  /** `annotate` (default; Jev-Mem keeps every observation) or `drop` (SAGE: a Noop is not stored). docs/design.md step 6, ours. */
   policy?: 'annotate' | 'drop';
   /** System Two for SAGE Update merges and approved consolidation merges. Default: none (never called). */
   summarizer?: Summarizer;

@@ -1,5 +1,5 @@
 /**
- * Relation building of the Jev-Mem write path (seed 000, "write path"; DESIGN.md step 4):
+ * Relation building of the Jev-Mem write path (seed 000, "write path"; docs/design.md step 4):
  * deterministic rule edges (timestamps, exact entities, episode chain) and the mapping of the
  * controller's pair answers (`pair_i_*`) to learned edges kept when p ≥ θ_rel.
  */
@@ -8,7 +8,7 @@ import type { ControllerAnswer, ControllerQuestion } from './ports.js';
 import { normalizeEntity } from '../extract/index.js';
 import { uuidv7 } from './ids.js';
 
-/** Default θ_rel: a learned edge is inserted only when p ≥ 0.60 (seed 000; DESIGN.md step 4). */
+/** Default θ_rel: a learned edge is inserted only when p ≥ 0.60 (seed 000; docs/design.md step 4). */
 export const DEFAULT_RELATION_THRESHOLD = 0.6;
 /** Two times closer than this are CONCURRENT (ours). */
 export const CONCURRENT_TOLERANCE_MS = 60_000;
@@ -184,7 +184,7 @@ export function edgesFromPairAnswers(
 }
 
 /**
- * Consolidation edges of one reviewed pair (seed 000 "periodic maintenance"; DESIGN.md step 5): the
+ * Consolidation edges of one reviewed pair (seed 000 "periodic maintenance"; docs/design.md step 5): the
  * strongest of redundant → REDUNDANT_WITH, contradiction → CONTRADICTS, link → RELATED_TO is added
  * when that max ≥ `threshold` (a link only when the pair is not already RELATED_TO); obsolete ≥
  * `threshold` adds OBSOLETES newer → older (the caller records `obsoleteBy`). Nothing is deleted.

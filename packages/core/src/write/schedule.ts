@@ -5,8 +5,8 @@ import { isWriteOp, reviewIds, scheduleFloor, scheduleRecord, type RecentWrite, 
 import type { WriterConfig } from './writer.js';
 
 /**
- * Restore a scope's consolidation schedule from its history rows (ours; DESIGN.md "Write path"
- * step 7 made restart-safe). Called once per runtime rebuild, on the scope's next write, so a
+ * Restore a scope's consolidation schedule from its history rows (ours; docs/design.md "Write path"
+ * step 5 made restart-safe). Called once per runtime rebuild, on the scope's next write, so a
  * restarted process, and a long-running one after a failed write or a `forget` (both rebuild the
  * runtime), run their passes at the same writes over the same inputs:
  *

@@ -1,5 +1,5 @@
 /**
- * Candidate-discovery signals of the Jev-Mem write path (seed 000, "candidate discovery"; DESIGN.md
+ * Candidate-discovery signals of the Jev-Mem write path (seed 000, "candidate discovery"; docs/design.md
  * Write path step 3), one named function per term:
  *
  *   score(v, u) = 2·cos⁺(v, u) [u among the top-K_w vector hits]

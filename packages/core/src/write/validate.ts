@@ -1,5 +1,5 @@
 /**
- * Validation of `Observation` inputs (ours; DESIGN.md "Write path" step 1). Everything here runs
+ * Validation of `Observation` inputs (ours; docs/design.md "Write path" step 1). Everything here runs
  * before any embedder, controller or store call, so a rejected observation writes nothing.
  */
 import { createHash } from 'node:crypto';

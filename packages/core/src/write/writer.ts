@@ -1,5 +1,5 @@
 /**
- * The Jev-Mem write path behind the SAGE gate (seed 000 "write path"; seed 001 §3; DESIGN.md
+ * The Jev-Mem write path behind the SAGE gate (seed 000 "write path"; seed 001 §3; docs/design.md
  * "Write path"). One call writes the observations of ONE scope atomically (one `store.write`):
  *
  *   validate (caller) → dedup by content hash → embed (batched) → extract entities / keywords /

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * Check that every code name and path that docs/architecture.md gives still exists (ours).
+ *
+ *   node scripts/check-architecture-names.mjs [file.md ...]   (default: docs/architecture.md, docs/design.md, docs/decisions/*.md)
+ *   pnpm docs:check
+ *
+ * Reads the inline code spans and the mermaid node labels of each document and checks:
+ * - paths (`packages/core/src/write/writer.ts`, or `core/src/...` inside diagrams, or `src/cli.ts` of
+ *   some package): the file or folder exists; a bare file name (`math.ts`): some source file has it;
+ * - `Name.member`: `Name` is declared (class, interface, type, function, const) and `member` is
+ *   declared as a function, method, property or const somewhere in the sources;
+ * - other identifiers in camelCase, PascalCase with an inner capital, or CONSTANT_CASE: declared, or
+ *   (relation subtypes) present as a string literal.
+ * Prints every name it cannot find and exits 1 if there is one.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const docs = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : ['docs/architecture.md', 'docs/design.md', ...readdirSync(join(root, 'docs/decisions')).filter((f) => f.endsWith('.md')).map((f) => `docs/decisions/${f}`)];
+
+function walk(dir, out) {
+  for (const e of readdirSync(dir)) {
+    if (e === 'node_modules' || e === 'dist' || e.startsWith('.')) continue;
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (/\.(ts|mts|mjs|js)$/.test(e) && !/\.test\.ts$/.test(e)) out.push(p);
+  }
+  return out;
+}
+const files = [];
+for (const top of ['packages', 'apps']) {
+  for (const pkg of readdirSync(join(root, top))) {
+    for (const sub of ['src', 'bench', 'scripts']) if (existsSync(join(root, top, pkg, sub))) walk(join(root, top, pkg, sub), files);
+  }
+}
+files.push(join(root, 'eslint.config.js'));
+const corpus = files.map((f) => readFileSync(f, 'utf8')).join('\n');
+
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const declared = (name) =>
+  new RegExp(`\\b(function\\*?|const|let|var|class|interface|type|enum)\\s+${esc(name)}\\b`).test(corpus) ||
+  new RegExp(`^\\s+(readonly\\s+)?(static\\s+)?(private\\s+)?(async\\s+)?(get\\s+)?${esc(name)}\\s*[(<?:=]`, 'm').test(corpus) ||
+  new RegExp(`[{,]\\s*${esc(name)}\\s*[,}]`).test(corpus); // exported in a list or shorthand property
+const literal = (name) => new RegExp(`['"\`]${esc(name)}['"\`]`).test(corpus);
+
+const pathLike = /^[\w@.-]+(\/[\w@.-]+)+\/?$/;
+const ident = /^[A-Za-z_$][\w$]*$/;
+const interesting = (w) => /[a-z][A-Z]/.test(w) || /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(w);
+
+const missing = [];
+let checked = 0;
+function checkPath(p, where) {
+  checked++;
+  const pkgs = ['packages', 'apps'].flatMap((top) => readdirSync(join(root, top)).map((d) => `${top}/${d}/${p}`));
+  const candidates = [p, `packages/${p}`, `apps/${p}`, ...pkgs].map((c) => join(root, c));
+  if (!candidates.some((c) => existsSync(c))) missing.push(`${where}: path ${p}`);
+}
+function checkName(n, where) {
+  if (n.includes('.')) {
+    const [owner, member] = n.split('.');
+    if (!ident.test(owner) || !ident.test(member)) return;
+    checked++;
+    if (!declared(owner)) missing.push(`${where}: ${owner} (in ${n})`);
+    else if (!declared(member)) missing.push(`${where}: member ${member} (in ${n})`);
+    return;
+  }
+  if (!ident.test(n) || !interesting(n)) return;
+  checked++;
+  if (!declared(n) && !literal(n)) missing.push(`${where}: ${n}`);
+}
+function checkToken(t, where) {
+  const s = t.replace(/\(\)$/, '').replace(/[,;:]+$/, '');
+  if (!s || s.startsWith('../')) return; // outside the repository (the shared workspace)
+  if (/^[\w.-]+\.(ts|mjs|js|json|md)$/.test(s)) {
+    checked++; // a bare file name: some file of the tree has it
+    if (!files.some((f) => f.endsWith(`/${s}`)) && !existsSync(join(root, s))) missing.push(`${where}: file ${s}`);
+    return;
+  }
+  if (pathLike.test(s)) {
+    if (/\.(ts|mjs|js|json|md)$/.test(s) || s.endsWith('/') || /^(packages|apps)\//.test(s)) checkPath(s.replace(/\/$/, ''), where);
+    return;
+  }
+  checkName(s, where);
+}
+
+for (const doc of docs) {
+  const text = readFileSync(join(root, doc), 'utf8');
+  let inMermaid = false;
+  let inFence = false;
+  text.split('\n').forEach((line, i) => {
+    const where = `${doc}:${i + 1}`;
+    if (/^```mermaid/.test(line)) return void (inMermaid = true);
+    if (/^```/.test(line)) {
+      if (inMermaid) inMermaid = false;
+      else inFence = !inFence;
+      return;
+    }
+    if (inFence) return;
+    if (inMermaid) {
+      for (const m of line.matchAll(/\["([^"]*)"\]/g)) {
+        for (const part of m[1].split(/<br\/>|[\s,()→:]+/)) if (part) checkToken(part, where);
+      }
+      return;
+    }
+    for (const m of line.matchAll(/`([^`]+)`/g)) {
+      const span = m[1];
+      if (/\s/.test(span) && !/^[\w.]+\(/.test(span)) continue; // a command or a formula
+      checkToken(span.split('(')[0], where);
+    }
+  });
+}
+if (missing.length) {
+  console.log(`${missing.length} name(s) not found in the sources:\n${missing.map((m) => `  ${m}`).join('\n')}`);
+  process.exit(1);
+}
+console.log(`${docs.join(', ')}: ${checked} names and paths checked, all found (${files.length} source files, ${relative(process.cwd(), root) || '.'})`);
