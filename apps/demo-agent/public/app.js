@@ -10,6 +10,59 @@ const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', 
 const f = (n, d = 3) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(d) : '–');
 const short = (t, n) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
+// Plain-language names and tooltips for every term the trace and gate panels show.
+const GLOSSARY = {
+  routing: ['Which kinds of links to follow', 'Routing probabilities: System One\'s estimate, per kind of link between memories, that following it helps answer this question.'],
+  semantic: ['similar meaning', 'Semantic links join memories that say similar things.'],
+  temporal: ['time order', 'Temporal links join memories by time: one before the other, the same conversation, or the same time.'],
+  causal: ['cause and effect', 'Causal links join a cause to its effect (e.g. a flat tire → a missed meeting).'],
+  entity: ['same person or thing', 'Entity links join memories that mention the same person, place or thing.'],
+  multiHop: ['needs several steps h(q)', 'h(q): how likely the answer needs a chain of memories rather than a single one. A higher value allows more steps.'],
+  recency: ['recent matters r(q)', 'r(q): how much newer memories should count more (e.g. “these days”, “now”).'],
+  thetaAct: ['follow-threshold θ_act', `θ_act = ${THETA_ACT}: a kind of link is followed only when its probability reaches this mark (✓ = followed).`],
+  budgets: ['How many memories each kind of link may add', 'Budget b_g: the number of memories the search may add through each kind of link; “used” is how many it did add.'],
+  given: ['allowed (b_g)', 'b_g: how many memories this kind of link may add, split from the total by the routing probabilities.'],
+  spent: ['used', 'How many memories were actually added through this kind of link.'],
+  depth: ['max steps D(q)', 'D(q): the largest number of link steps away from the first matches the search may go.'],
+  rounds: ['Search steps', 'Each step follows links one hop further out from the memories found so far, then asks whether to stop.'],
+  step: ['step', 'How many links away from the first matches this step reaches.'],
+  frontier: ['expanded', 'How many memories this step followed links from (the frontier).'],
+  admitted: ['added', 'Memories this step added, by kind of link.'],
+  edges: ['links looked at', 'How many links this step examined.'],
+  sufficient: ['enough? s', 's: System One\'s probability that the evidence found so far is enough to answer.'],
+  useful: ['worth going on? u', 'u: the probability that another step would find something useful.'],
+  missing: ['gap? m', 'm: the probability that something needed is still missing.'],
+  contradiction: ['conflict? c', 'c: the probability that the evidence contradicts itself.'],
+  stop: ['Why it stopped', 'The reason the search ended (hover the reason for what it means).'],
+  controllerCalls: ['System-One calls', 'How many small, typed questions the cheap System-One controller answered for this search (no LLM).'],
+  nodesVisited: ['memories looked at', 'How many stored memories the search scored.'],
+  novelty: ['novelty ν', 'ν = 1 − s_vMF: how new this observation is compared with everything already stored in this scope.'],
+  threshold: ['threshold τ', 'τ: the adaptive bar novelty must clear to count as new; it moves with how dense the memory already is.'],
+  score: ['similarity s_vMF', 's_vMF: the von Mises–Fisher kernel score of this observation against every stored memory (high = familiar).'],
+  kappa: ['concentration κ', 'κ: how tightly the stored memories cluster; estimated from their mean direction.'],
+  density: ['density ρ', 'ρ: how crowded the memory is around this observation (drives the threshold).'],
+  nearest: ['closest memory', 'The stored memory most similar to this observation (cosine similarity).'],
+};
+const STOP_REASONS = {
+  sufficient: 'enough evidence found',
+  not_useful: 'another step would not help',
+  depth: 'reached the step limit D(q)',
+  budget: 'every budget used up',
+  frontier_empty: 'nothing left to follow',
+  node_cap: 'looked at the maximum number of memories',
+  edge_cap: 'looked at the maximum number of links',
+  controller_cap: 'used the maximum number of System-One calls',
+  time_cap: 'ran out of time',
+  no_active_views: 'no kind of link was worth following',
+  traversal_off: 'link following is switched off',
+  no_anchors: 'nothing matched the question',
+};
+/** A term with its plain-language label and the tooltip that explains it. */
+function term(key) {
+  const [label, tip] = GLOSSARY[key];
+  return `<span class="term" data-term="${key}" title="${esc(tip)}">${esc(label)}</span>`;
+}
+
 // Optional bearer token: open the page as /#token=… once; kept for this tab only.
 const hashToken = new URLSearchParams(location.hash.slice(1)).get('token');
 if (hashToken) { sessionStorage.setItem('mem-token', hashToken); history.replaceState(null, '', location.pathname + location.search); }
@@ -37,7 +90,7 @@ function status(text, isError = false) {
 }
 
 function busy(on) {
-  for (const id of ['tell', 'ask', 'load-sample']) $(id).disabled = on;
+  for (const id of ['tell', 'ask', 'load-sample', 'empty-load-sample']) $(id).disabled = on;
 }
 
 // ---------- chat ----------
@@ -64,6 +117,7 @@ async function tell(text) {
   const a = res.added[0];
   addMessage('system', `stored as ${esc(a.node.id.slice(0, 10))}… · gate <span class="badge ${a.gate?.action ?? 'add'}">${esc(a.gate?.action ?? (a.created ? 'add' : 'duplicate'))}</span>`);
   renderGate(res.added);
+  lastWritten = res.added.map((x) => x.node.id);
 }
 
 async function ask(text) {
@@ -72,14 +126,16 @@ async function ask(text) {
   const r = await api('/v1/ask', { method: 'POST', body: { question: text, k: 5 } });
   const label = r.mode === 'llm'
     ? `<span class="label llm">System Two · ${esc(r.model)}</span>`
-    : '<span class="label evidence">offline: top evidence statement, not generated</span>';
+    : '<span class="label evidence" title="No LLM is configured: the answer is evidence #1 below, exactly as ranked">offline: top evidence statement, not generated</span>';
   const items = r.evidence
-    .map((e) => `<li data-node="${esc(e.id)}">${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
+    .map((e, i) => `<li data-node="${esc(e.id)}" title="click: show it in the graph">${i === 0 && r.mode !== 'llm' ? '<span class="answer-mark">answer</span> ' : ''}${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · score ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
     .join('');
-  const li = addMessage('agent', `<span class="who">agent</span>${label}${esc(r.answer)}<ol class="evidence-list" data-testid="evidence">${items}</ol>`);
+  const li = addMessage('agent', `<span class="who">agent</span>${label}<span class="answer" data-testid="answer">${esc(r.answer)}</span><ol class="evidence-list" data-testid="evidence">${items}</ol>`);
   li.querySelectorAll('[data-node]').forEach((el) => el.addEventListener('click', () => focusNode(el.dataset.node)));
   renderTrace(r);
-  lastEvidence = new Set(r.evidence.map((e) => e.id));
+  lastEvidence = r.evidence.map((e) => e.id);
+  lastQuestion = text;
+  graphMode = 'focus';
   if ($('remember-questions').checked) {
     const res = await api('/v1/observations', { method: 'POST', body: { observations: [obs] } });
     renderGate(res.added);
@@ -100,9 +156,15 @@ async function loadSample() {
   }
   addMessage('system', `loaded "${esc(sample.title)}": ${all.length} turns from ${sample.sessions.length} sessions. Try: ${sample.questions.slice(0, 3).map((q) => `“${esc(q.question)}”`).join(' ')}`);
   renderGate(all);
+  lastWritten = all.map((a) => a.node.id);
 }
 
 // ---------- gate panel ----------
+const GATE_ACTIONS = {
+  add: 'add: new enough to be stored as a new memory and linked to others',
+  update: 'update: close to a stored memory; stored and linked to it as a possible update',
+  noop: 'noop: already known; stored (nothing is thrown away) but given no extra write work',
+};
 function gateMeter(g) {
   const max = Math.max(0.5, g.novelty * 1.15, g.threshold * 1.5);
   const pct = (v) => `${Math.min(100, Math.max(0, (v / max) * 100)).toFixed(1)}%`;
@@ -130,83 +192,105 @@ function renderGate(added) {
       if (!g) return `<div class="gate-item"><span class="badge add">${a.created ? 'add' : 'duplicate'}</span> <span class="gate-text">${esc(short(a.node.text, 90))}</span> <span class="empty">(first memory of the scope: no score)</span></div>`;
       const rel = g.action === 'add' ? '≥ τ + δ' : g.action === 'update' ? 'in [τ, τ + δ)' : '< τ';
       return `<div class="gate-item" data-testid="gate-item">
-        <span class="badge ${g.action}">${g.action}</span> novelty ν = <b>${f(g.novelty)}</b> ${rel}, threshold τ = <b>${f(g.threshold)}</b>
+        <span class="badge ${g.action}" title="${esc(GATE_ACTIONS[g.action])}">${g.action}</span> <span class="term" data-term="novelty" title="${esc(GLOSSARY.novelty[1])}">novelty ν</span> = <b>${f(g.novelty)}</b> ${rel}, <span class="term" data-term="threshold" title="${esc(GLOSSARY.threshold[1])}">threshold τ</span> = <b>${f(g.threshold)}</b>
         ${gateMeter(g)}
         <div class="gate-text">“${esc(short(a.node.text, 110))}”</div>
-        <dl class="kv"><dt>s_vMF</dt><dd>${f(g.score)}</dd><dt>κ</dt><dd>${f(g.kappa, 1)}</dd><dt>density ρ</dt><dd>${f(g.density, 3)}</dd>
-        <dt>nearest</dt><dd>${g.nearest ? nearestText(g.nearest) : '–'}</dd></dl></div>`;
+        <dl class="kv"><dt>${term('score')}</dt><dd>${f(g.score)}</dd><dt>${term('kappa')}</dt><dd>${f(g.kappa, 1)}</dd><dt>${term('density')}</dt><dd>${f(g.density, 3)}</dd>
+        <dt>${term('nearest')}</dt><dd>${g.nearest ? nearestText(g.nearest) : '–'}</dd></dl></div>`;
     })
     .join('');
   el.innerHTML = `${added.length > 1 ? `<p>${added.length} observations: <span class="badge add">add ${counts.add}</span> <span class="badge update">update ${counts.update}</span> <span class="badge noop">noop ${counts.noop}</span> · latest first:</p>` : ''}${items}`;
 }
 
 // ---------- trace panel ----------
-function probRow(name, p, markAt) {
+function probRow(key, p, markAt, color) {
   const active = markAt !== undefined && p >= markAt;
-  return `<div class="prob"><span>${esc(name)}${active ? ' ✓' : ''}</span><div class="meter"><div class="fill" style="width:${(p * 100).toFixed(1)}%;background:${VIEW_COLORS[name] ?? '#6b7480'}"></div>${markAt !== undefined ? `<div class="mark" style="left:${markAt * 100}%"></div>` : ''}</div><span>${f(p, 2)}</span></div>`;
+  return `<div class="prob"><span>${term(key)}${active ? ' ✓' : ''}</span><div class="meter"><div class="fill" style="width:${(p * 100).toFixed(1)}%;background:${color ?? '#6b7480'}"></div>${markAt !== undefined ? `<div class="mark" style="left:${markAt * 100}%" title="${esc(GLOSSARY.thetaAct[1])}"></div>` : ''}</div><span>${f(p, 2)}</span></div>`;
 }
 
 function renderTrace(r) {
   const t = r.trace;
   const el = $('trace');
   if (!t.routing) {
-    el.innerHTML = `<p><b>${esc(t.retriever ?? 'flat')}</b> retriever: no routing or rounds (flat top-k). ${f(r.ms, 0)} ms.</p>`;
+    el.innerHTML = `<p><b>${esc(t.retriever ?? 'flat')}</b> retriever: a flat top-k search, no links followed. ${f(r.ms, 0)} ms.</p>`;
     return;
   }
   const views = ['semantic', 'temporal', 'causal', 'entity'];
-  const routing = views.map((v) => probRow(v, t.routing[v] ?? 0, THETA_ACT)).join('')
-    + probRow('multi-hop h(q)', t.routing.multiHopNeed ?? 0)
-    + probRow('recency r(q)', t.routing.recencyImportance ?? 0);
+  const routing = views.map((v) => probRow(v, t.routing[v] ?? 0, THETA_ACT, VIEW_COLORS[v])).join('')
+    + probRow('multiHop', t.routing.multiHopNeed ?? 0)
+    + probRow('recency', t.routing.recencyImportance ?? 0);
   const budgets = t.budgets
-    ? `<table><tr><th>view</th><th>b_g</th><th>spent</th></tr>${Object.keys(t.budgets.given).map((v) => `<tr><td><span class="bar-line" style="background:${VIEW_COLORS[v]}"></span>${esc(v)}${t.activeViews.includes(v) ? '' : ' <span class="empty">(off)</span>'}</td><td>${t.budgets.given[v]}</td><td>${t.budgets.spent[v] ?? 0}</td></tr>`).join('')}</table>`
+    ? `<table><tr><th>kind of link</th><th>${term('given')}</th><th>${term('spent')}</th></tr>${Object.keys(t.budgets.given).map((v) => `<tr><td><span class="bar-line" style="background:${VIEW_COLORS[v]}"></span>${GLOSSARY[v] ? term(v) : esc(v)}${t.activeViews.includes(v) ? '' : ' <span class="empty" title="probability below θ_act: not followed (a temporal budget may still add memories of the same conversation)">(not followed)</span>'}</td><td>${t.budgets.given[v]}</td><td>${t.budgets.spent[v] ?? 0}</td></tr>`).join('')}</table>`
     : '<p class="empty">no budgets</p>';
   const rounds = t.rounds.length
-    ? `<table><tr><th>depth</th><th>frontier</th><th>admitted</th><th>edges</th><th>s / u / m / c</th><th>stop</th></tr>${t.rounds
-        .map((x) => `<tr><td>${x.depth}</td><td>${x.frontier}</td><td>${Object.entries(x.admitted).filter(([, n]) => n).map(([v, n]) => `${esc(v)} ${n}`).join(', ') || '0'}</td><td>${x.edgesExamined}</td><td>${x.stopping ? [x.stopping.sufficient, x.stopping.continueUseful, x.stopping.missing, x.stopping.contradiction].map((v) => f(v, 2)).join(' / ') : '–'}</td><td>${esc(x.reason ?? '')}</td></tr>`)
+    ? `<table><tr><th>${term('step')}</th><th>${term('frontier')}</th><th>${term('admitted')}</th><th>${term('edges')}</th><th>${term('sufficient')}</th><th>${term('useful')}</th><th>${term('missing')}</th><th>${term('contradiction')}</th><th>${term('stop')}</th></tr>${t.rounds
+        .map((x) => `<tr><td>${x.depth}</td><td>${x.frontier}</td><td>${Object.entries(x.admitted).filter(([, n]) => n).map(([v, n]) => `${esc(v)} ${n}`).join(', ') || '0'}</td><td>${x.edgesExamined}</td>${x.stopping ? [x.stopping.sufficient, x.stopping.continueUseful, x.stopping.missing, x.stopping.contradiction].map((v) => `<td>${f(v, 2)}</td>`).join('') : '<td>–</td><td>–</td><td>–</td><td>–</td>'}<td>${x.reason ? `<span title="${esc(STOP_REASONS[x.reason] ?? x.reason)}">${esc(STOP_REASONS[x.reason] ?? x.reason)}</span>` : ''}</td></tr>`)
         .join('')}</table>`
-    : '<p class="empty">no expansion rounds</p>';
+    : '<p class="empty">no steps: the first matches were enough</p>';
+  const reason = t.stopReason ?? '–';
   el.innerHTML = `<p class="q">“${esc(short(r.question, 100))}”</p>
-    <p class="summary">stop reason <span class="stop" data-testid="stop-reason">${esc(t.stopReason ?? '–')}</span> · ${t.rounds.length} round(s) · controller calls ${t.controllerCalls ?? '–'} · nodes visited ${t.nodesVisited ?? '–'} · ${f(r.ms, 0)} ms</p>
+    <p class="summary">${term('stop')}: <span class="stop" data-testid="stop-reason" data-reason="${esc(reason)}" title="${esc(reason)}">${esc(STOP_REASONS[reason] ?? reason)}</span> · ${t.rounds.length} step(s) · ${term('controllerCalls')} ${t.controllerCalls ?? '–'} · ${term('nodesVisited')} ${t.nodesVisited ?? '–'} · ${f(r.ms, 0)} ms</p>
     <div class="cols">
-      <div><div class="section-title">Routing probabilities (mark: θ_act = ${THETA_ACT})</div>${routing}</div>
-      <div><div class="section-title">Budgets (depth D(q) = ${t.depth ?? '–'})</div>${budgets}</div>
+      <div><div class="section-title">${term('routing')} <small>(mark: ${term('thetaAct')} = ${THETA_ACT})</small></div>${routing}</div>
+      <div><div class="section-title">${term('budgets')} <small>(${term('depth')} = ${t.depth ?? '–'})</small></div>${budgets}</div>
     </div>
-    <div class="section-title">Rounds</div>${rounds}`;
+    <div class="section-title">${term('rounds')}</div>${rounds}`;
 }
 
 // ---------- graph ----------
+// Two modes. 'focus' (default): the last question's evidence as a ranked column (#1 on top) and, to
+// its right, the memories most strongly linked to each item, in a fixed (computed, not simulated)
+// layout, so the same answer always looks the same and later writes do not move it; before any
+// question, the latest write stands in for the evidence.
+// 'all': the whole graph; each memory keeps the position it first got (a write places new memories
+// next to a linked one and moves nothing else); "Re-layout" lays everything out again.
 let cy;
-// Temporal edges (PRECEDES / SAME_EPISODE / CONCURRENT) outnumber the others by far: hidden until asked for.
+// Temporal links (before / same conversation / same time) outnumber the others by far: hidden until asked for.
 const hiddenViews = new Set(['temporal']);
 const nodesById = new Map();
 let lastAdded = null;
-let lastEvidence = new Set();
+let lastEvidence = [];
+let lastWritten = [];
+let lastQuestion = null;
+let graphMode = 'focus';
+let graphData = { nodes: [], edges: [] };
+const allPositions = new Map();
+const NEIGHBOURS_PER_NODE = 2;
+const MAX_FOCUS_NEIGHBOURS = 10;
+const ROW = 30; // px between rows of the focus layout
 
 function initGraph() {
-  $('legend').innerHTML = Object.entries(TYPE_COLORS).map(([k, c]) => `<span><span class="dot" style="background:${c}"></span>${k}</span>`).join('') + '<span><span class="dot" style="background:#fff;border:1.5px dashed #555"></span>noop</span><span><span class="dot" style="background:#fff;border:2.5px solid #f4b400"></span>last evidence</span>';
-  $('views').innerHTML = 'edges: ' + Object.entries(VIEW_COLORS).map(([v, c]) => `<label><input type="checkbox" data-view="${v}" ${hiddenViews.has(v) ? '' : 'checked'} /> <span class="bar-line" style="background:${c}"></span>${v} <span id="count-${v}"></span></label>`).join('');
+  $('legend').innerHTML = Object.entries(TYPE_COLORS).map(([k, c]) => `<span><span class="dot" style="background:${c}"></span>${k}</span>`).join('') + '<span title="noop: already known when stored"><span class="dot" style="background:#fff;border:1.5px dashed #555"></span>noop</span><span title="evidence of the last question (number = rank)"><span class="dot" style="background:#fff;border:2.5px solid #f4b400"></span>evidence</span>';
+  $('views').innerHTML = 'links: ' + Object.entries(VIEW_COLORS).map(([v, c]) => `<label title="${esc(GLOSSARY[v][1])}"><input type="checkbox" data-view="${v}" ${hiddenViews.has(v) ? '' : 'checked'} /> <span class="bar-line" style="background:${c}"></span>${v} (${esc(GLOSSARY[v][0])}) <span id="count-${v}"></span></label>`).join('');
   $('views').querySelectorAll('input').forEach((box) => box.addEventListener('change', () => {
     if (box.checked) hiddenViews.delete(box.dataset.view); else hiddenViews.add(box.dataset.view);
-    applyViewFilter();
-    runLayout();
+    drawGraph();
   }));
   cy = cytoscape({
     container: $('cy'),
+    minZoom: 0.2,
+    maxZoom: 3,
     style: [
-      { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 7, color: '#444', width: 12, height: 12, 'text-valign': 'bottom', 'text-margin-y': 2, 'min-zoomed-font-size': 6 } },
+      { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 12, color: '#1d2430', width: 16, height: 16, 'text-valign': 'bottom', 'text-margin-y': 3, 'text-wrap': 'wrap', 'text-max-width': 150, 'text-background-color': '#fbfbfc', 'text-background-opacity': 0.85, 'text-background-padding': 1, 'min-zoomed-font-size': 7 } },
+      { selector: 'node.whole', style: { 'font-size': 10, width: 12, height: 12, 'text-max-width': 90 } },
+      { selector: 'node.centre, node.linked', style: { 'text-valign': 'center', 'text-halign': 'right', 'text-margin-x': 6, 'text-margin-y': 0, 'text-wrap': 'none' } },
+      { selector: 'node.linked', style: { 'font-size': 11, color: '#4a5260', width: 12, height: 12 } },
       { selector: 'node[gate = "noop"]', style: { 'border-width': 1.5, 'border-style': 'dashed', 'border-color': '#444' } },
-      { selector: 'node.evidence', style: { 'border-width': 3, 'border-color': '#f4b400', 'border-style': 'solid', width: 16, height: 16 } },
-      { selector: 'node:selected, node.focus', style: { width: 22, height: 22, 'border-width': 3, 'border-color': '#1d2430', 'border-style': 'solid' } },
-      { selector: 'edge', style: { width: 'data(width)', 'line-color': 'data(color)', opacity: 0.55, 'curve-style': 'bezier', 'target-arrow-shape': 'data(arrow)', 'target-arrow-color': 'data(color)', 'arrow-scale': 0.6 } },
-      { selector: 'edge.hidden-view', style: { display: 'none' } },
+      { selector: 'node.evidence', style: { 'border-width': 3, 'border-color': '#f4b400', 'border-style': 'solid', width: 22, height: 22, 'font-weight': 600 } },
+      { selector: 'node:selected, node.focus', style: { width: 26, height: 26, 'border-width': 3, 'border-color': '#1d2430', 'border-style': 'solid' } },
+      { selector: 'edge', style: { width: 'data(width)', 'line-color': 'data(color)', opacity: 0.6, 'curve-style': 'bezier', 'control-point-step-size': 24, 'target-arrow-shape': 'data(arrow)', 'target-arrow-color': 'data(color)', 'arrow-scale': 0.7 } },
     ],
   });
   cy.on('tap', 'node', (e) => showNode(e.target.data()));
   cy.on('tap', (e) => { if (e.target === cy) $('node-info').hidden = true; });
-}
-
-function applyViewFilter() {
-  cy.edges().forEach((e) => e.toggleClass('hidden-view', hiddenViews.has(e.data('view'))));
+  $('graph-mode').addEventListener('click', () => {
+    graphMode = graphMode === 'all' ? 'focus' : 'all';
+    drawGraph();
+  });
+  $('relayout').addEventListener('click', () => {
+    allPositions.clear();
+    drawGraph();
+  });
 }
 
 function showNode(d) {
@@ -216,6 +300,10 @@ function showNode(d) {
 }
 
 function focusNode(id) {
+  if (!cy.getElementById(id).length) {
+    graphMode = 'all';
+    drawGraph();
+  }
   const n = cy.getElementById(id);
   if (!n.length) return;
   cy.nodes().removeClass('focus');
@@ -224,38 +312,135 @@ function focusNode(id) {
   showNode(n.data());
 }
 
-async function refreshGraph() {
-  const g = await api('/v1/graph?limit=400');
-  const counts = {};
-  // Keep the positions of nodes already drawn: the layout only reruns when the node set changes.
-  const positions = new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
-  cy.batch(() => {
-    cy.elements().remove();
-    cy.add(g.nodes.map((n) => ({ data: { ...n, label: n.sourceId ?? short(n.text, 16), color: TYPE_COLORS[n.type] ?? '#999' }, position: positions.get(n.id) ?? { x: 0, y: 0 } })));
-    cy.add(g.edges.map((e) => {
-      counts[e.view] = (counts[e.view] ?? 0) + 1;
-      return { data: { id: e.id, source: e.from, target: e.to, view: e.view, subtype: e.subtype, color: VIEW_COLORS[e.view] ?? '#999', width: 0.6 + 1.6 * e.probability, arrow: e.view === 'causal' || e.subtype === 'PRECEDES' || e.subtype === 'UPDATES' ? 'triangle' : 'none' } };
-    }));
-  });
-  for (const v of Object.keys(VIEW_COLORS)) $(`count-${v}`).textContent = `(${counts[v] ?? 0})`;
-  cy.nodes().forEach((n) => n.toggleClass('evidence', lastEvidence.has(n.id())));
-  applyViewFilter();
-  nodesById.clear();
-  for (const n of g.nodes) nodesById.set(n.id, n);
-  const changed = g.nodes.some((n) => !positions.has(n.id)) || positions.size !== g.nodes.length;
-  if (changed) runLayout();
+const visibleEdges = () => graphData.edges.filter((e) => !hiddenViews.has(e.view));
+
+/** The focus set: { centre ids in rank order, neighbour ids }. */
+function focusSet() {
+  const known = new Set(graphData.nodes.map((n) => n.id));
+  const centre = (lastEvidence.length ? lastEvidence : lastWritten.slice(-5)).filter((id) => known.has(id));
+  const inCentre = new Set(centre);
+  const neighbours = [];
+  const taken = new Set();
+  const byCentre = new Map(centre.map((id) => [id, []]));
+  for (const id of centre) {
+    const links = visibleEdges()
+      .filter((e) => e.from === id || e.to === id)
+      .map((e) => ({ other: e.from === id ? e.to : e.from, p: e.probability }))
+      .filter((x) => !inCentre.has(x.other) && !taken.has(x.other))
+      .sort((a, b) => b.p - a.p || (a.other < b.other ? -1 : 1))
+      .slice(0, NEIGHBOURS_PER_NODE);
+    for (const l of links) {
+      if (neighbours.length >= MAX_FOCUS_NEIGHBOURS) break;
+      taken.add(l.other);
+      neighbours.push(l.other);
+      byCentre.get(id).push(l.other);
+    }
+  }
+  return { centre, neighbours, byCentre };
 }
 
-function runLayout() {
-  // Lay out on the visible edges only, so hidden views do not pull the picture together.
-  const eles = cy.nodes().union(cy.edges().not('.hidden-view'));
-  eles.layout({ name: 'cose', animate: false, nodeRepulsion: () => 12000, idealEdgeLength: () => 70, randomize: true, fit: true, padding: 24, componentSpacing: 60 }).run();
+function nodeLabel(n, rank, max) {
+  const text = `${n.speaker ? `${n.speaker}: ` : ''}${short(n.text, max)}`;
+  return rank ? `#${rank} ${text}` : text;
+}
+
+/** Fixed positions: centre items in a column (rank order), each one's linked memories to its right. */
+function focusPositions(focus) {
+  const pos = new Map();
+  let y = 0;
+  for (const [i, id] of focus.centre.entries()) {
+    const own = focus.byCentre.get(id) ?? [];
+    const rows = Math.max(1, own.length);
+    const mid = y + ((rows - 1) * ROW) / 2;
+    pos.set(id, { x: (i % 2) * 24, y: mid }); // a slight zigzag keeps links between items off the others
+    own.forEach((other, j) => pos.set(other, { x: 430, y: y + j * ROW }));
+    y += rows * ROW + 8;
+  }
+  return pos;
+}
+
+function drawGraph() {
+  const focus = graphMode === 'focus' ? focusSet() : null;
+  const focusing = focus && focus.centre.length > 0;
+  const rank = new Map(lastEvidence.map((id, i) => [id, i + 1]));
+  const evidence = new Set(lastEvidence);
+  const keep = focusing ? new Set([...focus.centre, ...focus.neighbours]) : new Set(graphData.nodes.map((n) => n.id));
+  const nodes = graphData.nodes.filter((n) => keep.has(n.id));
+  const centreSet = new Set(focusing ? focus.centre : []);
+  // focus: links between evidence items and from each item to the memories placed next to it
+  const ownerOf = new Map(focusing ? [...focus.byCentre].flatMap(([c, list]) => list.map((o) => [o, c])) : []);
+  const shown = (e) => (centreSet.has(e.from) && centreSet.has(e.to)) || ownerOf.get(e.to) === e.from || ownerOf.get(e.from) === e.to;
+  const edges = visibleEdges().filter((e) => keep.has(e.from) && keep.has(e.to) && (!focusing || shown(e)));
+  cy.batch(() => {
+    cy.elements().remove();
+    cy.add(nodes.map((n) => ({
+      data: { ...n, label: focusing ? nodeLabel(n, rank.get(n.id), centreSet.has(n.id) ? 56 : 44) : (n.sourceId ?? short(n.text, 18)), color: TYPE_COLORS[n.type] ?? '#999' },
+      classes: `${evidence.has(n.id) ? 'evidence' : ''} ${focusing ? (centreSet.has(n.id) ? 'centre' : 'linked') : 'whole'}`.trim(),
+    })));
+    cy.add(edges.map((e) => ({ data: { id: e.id, source: e.from, target: e.to, view: e.view, subtype: e.subtype, color: VIEW_COLORS[e.view] ?? '#999', width: 0.8 + 2 * e.probability, arrow: e.view === 'causal' || e.subtype === 'PRECEDES' || e.subtype === 'UPDATES' ? 'triangle' : 'none' } })));
+  });
+  if (focusing) {
+    const pos = focusPositions(focus);
+    cy.layout({ name: 'preset', positions: (n) => pos.get(n.id()), animate: false, fit: false }).run();
+    // fit, but never shrink the labels below a readable size (pan to see the rest)
+    cy.fit(undefined, 20);
+    if (cy.zoom() > 1.2) cy.zoom(1.2);
+    if (cy.zoom() < 0.85) cy.zoom(0.85);
+    const bb = cy.elements().boundingBox();
+    cy.pan({ x: 24 - bb.x1 * cy.zoom(), y: Math.max(12, (cy.height() - bb.h * cy.zoom()) / 2) - bb.y1 * cy.zoom() });
+  } else {
+    layoutWhole();
+  }
+  const total = graphData.nodes.length;
+  $('graph-caption').textContent = focusing
+    ? `${lastEvidence.length ? `evidence for “${short(lastQuestion ?? '', 48)}”` : 'the latest memories stored'} and ${focus.neighbours.length} linked memories · ${nodes.length} of ${total}`
+    : total ? `all ${total} memories · zoom in for labels, tap one to read it` : '';
+  $('graph-mode').textContent = graphMode === 'all' ? (lastEvidence.length ? 'Show the last answer’s evidence' : 'Show the latest memories') : `Show whole graph (${total})`;
+  $('graph-mode').hidden = total === 0;
+  $('relayout').hidden = focusing || total === 0;
+}
+
+/** Whole graph: saved positions stay; new memories go next to a linked one (or on a spiral). */
+function layoutWhole() {
+  const fresh = cy.nodes().filter((n) => !allPositions.has(n.id()));
+  if (allPositions.size === 0 && cy.nodes().length) {
+    // first time: a seeded force layout (randomize off, start from a spiral in time order)
+    cy.nodes().forEach((n, i) => n.position(spiral(i)));
+    cy.layout({ name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 400000, idealEdgeLength: () => 110, edgeElasticity: () => 60, gravity: 0.4, nodeOverlap: 24, numIter: 1500, fit: true, padding: 24, componentSpacing: 90 }).run();
+  } else {
+    cy.nodes().forEach((n) => { if (allPositions.has(n.id())) n.position({ ...allPositions.get(n.id()) }); });
+    fresh.forEach((n, i) => {
+      const anchor = n.neighborhood('node').filter((m) => allPositions.has(m.id()))[0];
+      const base = anchor ? allPositions.get(anchor.id()) : spiral(allPositions.size + i);
+      n.position({ x: base.x + 30 + 10 * i, y: base.y + 30 });
+    });
+    cy.fit(undefined, 24);
+  }
+  cy.nodes().forEach((n) => allPositions.set(n.id(), { ...n.position() }));
+}
+
+function spiral(i) {
+  const a = i * 0.9;
+  const r = 18 * Math.sqrt(i + 1);
+  return { x: r * Math.cos(a), y: r * Math.sin(a) };
+}
+
+async function refreshGraph() {
+  graphData = await api('/v1/graph?limit=400');
+  const counts = {};
+  for (const e of graphData.edges) counts[e.view] = (counts[e.view] ?? 0) + 1;
+  for (const v of Object.keys(VIEW_COLORS)) $(`count-${v}`).textContent = `(${counts[v] ?? 0})`;
+  nodesById.clear();
+  for (const n of graphData.nodes) nodesById.set(n.id, n);
+  $('empty-hint').hidden = graphData.nodes.length > 0;
+  drawGraph();
 }
 
 async function refreshStats() {
   const s = await api('/v1/stats');
   const sc = s.scope;
-  $('scope-key').textContent = [sc.namespace, sc.userId, sc.agentId, sc.runId].join('|');
+  const part = (name, v) => `<span class="scope-part" data-scope="${name}" title="${v ? `memories of ${name} ${esc(v)}` : `no ${name} set: only memories stored without one`}">${name} ${v ? `<b>${esc(v)}</b>` : '<i>none</i>'}</span>`;
+  $('scope-key').innerHTML = `${part('user', sc.userId)} ${part('agent', sc.agentId)} ${part('run', sc.runId)}${sc.namespace && sc.namespace !== 'default' ? ` <span class="scope-part">namespace <b>${esc(sc.namespace)}</b></span>` : ''}`;
   $('stats').innerHTML = `<span>${s.nodes} memories</span><span>${s.relations} relations</span><span>retriever ${esc(s.retriever)}</span><span>System Two: ${esc(s.systemTwo?.model ?? 'offline')}</span>`;
 }
 
@@ -298,7 +483,19 @@ $('text').addEventListener('keydown', (e) => {
   }
 });
 $('load-sample').addEventListener('click', () => run(loadSample));
+$('empty-load-sample').addEventListener('click', () => run(loadSample));
 
 initGraph();
 run(async () => {});
-window.memPlayground = { ready: true };
+// For the end-to-end test: what the graph shows, and where.
+window.memPlayground = {
+  ready: true,
+  graph: () => ({
+    mode: graphMode,
+    nodes: cy.nodes().map((n) => n.id()),
+    evidence: [...lastEvidence],
+    positions: Object.fromEntries(cy.nodes().map((n) => [n.id(), n.position()])),
+    fontSize: cy.nodes().length ? parseFloat(cy.nodes()[0].style('font-size')) : null,
+    zoom: cy.zoom(),
+  }),
+};

@@ -39,6 +39,8 @@ export interface DemoReport {
   graph: { nodes: number; relations: number; byView: Record<string, number>; bySubtype: Record<string, number> };
   questions: (AskResult & { expected: string; expectedEvidence: string[]; evidenceHitAtK: boolean })[];
   evidenceHits: number;
+  /** Questions whose result #1 (the offline answer line) is an expected evidence turn. */
+  topHits: number;
   mode: 'llm' | 'evidence';
 }
 
@@ -183,8 +185,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       say(c.dim(`   expected: ${q.answer} [${q.evidence.join(', ')}]`));
     }
     const evidenceHits = results.filter((r) => r.evidenceHitAtK).length;
+    // result #1 is the offline answer line: how often it is an expected evidence turn
+    const topHits = results.filter((r) => r.expectedEvidence.includes(r.evidence[0]?.sourceId ?? '')).length;
     say('');
-    say(c.bold(`Summary: ${added.length} observations (add ${gate.add} / update ${gate.update} / noop ${gate.noop}), ${stats.relations} relations; an expected evidence turn was in the top ${k} for ${evidenceHits}/${results.length} questions.`));
+    say(c.bold(`Summary: ${added.length} observations (add ${gate.add} / update ${gate.update} / noop ${gate.noop}), ${stats.relations} relations; an expected evidence turn was in the top ${k} for ${evidenceHits}/${results.length} questions and was result #1 (the offline answer line) for ${topHits}/${results.length}.`));
     return {
       conversation: sample.title ?? path.basename(file),
       observations: added.length,
@@ -194,6 +198,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       graph: { nodes: stats.nodes, relations: stats.relations, byView: stats.relationsByView, bySubtype: stats.relationsBySubtype },
       questions: results,
       evidenceHits,
+      topHits,
       mode: stack.systemTwo ? 'llm' : 'evidence',
     };
   } finally {
