@@ -65,6 +65,13 @@ def models_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "mem" / "models"
 
 
+def cache_dir() -> Path:
+    """The venv's folder: $MEM_PY_DROPIN_DIR or ${XDG_CACHE_HOME:-~/.cache}/mem/python-dropin."""
+    if os.environ.get("MEM_PY_DROPIN_DIR"):
+        return Path(os.environ["MEM_PY_DROPIN_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "mem" / "python-dropin"
+
+
 def heavy_packages_missing() -> Optional[str]:
     """None when A-Mem, Mem0, sentence-transformers and the MiniLM wheel import; else the reason."""
     missing = []
@@ -284,19 +291,26 @@ def make_amem(storage_dir: Path, llm: Any) -> Any:
     return mem
 
 
-def make_mem0(storage_dir: Path, llm_base_url: str = "http://127.0.0.1:9/v1", collection: str = "mem") -> Any:
-    """A real Mem0 ``Memory`` (local Qdrant, MiniLM); write with ``add(..., infer=False)``."""
-    from mem0 import Memory
+def make_mem0(storage_dir: Optional[Path] = None, llm_base_url: str = "http://127.0.0.1:9/v1", collection: str = "mem") -> Any:
+    """A real Mem0 ``Memory`` (embedded Qdrant, MiniLM); write with ``add(..., infer=False)``.
 
+    storage_dir None = Qdrant and the history database in memory (qdrant-client's local mode with
+    ":memory:"); a folder = both on disk there (slower: every write is persisted).
+    """
+    from mem0 import Memory
+    from qdrant_client import QdrantClient
+
+    store: Dict[str, Any] = {"collection_name": collection, "embedding_model_dims": 384}
+    if storage_dir is None:
+        store["client"] = QdrantClient(location=":memory:")
+    else:
+        store.update(path=str(storage_dir / "qdrant"), on_disk=True)
     config = {
         "embedder": {"provider": "huggingface", "config": {"model": minilm_path(), "embedding_dims": 384}},
-        "vector_store": {
-            "provider": "qdrant",
-            "config": {"collection_name": collection, "path": str(storage_dir / "qdrant"), "embedding_model_dims": 384, "on_disk": True},
-        },
+        "vector_store": {"provider": "qdrant", "config": store},
         # Never called with infer=False; pointed at loopback so nothing could leave the machine.
         "llm": {"provider": "openai", "config": {"model": "smollm2", "api_key": "local", "openai_base_url": llm_base_url}},
-        "history_db_path": str(storage_dir / "history.db"),
+        "history_db_path": ":memory:" if storage_dir is None else str(storage_dir / "history.db"),
     }
     return Memory.from_config(config)
 

@@ -221,28 +221,27 @@ def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
 
 def run_mem0(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[float]], questions: List[Dict[str, Any]], policy: str,
              gate: GateClient, run_id: str, tau_cal: float, log) -> Dict[str, Any]:  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="mem-mem0-") as tmp:
-        mem = env.make_mem0(Path(tmp))
-        user = f"locomo-{conv_idx}"
-        pre = prefilter_for(gate, f"{run_id}:mem0:{policy}:{conv_idx}", policy, tau_cal)
-        stored = 0
-        t0 = time.perf_counter()
-        for t, v in zip(turns, vectors):
+    mem = env.make_mem0(None)  # Qdrant and history in memory
+    user = f"locomo-{conv_idx}"
+    pre = prefilter_for(gate, f"{run_id}:mem0:{policy}:{conv_idx}", policy, tau_cal)
+    stored = 0
+    t0 = time.perf_counter()
+    for t, v in zip(turns, vectors):
+        if pre is not None:
+            skip, _ = pre.check(vector=v)
+            if skip:
+                continue
+        res = mem.add([{"role": "user", "content": t["text"]}], user_id=user, metadata={"dia_id": t["dia_id"]}, infer=False)
+        for r in res.get("results", []):
+            stored += 1
             if pre is not None:
-                skip, _ = pre.check(vector=v)
-                if skip:
-                    continue
-            res = mem.add([{"role": "user", "content": t["text"]}], user_id=user, metadata={"dia_id": t["dia_id"]}, infer=False)
-            for r in res.get("results", []):
-                stored += 1
-                if pre is not None:
-                    pre.record(r["id"], vector=v)
-        ingest_s = time.perf_counter() - t0
-        recalls = []
-        for q in questions:
-            hits = mem.search(q["question"], top_k=10, filters={"user_id": user})["results"]
-            recalls.append(recall_at_k([(h.get("metadata") or {}).get("dia_id", "") for h in hits], q["evidence"]))
-        log(f"  mem0 conv {conv_idx} {policy}: {stored} stored, {ingest_s:.0f}s")
+                pre.record(r["id"], vector=v)
+    ingest_s = time.perf_counter() - t0
+    recalls = []
+    for q in questions:
+        hits = mem.search(q["question"], top_k=10, filters={"user_id": user})["results"]
+        recalls.append(recall_at_k([(h.get("metadata") or {}).get("dia_id", "") for h in hits], q["evidence"]))
+    log(f"  mem0 conv {conv_idx} {policy}: {stored} stored, {ingest_s:.0f}s")
     return {
         "peer": "Mem0", "conversation": conv_idx, "policy": policy, "turns": len(turns), "written": stored,
         "skipped": len(turns) - stored, "write_seconds": round(ingest_s, 1), "questions": len(questions),
@@ -284,7 +283,7 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
         for r in res["amem"]:
             b = base.get(r["conversation"])
             saved = (b["llm_calls"] - r["llm_calls"]) if b else None
-            w(f"| {r['conversation']} | {r['policy']} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {fmt(saved)} | {r['llm_failures']} | {r['write_seconds']:.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} |")
+            w(f"| {r['conversation']} | {r['policy']}{' (= no gate: 0 skipped)' if r.get('reused') else ''} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {fmt(saved)} | {r['llm_failures']} | {r['write_seconds']:.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} |")
         for pol in POLICY_NAMES:
             rows = [r for r in res["amem"] if r["policy"] == pol]
             if not rows:
@@ -297,7 +296,8 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {fmt(bcalls - calls if base else None)} | {sum(r['llm_failures'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(f1)} |")
     if res["mem0"]:
         w()
-        w(f"Mem0 (mem0ai {res['versions'].get('mem0ai')}, infer=False, local Qdrant), all turns:")
+        span = f"first {res['mem0_turns']} turns" if res.get("mem0_turns") else "all turns"
+        w(f"Mem0 (mem0ai {res['versions'].get('mem0ai')}, infer=False, local Qdrant), {span} per conversation:")
         w("| conv | policy | turns | memories stored | skipped | ingest s | questions | recall@10 |")
         w("|---|---|---:|---:|---:|---:|---:|---:|")
         for r in res["mem0"]:
@@ -324,11 +324,35 @@ def versions() -> Dict[str, str]:
     return out
 
 
+def embed_cached(convs: Dict[int, List[Dict[str, str]]], log) -> Dict[int, List[List[float]]]:
+    """MiniLM vectors of every turn, cached in the venv's cache folder by a hash of the texts."""
+    import hashlib
+
+    import numpy as np
+
+    texts = [t["text"] for i in sorted(convs) for t in convs[i]]
+    key = hashlib.sha256(("\n".join(texts) + "|" + env.minilm_path()).encode()).hexdigest()[:16]
+    path = env.cache_dir() / f"locomo-minilm-{key}.npy"
+    if path.exists():
+        flat = np.load(path)
+    else:
+        log(f"embedding {len(texts)} turns with MiniLM (cached afterwards in {path})")
+        flat = np.array(env.embed(texts), dtype=np.float32)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, flat)
+    out, k = {}, 0
+    for i in sorted(convs):
+        out[i] = [[float(x) for x in row] for row in flat[k : k + len(convs[i])]]
+        k += len(convs[i])
+    return out
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description="SAGE's drop-in experiment with real A-Mem and Mem0 (see module doc)")
     ap.add_argument("--data", default=str(default_data()))
     ap.add_argument("--conversations", default="0,1", help="LoCoMo dev conversation indices to evaluate")
     ap.add_argument("--turns", type=int, default=80, help="A-Mem: first N turns of each conversation (LLM-bound)")
+    ap.add_argument("--mem0-turns", type=int, default=0, help="Mem0: first N turns of each conversation (0 = all)")
     ap.add_argument("--calibration", type=int, default=7, help="held-out conversation for τ_noop (not evaluated)")
     ap.add_argument("--policies", default=",".join(POLICY_NAMES))
     ap.add_argument("--peers", default="amem,mem0")
@@ -366,8 +390,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         run_id = f"dropin-{int(time.time())}"
 
         convs = {i: load_turns(data[i]) for i in range(len(data))}
-        log("embedding turns with MiniLM")
-        vecs = {i: env.embed([t["text"] for t in convs[i]]) for i in convs}
+        vecs = embed_cached(convs, log)
 
         tau_cal, n_scores = calibrate_tau(gate, f"{run_id}:calibration", vecs[args.calibration])
         log(f"τ_noop calibrated = {tau_cal:.4f}")
@@ -385,22 +408,36 @@ def main(argv: Optional[List[str]] = None) -> int:
         amem_rows, mem0_rows = [], []
         if "mem0" in peers:
             for i in evals:
-                qs = questions_within(data[i], {t["dia_id"] for t in convs[i]})
+                n = args.mem0_turns or len(convs[i])
+                turns, vs = convs[i][:n], vecs[i][:n]
+                qs = questions_within(data[i], {t["dia_id"] for t in turns})
                 for p in policies:
-                    mem0_rows.append(run_mem0(i, convs[i], vecs[i], qs, p, gate, run_id, tau_cal, log))
+                    mem0_rows.append(run_mem0(i, turns, vs, qs, p, gate, run_id, tau_cal, log))
         if "amem" in peers:
             answerer = None if args.no_answers else Answerer(llm_url)
             for i in evals:
                 turns, vs = convs[i][: args.turns], vecs[i][: args.turns]
                 qs = questions_within(data[i], {t["dia_id"] for t in turns})
+                base_row = None
                 for p in policies:
+                    if p != "none" and base_row is not None:
+                        # The gate's decisions depend only on the vectors: when it would skip none of
+                        # these turns, the gated run hands A-Mem the very same add_note sequence as
+                        # the no-gate run, so that run's row is reused (marked) instead of re-run.
+                        pre = prefilter_for(gate, f"{run_id}:amem-probe:{p}:{i}", p, tau_cal)
+                        if skip_rate(gate, pre.scope, vs, pre.policy, pre.tau_noop)[0] == 0:
+                            amem_rows.append({**base_row, "policy": p, "reused": True})
+                            log(f"  -> {p}: no turn skipped, same as the no-gate run")
+                            continue
                     amem_rows.append(run_amem(i, turns, vs, qs, p, gate, run_id, tau_cal, llm_url, answerer, args.llm_max_tokens, log))
+                    if p == "none":
+                        base_row = amem_rows[-1]
                     log(f"  -> {amem_rows[-1]}")
 
         res = {
             "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens,
             "calibration": {"conversation": args.calibration, "tau": tau_cal, "scores": n_scores},
-            "skip_rates": skip_rows, "amem": amem_rows, "mem0": mem0_rows, "versions": versions(),
+            "mem0_turns": args.mem0_turns, "skip_rates": skip_rows, "amem": amem_rows, "mem0": mem0_rows, "versions": versions(),
             "seconds": time.perf_counter() - t_start,
         }  # fmt: skip
         if args.json:
