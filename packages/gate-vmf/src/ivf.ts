@@ -67,17 +67,7 @@ function kmeans(
     cnt.fill(0);
     for (let i = 0; i < rows.length; i++) {
       const base = rows[i] * d;
-      let best = 0;
-      let bestDot = -Infinity;
-      for (let c = 0; c < k; c++) {
-        let dot = 0;
-        const co = c * d;
-        for (let j = 0; j < d; j++) dot += C[co + j] * x[base + j];
-        if (dot > bestDot) {
-          bestDot = dot;
-          best = c;
-        }
-      }
+      const best = argmaxDot(C, 0, k, x, base, d).c;
       cnt[best]++;
       const ao = best * d;
       for (let j = 0; j < d; j++) acc[ao + j] += x[base + j];

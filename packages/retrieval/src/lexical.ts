@@ -5,14 +5,15 @@
  * index is part of a per-scope snapshot ({@link createSnapshotCache}). It is an extra lexical ranking
  * for the anchors, next to the store's own BM25.
  */
-import { extractKeywords, scopeKey } from '@mem/core';
+import { bm25Term as okapiTerm, extractKeywords, scopeKey } from '@mem/core';
 import type { MemoryNode, MemoryStore, Neighbor, Relation, RelationView, ResolvedScope } from '@mem/core';
 
-/** BM25 term weight: idf · tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)), idf = ln(1 + (N − df + 0.5)/(df + 0.5)). */
+/**
+ * BM25 term weight idf · tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)), idf = ln(1 + (N − df + 0.5)/(df + 0.5)):
+ * `@mem/core`'s `bm25Term` (one implementation) with this index's argument order (documents before lengths).
+ */
 export function bm25Term(tf: number, df: number, docs: number, len: number, avgLen: number, k1 = 1.2, b = 0.75): number {
-  if (tf <= 0 || docs <= 0) return 0;
-  const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-  return (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / Math.max(1e-9, avgLen)));
+  return okapiTerm(tf, df, len, avgLen, docs, k1, b);
 }
 
 export interface LemmaIndex {

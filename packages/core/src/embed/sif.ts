@@ -2,6 +2,7 @@
  * Pieces of the SIF sentence embedding (Arora, Liang & Ma 2017, "A Simple but Tough-to-Beat
  * Baseline for Sentence Embeddings", ICLR) and the word-level tokenizer it runs on.
  */
+import { mulberry32 } from '../random.js';
 
 /** Euler–Mascheroni constant. */
 const EULER_GAMMA = 0.5772156649015329;
@@ -92,17 +93,6 @@ export function expandToken(tok: string, known: (w: string) => boolean): string[
   return [tok];
 }
 
-/** mulberry32 PRNG (deterministic from a 32-bit seed). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fnv1aString(s: string): number {
   let h = 0x811c9dc5;

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { resolveScope, scopeKey } from '../scope.js';
 import type { HistoryEntry, HistoryOp, MemoryNode, Relation, RelationSubtype, ResolvedScope, Scope, StoreMeta } from '../types.js';
 import { RELATION_SUBTYPES } from '../types.js';
+import { mulberry32 } from '../random.js';
 
 /** A resolved test scope `{ namespace: 'test', userId }` (plus overrides). */
 export function testScope(userId: string, extra: Partial<ResolvedScope> = {}): ResolvedScope {
@@ -16,17 +17,8 @@ export function testMeta(dimension = 8, embeddingModel = 'test-embedder'): Store
   return { schemaVersion: 1, embeddingModel, dimension };
 }
 
-/** mulberry32 PRNG: a function returning floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 PRNG: a function returning floats in [0, 1) (`src/random.ts`). */
+export const seededRandom: (seed: number) => () => number = mulberry32;
 
 /** Unit-norm Float32Array. */
 export function normalize(v: ArrayLike<number>): Float32Array {

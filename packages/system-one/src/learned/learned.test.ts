@@ -18,18 +18,9 @@ import {
   withTemperature,
   type LearnedModel,
 } from './index';
+// deterministic PRNG (mulberry32) so the synthetic data is the same on every run
+import { rng } from '../../bench/write-workload';
 
-/** Deterministic PRNG (mulberry32) so the synthetic data is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 
 const logistic: LearnedModel = {
