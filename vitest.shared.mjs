@@ -16,3 +16,17 @@ export function memVitestConfig(extra = {}) {
     },
   });
 }
+
+/**
+ * Integration tier against the local LLM server (issue 15): `*.llm.test.ts` files, with
+ * scripts/llm-global-setup.mjs starting llama.cpp + SmolLM2 on 127.0.0.1 once per package run and
+ * stopping it by PID (it exports MEM_TEST_LLM_URL / MEM_TEST_LLM_MODEL to the test workers).
+ * @param {{ include?: string[] }} [extra]
+ */
+export function memLlmVitestConfig(extra = {}) {
+  const base = memVitestConfig({ include: extra.include ?? ['src/**/*.llm.test.ts'], testTimeout: 1_200_000 });
+  base.test.globalSetup = [new URL('./scripts/llm-global-setup.mjs', import.meta.url).pathname];
+  base.test.hookTimeout = 300_000;
+  base.test.fileParallelism = false;
+  return base;
+}

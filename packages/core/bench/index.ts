@@ -11,11 +11,15 @@
  * a steady-state number like the others; then it fills one scope per N and times single adds in
  * rounds (one add to every N per round), so load changes on a shared machine hit all N alike.
  *
+ * 3. Embedder throughput: sentences per second embedding the same texts one by one vs in batches.
+ *
  * Env: MEM_LOCOMO_PATH (data file), MEM_BENCH_SCALE (e.g. "1000,10000"), MEM_BENCH_PROBES (adds per N,
- * default 100), MEM_BENCH_INTERLEAVE (0 = each N's adds back to back), MEM_BENCH_GATE_MODE (exact | fast), MEM_BENCH_SKIP (locomo | scale).
+ * default 100), MEM_BENCH_INTERLEAVE (0 = each N's adds back to back), MEM_BENCH_GATE_MODE (exact | fast),
+ * MEM_BENCH_SKIP (locomo | scale | throughput), MEM_BENCH_EMBEDDER (glove = default wink GloVe | minilm |
+ * minilm-q8: all-MiniLM-L6-v2 from `pnpm models:fetch`), MEM_BENCH_SESSIONS (first n LoCoMo sessions only).
  */
 import { cpus, loadavg } from 'node:os';
-import { createWinkEmbedder } from '../src/embed/index.js';
+import { createMiniLmEmbedder, createWinkEmbedder } from '../src/embed/index.js';
 import { extract } from '../src/extract/index.js';
 import { createSqliteStore } from '../src/store/index.js';
 import type { Embedder, MemoryNode, ObservationInput, ResolvedScope } from '../src/types.js';
@@ -33,6 +37,28 @@ const PROBES = Number(env.MEM_BENCH_PROBES ?? 100);
 const INTERLEAVE = env.MEM_BENCH_INTERLEAVE !== '0';
 const GATE_MODE = env.MEM_BENCH_GATE_MODE as 'exact' | 'fast' | undefined;
 const SKIP = new Set((env.MEM_BENCH_SKIP ?? '').split(',').filter(Boolean));
+const EMBEDDER = env.MEM_BENCH_EMBEDDER ?? 'glove';
+const SESSIONS = env.MEM_BENCH_SESSIONS ? Number(env.MEM_BENCH_SESSIONS) : Infinity;
+
+/** The bench's embedder (MEM_BENCH_EMBEDDER); flat and Jev ingest share it, so both pay the same encoder. */
+function benchEmbedder(): Embedder {
+  if (EMBEDDER === 'glove') return createWinkEmbedder();
+  if (EMBEDDER === 'minilm' || EMBEDDER === 'minilm-q8') return createMiniLmEmbedder({ quantized: EMBEDDER === 'minilm-q8' });
+  throw new Error(`MEM_BENCH_EMBEDDER must be glove, minilm or minilm-q8, got "${EMBEDDER}"`);
+}
+
+/** Sentences per second (wall and per CPU second) embedding `texts` one call per text vs `batch` texts per call. */
+async function throughput(embedder: Embedder, texts: string[], batch: number) {
+  const one = { wall: performance.now(), cpu: cpuNow() };
+  for (const t of texts) await embedder.embed([t]);
+  const oneWall = performance.now() - one.wall;
+  const oneCpu = cpuNow() - one.cpu;
+  const b = { wall: performance.now(), cpu: cpuNow() };
+  for (let i = 0; i < texts.length; i += batch) await embedder.embed(texts.slice(i, i + batch));
+  const bWall = performance.now() - b.wall;
+  const bCpu = cpuNow() - b.cpu;
+  return { one: { perSec: texts.length / (oneWall / 1000), cpuS: oneCpu / 1000 }, batched: { perSec: texts.length / (bWall / 1000), cpuS: bCpu / 1000 } };
+}
 
 function percentile(xs: number[], p: number): number {
   if (!xs.length) return Number.NaN;
@@ -205,7 +231,7 @@ async function main() {
     lines.push(s);
     console.log(s);
   };
-  const embedder = createWinkEmbedder();
+  const embedder = benchEmbedder();
   await embedder.embed(['warm up']);
   extract('Warm up on Monday with Mira.', new Date().toISOString());
   out(`# @mem/core write-path bench`);
@@ -217,7 +243,7 @@ async function main() {
   let sessions: ReturnType<typeof readLocomo> = [];
   if (!SKIP.has('locomo')) {
     try {
-      sessions = readLocomo();
+      sessions = readLocomo().slice(0, SESSIONS);
     } catch (e) {
       if (!(e instanceof LocomoMissingError)) throw e;
       out();
@@ -262,6 +288,21 @@ async function main() {
         `| ${mode} | ${s.writes} | ${s.gate.add} | ${s.gate.update} | ${s.gate.noop} | ${(s.controllerCalls / s.writes).toFixed(2)} | ${(s.questions / s.writes).toFixed(1)} | ${s.controllerCallsSaved} | ${s.consolidations} | ${s.relations.semantic} / ${s.relations.temporal} / ${s.relations.causal} / ${s.relations.entity} |`,
       );
     }
+  }
+
+  if (!SKIP.has('throughput')) {
+    const texts = (sessions.length ? sessions.flatMap((x) => x.observations.map((o) => o.text)) : Array.from({ length: 512 }, (_, i) => synthetic(i).text)).slice(0, 512);
+    await embedder.embed(texts.slice(0, 8)); // warm-up
+    const batch = 32;
+    const r = await throughput(embedder, texts, batch);
+    out();
+    out(`## Embedder throughput (${embedder.model}, ${texts.length} ${sessions.length ? 'LoCoMo turns' : 'synthetic sentences'}, ${cpus().length} cores, same process)`);
+    out();
+    out('| how | sentences/s (wall) | CPU s | sentences per CPU s |');
+    out('|---|---:|---:|---:|');
+    out(`| one text per call | ${r.one.perSec.toFixed(1)} | ${r.one.cpuS.toFixed(2)} | ${(texts.length / r.one.cpuS).toFixed(1)} |`);
+    out(`| ${batch} texts per call | ${r.batched.perSec.toFixed(1)} | ${r.batched.cpuS.toFixed(2)} | ${(texts.length / r.batched.cpuS).toFixed(1)} |`);
+    out(`| batched / one by one (wall) | ${(r.batched.perSec / r.one.perSec).toFixed(2)}× | | |`);
   }
 
   if (!SKIP.has('scale') && SCALE.length) {
