@@ -1,7 +1,7 @@
 /**
  * A new user's install, as a registry would serve it (ours): `pnpm pack` each publishable @mem
  * package that the root README's "install alone?" column covers (gate-vmf, system-one, core,
- * retrieval), check every tarball holds its built `dist/` (prepack builds) and that its declared
+ * retrieval, ai-sdk), check every tarball holds its built `dist/` (prepack builds) and that its declared
  * @mem dependencies match the column, `npm install` the tarballs plus the offline embedder into an
  * empty folder (third-party packages come from the npm registry; native modules build there), then
  * run @mem/core's README quick start, copied verbatim from the README, with plain `node`.
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const PACKAGES = ['gate-vmf', 'system-one', 'core', 'retrieval'];
+const PACKAGES = ['gate-vmf', 'system-one', 'core', 'retrieval', 'ai-sdk'];
 
 /** Rows of the root README's package table: name → "install alone?" cell. */
 function installAloneColumn(): Map<string, string> {
@@ -118,5 +118,21 @@ await memory.close();
     );
     const jev = JSON.parse(execFileSync('node', ['jev.mjs'], { cwd: app, encoding: 'utf8', timeout: 120_000 }).trim().split('\n').pop()!);
     expect(jev.top).toBe('I prefer tea over coffee.');
+
+    // @mem/ai-sdk from its tarball, with the `ai` peer npm installed next to it
+    writeFileSync(
+      path.join(app, 'ai-sdk.mjs'),
+      `import { createMemory } from '@mem/core';
+import { createMemoryTools } from '@mem/ai-sdk';
+const memory = createMemory();
+const tools = createMemoryTools({ memory, scope: { userId: 'mira' } });
+await tools.remember.execute({ text: 'I prefer tea over coffee.', speaker: 'Mira' }, { toolCallId: 't1', messages: [] });
+const r = await tools.recall.execute({ query: 'What does Mira drink?' }, { toolCallId: 't2', messages: [] });
+console.log(JSON.stringify({ top: r.memories[0]?.text }));
+await memory.close();
+`,
+    );
+    const ai = JSON.parse(execFileSync('node', ['ai-sdk.mjs'], { cwd: app, encoding: 'utf8', timeout: 120_000 }).trim().split('\n').pop()!);
+    expect(ai.top).toBe('I prefer tea over coffee.');
   });
 });

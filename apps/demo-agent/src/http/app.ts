@@ -194,19 +194,16 @@ export function createApi(options: ApiOptions): OpenAPIHono {
 
   const app = createJsonApp({ onInternal });
 
-  app.use('/v1/*', async (c, next) => {
-    if (options.token) {
-      const header = c.req.header('authorization') ?? '';
-      const m = /^Bearer\s+(.+)$/i.exec(header);
-      if (!m || !sameToken(m[1].trim(), options.token)) return errorJson(c, 401, 'UNAUTHORIZED', 'A valid "Authorization: Bearer <token>" header is required');
-    }
-    await next();
-  });
+  /** True when no token is set or the Authorization header carries it (/v1/* and /mcp alike). */
   const authorized = (header: string | undefined): boolean => {
     if (!options.token) return true;
     const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
     return Boolean(m && sameToken(m[1].trim(), options.token));
   };
+  app.use('/v1/*', async (c, next) => {
+    if (!authorized(c.req.header('authorization'))) return errorJson(c, 401, 'UNAUTHORIZED', 'A valid "Authorization: Bearer <token>" header is required');
+    await next();
+  });
   if (options.mcp !== false) {
     app.use('/mcp', bodyLimit({ maxSize: limit, onError: (c) => errorJson(c, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`) }));
     mountMcp(app, {
