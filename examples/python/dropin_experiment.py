@@ -153,34 +153,30 @@ def prefilter_for(gate: GateClient, scope: str, policy: str, tau_cal: float) -> 
 class Answerer:
     """Short answers from the local model given retrieved memories (temperature 0, capped tokens)."""
 
-    def __init__(self, base_url: str, max_tokens: int = 24) -> None:
-        from openai import OpenAI
-
-        self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=600)
+    def __init__(self, backend: Any, max_tokens: int = 24) -> None:
+        self.backend = backend
         self.max_tokens = max_tokens
         self.calls = 0
 
     def answer(self, question: str, memories: List[str]) -> str:
         context = "\n".join(f"- {m[:300]}" for m in memories)
         self.calls += 1
-        r = self.client.chat.completions.create(
-            model="smollm2",
-            messages=[
+        out = self.backend.chat(
+            [
                 {"role": "system", "content": "Answer the question in a few words, using only the memories."},
                 {"role": "user", "content": f"Memories:\n{context}\n\nQuestion: {question}\nShort answer:"},
             ],
-            temperature=0.0,
-            max_tokens=self.max_tokens,
+            self.max_tokens,
         )
-        return (r.choices[0].message.content or "").strip()
+        return out.strip()
 
 
 # -- peers -------------------------------------------------------------------------------------
 
 
 def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[float]], questions: List[Dict[str, Any]], policy: str,
-             gate: GateClient, run_id: str, tau_cal: float, llm_url: str, answerer: Optional[Answerer], max_tokens: int, log) -> Dict[str, Any]:  # fmt: skip
-    llm = env.local_llm(llm_url, max_tokens=max_tokens)
+             gate: GateClient, run_id: str, tau_cal: float, backend: Any, answerer: Optional[Answerer], max_tokens: int, log) -> Dict[str, Any]:  # fmt: skip
+    llm = env.local_llm(backend, max_tokens=max_tokens)
     with tempfile.TemporaryDirectory(prefix="mem-amem-") as tmp:
         mem = env.make_amem(Path(tmp) / "chroma", llm)
         pre = prefilter_for(gate, f"{run_id}:amem:{policy}:{conv_idx}", policy, tau_cal)
@@ -276,7 +272,7 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
         w(f"| all | {tot['turns']} | {tot['noop-0.572']} ({tot['noop-0.572'] / tot['turns']:.1%}) | {tot['noop-calibrated']} ({tot['noop-calibrated'] / tot['turns']:.1%}) | {tot['adaptive']} ({tot['adaptive'] / tot['turns']:.1%}) |")
     if res["amem"]:
         w()
-        w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via llama.cpp, max_tokens {res['llm_max_tokens']}), first {res['turns']} turns per conversation:")
+        w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via {res.get('llm')}, max_tokens {res['llm_max_tokens']}), first {res['turns']} turns per conversation:")
         w("| conv | policy | add_note calls | skipped | LLM calls | calls saved | LLM failures | write s | questions | recall@10 | token-F1 |")
         w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         base = {r["conversation"]: r for r in res["amem"] if r["policy"] == "none"}
@@ -357,6 +353,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--policies", default=",".join(POLICY_NAMES))
     ap.add_argument("--peers", default="amem,mem0")
     ap.add_argument("--no-answers", action="store_true", help="A-Mem: skip answer generation (no token-F1)")
+    ap.add_argument("--llm", choices=["server", "in-process"], default="server",
+                    help="A-Mem's LLM: llama.cpp server (default) or the same GGUF via transformers in-process")
     ap.add_argument("--llm-max-tokens", type=int, default=192, help="cap on each of A-Mem's LLM calls")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args(argv)
@@ -381,12 +379,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         gsvc = env.start_gate_service(tmp)
         services.append(gsvc)
         gate = env.gate_client(gsvc.url)
-        llm_url = None
+        backend = None
         if "amem" in peers:
-            log("starting the local LLM server")
-            lsvc = env.start_llm_server(tmp)
-            services.append(lsvc)
-            llm_url = lsvc.url
+            if args.llm == "server":
+                log("starting the local LLM server")
+                lsvc = env.start_llm_server(tmp)
+                services.append(lsvc)
+                backend = env.ServerChat(lsvc.url)
+            else:
+                log("loading SmolLM2 in-process (transformers)")
+                backend = env.InProcessChat()
         run_id = f"dropin-{int(time.time())}"
 
         convs = {i: load_turns(data[i]) for i in range(len(data))}
@@ -414,7 +416,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 for p in policies:
                     mem0_rows.append(run_mem0(i, turns, vs, qs, p, gate, run_id, tau_cal, log))
         if "amem" in peers:
-            answerer = None if args.no_answers else Answerer(llm_url)
+            answerer = None if args.no_answers else Answerer(backend)
             for i in evals:
                 turns, vs = convs[i][: args.turns], vecs[i][: args.turns]
                 qs = questions_within(data[i], {t["dia_id"] for t in turns})
@@ -429,13 +431,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                             amem_rows.append({**base_row, "policy": p, "reused": True})
                             log(f"  -> {p}: no turn skipped, same as the no-gate run")
                             continue
-                    amem_rows.append(run_amem(i, turns, vs, qs, p, gate, run_id, tau_cal, llm_url, answerer, args.llm_max_tokens, log))
+                    amem_rows.append(run_amem(i, turns, vs, qs, p, gate, run_id, tau_cal, backend, answerer, args.llm_max_tokens, log))
                     if p == "none":
                         base_row = amem_rows[-1]
                     log(f"  -> {amem_rows[-1]}")
 
         res = {
-            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens,
+            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens, "llm": backend.name if backend else None,
             "calibration": {"conversation": args.calibration, "tau": tau_cal, "scores": n_scores},
             "mem0_turns": args.mem0_turns, "skip_rates": skip_rows, "amem": amem_rows, "mem0": mem0_rows, "versions": versions(),
             "seconds": time.perf_counter() - t_start,

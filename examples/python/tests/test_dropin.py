@@ -1,8 +1,9 @@
 """Gated tier: the @mem gate in front of REAL A-Mem and REAL Mem0, on a small stream of our own sentences.
 
 Runs with the venv of ``examples/python/scripts/setup-env.sh`` (skipped, with the reason, when the
-packages are not importable); the A-Mem test also needs the local LLM of ``pnpm models:fetch`` (or
-$MEM_LLM_BASE_URL) and is skipped with the reason otherwise. The gate is the repository's HTTP
+packages are not importable); the A-Mem test also needs SmolLM2 from ``pnpm models:fetch``: its
+llama.cpp server (or $MEM_LLM_BASE_URL) when built, else the same GGUF in-process with transformers;
+it is skipped with the reason when neither is there. The gate is the repository's HTTP
 service (``mem gate serve``), reached through the stdlib client; vectors come from MiniLM, the
 embedder both peers use.
 
@@ -43,7 +44,8 @@ def gate():
     try:
         yield env.gate_client(svc.url)
     finally:
-        svc.close()
+        if svc is not None:
+            svc.close()
 
 
 @pytest.fixture(scope="module")
@@ -97,14 +99,19 @@ def test_mem0_behind_the_gate(gate, vectors, tmp_path, policy):
 
 
 def test_amem_behind_the_gate_saves_llm_calls(gate, vectors, tmp_path):
-    reason = env.llm_unavailable()
-    if reason:
-        pytest.skip(reason)
-    svc = env.start_llm_server(tmp_path)
+    # The llama.cpp server of `pnpm models:fetch` when it is there; else the same GGUF in-process.
+    svc, backend = None, None
+    if env.llm_unavailable() is None:
+        svc = env.start_llm_server(tmp_path)
+        backend = env.ServerChat(svc.url)
+    elif (env.models_dir() / "smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf").exists():
+        backend = env.InProcessChat()
+    else:
+        pytest.skip(env.llm_unavailable())
     try:
         runs = {}
         for gated in (False, True):
-            llm = env.local_llm(svc.url, max_tokens=96)
+            llm = env.local_llm(backend, max_tokens=48)
             mem = env.make_amem(tmp_path / f"chroma-{gated}", llm)
             pre = GatePreFilter(gate, _scope("amem"), policy="noop-filter") if gated else None
             ids = []
@@ -130,6 +137,7 @@ def test_amem_behind_the_gate_saves_llm_calls(gate, vectors, tmp_path):
         mem = gated_run["mem"]
         hits = mem.search("What is the name of my cat?", k=3)
         assert any("Miso" in mem.read(h["id"]).content for h in hits)
-        print(f"A-Mem: {base['calls']} LLM calls in {base['seconds']:.0f}s without the gate, {gated_run['calls']} in {gated_run['seconds']:.0f}s with it")
+        print(f"A-Mem via {backend.name}: {base['calls']} LLM calls in {base['seconds']:.0f}s without the gate, {gated_run['calls']} in {gated_run['seconds']:.0f}s with it")
     finally:
-        svc.close()
+        if svc is not None:
+            svc.close()
