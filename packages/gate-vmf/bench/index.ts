@@ -22,8 +22,11 @@ import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { createNoveltyGate } from '../src/index.js';
 import { topEigen } from '../src/pca.js';
 import { near, randomUnit, rng, topicMixture } from '../src/test-utils.js';
+import { cBaseline, numpyBaseline, writeData } from './native.js';
 
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'table,decision,commit').split(','));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'native,table,decision,commit').split(','));
+/** Rounds of the native comparison (each: all candidates through the gate, then through each baseline). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DECISION_N = (process.env.BENCH_DECISION_N ?? '10000,100000').split(',').map(Number);
 const DIMS = (process.env.BENCH_DIMS ?? '100,384').split(',').map(Number);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -142,8 +145,83 @@ function eigCompare(x: Float32Array, n: number, d: number): { mine: number; lib:
 const f = (x: number, digits = 2) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(digits));
 const e = (x: number) => x.toExponential(1);
 
-const rowsOut: string[] = [];
 const t0 = performance.now();
+const median = (xs: number[]) => pct(xs, 0.5);
+
+// ---------------------------------------------------------------------------------------------
+// The exact route against native single-thread scans of the same rows and candidates, same run,
+// alternating per round: C (cc -O3 -march=native) and numpy (one BLAS thread) when available.
+// ---------------------------------------------------------------------------------------------
+if (SECTIONS.has('native')) {
+  const baselines = [cBaseline(), numpyBaseline()];
+  const lines: string[] = [];
+  for (const d of DIMS) {
+    for (const n of SIZES) {
+      const { vectors } = topicMixture(n, d, Math.max(10, Math.round(n / 100)), 0.97, 3000 + d + n);
+      const g = createNoveltyGate();
+      g.seed('s', Array.from({ length: n }, (_, i) => ({ id: `m${i}`, vector: vectors.subarray(i * d, i * d + d) })));
+      const r = rng(13 + n + d);
+      const all: Float64Array[] = [];
+      for (let t = 0; t < routesFor(n); t++) {
+        const i = Math.floor(r.u() * n);
+        all.push(near(vectors.subarray(i * d, i * d + d), 0.97, r), randomUnit(d, r));
+      }
+      const files = writeData(vectors, n, d, all);
+      const first = g.route('s', all[0]);
+      const kappa = first.kappa;
+      const cos = new Float64Array(n);
+      const before = (q: Float64Array) => {
+        const m = dotScan(vectors, n, d, q, cos);
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += Math.exp(kappa * (cos[i] - m));
+        return m + Math.log(sum / n) / kappa;
+      };
+      for (const q of all.slice(0, 6)) {
+        g.route('s', q);
+        before(q);
+      }
+      const ours: number[] = [];
+      const old: number[] = [];
+      const base: { p50: number; score: number }[][] = baselines.map(() => []);
+      const ratio: number[][] = baselines.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        const t = all.map((q) => time(() => g.route('s', q))[0]);
+        ours.push(median(t));
+        old.push(median(all.map((q) => time(() => before(q))[0])));
+        baselines.forEach((b, k) => {
+          if (b.missing) return;
+          const res = b.run(files, kappa);
+          base[k].push(res);
+          ratio[k].push(median(t) / res.p50);
+        });
+      }
+      // writes at this N: route + commit of novel memories (p50; a scheduled density refit is rare at large N)
+      const writes: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        const v = randomUnit(d, r);
+        writes.push(time(() => g.commit('s', `w${i}`, (g.route('s', v), v)))[0]);
+      }
+      const cell = (k: number) =>
+        baselines[k].missing ? '– | –' : `${f(median(base[k].map((x) => x.p50)))} | **${f(median(ratio[k]))}**`;
+      const dScore = baselines[0].missing ? '–' : e(Math.abs(first.score - base[0][0].score));
+      lines.push(
+        `| ${d} | ${n.toLocaleString('en-US')} | ${f(median(ours))} | ${cell(0)} | ${cell(1)} | ${f(median(old))} | ${f(median(old) / median(ours))}× | ${f(median(writes))} | ${dScore} |`,
+      );
+      process.stderr.write(`done native d=${d} N=${n} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+    }
+  }
+  console.log(
+    `\n### Exact route vs native single-thread scans (same rows and candidates, same run; ${ROUNDS} rounds of ${routesFor(SIZES[0]) * 2} candidates (${routesFor(1e5) * 2} at N ≥ 100k), half near-duplicates, half novel; p50 CPU ms per route, median over rounds; ratio = median of the per-round ratios)\n`,
+  );
+  for (const b of baselines) if (b.missing) console.log(`${b.missing}\n`);
+  console.log(
+    '| d | N | exact route p50 | C -O3 -march=native p50 | exact / C | numpy 1-thread p50 | exact / numpy | JS Float32 scan + Math.exp p50 | kernel speed-up | write p50 (route + commit) | \\|score − C score\\| |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const l of lines) console.log(l);
+}
+
+const rowsOut: string[] = [];
 for (const d of SECTIONS.has('table') ? DIMS : []) {
   let prevExact = 0;
   for (const n of SIZES) {

@@ -148,13 +148,11 @@ const X = 1;
 const N = 2;
 const KAPPA = 3;
 const OUT = 4;
-/** Rows scored together (they share each loaded candidate chunk; 4 rows = 8 f64x2 accumulators). */
-const GROUP = 4;
 // locals
 const I32_LOCALS = ['BS', 'LEN', 'I', 'PX', 'P0', 'QP', 'CNT', 'ARG', 'BA', 'COS'] as const;
 const F64_LOCALS = ['M', 'BM', 'C', 'S0'] as const;
 const V128_LOCALS = [
-  ...Array.from({ length: GROUP }, (_, r) => [`A${r}`, `B${r}`]).flat(), 'QA', 'QB', 'ACC', 'KV', 'MV', 'EX', 'ET', 'ENF', 'ER',
+  'A', 'B', 'QA', 'QB', 'ACC', 'KV', 'MV', 'EX', 'ET', 'ENF', 'ER',
   'KFLOOR', 'KLOG2E', 'KMAGIC', 'KLN2HI', 'KLN2LO', 'KBIAS',
   ...EXP_C.map((_, k) => `KC${k}`),
 ];
@@ -179,38 +177,31 @@ function expCode(): number[] {
 }
 
 /**
- * Cosines of `rows` consecutive rows of d floats starting at P0 into cos[I …]. d is a constant of the
- * module: row r's chunk k sits at the static offset 4·d·r from the moving pointer PX, so every load
- * carries its address in the instruction (V8 emits one vcvtps2pd with a memory operand, one vmulpd,
- * one vaddpd per two floats and row). One chunk of 4 floats per loop turn: unrolling further was
- * slower under V8 (measured).
+ * The cosine of the row at P0 into cos[I], and the block's running maximum (BM, first row BA). d is
+ * a constant of the module, so the tail and the loop count are static; V8 emits one vcvtps2pd with a
+ * memory operand, one vmulpd and one vaddpd per two floats. One row at a time, one chunk of 4 floats
+ * per loop turn: scoring 2, 4 or 8 rows together (sharing the candidate's loads) and unrolling were
+ * all slower under V8 at N = 100k (several interleaved row streams defeat the prefetcher; measured).
  */
-function dotCode(rows: number, d: number): number[] {
-  const rowb = 4 * d;
+function dotCode(d: number): number[] {
   const K = Math.floor(d / 4);
-  const out: number[] = [];
-  for (let r = 0; r < rows; r++) out.push(...V128_CONST_F64(0), ...s(`A${r}`), ...V128_CONST_F64(0), ...s(`B${r}`));
+  const out: number[] = [...V128_CONST_F64(0), ...s('A'), ...V128_CONST_F64(0), ...s('B')];
   out.push(...g('P0'), ...s('PX'), GET, Q, ...s('QP'));
   if (K > 0) {
     out.push(...I32_CONST(K), ...s('CNT'), LOOP, VOID);
-    out.push(...g('QP'), ...V128_LOAD_AT(0), ...s('QA'), ...g('QP'), ...V128_LOAD_AT(16), ...s('QB'));
-    for (let r = 0; r < rows; r++) {
-      out.push(...g(`A${r}`), ...g('PX'), ...V128_LOAD64_ZERO_AT(r * rowb), ...F64X2_PROMOTE_LOW_F32X4, ...g('QA'), ...F64X2_MUL, ...F64X2_ADD, ...s(`A${r}`));
-      out.push(...g(`B${r}`), ...g('PX'), ...V128_LOAD64_ZERO_AT(r * rowb + 8), ...F64X2_PROMOTE_LOW_F32X4, ...g('QB'), ...F64X2_MUL, ...F64X2_ADD, ...s(`B${r}`));
-    }
+    out.push(...g('A'), ...g('PX'), ...V128_LOAD64_ZERO_AT(0), ...F64X2_PROMOTE_LOW_F32X4, ...g('QP'), ...V128_LOAD_AT(0), ...F64X2_MUL, ...F64X2_ADD, ...s('A'));
+    out.push(...g('B'), ...g('PX'), ...V128_LOAD64_ZERO_AT(8), ...F64X2_PROMOTE_LOW_F32X4, ...g('QP'), ...V128_LOAD_AT(16), ...F64X2_MUL, ...F64X2_ADD, ...s('B'));
     out.push(...g('PX'), ...I32_CONST(16), I32_ADD, ...s('PX'), ...g('QP'), ...I32_CONST(32), I32_ADD, ...s('QP'));
     out.push(...g('CNT'), ...I32_CONST(1), I32_SUB, TEE, loc.CNT, BR_IF, 0, END);
   }
-  for (let r = 0; r < rows; r++) {
-    // tail j ≥ d − d mod 4 into s0, then c = (s0 + s1) + (s2 + s3)
-    out.push(...g(`A${r}`), ...F64X2_EXTRACT(0), ...s('S0'));
-    for (let t = 0; t < d % 4; t++) {
-      out.push(...g('S0'), ...g('PX'), ...F32_LOAD_AT(r * rowb + 4 * t), F64_PROMOTE_F32, ...g('QP'), ...F64_LOAD_AT(8 * t), F64_MUL, F64_ADD, ...s('S0'));
-    }
-    out.push(...g('COS'), ...g('I'), ...I32_CONST(3), I32_SHL, I32_ADD);
-    out.push(...g('S0'), ...g(`A${r}`), ...F64X2_EXTRACT(1), F64_ADD, ...g(`B${r}`), ...F64X2_EXTRACT(0), ...g(`B${r}`), ...F64X2_EXTRACT(1), F64_ADD, F64_ADD);
-    out.push(...F64_STORE_AT(8 * r));
+  // tail j ≥ d − d mod 4 into s0, then c = (s0 + s1) + (s2 + s3)
+  out.push(...g('A'), ...F64X2_EXTRACT(0), ...s('S0'));
+  for (let t = 0; t < d % 4; t++) {
+    out.push(...g('S0'), ...g('PX'), ...F32_LOAD_AT(4 * t), F64_PROMOTE_F32, ...g('QP'), ...F64_LOAD_AT(8 * t), F64_MUL, F64_ADD, ...s('S0'));
   }
+  out.push(...g('S0'), ...g('A'), ...F64X2_EXTRACT(1), F64_ADD, ...g('B'), ...F64X2_EXTRACT(0), ...g('B'), ...F64X2_EXTRACT(1), F64_ADD, F64_ADD, ...s('C'));
+  out.push(...g('COS'), ...g('I'), ...I32_CONST(3), I32_SHL, I32_ADD, ...g('C'), ...F64_STORE_AT(0));
+  out.push(...g('C'), ...g('BM'), F64_GT, IF, VOID, ...g('C'), ...s('BM'), ...g('I'), ...s('BA'), END);
   return out;
 }
 
@@ -234,27 +225,13 @@ export function exactKernelBytes(d: number): Uint8Array {
     GET, N, ...g('BS'), I32_SUB, ...s('LEN'),
     ...I32_CONST(EXACT_BLOCK), ...g('LEN'), ...g('LEN'), ...I32_CONST(EXACT_BLOCK), I32_GT_U, SELECT, ...s('LEN'),
     ...I32_CONST(0), ...s('I'),
-    // GROUP rows at a time
-    BLOCK, VOID, LOOP, VOID,
-    ...g('I'), ...I32_CONST(GROUP), I32_ADD, ...g('LEN'), I32_GT_U, BR_IF, 1,
-    ...dotCode(GROUP, d),
-    ...g('I'), ...I32_CONST(GROUP), I32_ADD, ...s('I'),
-    ...g('P0'), ...I32_CONST(GROUP * rowb), I32_ADD, ...s('P0'),
-    BR, 0, END, END,
-    // the rest one at a time
+    // every row of the block: its cosine and the block's maximum (first occurrence)
+    ...F64_CONST(-Infinity), ...s('BM'), ...I32_CONST(0), ...s('BA'),
     BLOCK, VOID, LOOP, VOID,
     ...g('I'), ...g('LEN'), I32_GE_U, BR_IF, 1,
-    ...dotCode(1, d),
+    ...dotCode(d),
     ...g('I'), ...I32_CONST(1), I32_ADD, ...s('I'),
     ...g('P0'), ...I32_CONST(rowb), I32_ADD, ...s('P0'),
-    BR, 0, END, END,
-    // block max (first occurrence)
-    ...F64_CONST(-Infinity), ...s('BM'), ...I32_CONST(0), ...s('BA'), ...I32_CONST(0), ...s('I'),
-    BLOCK, VOID, LOOP, VOID,
-    ...g('I'), ...g('LEN'), I32_GE_U, BR_IF, 1,
-    ...cosAt('I'), ...F64_LOAD_AT(0), TEE, loc.C, ...g('BM'), F64_GT,
-    IF, VOID, ...g('C'), ...s('BM'), ...g('I'), ...s('BA'), END,
-    ...g('I'), ...I32_CONST(1), I32_ADD, ...s('I'),
     BR, 0, END, END,
     // a new running max: rescale both lanes by e(κ(m − bm))
     ...g('BM'), ...g('M'), F64_GT,
