@@ -23,8 +23,10 @@ import { createNoveltyGate } from '../src/index.js';
 import { topEigen } from '../src/pca.js';
 import { near, randomUnit, rng, topicMixture } from '../src/test-utils.js';
 import { cBaseline, numpyBaseline, writeData } from './native.js';
+import { splitTrial } from './worker-split.js';
+import { cpus, loadavg } from 'node:os';
 
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'native,table,decision,commit').split(','));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'native,worker,table,decision,commit').split(','));
 /** Rounds of the native comparison (each: all candidates through the gate, then through each baseline). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DECISION_N = (process.env.BENCH_DECISION_N ?? '10000,100000').split(',').map(Number);
@@ -218,6 +220,33 @@ if (SECTIONS.has('native')) {
     '| d | N | exact route p50 | C -O3 -march=native p50 | exact / C | numpy 1-thread p50 | exact / numpy | JS Float32 scan + Math.exp p50 | kernel speed-up | write p50 (route + commit) | \\|score − C score\\| |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const l of lines) console.log(l);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A second core: the same kernel over half the rows in a worker thread (shared memory), vs one thread.
+// ---------------------------------------------------------------------------------------------
+if (SECTIONS.has('worker')) {
+  const lines: string[] = [];
+  const load = loadavg()[0];
+  for (const d of DIMS) {
+    for (const n of SIZES.filter((x) => x >= 10_000)) {
+      const { vectors } = topicMixture(n, d, Math.max(10, Math.round(n / 100)), 0.97, 4000 + d + n);
+      const r = rng(17 + n + d);
+      const cands = Array.from({ length: 2 * routesFor(n) }, (_, i) => {
+        const row = (i * 7919) % n;
+        return i % 2 ? randomUnit(d, r) : near(vectors.subarray(row * d, row * d + d), 0.97, r);
+      });
+      const t = await splitTrial(vectors, n, d, cands, 50);
+      lines.push(`| ${d} | ${n.toLocaleString('en-US')} | ${f(t.wall1)} | ${f(t.wall2)} | ${f(t.wall2 / t.wall1)} | ${f(t.cpu1)} | ${f(t.cpu2)} | ${e(t.maxScoreDiff)} |`);
+      process.stderr.write(`done worker d=${d} N=${n} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+    }
+  }
+  console.log(
+    `\n### A worker over half the rows (shared WebAssembly memory, Atomics) vs one thread: same kernel, same candidates, alternating; p50 per route, wall-clock and process CPU ms (1-min load average at the start: ${load.toFixed(1)} on ${cpus().length} cores)\n`,
+  );
+  console.log('| d | N | wall, 1 thread | wall, 2 threads | 2 / 1 | CPU, 1 thread | CPU, 2 threads (both) | max \\|Δscore\\| |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const l of lines) console.log(l);
 }
 

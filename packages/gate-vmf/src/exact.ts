@@ -205,8 +205,8 @@ function dotCode(d: number): number[] {
   return out;
 }
 
-/** The kernel module's bytes (deterministic). */
-export function exactKernelBytes(d: number): Uint8Array {
+/** The kernel module's bytes for rows of d floats (deterministic); `sharedMaxPages` makes it import a shared memory. */
+export function exactKernelBytes(d: number, sharedMaxPages?: number): Uint8Array {
   const rowb = 4 * d;
   const init: number[] = [];
   init.push(GET, OUT, ...I32_CONST(16), I32_ADD, ...s('COS'));
@@ -272,7 +272,8 @@ export function exactKernelBytes(d: number): Uint8Array {
   return Uint8Array.from([
     ...MODULE_HEADER,
     ...section(1, [1, 0x60, ...leb(params.length), ...params, 1, I32]),
-    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, ...leb(1)]),
+    // env.mem: min 1 page; a shared memory (flag 3, with its maximum) for the bench's two-thread trial
+    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, ...(sharedMaxPages ? [0x03, ...leb(1), ...leb(sharedMaxPages)] : [0x00, ...leb(1)])]),
     ...section(3, [1, 0]),
     ...section(7, [1, ...name('pass'), 0x00, 0]),
     ...section(10, [1, ...leb(body.length), ...body]),
