@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dotExact, EXACT_BLOCK, EXP_FLOOR, exactKernelBytes, exactKernelModule, exactPassJs, expBounded, WasmRowStore } from './exact.js';
 import { createNoveltyGate, vmfScore } from './index.js';
 import { near, randomUnit, rng } from './test-utils.js';
@@ -133,6 +133,35 @@ describe('exact pass (WebAssembly SIMD kernel and its JS twin, ours)', () => {
         expect(dec.score).toBe(Math.min(1, Math.max(-1, js.max + Math.log(js.shifted / stored.length) / dec.kappa)));
         expect(Math.abs(dec.score - referenceScore(x, stored.length, d, q, dec.kappa).score)).toBeLessThanOrEqual(1e-12);
       }
+    }
+  });
+
+  it('without a WebAssembly memory (none to be had, or no SIMD) every decision is the same, bit for bit', () => {
+    const d = 64;
+    const r = rng(21);
+    const centre = randomUnit(d, r);
+    const vs = Array.from({ length: 700 }, () => near(centre, 0.4 + 0.55 * r.u(), r));
+    const qs = Array.from({ length: 30 }, (_, i) => (i % 2 ? randomUnit(d, r) : near(centre, 0.9, r)));
+    const run = () => {
+      const gate = createNoveltyGate();
+      const out: unknown[] = [];
+      vs.forEach((v, i) => {
+        gate.commit('s', `m${i}`, v);
+        if (i % 50 === 49) for (const q of qs.slice(0, 5)) out.push(gate.route('s', q));
+      });
+      gate.remove('s', 'm3');
+      gate.replace('s', 'm10', qs[0]);
+      for (const q of qs) out.push(gate.route('s', q));
+      return { out, kernel: gate.stats('s')!.n };
+    };
+    const withKernel = run();
+    const spy = vi.spyOn(WasmRowStore, 'create').mockReturnValue(null);
+    try {
+      const without = run();
+      expect(spy).toHaveBeenCalled();
+      expect(without.out).toEqual(withKernel.out);
+    } finally {
+      spy.mockRestore();
     }
   });
 });
