@@ -2,6 +2,8 @@
  * Options of the Jev-Mem retriever (seed 000 §4 defaults unless marked *ours*), their resolution, and
  * the validation of a search request.
  */
+import type { LearnedModel } from '@mem/system-one';
+import { defaultRelevanceModel } from './relevance.js';
 import { MemValidationError, normalizeNow } from '@mem/core';
 import type { Embedder, MemoryStore, RelationSubtype, RelationView, SearchRequest } from '@mem/core';
 import { DEFAULT_SCORE_WEIGHTS, DEFAULT_STOPPING, type ScoreWeights, type StoppingThresholds } from './equations.js';
@@ -108,6 +110,14 @@ export interface JevRetrieverOptions {
   dialogueWeights?: Partial<DialogueWeights>;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
+  /**
+   * The learned candidate-relevance model (ours; `relevance.ts`): when set, the evidence order is its
+   * calibrated p(evidence) of each visited memory instead of the hand-weighted mix above. Default: the
+   * shipped `models/relevance.json`; `null` keeps the hand-weighted order (ablation).
+   */
+  relevanceModel?: LearnedModel | null;
+  /** Put each candidate's relevance features in the trace (`candidates[i].features`; for training). Default false. */
+  collectFeatures?: boolean;
   /** Name reported by `retriever.name`. Default `'jev'`. */
   name?: string;
 }
@@ -178,6 +188,8 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     dialogueWeight: options.dialogueWeight ?? JEV_DEFAULTS.dialogueWeight,
     dialogueWeights: { ...JEV_DEFAULTS.dialogueWeights, ...options.dialogueWeights },
     ablation: options.ablation ?? {},
+    relevanceModel: options.relevanceModel === undefined ? defaultRelevanceModel() : options.relevanceModel,
+    collectFeatures: options.collectFeatures ?? false,
   };
 }
 

@@ -15,6 +15,7 @@ import { byScore, dot, edgeDecay, nodeTimeMs, snapshotSpeakers, stateItem, succe
 
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 export { edgeDecay, successorOf } from './jev-visits.js';
+import { createRelevanceFeaturizer, relevanceProbability, speakerStats, type RelevanceFeature } from './relevance.js';
 
 /**
  * Create the Jev-Mem retriever. `search()` returns `{ evidence: [{ node, score, path }], trace }`
@@ -105,14 +106,29 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
             o.dialogueWeights.time !== 0 ? queryTimeInterval(query, new Date(nowMs).toISOString()) : null,
           )
         : null;
-    const dialogueMemo = new Map<string, number>();
-    const dialogueOfNode = (n: MemoryNode) => {
-      if (!dialogue) return 0;
+    const dialogueMemo = new Map<string, ReturnType<NonNullable<typeof dialogue>>>();
+    const dialoguePartsOf = (n: MemoryNode) => {
+      if (!dialogue) return null;
       let d = dialogueMemo.get(n.id);
-      if (d === undefined) dialogueMemo.set(n.id, (d = dialogue(n).value));
+      if (d === undefined) dialogueMemo.set(n.id, (d = dialogue(n)));
       return d;
     };
-    const dialogueOf = (v: Visit) => dialogueOfNode(v.node);
+    const dialogueOf = (v: Visit) => dialoguePartsOf(v.node)?.value ?? 0;
+    // Learned candidate relevance (ours): features of a visited memory, p(evidence) from the model.
+    const featurize = createRelevanceFeaturizer({
+      query,
+      routing,
+      rankings: { vector: vec.map((h) => h.node.id), lexical: lex.map((h) => h.node.id), lemma: lem.map((h) => h.node.id), context: ctx.map((h) => h.node.id) },
+      stats: speakerStats(snap ?? [...byId.values()]),
+    });
+    const supersededMemo = new Map<string, boolean>();
+    const isSuperseded = (n: MemoryNode) => {
+      let s = supersededMemo.get(n.id);
+      if (s === undefined) supersededMemo.set(n.id, (s = successorOf(n, snap, o.supersedingSubtypes) !== null));
+      return s;
+    };
+    const featuresOf = (v: Visit, maxPrior: number): Record<RelevanceFeature, number> =>
+      featurize({ node: v.node, prior: v.prior, maxPrior, score: v.score, cosine: v.cosine, depth: v.depth, dialogue: dialoguePartsOf(v.node), superseded: isSuperseded(v.node) });
     const fused = fusedAll.slice(0, o.maxAnchors);
     const tAnchors = performance.now();
 
@@ -135,11 +151,14 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // brought in with the anchor's prior, and the superseded one is demoted in the evidence order.
     const demote = routing.recencyImportance >= o.recencyQueryThreshold ? clamp01(o.obsoleteDemotion * routing.recencyImportance) : 0;
     const supersededIds = new Set<string>();
+    /** successor id → the superseded visits it replaces (their evidence value carries over; ours). */
+    const replaces = new Map<string, Visit[]>();
     if (demote > 0) {
       for (const v of [...visited.values()]) {
         const succ = successorOf(v.node, snap, o.supersedingSubtypes);
         if (!succ) continue;
         supersededIds.add(v.node.id);
+        replaces.set(succ, [...(replaces.get(succ) ?? []), v]);
         const s2 = snap?.byId.get(succ) ?? (await store.get(scope, succ).catch(() => null));
         if (!s2) continue;
         const have = visited.get(succ);
@@ -155,8 +174,16 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const finalOf = (v: Visit) => {
       let maxPrior = 0;
       for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
+      const superseded = supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes));
+      if (o.relevanceModel) {
+        // learned p(evidence); a superseded memory still yields to its successor for "now" queries
+        let p = relevanceProbability(o.relevanceModel, featuresOf(v, maxPrior));
+        // the successor of a superseded memory is at least as relevant as what it replaces
+        for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, relevanceProbability(o.relevanceModel, featuresOf(u, maxPrior)));
+        return superseded ? p * (1 - demote) : p;
+      }
       const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
-      const kept = supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes)) ? value * (1 - demote) : value;
+      const kept = superseded ? value * (1 - demote) : value;
       return kept + o.dialogueWeight * dialogueOf(v);
     };
     const ranked = (list: Iterable<Visit>) => {
@@ -352,7 +379,16 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       stopReason,
       controllerCalls: calls,
       nodesVisited: visited.size,
-      candidates: final.map(({ v, final: f }) => ({ id: v.node.id, final: f, score: v.score, prior: v.prior, dialogue: dialogueOf(v), depth: v.depth, view: v.view })),
+      candidates: final.map(({ v, final: f }) => ({
+        id: v.node.id,
+        final: f,
+        score: v.score,
+        prior: v.prior,
+        dialogue: dialogueOf(v),
+        depth: v.depth,
+        view: v.view,
+        ...(o.collectFeatures ? { features: featuresOf(v, Math.max(0, ...[...visited.values()].map((x) => x.prior))) } : {}),
+      })),
       edgesExamined,
       timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0 },
     };

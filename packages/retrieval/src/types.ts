@@ -48,7 +48,7 @@ export interface RetrievalTrace {
   controllerCalls: number;
   nodesVisited: number;
   /** Every visited candidate, best first: evidence order value, candidate score s̃, retrieval prior, dialogue term d_v (0 when off), depth, view reached by. */
-  candidates: { id: string; final: number; score: number; prior: number; dialogue: number; depth: number; view: RelationView | null }[];
+  candidates: { id: string; final: number; score: number; prior: number; dialogue: number; depth: number; view: RelationView | null; features?: Record<string, number> }[];
   edgesExamined: number;
   timings: { routingMs: number; anchorsMs: number; roundsMs: number; totalMs: number };
 }

@@ -8,7 +8,9 @@ import type { BackendRequest, SystemOneBackend } from '../backend';
 import { SystemOneError } from '../errors';
 import { renderValue, setOwn, type Question, type ResolvedRef } from '../schema';
 import { SCORERS, textsOf, type ScoreContext, withCallCache } from './scorers';
+import { queryOf } from './inputs';
 import { clamp01, features, logistic, setCosine, soft } from './text';
+import { ROUTING_HEADS, learnedRoute, type RoutingHead } from './routing-learned';
 
 export interface OfflineBackendOptions {
   /**
@@ -28,6 +30,10 @@ export interface OfflineBackendOptions {
 
 /** Answer one question offline; `embedCosine` supplies embedding cosines (or undefined). Exported for the bench's plain loop. */
 export function scoreQuestion(q: Question, refs: ResolvedRef[], ctx: ScoreContext): number | { probabilities: Record<string, number> } {
+  // routing: the learned models (routing.ts)
+  if (q.type === 'noul' && q.kind?.startsWith('routing.') && (ROUTING_HEADS as readonly string[]).includes(q.kind.slice(8))) {
+    return learnedRoute(queryOf(refs))[q.kind.slice(8) as RoutingHead];
+  }
   const scorer = q.kind ? SCORERS[q.kind] : undefined;
   if (scorer) {
     const r = scorer(refs, ctx);

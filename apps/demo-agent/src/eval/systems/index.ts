@@ -13,6 +13,8 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   hybrid: hybridSystem,
   mem0: (ctx) => import('./mem0.js').then((m) => m.mem0System(ctx)), // real mem0ai OSS Memory, offline (issue 7)
   // Ablations of jev (issue 5): each mechanism switched off in turn.
+  // The learned candidate relevance off: the hand-weighted evidence order (issue 16).
+  'jev-no-learned': jevSystem({ relevanceModel: null }),
   'jev-no-routing': jevSystem({ ablation: { routing: true } }),
   'jev-no-traversal': jevSystem({ ablation: { traversal: true } }),
   'jev-no-stopping': jevSystem({ ablation: { stopping: true } }),
@@ -39,6 +41,7 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
 
 /** The ablation variants, in table order. */
 export const JEV_ABLATIONS = [
+  'jev-no-learned',
   'jev-no-routing',
   'jev-no-traversal',
   'jev-no-stopping',

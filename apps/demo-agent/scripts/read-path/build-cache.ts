@@ -1,0 +1,17 @@
+/**
+ * Build the cached memories of the read-path corpus (see corpus.ts):
+ *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/read-path/build-cache.ts \
+ *     --locomo ../shared/data/locomo/locomo10-dev.json --beam ../shared/data/beam/500K --cache /tmp/mem-read-path
+ */
+import { parseArgs } from 'node:util';
+import { createWinkEmbedder } from '@mem/core';
+import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
+import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
+
+const { values } = parseArgs({ options: { locomo: { type: 'string' }, beam: { type: 'string' }, cache: { type: 'string' }, datasets: { type: 'string' } } });
+const embedder = createWinkEmbedder();
+const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined });
+for (const conv of corpus) {
+  const m = await memoryOf(conv, values.cache!, embedder, createEvalSystemOne(embedder));
+  await m.close();
+}

@@ -1,0 +1,183 @@
+/**
+ * Train the read path's candidate-relevance model (ours) from dump.ts output and write it to
+ * packages/retrieval/src/models/relevance.json (`mem.learned/1`).
+ *
+ *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/read-path/train.ts \
+ *     --data /tmp/mem-read-path/locomo.jsonl,/tmp/mem-read-path/beam.jsonl [--write]
+ *
+ * - Training rows: every visited candidate of the TRAIN split's questions with evidence (LoCoMo 0–3,
+ *   BEAM 1–5; corpus.ts), label = the candidate is one of the question's evidence turns. The held-out
+ *   split (LoCoMo 4–7, BEAM 6–10) is never used to fit anything; it is only reported.
+ * - L2 logistic regression (`trainLearnedModel` of @mem/system-one); the temperature is fitted on one
+ *   train conversation per dataset (LoCoMo 3, BEAM 5) left out of a first fit, then the model is refitted
+ *   on all train rows with that temperature.
+ * - Printed: AUC, ECE, accuracy and log loss of p(evidence) per dataset × split; evidence recall@10
+ *   of the visited candidates re-ranked by the model vs jev's hand-weighted order vs a perfect order,
+ *   per dataset × split, per question type and per conversation; and the two cross-dataset numbers
+ *   (trained on all LoCoMo dev → BEAM, and on all BEAM → LoCoMo).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  expectedCalibrationError,
+  fitTemperature,
+  modelLogits,
+  predictProbability,
+  rocAuc,
+  trainLearnedModel,
+  withTemperature,
+  type LearnedModel,
+} from '@mem/system-one';
+import { RELEVANCE_FEATURES } from '@mem/retrieval';
+
+interface Row {
+  dataset: string;
+  conversation: number;
+  split: 'train' | 'held';
+  qa: number;
+  type: string;
+  question: string;
+  evidence: string[];
+  candidates: { sourceId: string; label: number; features: Record<string, number> }[];
+}
+
+const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' } } });
+const rows: Row[] = values
+  .data!.split(',')
+  .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row))
+  .filter((r) => r.evidence.length > 0);
+const K = Number(values.k);
+const features = [...RELEVANCE_FEATURES];
+const CAL: Record<string, number> = { locomo: 3, beam: 5 };
+
+function fit(train: Row[], name = 'retrieval.relevance'): LearnedModel {
+  const X: number[][] = [];
+  const y: number[] = [];
+  for (const r of train) for (const c of r.candidates) {
+    X.push(features.map((f) => c.features[f]));
+    y.push(c.label);
+  }
+  return trainLearnedModel(X, y, { name, kind: 'logistic', features, classes: ['other', 'evidence'], l2: Number(values.l2), epochs: Number(values.epochs), learningRate: 0.05 });
+}
+
+function calibrated(train: Row[]): LearnedModel {
+  const first = fit(train.filter((r) => CAL[r.dataset] !== r.conversation));
+  const cal = train.filter((r) => CAL[r.dataset] === r.conversation);
+  const logits: number[] = [];
+  const labels: number[] = [];
+  for (const r of cal) for (const c of r.candidates) {
+    logits.push(modelLogits(first, c.features)[0]);
+    labels.push(c.label);
+  }
+  return withTemperature(fit(train), fitTemperature(logits, labels));
+}
+
+/** Recall@K of the candidates ordered by `score` (distinct source ids; split parts share one). */
+function recallAt(r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null): number {
+  const idx = r.candidates.map((c, i) => ({ c, i, s: score ? score(c, i) : -i }));
+  idx.sort((a, b) => b.s - a.s || a.i - b.i);
+  const top: string[] = [];
+  for (const x of idx) {
+    if (!top.includes(x.c.sourceId)) top.push(x.c.sourceId);
+    if (top.length >= K) break;
+  }
+  const gold = new Set(r.evidence);
+  return top.filter((s) => gold.has(s)).length / gold.size;
+}
+const oracle = (r: Row) => Math.min(K, new Set(r.candidates.filter((c) => c.label).map((c) => c.sourceId)).size) / new Set(r.evidence).size;
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
+
+function report(model: LearnedModel, subset: Row[], label: string): Record<string, number> {
+  const p: number[] = [];
+  const y: number[] = [];
+  for (const r of subset) for (const c of r.candidates) {
+    p.push(predictProbability(model, c.features));
+    y.push(c.label);
+  }
+  const acc = mean(p.map((x, i) => ((x >= 0.5 ? 1 : 0) === y[i] ? 1 : 0)));
+  const base = mean(y.map((v) => (v === 0 ? 1 : 0)));
+  const ll = -mean(p.map((x, i) => Math.log(Math.max(1e-12, y[i] ? x : 1 - x))));
+  const learned = mean(subset.map((r) => recallAt(r, (c) => predictProbability(model, c.features))));
+  const hand = mean(subset.map((r) => recallAt(r, null)));
+  const out = { questions: subset.length, candidates: p.length, auc: rocAuc(p, y), ece: expectedCalibrationError(p, y), accuracy: acc, majority: base, log_loss: ll, recall_learned: learned, recall_hand: hand, recall_oracle: mean(subset.map(oracle)) };
+  console.log(`| ${label} | ${out.questions} | ${out.candidates} | ${f3(out.auc)} | ${f3(out.ece)} | ${f3(out.accuracy)} (${f3(out.majority)}) | ${f3(out.log_loss)} | ${f3(out.recall_hand)} | ${f3(out.recall_learned)} | ${f3(out.recall_oracle)} |`);
+  return out;
+}
+
+const header = () => {
+  console.log(`| rows | questions | candidates | AUC | ECE | accuracy (majority) | log loss | recall@${K} hand order | recall@${K} learned | recall@${K} perfect order |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+};
+
+const train = rows.filter((r) => r.split === 'train');
+const model = calibrated(train);
+const datasets = [...new Set(rows.map((r) => r.dataset))];
+console.log(`\n## Candidate relevance (trained on the train split: ${datasets.map((d) => `${d} ${[...new Set(train.filter((r) => r.dataset === d).map((r) => r.conversation))].join(',')}`).join('; ')}; temperature ${model.temperature.toFixed(3)})\n`);
+header();
+const metrics: Record<string, Record<string, number>> = {};
+for (const d of datasets) for (const s of ['train', 'held'] as const) metrics[`${d}_${s}`] = report(model, rows.filter((r) => r.dataset === d && r.split === s), `${d} ${s}`);
+
+console.log(`\n### Recall@${K} per question type (held-out split): hand order → learned\n`);
+for (const d of datasets) {
+  const held = rows.filter((r) => r.dataset === d && r.split === 'held');
+  const types = [...new Set(held.map((r) => r.type))].sort();
+  console.log(`| ${d} type | n | hand | learned | Δ |`);
+  console.log('|---|---:|---:|---:|---:|');
+  for (const t of types) {
+    const sub = held.filter((r) => r.type === t);
+    const h = mean(sub.map((r) => recallAt(r, null)));
+    const l = mean(sub.map((r) => recallAt(r, (c) => predictProbability(model, c.features))));
+    console.log(`| ${t} | ${sub.length} | ${f3(h)} | ${f3(l)} | ${f3(l - h)} |`);
+  }
+  console.log('');
+}
+
+console.log(`### Recall@${K} per conversation: hand order → learned\n`);
+console.log('| dataset | conv | split | n | hand | learned |');
+console.log('|---|---:|---|---:|---:|---:|');
+for (const d of datasets) {
+  for (const c of [...new Set(rows.filter((r) => r.dataset === d).map((r) => r.conversation))].sort((a, b) => a - b)) {
+    const sub = rows.filter((r) => r.dataset === d && r.conversation === c);
+    console.log(`| ${d} | ${c} | ${sub[0].split} | ${sub.length} | ${f3(mean(sub.map((r) => recallAt(r, null))))} | ${f3(mean(sub.map((r) => recallAt(r, (x) => predictProbability(model, x.features)))))} |`);
+  }
+}
+
+if (datasets.length > 1) {
+  console.log(`\n### Cross-dataset: trained on ALL of one dataset's dev conversations, evaluated on the other\n`);
+  header();
+  for (const from of datasets) for (const to of datasets) {
+    if (from === to) continue;
+    const m = fit(rows.filter((r) => r.dataset === from));
+    metrics[`cross_${from}_to_${to}`] = report(m, rows.filter((r) => r.dataset === to), `${from} → ${to}`);
+  }
+}
+
+const weights = model.weights[0].map((w, i) => [features[i], w] as const).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+console.log(`\nweights (raw feature scale, largest first): ${weights.map(([f, w]) => `${f} ${w.toFixed(2)}`).join(', ')}; bias ${model.bias[0].toFixed(2)}`);
+
+if (values.write) {
+  const round = (x: number) => Math.round(x * 1e6) / 1e6;
+  const out: LearnedModel = {
+    ...model,
+    weights: model.weights.map((r) => r.map(round)),
+    bias: model.bias.map(round),
+    temperature: round(model.temperature),
+    training: {
+      script: 'apps/demo-agent/scripts/read-path/train.ts',
+      data: 'visited jev candidates (hand-weighted order) of LoCoMo dev and BEAM 500K questions with evidence',
+      train_split: { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
+      held_out_split: { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
+      temperature_fitted_on: CAL,
+      l2: Number(values.l2),
+      epochs: Number(values.epochs),
+      metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
+    },
+  };
+  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../packages/retrieval/src/models/relevance.json');
+  writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
+  console.log(`\nwritten ${file}`);
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it, vi } from 'vitest';
+import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
+import { createJevRetriever } from './jev.js';
+import {
+  RELEVANCE_FEATURES,
+  createRelevanceFeaturizer,
+  defaultRelevanceModel,
+  personShares,
+  queryFirstPerson,
+  rankFeature,
+  speakerStats,
+} from './relevance.js';
+import { hashEmbedder, makeNode, memoryStore, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
+import type { RetrievalTrace } from './types.js';
+
+vi.mock('@mem/system-one', async (importOriginal) => {
+  const real: any = await importOriginal();
+  const { standInCatalogue } = await import('./__fixtures__/catalogue-mock.js');
+  return { ...real, catalogue: real.catalogue ?? standInCatalogue };
+});
+
+const embedder = hashEmbedder();
+const route = { semantic: 0.9, temporal: 0.05, causal: 0.05, entity: 0.05, multi_hop_need: 0.1, recency_importance: 0.1 };
+const routing = { semantic: 0.9, temporal: 0.05, causal: 0.05, entity: 0.05, multiHopNeed: 0.1, recencyImportance: 0.1 };
+
+describe('relevance features (dataset-neutral role signals)', () => {
+  it('person shares, first-person queries, reciprocal ranks', () => {
+    expect(personShares('I think my plan works')).toEqual({ first: 2 / 5, second: 0 });
+    expect(personShares('You could try your backup')).toEqual({ first: 0, second: 2 / 5 });
+    expect(personShares('')).toEqual({ first: 0, second: 0 });
+    expect(queryFirstPerson('What deadline did I set?')).toBe(1);
+    expect(queryFirstPerson('What did Ana paint?')).toBe(0);
+    expect(rankFeature(undefined)).toBe(0);
+    expect(rankFeature(1)).toBeCloseTo(10 / 11, 12);
+  });
+
+  it('speaker statistics come from the scope: who talks about themselves, who asks', async () => {
+    const nodes = [
+      await makeNode(embedder, 'u1', 'I moved my pots to the terrace. Should I water daily?', { speaker: 'user' }),
+      await makeNode(embedder, 'a1', 'Water them every other day; the terrace is sunny.', { speaker: 'assistant' }),
+      await makeNode(embedder, 'u2', 'My tomatoes are red now.', { speaker: 'user' }),
+    ];
+    const s = speakerStats(nodes);
+    expect(s.firstPerson.get('user')).toBe(1);
+    expect(s.firstPerson.get('assistant')).toBe(0);
+    expect(s.questionRate.get('user')).toBe(0.5);
+    expect(speakerStats(nodes)).toBe(s); // cached per node list
+    const f = createRelevanceFeaturizer({ query: 'Where did I move my pots?', routing, rankings: { vector: ['a1', 'u1'], lexical: ['u1'], lemma: [], context: [] }, stats: s });
+    const x = f({ node: nodes[0], prior: 0.5, maxPrior: 1, score: 0.6, cosine: 0.3, depth: 0, dialogue: null, superseded: false });
+    expect(Object.keys(x)).toEqual([...RELEVANCE_FEATURES]);
+    for (const v of Object.values(x)) expect(Number.isFinite(v)).toBe(true);
+    expect(x).toMatchObject({ prior: 0.5, rank_vector: 10 / 12, rank_lexical: 10 / 11, rank_lemma: 0, anchor: 1, query_first_person: 1, speaker_first_person: 1 });
+    expect(x.qfp_x_turn_first_person).toBeCloseTo(x.turn_first_person, 12);
+  });
+});
+
+describe('the shipped relevance model', () => {
+  it('is a valid mem.learned/1 logistic model over RELEVANCE_FEATURES, trained by the script, with held-out metrics', () => {
+    const m = defaultRelevanceModel();
+    expect(m.name).toBe('retrieval.relevance');
+    expect(m.kind).toBe('logistic');
+    expect(m.features).toEqual([...RELEVANCE_FEATURES]);
+    expect(m.weights[0].some((w) => w !== 0)).toBe(true); // not a placeholder
+    const t = m.training as { script: string; metrics: Record<string, { auc: number; ece: number }> };
+    expect(t.script).toBe('apps/demo-agent/scripts/read-path/train.ts');
+    for (const split of ['locomo_held', 'beam_held']) {
+      expect(t.metrics[split].auc).toBeGreaterThan(0.6);
+      expect(t.metrics[split].ece).toBeLessThan(0.1);
+    }
+  });
+});
+
+describe('jev with a learned relevance model', () => {
+  async function setup() {
+    // the assistant's reply repeats the query's words; the user's own turn states the answer
+    const nodes = [
+      await makeNode(embedder, 'u', 'I set my deploy deadline for March first.', { speaker: 'user', observedAt: '2024-01-01T10:00:00.000Z' }),
+      await makeNode(embedder, 'a', 'A deploy deadline helps: what deadline did you set for the deploy?', { speaker: 'assistant', observedAt: '2024-01-01T10:00:01.000Z' }),
+      await makeNode(embedder, 'o', 'Soup recipes need salt.', { speaker: 'assistant', observedAt: '2024-01-01T10:00:02.000Z' }),
+    ];
+    return memoryStore(nodes);
+  }
+  const query = { scope: SCOPE, query: 'What deploy deadline did I set?', k: 3, now: '2024-02-01T00:00:00Z' };
+
+  it('orders evidence by the model, records features for training, and null keeps the hand-weighted order', async () => {
+    const store = await setup();
+    // a model file that prefers the asker's own first-person turns (loaded like the shipped one)
+    const model: LearnedModel = parseLearnedModel(
+      JSON.stringify({
+        format: 'mem.learned/1',
+        name: 'toy',
+        kind: 'logistic',
+        features: [...RELEVANCE_FEATURES],
+        classes: ['other', 'evidence'],
+        weights: [RELEVANCE_FEATURES.map((f) => (f === 'qfp_x_turn_first_person' ? 20 : 0))],
+        bias: [-2],
+        temperature: 1,
+      }),
+    );
+    const make = (relevanceModel: LearnedModel | null) =>
+      createJevRetriever({ store, systemOne: scriptedSystemOne(route), embedder, relevanceModel, collectFeatures: true, ablation: { traversal: true } });
+    const learned = await make(model).search(query);
+    expect(learned.evidence[0].node.id).toBe('u');
+    const trace = learned.trace as RetrievalTrace;
+    const top = trace.candidates[0];
+    expect(Object.keys(top.features!)).toEqual([...RELEVANCE_FEATURES]);
+    expect(top.final).toBeCloseTo(predictProbability(model, top.features!), 12); // the evidence value is p(evidence)
+    const hand = await make(null).search(query);
+    expect((hand.trace as RetrievalTrace).candidates[0].features).toBeDefined();
+    expect(hand.evidence.map((e) => e.score)).not.toEqual(learned.evidence.map((e) => e.score));
+  });
+});

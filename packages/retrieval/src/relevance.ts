@@ -1,0 +1,205 @@
+/**
+ * Learned candidate relevance (ours): the System-One question "is this visited memory evidence for the
+ * query?" answered by a small logistic model trained on the dev sets' evidence labels (LoCoMo dev
+ * conversations 0–3 and BEAM 500K conversations 1–5; script: apps/demo-agent/scripts/read-path/), shipped
+ * as `models/relevance.json` in the `mem.learned/1` format of `@mem/system-one`.
+ *
+ * The features are the same for every kind of chat (no dataset switch): the retrieval prior and the
+ * rank of the memory in each anchor ranking, the controller's candidate score and cosine, the dialogue
+ * signals (coverage by the turn and the turn it answers, answer act, the named speaker, the query's
+ * time), and role signals measured on the scope itself — how much of a speaker's talk is about
+ * themselves ("I", "my") and is questions, the turn's own first- and second-person share, length —
+ * crossed with whether the query asks about the asker ("I", "my"), plus the memory's position in the
+ * scope's time span crossed with the query's recency importance, and whether a later memory
+ * supersedes it.
+ */
+import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
+import type { MemoryNode } from '@mem/core';
+import type { RoutingProbabilities } from './equations.js';
+import { questionShare } from './dialogue.js';
+import type { ScopeSnapshot } from './lexical.js';
+import relevanceJson from './models/relevance.json';
+
+/** Feature names of the relevance model, in model order. */
+export const RELEVANCE_FEATURES = [
+  'prior',
+  'score',
+  'cosine',
+  'rank_vector',
+  'rank_lexical',
+  'rank_lemma',
+  'rank_context',
+  'anchor',
+  'coverage',
+  'answerness',
+  'question_share',
+  'named_speaker',
+  'time_match',
+  'turn_first_person',
+  'turn_second_person',
+  'turn_length',
+  'speaker_first_person',
+  'speaker_question_rate',
+  'query_first_person',
+  'qfp_x_speaker_first_person',
+  'qfp_x_turn_first_person',
+  'time_position',
+  'recency_x_time_position',
+  'superseded_x_recency',
+  'temporal_x_time_match',
+] as const;
+
+export type RelevanceFeature = (typeof RELEVANCE_FEATURES)[number];
+
+let shipped: LearnedModel | null = null;
+/** The shipped relevance model (`models/relevance.json`), validated once. */
+export function defaultRelevanceModel(): LearnedModel {
+  if (!shipped) shipped = parseLearnedModel(relevanceJson);
+  return shipped;
+}
+
+const FIRST = new Set(['i', 'me', 'my', 'mine', 'myself', "i'm", "i've", "i'd", "i'll", 'im', 'ive']);
+const SECOND = new Set(['you', 'your', 'yours', 'yourself', "you're", "you've", "you'll", "you'd"]);
+const words = (s: string): string[] => s.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
+
+/** Shares of first-person and second-person words in `text` (0 for no words). */
+export function personShares(text: string): { first: number; second: number } {
+  const w = words(text);
+  if (!w.length) return { first: 0, second: 0 };
+  let f = 0;
+  let s = 0;
+  for (const t of w) {
+    if (FIRST.has(t)) f++;
+    else if (SECOND.has(t)) s++;
+  }
+  return { first: f / w.length, second: s / w.length };
+}
+
+/** Whether a query asks about its asker: it says "I", "me", "my" … (1) or not (0). */
+export function queryFirstPerson(query: string): number {
+  return words(query).some((t) => FIRST.has(t)) ? 1 : 0;
+}
+
+interface SpeakerStats {
+  firstPerson: Map<string, number>;
+  questionRate: Map<string, number>;
+  minMs: number;
+  spanMs: number;
+}
+const statsCache = new WeakMap<ScopeSnapshot | MemoryNode[], SpeakerStats>();
+
+/**
+ * Per-speaker role statistics of a scope (cached per snapshot): the share of a speaker's turns that
+ * use first-person words, and the share that contain a question; and the scope's time span.
+ */
+export function speakerStats(source: ScopeSnapshot | MemoryNode[]): SpeakerStats {
+  let s = statsCache.get(source);
+  if (s) return s;
+  const nodes = Array.isArray(source) ? source : source.nodes;
+  const fp = new Map<string, { n: number; f: number; q: number }>();
+  let min = Infinity;
+  let max = -Infinity;
+  for (const n of nodes) {
+    const t = Date.parse(n.observedAt);
+    if (t < min) min = t;
+    if (t > max) max = t;
+    const key = n.speaker ?? '';
+    const e = fp.get(key) ?? { n: 0, f: 0, q: 0 };
+    e.n++;
+    if (personShares(n.text).first > 0) e.f++;
+    if (questionShare(n.text) > 0) e.q++;
+    fp.set(key, e);
+  }
+  s = {
+    firstPerson: new Map([...fp].map(([k, e]) => [k, e.f / e.n])),
+    questionRate: new Map([...fp].map(([k, e]) => [k, e.q / e.n])),
+    minMs: Number.isFinite(min) ? min : 0,
+    spanMs: Number.isFinite(max - min) && max > min ? max - min : 1,
+  };
+  statsCache.set(source, s);
+  return s;
+}
+
+/** Reciprocal rank 10 / (10 + rank) of a 1-based rank; 0 when not ranked. */
+export function rankFeature(rank: number | undefined): number {
+  return rank === undefined || rank < 1 ? 0 : 10 / (10 + rank);
+}
+
+/** What the featurizer needs to know about one visited candidate. */
+export interface CandidateView {
+  node: MemoryNode;
+  prior: number;
+  maxPrior: number;
+  score: number;
+  cosine: number;
+  depth: number;
+  dialogue: { coverage: number; answerness: number; speaker: number; time: number } | null;
+  superseded: boolean;
+}
+
+/**
+ * A featurizer for one query (ours): `rankings` are the anchor rankings (node ids, best first) of the
+ * vector, store BM25, lemma BM25 and context lemma BM25 searches. Node-level parts are memoised.
+ */
+export function createRelevanceFeaturizer(input: {
+  query: string;
+  routing: RoutingProbabilities;
+  rankings: { vector: string[]; lexical: string[]; lemma: string[]; context: string[] };
+  stats: SpeakerStats;
+}): (c: CandidateView) => Record<RelevanceFeature, number> {
+  const rank = (ids: string[]) => new Map(ids.map((id, i) => [id, i + 1]));
+  const r = { vector: rank(input.rankings.vector), lexical: rank(input.rankings.lexical), lemma: rank(input.rankings.lemma), context: rank(input.rankings.context) };
+  const qfp = queryFirstPerson(input.query);
+  const memo = new Map<string, { tfp: number; tsp: number; len: number; qs: number; sfp: number; sq: number; pos: number }>();
+  return (c) => {
+    const n = c.node;
+    let m = memo.get(n.id);
+    if (!m) {
+      const ps = personShares(n.text);
+      m = {
+        tfp: ps.first,
+        tsp: ps.second,
+        len: Math.log1p(n.text.length) / 10,
+        qs: questionShare(n.text),
+        sfp: input.stats.firstPerson.get(n.speaker ?? '') ?? 0,
+        sq: input.stats.questionRate.get(n.speaker ?? '') ?? 0,
+        pos: (Date.parse(n.observedAt) - input.stats.minMs) / input.stats.spanMs,
+      };
+      memo.set(n.id, m);
+    }
+    const d = c.dialogue ?? { coverage: 0, answerness: 0, speaker: 0, time: 0 };
+    const rec = input.routing.recencyImportance;
+    return {
+      prior: c.maxPrior > 0 ? c.prior / c.maxPrior : 0,
+      score: c.score,
+      cosine: c.cosine,
+      rank_vector: rankFeature(r.vector.get(n.id)),
+      rank_lexical: rankFeature(r.lexical.get(n.id)),
+      rank_lemma: rankFeature(r.lemma.get(n.id)),
+      rank_context: rankFeature(r.context.get(n.id)),
+      anchor: c.depth === 0 ? 1 : 0,
+      coverage: d.coverage,
+      answerness: d.answerness,
+      question_share: m.qs,
+      named_speaker: d.speaker,
+      time_match: d.time,
+      turn_first_person: m.tfp,
+      turn_second_person: m.tsp,
+      turn_length: m.len,
+      speaker_first_person: m.sfp,
+      speaker_question_rate: m.sq,
+      query_first_person: qfp,
+      qfp_x_speaker_first_person: qfp * m.sfp,
+      qfp_x_turn_first_person: qfp * m.tfp,
+      time_position: m.pos,
+      recency_x_time_position: rec * m.pos,
+      superseded_x_recency: c.superseded ? rec : 0,
+      temporal_x_time_match: input.routing.temporal * d.time,
+    };
+  };
+}
+
+/** p(evidence) of a candidate under `model` (features by name). */
+export function relevanceProbability(model: LearnedModel, features: Record<RelevanceFeature, number>): number {
+  return predictProbability(model, features);
+}
