@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createSqliteStore } from '@mem/core';
 import { main } from './cli.js';
 
 let dir: string;
@@ -83,6 +84,18 @@ describe('mem CLI', () => {
 
     const stats = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'stats')).out);
     expect(stats.nodes).toBe(2);
+  });
+
+  it('names the embedder and suggests --embedder when a database was built with another embedder', async () => {
+    const other = path.join(dir, 'other-embedder.sqlite');
+    const store = createSqliteStore({ path: other });
+    await store.open({ schemaVersion: 1, embeddingModel: 'some-other-model', dimension: 384 });
+    await store.close();
+    const r = await mem('--db', other, '--user', 'maya', 'stats');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('[STORE_META_MISMATCH]');
+    expect(r.err).toContain('"some-other-model"');
+    expect(r.err).toMatch(/hint: this database was built with another embedder; pass the --embedder it was built with/);
   });
 
   it('exits 2 on usage errors (unknown flag or command, missing argument) and 0 on --help / --version', async () => {

