@@ -64,3 +64,4 @@ export {
 export { episodeKey, turnNumber } from './episode.js';
 export { uuidv7 } from './ids.js';
 export { KeyedQueue } from './queue.js';
+export { NEAR_DUPLICATE_PAIRS, changeProbability, nearDuplicateEdges, nearDuplicateQuestions, type NearDuplicateOutcome } from './near-duplicates.js';

@@ -69,7 +69,7 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     expect(Object.keys(got!.types).sort()).toEqual(['episodic', 'preference', 'procedural', 'semantic']);
     expect(got!.embedding.length).toBe(embedder.dimension);
     const r2 = await m.add(dialogue[1]!);
-    expect(r2.controllerCalls).toBe(r2.action === 'add' ? 2 : 1);
+    expect(r2.controllerCalls).toBe(2); // typing + the relation batch (Add) or the near-duplicate check (Update / Noop)
     expect((await m.list({ scope })).map((n) => n.id)).toEqual([r.node.id, r2.node.id]);
     const h = await m.history({ scope });
     expect(h.map((e) => e.op)).toContain(r2.action.toUpperCase());
@@ -135,18 +135,27 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     await m.close();
   });
 
-  it('gate Noop (annotate): stored, REDUNDANT_WITH nearest, relation call saved; Update: UPDATES edge', async () => {
+  it('gate Noop (annotate): stored, near-duplicate check (one call), relation batch saved; Update: UPDATES edge', async () => {
     const gate = scriptedGate((n) => (n === 1 ? 'noop' : 'update'));
-    const m = make({ gate, consolidateEvery: 0 });
+    // the near-duplicate check (issue 17): same fact for the Noop, nothing for the Update
+    const { controller, stats } = scriptedController((k, _q, st) => {
+      const text = (st as { new_memory?: { text?: string } }).new_memory?.text ?? '';
+      if (k.endsWith('_redundant')) return text.includes('really') ? 0.9 : 0.1;
+      return k.startsWith('pair_') ? 0.05 : 0.3;
+    });
+    const m = make({ gate, consolidateEvery: 0, systemOne: controller });
     const a = await m.add({ text: 'I love green tea.', scope, observedAt: '2024-01-01T00:00:00Z' });
     const b = await m.add({ text: 'I really love green tea.', scope, observedAt: '2024-01-02T00:00:00Z' });
     expect(b.action).toBe('noop');
     expect(b.stored).toBe(true);
-    expect(b.controllerCalls).toBe(1);
-    expect(b.relations).toEqual([expect.objectContaining({ subtype: 'REDUNDANT_WITH', from: b.node.id, to: a.node.id })]);
+    expect(b.controllerCalls).toBe(2); // typing + the near-duplicate check
+    expect(stats.keys.filter((k) => k.startsWith('pair_0_')).sort()).toEqual(['pair_0_contradiction', 'pair_0_obsolete', 'pair_0_redundant']);
+    expect(b.relations).toEqual([expect.objectContaining({ subtype: 'REDUNDANT_WITH', from: b.node.id, to: a.node.id, probability: 0.9 })]);
     const c = await m.add({ text: 'I now prefer black tea.', scope, observedAt: '2024-01-03T00:00:00Z' });
     expect(c.action).toBe('update');
-    expect(c.relations).toEqual([expect.objectContaining({ subtype: 'UPDATES', from: c.node.id, to: a.node.id })]);
+    // the gate's UPDATES rule edge, and RELATED_TO (the gate's cosine) since the check found no relation
+    expect(c.relations.map((r) => r.subtype).sort()).toEqual(['RELATED_TO', 'UPDATES']);
+    expect(c.relations.find((r) => r.subtype === 'UPDATES')).toMatchObject({ from: c.node.id, to: a.node.id, origin: 'rule' });
     const s = await m.stats();
     expect(s.controllerCallsSaved).toBe(2);
     expect(s.gate).toMatchObject({ add: 1, noop: 1, update: 1 });

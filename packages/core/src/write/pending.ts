@@ -29,4 +29,8 @@ export interface Pending {
   nearest: MemoryNode | null;
   /** The write's consolidation-schedule record for its history row (null with consolidation off). */
   schedule: ScheduleRecord | null;
+  /** Older memories this one supersedes per its near-duplicate check (OBSOLETES; issue 17). */
+  supersedes?: string[];
+  /** The near-duplicate check's controller state (Noop / Update), reused by a consolidation pass. */
+  checkState?: { new_memory: Record<string, unknown>; candidates: Record<string, unknown>[] };
 }

@@ -39,7 +39,7 @@ function recorder(log: Log): WriteController {
   const inner = createSystemOne() as unknown as WriteController;
   return {
     async ask(state, questions) {
-      if ('pair_0_redundant' in questions) log.calls.push((state as { new_memory: { text: string } }).new_memory.text);
+      if ('pair_0_link' in questions) log.calls.push((state as { new_memory: { text: string } }).new_memory.text);
       return inner.ask(state, questions);
     },
   };
@@ -184,7 +184,7 @@ describe('hostile schedule records appended through the public store API', () =>
     const ctl: WriteController = {
       async ask(state, questions) {
         const r = await inner.ask(state, questions);
-        if ('pair_0_redundant' in questions) {
+        if ('pair_0_link' in questions) {
           const st = state as { new_memory: { text: string }; candidates: { text: string }[] };
           pairs.push(...st.candidates.map((c) => `${st.new_memory.text} | ${c.text}`));
           // "obsolete" with certainty for the pairs whose two texts are the same memory

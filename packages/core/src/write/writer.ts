@@ -25,6 +25,7 @@ import {
   differentEpisodes,
   edgesFromPairAnswers,
   finalizeEdges,
+  sharesEntity,
   noulValue,
   temporalRuleEdge,
   type EdgeDraft,
@@ -33,9 +34,10 @@ import {
 import { normalizeKeyword } from './signals.js';
 import { contentHash, type NormalizedObservation } from './validate.js';
 import { discoverCandidates } from './candidates.js';
-import { unitEmbedding } from './embedding.js';
+import { dot, unitEmbedding } from './embedding.js';
 import { memoryItem } from './items.js';
-import type { Pending } from './pending.js';
+import { NEAR_DUPLICATE_PAIRS, nearDuplicateEdges, nearDuplicateQuestions, type NearDuplicateOutcome } from './near-duplicates.js';
+import type { Candidate, Pending } from './pending.js';
 import { restoreSchedule } from './schedule.js';
 import { wrapError } from './write-errors.js';
 import { addCounters, emptyCounters, type AddResult, type WriteCounters, type WriteStage } from './write-results.js';
@@ -94,6 +96,47 @@ export interface WriterConfig {
 /** Write path of one memory instance; `writeScope` must be called under the scope's queue. */
 export class Writer {
   constructor(private readonly cfg: WriterConfig) {}
+
+  /**
+   * The near-duplicate check of a Noop / Update (ours; near-duplicates.ts): one call with three
+   * questions per pair against the gate's nearest memory and the best other candidates (at most
+   * NEAR_DUPLICATE_PAIRS). Sets `p.candidates` to the memories compared (consolidation reviews them).
+   */
+  private async nearDuplicateCheck(
+    scope: ResolvedScope,
+    rt: ScopeRuntime,
+    p: Pending,
+    nearest: MemoryNode,
+    nearestCosine: number,
+    pendingStored: Pending[],
+    byId: Map<string, Pending>,
+  ): Promise<NearDuplicateOutcome> {
+    const cfg = this.cfg;
+    let others = (await discoverCandidates(cfg, scope, rt, p, pendingStored, byId)).filter((c) => c.node.id !== nearest.id).slice(0, NEAR_DUPLICATE_PAIRS - 1);
+    // memories of earlier writes must still exist (another connection may have forgotten one): one read
+    const stored = others.filter((c) => !byId.has(c.node.id));
+    if (stored.length) {
+      let found: Set<string>;
+      try {
+        found = new Set((await cfg.store.getMany(scope, stored.map((c) => c.node.id))).map((n) => n.id));
+      } catch (e) {
+        throw wrapError('candidates', e);
+      }
+      others = others.filter((c) => byId.has(c.node.id) || found.has(c.node.id));
+    }
+    const checked: Candidate[] = [
+      // the cosine as discovery and a restored schedule compute it (bit-identical after a restart)
+      { node: nearest, cosine: dot(p.node.embedding, nearest.embedding), score: 1, sharedEntity: sharesEntity(p.node.entities, nearest.entities) },
+      ...others,
+    ];
+    const qs = nearDuplicateQuestions(cfg.questions.consolidation(checked.length, { representation: false }));
+    const state = { new_memory: memoryItem(p.node), candidates: checked.map((c) => memoryItem(c.node, c.cosine)) };
+    const answers = await this.ask(state, qs, 'relations');
+    p.calls++;
+    p.candidates = checked;
+    p.checkState = state; // a later consolidation pass reviews these items (copies made now)
+    return nearDuplicateEdges(p.node.id, checked.map((c) => c.node.id), answers, cfg.relationThreshold, { id: nearest.id, cosine: nearestCosine });
+  }
 
   private async ask(state: Record<string, unknown>, questions: Record<string, ControllerQuestion>, stage: string) {
     try {
@@ -320,7 +363,6 @@ export class Writer {
           schedule: null,
         };
         pendings.push(p);
-        if (!p.stored) continue;
 
         // nearest memory for Noop / Update (gate's nearest by cosine)
         if (decision.nearest && decision.action !== 'add') {
@@ -333,7 +375,17 @@ export class Writer {
             }
             if (p.nearest) rt.nodes.put(p.nearest);
           }
+          // the near-duplicate check (ours, near-duplicates.ts): contradicts / supersedes / same fact
+          if (p.nearest) {
+            const nd = await this.nearDuplicateCheck(scope, rt, p, p.nearest, decision.nearest.cosine, pendingStored, byId);
+            tick('relations');
+            // under `drop`, a Noop that changes what the memory holds is kept
+            if (!p.stored && nd.changesState) p.stored = true;
+            p.drafts.push(...nd.drafts);
+            p.supersedes = nd.supersedes;
+          }
         }
+        if (!p.stored) continue;
         // SAME_EPISODE chain (rule, ours): previous stored observation of the same episode
         const ep = episodeKey(obs.sourceId, obs.metadata);
         if (ep) {
@@ -361,14 +413,13 @@ export class Writer {
             p.relationState = { new_memory: memoryItem(node), candidates: p.candidates.map((c) => memoryItem(c.node, c.cosine)) };
           }
         } else if (p.nearest) {
-          const cos = Math.max(0, Math.min(1, decision.nearest!.cosine));
-          p.drafts.push({
-            from: node.id,
-            to: p.nearest.id,
-            subtype: decision.action === 'noop' ? 'REDUNDANT_WITH' : 'UPDATES',
-            probability: cos,
-            origin: 'rule',
-          });
+          // SAGE's Update: the new memory updates its nearest (rule edge, p = the gate's cosine); the
+          // near-duplicate check above added what the pair's questions found (a Noop gets no rule edge)
+          if (decision.action === 'update') {
+            const cos = Math.max(0, Math.min(1, decision.nearest!.cosine));
+            p.drafts.push({ from: node.id, to: p.nearest.id, subtype: 'UPDATES', probability: cos, origin: 'rule' });
+          }
+          // the full relation batch an Add gets was not asked
           counters.controllerCallsSaved++;
         }
         // commit to the gate (SAGE: Add and Update grow the gate's memory; Noop does not)
@@ -421,6 +472,13 @@ export class Writer {
 
       // 6. consolidation every `consolidateEvery` stored writes (seed 000 "periodic maintenance")
       const nodeUpdates = new Map<string, string>();
+      // memories a near-duplicate superseded (OBSOLETES): obsoleteBy = the newest memory that did
+      for (const p of pendingStored) {
+        for (const id of p.supersedes ?? []) {
+          const prev = nodeUpdates.get(id);
+          if (!prev || prev < p.node.id) nodeUpdates.set(id, p.node.id);
+        }
+      }
       const consolidationDrafts: EdgeDraft[] = [];
       const draftOwner = new Map<EdgeDraft, Pending>();
       const history: HistoryEntry[] = [];
@@ -432,9 +490,10 @@ export class Writer {
           // row (see ScheduleRecord), so restoreSchedule rebuilds exactly this state from the store
           rt.writes++;
           p.schedule = { write: rt.writes };
-          if (p.action !== 'noop' && p.candidates.length) {
+          // Adds, and (issue 17) Noops and Updates with the memories their near-duplicate check compared
+          if (p.candidates.length) {
             const related = new Set(p.drafts.filter((d) => d.subtype === 'RELATED_TO').map((d) => d.to));
-            const st = p.relationState as { new_memory: Record<string, unknown>; candidates: Record<string, unknown>[] } | null;
+            const st = (p.relationState ?? p.checkState ?? null) as { new_memory: Record<string, unknown>; candidates: Record<string, unknown>[] } | null;
             const reviewed = p.candidates.slice(0, cfg.consolidationPairs);
             p.schedule.candidates = reviewed.map((c) => c.node.id);
             const linked = p.schedule.candidates.filter((id) => related.has(id));
@@ -461,10 +520,32 @@ export class Writer {
         }
         for (const pass of passes) {
           counters.consolidations++;
+          // the reviewed writes and their candidates must still exist: another connection may have
+          // forgotten some since (one read per pass; the batch's own nodes are not stored yet)
+          const earlier = new Set<string>();
+          for (const w of pass.reviewed) for (const id of [w.node.id, ...w.candidates.map((c) => c.node.id)]) if (!byId.has(id)) earlier.add(id);
+          let present = earlier;
+          if (earlier.size) {
+            try {
+              present = new Set((await store.getMany(scope, [...earlier])).map((n) => n.id));
+            } catch (e) {
+              throw wrapError('consolidation', e);
+            }
+          }
+          const exists = (id: string) => byId.has(id) || present.has(id);
           await Promise.all(
             pass.reviewed.map(async (w) => {
+              if (!exists(w.node.id)) return;
               // never the node itself: discovery drops it from the pool, and a restored record's ids go
               // through reviewIds (so an `obsolete` answer cannot make a node obsolete by itself)
+              const kept = w.candidates.map((c, i) => ({ c, i })).filter((x) => exists(x.c.node.id));
+              if (kept.length !== w.candidates.length) {
+                w = {
+                  ...w,
+                  candidates: kept.map((x) => x.c),
+                  items: w.items ? { node: w.items.node, candidates: kept.map((x) => w.items!.candidates[x.i]!) } : undefined,
+                };
+              }
               const cands = w.candidates;
               if (!cands.length) return;
               // the representation Choice only matters when a summarizer can act on it

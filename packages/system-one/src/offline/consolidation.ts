@@ -2,6 +2,7 @@
 import type { ResolvedRef } from '../schema';
 import { CUES, antonymConflict, clamp01, containment, cueTest, intersectionSize, logistic, setCosine, soft, stem, type TextFeatures } from './text';
 import { feat, intervalOf, type Item, type ItemFeatures, kwOf, pair, type PairData, pairOf, type ScoreContext, sharedOf, type RedundancyLex } from './inputs';
+import { relationProbabilities } from './relation-model';
 import { num, relatedness } from './similarity';
 
 // ---------------------------------------------------------------------------------------------
@@ -121,32 +122,36 @@ export function contradictionScore(a: Item, b: Item, ctx: ScoreContext): number 
   return soft(0.03 + 0.95 * topic * conflict);
 }
 
-export function conRedundant(refs: ResolvedRef[], ctx: ScoreContext): number {
+/**
+ * The three pair questions of consolidation and of the write path's near-duplicate check (ours,
+ * issue 17) — same fact, contradiction, obsolete (the candidate is superseded by the new memory) —
+ * answered by the trained relation model (`relation-model.ts`, `relation.weights.json`): its
+ * calibrated p(same), p(contradiction) and p(update) for (candidate = older, new_memory = newer).
+ * A new memory whose time lies before the candidate's cannot make it obsolete, and a question
+ * (either side) neither contradicts nor supersedes.
+ */
+function relationOf(refs: ResolvedRef[]): { a: Item; b: Item; p: ReturnType<typeof relationProbabilities>; question: boolean } {
   const [a, b] = pair(refs);
-  return redundancy(a, b, ctx);
+  // a question states nothing: it neither contradicts nor supersedes, nor is it superseded
+  const question = cueTest(feat(a), CUES.question) || cueTest(feat(b), CUES.question);
+  return { a, b, p: relationProbabilities(b.text, a.text), question };
 }
-export function conContradiction(refs: ResolvedRef[], ctx: ScoreContext): number {
-  const [a, b] = pair(refs);
-  return contradictionScore(a, b, ctx);
+export function conRedundant(refs: ResolvedRef[], _ctx: ScoreContext): number {
+  const { a, b, p } = relationOf(refs);
+  if (feat(a).lower === feat(b).lower) return 0.97;
+  return soft(p.same);
 }
-export function conObsolete(refs: ResolvedRef[], ctx: ScoreContext): number {
-  const [a, b] = pair(refs);
-  const fa = feat(a);
-  const fb = feat(b);
-  const p = pairOf(fa, fb);
-  const topic = relatedness(a, b, ctx, num(b.cosine));
-  const shared = sharedOf(p, fa, fb) > 0 || kwOf(p, fa, fb) >= 2;
-  let z = -3 + 2.5 * topic + (shared ? 0.8 : 0);
-  const change = cueTest(fa, CUES.change);
-  if (change) z += 1.6;
-  const c = contradictionScore(a, b, ctx);
+export function conContradiction(refs: ResolvedRef[], _ctx: ScoreContext): number {
+  const { p, question } = relationOf(refs);
+  return soft(question ? 0 : p.contradiction);
+}
+export function conObsolete(refs: ResolvedRef[], _ctx: ScoreContext): number {
+  const { a, b, p, question } = relationOf(refs);
+  if (question) return soft(0);
   const ia = intervalOf(a);
   const ib = intervalOf(b);
-  const later = ia && ib ? (ia.start > ib.end ? 1 : ia.end < ib.start ? -1 : 0) : 0;
-  z += (later > 0 || change ? 2.5 : 0.8) * c;
-  z += later > 0 ? 0.5 : later < 0 ? -2.5 : 0;
-  if (redundancy(a, b, ctx) > 0.8) z -= 1;
-  return soft(logistic(z));
+  if (ia && ib && ia.end < ib.start) return soft(0); // the new memory is about an earlier time
+  return soft(p.update);
 }
 export function conLink(refs: ResolvedRef[], ctx: ScoreContext): number {
   const [a, b] = pair(refs);

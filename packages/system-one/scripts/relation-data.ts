@@ -1,0 +1,181 @@
+/**
+ * Labelled statement pairs for the write path's relation model (issue 17), shared by the training
+ * script (`scripts/train-relation.ts`) and the memory-state bench:
+ * - our own pairs, `test/relation-pairs.json` (scenario index % 4 == 3 held out);
+ * - BEAM dev pairs read at run time from `<beam>/<conv>/probing_questions.json` + `chat.json`
+ *   (never copied into the repository): `contradiction_resolution` (`source_chat_ids.first_statement`
+ *   / `second_statement`: the two user turns; the sentence pair with the largest word overlap is
+ *   used) and `knowledge_update` (`conversation_references`: the original and the updated statement,
+ *   without their label prefixes). Conversations 1–5 train, 6–10 are held out.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { features, intersectionSize } from '../src/offline/text';
+import { RELATION_LABELS, type RelationLabel } from '../src/offline/relation-model';
+
+export interface LabelledPair {
+  older: string;
+  newer: string;
+  label: RelationLabel;
+  /** Where it comes from: `ours:<scenario>`, `ours-cross:<i>-<j>`, `beam:<conv>:<kind>:<n>`. */
+  source: string;
+  heldOut: boolean;
+}
+
+const FIXTURE = resolve(import.meta.dirname, '../test/relation-pairs.json');
+
+/** Scenario index → held out (the fixture's fixed split). */
+export const isHeldOutScenario = (i: number): boolean => i % 4 === 3;
+
+/**
+ * Our pairs: (older, each other column) with the column's label, plus `crossPerScenario` pairs of
+ * statements from two different scenarios of the same split (label `unrelated`, deterministic).
+ */
+export function ourPairs(crossPerScenario = 1): LabelledPair[] {
+  const doc = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { columns: string[]; scenarios: string[][] };
+  const cols = doc.columns.slice(1) as RelationLabel[];
+  for (const c of cols) if (!RELATION_LABELS.includes(c)) throw new Error(`relation-pairs.json: unknown column ${c}`);
+  const out: LabelledPair[] = [];
+  doc.scenarios.forEach((s, i) => {
+    cols.forEach((label, k) => out.push({ older: s[0]!, newer: s[k + 1]!, label, source: `ours:${i}`, heldOut: isHeldOutScenario(i) }));
+  });
+  const n = doc.scenarios.length;
+  for (let i = 0; i < n; i++) {
+    for (let r = 1; r <= crossPerScenario; r++) {
+      // the next scenario of the same split, r steps on (wraps)
+      let j = i;
+      let steps = 0;
+      while (steps < r) {
+        j = (j + 1) % n;
+        if (isHeldOutScenario(j) === isHeldOutScenario(i)) steps++;
+      }
+      const newer = doc.scenarios[j]![(i + r) % 6]!;
+      out.push({ older: doc.scenarios[i]![0]!, newer, label: 'unrelated', source: `ours-cross:${i}-${j}`, heldOut: isHeldOutScenario(i) });
+    }
+  }
+  return out;
+}
+
+/** Default BEAM folder: `../shared/data/beam/500K` next to the repository, or `$MEM_BEAM_DIR`. */
+export function defaultBeamDir(): string {
+  return process.env.MEM_BEAM_DIR ?? resolve(import.meta.dirname, '../../../../shared/data/beam/500K');
+}
+
+export const BEAM_TRAIN = [1, 2, 3, 4, 5];
+export const BEAM_HELD_OUT = [6, 7, 8, 9, 10];
+
+interface Turn {
+  id: number;
+  role: string;
+  content: string;
+}
+
+function turnsOf(dir: string): Map<number, Turn> {
+  const chat = JSON.parse(readFileSync(resolve(dir, 'chat.json'), 'utf8')) as { turns: Turn[][] }[];
+  const m = new Map<number, Turn>();
+  for (const b of chat) for (const t of b.turns) for (const x of t) m.set(x.id, x);
+  return m;
+}
+
+/** Sentences of a chat turn without code blocks, of 4–60 words. */
+export function sentencesOf(text: string): string[] {
+  return text
+    .replace(/```[\s\S]*?```/g, ' ')
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => {
+      const w = s.split(/\s+/).length;
+      return w >= 4 && w <= 60;
+    });
+}
+
+/**
+ * The sentence pair (one from each text) with the largest Jaccard overlap of content words; with
+ * `negationBonus` > 0, pairs where exactly one sentence is negated get that much added (BEAM marks
+ * its `never_statement_violation` items: the contradiction is a "never" sentence).
+ */
+export function closestSentences(a: string, b: string, negationBonus = 0): [string, string] | null {
+  const sa = sentencesOf(a).slice(0, 30);
+  const sb = sentencesOf(b).slice(0, 30);
+  let best: [string, string] | null = null;
+  let bestJ = -1;
+  for (const x of sa) {
+    const fx = features(x).content;
+    for (const y of sb) {
+      const fy = features(y).content;
+      const i = intersectionSize(fx, fy);
+      const j = i / (fx.size + fy.size - i || 1) + (negationBonus && features(x).negated !== features(y).negated ? negationBonus : 0);
+      if (j > bestJ) {
+        bestJ = j;
+        best = [x, y];
+      }
+    }
+  }
+  return best;
+}
+
+/** "Performance & Optimization Labels:Memory Management: …", "Information Update: …" → the statement. */
+export function stripBeamLabel(s: string): string {
+  return s
+    .replace(/^[•\-\s]+/, '')
+    .replace(/^.*?Labels:\s*[^:]{0,60}:\s*/, '')
+    .replace(/^Information Update:\s*/i, '')
+    .trim();
+}
+
+export interface BeamPairs {
+  pairs: LabelledPair[];
+  /** knowledge_update questions with their turn ids (original, updated), for the read-path target. */
+  updates: { conv: number; question: string; original: number[]; updated: number[] }[];
+  /** contradiction_resolution items with the two turns' ids. */
+  contradictions: { conv: number; first: number[]; second: number[] }[];
+}
+
+/** BEAM dev pairs of the given conversations (see the module comment). Throws when the folder is missing. */
+export function beamPairs(dir: string, convs: readonly number[]): BeamPairs {
+  if (!existsSync(dir)) throw new Error(`BEAM data not found at ${dir} (pass --beam <dir> or set MEM_BEAM_DIR)`);
+  const out: BeamPairs = { pairs: [], updates: [], contradictions: [] };
+  for (const conv of convs) {
+    const d = resolve(dir, String(conv));
+    const q = JSON.parse(readFileSync(resolve(d, 'probing_questions.json'), 'utf8')) as Record<string, any[]>;
+    const turns = turnsOf(d);
+    const heldOut = BEAM_HELD_OUT.includes(conv);
+    (q.contradiction_resolution ?? []).forEach((c, n) => {
+      const first: number[] = c.source_chat_ids?.first_statement ?? [];
+      const second: number[] = c.source_chat_ids?.second_statement ?? [];
+      out.contradictions.push({ conv, first, second });
+      const a = first.map((id) => turns.get(id)?.content ?? '').join('\n');
+      // the second statement that overlaps the first most (some lists hold follow-up turns too)
+      let best: [string, string] | null = null;
+      let bestJ = -1;
+      for (const id of second) {
+        const bonus = /never/.test(String(c.contradiction_type ?? '')) ? 0.3 : 0;
+        const p = closestSentences(a, turns.get(id)?.content ?? '', bonus);
+        if (!p) continue;
+        const fa = features(p[0]).content;
+        const fb = features(p[1]).content;
+        const i = intersectionSize(fa, fb);
+        const j = i / (fa.size + fb.size - i || 1) + (bonus && features(p[0]).negated !== features(p[1]).negated ? bonus : 0);
+        if (j > bestJ) {
+          bestJ = j;
+          best = p;
+        }
+      }
+      // "first" / "second" are not the order of the turns: the older turn is the one said first
+      const firstIsOlder = Math.min(...first) <= Math.min(...second);
+      if (best) {
+        const [older, newer] = firstIsOlder ? best : [best[1], best[0]];
+        out.pairs.push({ older, newer, label: 'contradiction', source: `beam:${conv}:contradiction:${n}`, heldOut });
+      }
+    });
+    (q.knowledge_update ?? []).forEach((u, n) => {
+      const refs: string[] = u.conversation_references ?? [];
+      const ids = u.source_chat_ids ?? {};
+      out.updates.push({ conv, question: u.question, original: ids.original_info ?? [], updated: ids.updated_info ?? [] });
+      if (refs.length >= 2) {
+        out.pairs.push({ older: stripBeamLabel(refs[0]!), newer: stripBeamLabel(refs[refs.length - 1]!), label: 'update', source: `beam:${conv}:update:${n}`, heldOut });
+      }
+    });
+  }
+  return out;
+}

@@ -1,0 +1,196 @@
+/**
+ * The write path's pair-relation model (ours, issue 17): how a NEWER statement relates to an OLDER
+ * one — `contradiction` (incompatible claims), `update` (a later state of the same thing: the older
+ * one is outdated, superseded), `same` (the same fact), `related` (compatible, same topic) or
+ * `unrelated` (similar words, different thing). A softmax model in the shared `mem.learned/1`
+ * format (`../learned`), trained by `scripts/train-relation.ts` on our own labelled pairs
+ * (`test/relation-pairs.json`) and BEAM dev pairs, with temperature calibration; its weights ship in
+ * `relation.weights.json`. It answers the offline backend's `consolidation.contradiction`,
+ * `consolidation.obsolete` and `consolidation.redundant` questions instead of cue words.
+ *
+ * Features (all from the two texts, no embedder, so the model is the same under every embedder):
+ * word-set overlap (Jaccard, containment, the share of words only one side has, whether BOTH sides
+ * have words of their own — a substitution), negation on one side only, numbers on both sides that
+ * differ or agree, names that differ, a small sentiment-sign flip, length ratio, a few products with
+ * the overlap (a linear model cannot form them), and the words only the newer text has and only the
+ * older text has, each hashed into `RELATION_HASH_BUCKETS` buckets (the model learns which of them
+ * signal a change; nothing here lists such words).
+ */
+import { SystemOneError } from '../errors';
+import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned';
+import weights from './relation.weights.json';
+import { features, intersectionSize, stem } from './text';
+
+/** The labels of the training pairs. */
+export const RELATION_LABELS = ['contradiction', 'update', 'same', 'related', 'unrelated'] as const;
+export type RelationLabel = (typeof RELATION_LABELS)[number];
+/** The model's classes, in its order: `other` = related or unrelated (no edge of the check). */
+export const RELATION_CLASSES = ['contradiction', 'update', 'same', 'other'] as const;
+export type RelationClass = (typeof RELATION_CLASSES)[number];
+/** The class of a training label. */
+export function classOfLabel(label: RelationLabel): RelationClass {
+  return label === 'related' || label === 'unrelated' ? 'other' : label;
+}
+
+/** Buckets per hashed word bag (newer-only words, older-only words). */
+export const RELATION_HASH_BUCKETS = 48;
+
+const DENSE = [
+  'jaccard',
+  'containment',
+  'newer_only_share',
+  'older_only_share',
+  'substitution',
+  'negation_newer_only',
+  'negation_older_only',
+  'numbers_differ',
+  'numbers_agree',
+  'names_differ',
+  'names_shared',
+  'sentiment_flip',
+  'length_ratio',
+  'overlap_x_negation',
+  'overlap_x_numbers_differ',
+  'overlap_x_substitution',
+  'overlap_x_sentiment_flip',
+  'no_overlap',
+] as const;
+
+/** Feature names in model order: the dense features, then `new_h0…`, then `old_h0…`. */
+export const RELATION_FEATURES: readonly string[] = [
+  ...DENSE,
+  ...Array.from({ length: RELATION_HASH_BUCKETS }, (_, i) => `new_h${i}`),
+  ...Array.from({ length: RELATION_HASH_BUCKETS }, (_, i) => `old_h${i}`),
+];
+
+// A small sentiment lexicon (general English polarity, not a memory-decision cue list): its only use
+// is the sign-flip feature, whose weight is learned.
+const POSITIVE = new Set(['love', 'like', 'enjoy', 'adore', 'prefer', 'favorite', 'great', 'happy', 'good', 'best', 'fond', 'fan']);
+const NEGATIVE = new Set(['hate', 'dislike', 'detest', 'boring', 'bad', 'worst', 'awful', 'annoy', 'sad', 'stand', 'least', 'afraid', 'fear']);
+
+function polarity(tokens: readonly string[]): number {
+  let s = 0;
+  for (const t of tokens) {
+    const w = stem(t);
+    if (POSITIVE.has(w) || POSITIVE.has(t)) s++;
+    else if (NEGATIVE.has(w) || NEGATIVE.has(t)) s--;
+  }
+  return s;
+}
+
+/** FNV-1a 32-bit hash of a string. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Stems of every token (stop words included: "not", "now" and "no" matter here). */
+function stemsOf(tokens: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const t of tokens) {
+    const base = t.endsWith("n't") ? 'not' : t;
+    out.add(stem(base));
+  }
+  return out;
+}
+
+/**
+ * The feature vector of a pair (`older`, `newer`), in `RELATION_FEATURES` order (length
+ * 18 + 2 × `RELATION_HASH_BUCKETS`). Pure and deterministic; texts may carry a `Speaker:` prefix.
+ */
+export function relationFeatures(older: string, newer: string): number[] {
+  const fo = features(older);
+  const fn = features(newer);
+  const co = fo.content;
+  const cn = fn.content;
+  const inter = intersectionSize(co, cn);
+  const union = co.size + cn.size - inter;
+  const jaccard = union ? inter / union : 0;
+  const containment = Math.min(co.size, cn.size) ? inter / Math.min(co.size, cn.size) : 0;
+  const newerOnly = cn.size ? (cn.size - inter) / cn.size : 0;
+  const olderOnly = co.size ? (co.size - inter) / co.size : 0;
+  const substitution = cn.size - inter > 0 && co.size - inter > 0 ? 1 : 0;
+  const negNew = fn.negated && !fo.negated ? 1 : 0;
+  const negOld = fo.negated && !fn.negated ? 1 : 0;
+  const no = new Set(fo.numbers);
+  const nn = new Set(fn.numbers);
+  const numShared = intersectionSize(no, nn);
+  const numbersDiffer = no.size && nn.size && (numShared < no.size || numShared < nn.size) ? 1 : 0;
+  const numbersAgree = no.size && nn.size && numShared === no.size && numShared === nn.size ? 1 : 0;
+  const namesShared = intersectionSize(fo.entities, fn.entities);
+  const namesDiffer = fo.entities.size > namesShared && fn.entities.size > namesShared ? 1 : 0;
+  const po = polarity(fo.tokens);
+  const pn = polarity(fn.tokens);
+  const flip = po * pn < 0 || (po !== 0 && pn === 0 && fn.negated !== fo.negated) || (pn !== 0 && po === 0 && fn.negated !== fo.negated) ? 1 : 0;
+  const lo = fo.tokens.length;
+  const ln = fn.tokens.length;
+  const lengthRatio = Math.max(lo, ln) ? Math.min(lo, ln) / Math.max(lo, ln) : 0;
+  const negAny = negNew || negOld ? 1 : 0;
+  const dense = [
+    jaccard,
+    containment,
+    newerOnly,
+    olderOnly,
+    substitution,
+    negNew,
+    negOld,
+    numbersDiffer,
+    numbersAgree,
+    namesDiffer,
+    namesShared > 0 ? 1 : 0,
+    flip,
+    lengthRatio,
+    containment * negAny,
+    containment * numbersDiffer,
+    containment * substitution,
+    containment * flip,
+    inter === 0 ? 1 : 0,
+  ];
+  const so = stemsOf(fo.tokens);
+  const sn = stemsOf(fn.tokens);
+  const hNew = new Array<number>(RELATION_HASH_BUCKETS).fill(0);
+  const hOld = new Array<number>(RELATION_HASH_BUCKETS).fill(0);
+  for (const w of sn) if (!so.has(w)) hNew[fnv1a(w) % RELATION_HASH_BUCKETS] += 1;
+  for (const w of so) if (!sn.has(w)) hOld[fnv1a(w) % RELATION_HASH_BUCKETS] += 1;
+  // bag counts scaled so a long text does not dominate (√ of the count of distinct words)
+  const kn = 1 / Math.sqrt(Math.max(1, sn.size));
+  const ko = 1 / Math.sqrt(Math.max(1, so.size));
+  return [...dense, ...hNew.map((v) => v * kn), ...hOld.map((v) => v * ko)];
+}
+
+let shipped: LearnedModel | null = null;
+
+/** The shipped relation model (`relation.weights.json`), validated once. Throws `INVALID_MODEL` if the file does not fit `RELATION_FEATURES`. */
+export function relationModel(): LearnedModel {
+  if (shipped) return shipped;
+  const m = parseLearnedModel(weights);
+  if (m.features.length !== RELATION_FEATURES.length || m.features.some((f, i) => f !== RELATION_FEATURES[i])) {
+    throw new SystemOneError('INVALID_MODEL', `relation model ${m.name}: its features are not RELATION_FEATURES (retrain with scripts/train-relation.ts)`);
+  }
+  shipped = m;
+  return m;
+}
+
+const probCache = new Map<string, Record<RelationClass, number>>();
+const MAX_CACHE = 20_000;
+
+/**
+ * Calibrated probabilities of each relation class for (`older`, `newer`) (sum 1), from `model`
+ * (default: the shipped one). Memoised per text pair for the shipped model.
+ */
+export function relationProbabilities(older: string, newer: string, model?: LearnedModel): Record<RelationClass, number> {
+  const m = model ?? relationModel();
+  const key = model ? null : `${older}\u0000${newer}`;
+  if (key) {
+    const hit = probCache.get(key);
+    if (hit) return hit;
+  }
+  const p = predictProbabilities(m, relationFeatures(older, newer));
+  const out = Object.fromEntries(m.classes.map((c, i) => [c, p[i]])) as Record<RelationClass, number>;
+  if (key) {
+    if (probCache.size >= MAX_CACHE) probCache.clear();
+    probCache.set(key, out);
+  }
+  return out;
+}
