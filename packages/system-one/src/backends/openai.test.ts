@@ -66,6 +66,21 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
     expect(server.requests[1].body.response_format).toMatchObject({ type: 'json_schema', json_schema: { strict: true } });
   });
 
+  it('a server that rejects json_schema (llama-cpp-python: only text / json_object) gets json_object + schema, remembered', async () => {
+    server = await startOpenAICompatibleServer({
+      chat: (body) =>
+        body.response_format?.type === 'json_schema'
+          ? { status: 500, json: { error: { message: "response_format.type: Input should be 'text' or 'json_object'" } } }
+          : { json: chatCompletion('{"p": 0.25}') },
+    });
+    const s1 = createSystemOne({ backend: createOpenAIBackend({ baseURL: server.url, model: 'm', mode: 'json', concurrency: 1, maxRetries: 0 }) });
+    const r = await s1.ask({ query: 'When did Ana move?' }, { a: catalogue.routing.temporal(), b: catalogue.routing.causal() });
+    expect(r.answers).toEqual({ a: 0.25, b: 0.25 });
+    expect(r.traces.every((t) => !t.fallback)).toBe(true);
+    expect(server.requests.map((q) => q.body.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
+    expect(server.requests[1].body.response_format.schema).toMatchObject({ required: ['p'] });
+  });
+
   it('a malformed reply fails only its question (falls back), the others keep the model answer', async () => {
     server = await startOpenAICompatibleServer({
       chat: (body) => (userText(body).includes('why something happened') ? { json: chatCompletion('I refuse to answer') } : { json: chatCompletion('{"p": 0.9}') }),

@@ -7,7 +7,10 @@
  *   renormalised, unseen labels share the remaining mass);
  * - JSON mode when the server returns no logprobs (remembered for later calls) or `mode: 'json'`:
  *   `response_format: json_schema` asking for `{"p": number}` or `{"probabilities": {...}}`, parsed
- *   leniently (code fences, single quotes, trailing commas) and then validated.
+ *   leniently (code fences, single quotes, trailing commas) and then validated. A server that rejects
+ *   `json_schema` (e.g. llama-cpp-python's server accepts only `text` / `json_object`) gets
+ *   `{ type: 'json_object', schema }` instead, and one that rejects that too gets no response_format
+ *   (the prompt still asks for JSON); the working form is remembered.
  * 429 / 5xx / connection errors / timeouts are retried with exponential backoff (honouring
  * `retry-after`); at most `concurrency` requests are in flight.
  */
@@ -183,6 +186,8 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
   const topLogprobs = Math.min(20, Math.max(1, options.topLogprobs ?? 10));
   const tokensParam = options.maxTokensParam ?? 'max_tokens';
   let mode: 'logprobs' | 'json' = options.mode === 'json' ? 'json' : 'logprobs';
+  /** How the JSON path asks for JSON; downgraded when the server rejects a form (ours). */
+  let jsonFormat: 'json_schema' | 'json_object' | 'none' = 'json_schema';
 
   async function withRetries<T>(fn: () => Promise<T>, signal: AbortSignal): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -231,23 +236,43 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
     return { probabilities: probs };
   }
 
+  const responseFormat = (q: Question, form: typeof jsonFormat) =>
+    form === 'json_schema'
+      ? { response_format: { type: 'json_schema', json_schema: { name: q.type === 'noul' ? 'noul_answer' : 'choice_answer', strict: true, schema: jsonSchemaFor(q) } } }
+      : form === 'json_object'
+        ? { response_format: { type: 'json_object', schema: jsonSchemaFor(q) } }
+        : {};
+
   async function askJson(q: Question, state: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const res = await withRetries(
-      () =>
-        client.chat.completions.create(
-          {
-            model: options.model,
-            messages: [
-              { role: 'system', content: SYSTEM },
-              { role: 'user', content: buildPrompt(q, state, true) },
-            ],
-            temperature: 0,
-            response_format: { type: 'json_schema', json_schema: { name: q.type === 'noul' ? 'noul_answer' : 'choice_answer', strict: true, schema: jsonSchemaFor(q) } },
-          } as any,
-          { signal },
-        ),
-      signal,
-    );
+    let res: unknown;
+    for (;;) {
+      const form = jsonFormat;
+      try {
+        res = await withRetries(
+          () =>
+            client.chat.completions.create(
+              {
+                model: options.model,
+                messages: [
+                  { role: 'system', content: SYSTEM },
+                  { role: 'user', content: buildPrompt(q, state, true) },
+                ],
+                temperature: 0,
+                ...responseFormat(q, form),
+              } as any,
+              { signal },
+            ),
+          signal,
+        );
+        break;
+      } catch (e) {
+        // the server rejects this response_format (4xx/5xx naming it): try the next weaker form once
+        const err = SystemOneError.isInstance(e) ? (e as SystemOneError & { cause?: unknown }).cause : e;
+        const rejected = err instanceof OpenAI.APIError && err.status !== 429 && /response_format|json_schema|json_object/i.test(String(err.message));
+        if (!rejected || form === 'none' || signal.aborted) throw e;
+        if (jsonFormat === form) jsonFormat = form === 'json_schema' ? 'json_object' : 'none';
+      }
+    }
     const content = (res as any)?.choices?.[0]?.message?.content;
     if (typeof content !== 'string' || !content.trim()) throw new SystemOneError('INVALID_ANSWER', 'empty reply');
     return parseLenientJson(content);
