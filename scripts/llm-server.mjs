@@ -9,7 +9,8 @@
  *   node scripts/llm-server.mjs stop    # stops the server started above (PID file in the models folder)
  *
  * Paths: MEM_MODELS_DIR (default `${XDG_CACHE_HOME:-~/.cache}/mem/models`), `llama-venv/bin/python`
- * and `smollm2/SmolLM2-135M-Instruct.Q4_1.gguf` inside it. MEM_LLM_CTX sets the context (default 4096).
+ * and `smollm2/SmolLM2-135M-Instruct.Q4_1.gguf` inside it. MEM_LLM_CTX sets the context (default 4096),
+ * MEM_LLM_THREADS the threads (default 1).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,16 +75,19 @@ async function waitReady(url, child, logFile, timeoutMs) {
 export async function startLlmServer({ env = process.env, logFile, readyTimeoutMs = 120_000, detached = false } = {}) {
   const { dir, python, gguf, missing } = serverFiles(env);
   if (missing.length) throw new Error(`the LLM server needs ${missing.join(' and ')}: run \`pnpm models:fetch\``);
-  const log = logFile ?? path.join(dir, 'llm-server.log');
-  mkdirSync(path.dirname(log), { recursive: true });
+  const logOf = (port) => logFile ?? path.join(dir, `llm-server-${port}.log`);
+  mkdirSync(dir, { recursive: true });
   let lastError;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
+    const log = logOf(port);
     const out = openSync(log, 'w');
     const child = spawn(
       python,
-      ['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', MODEL_ALIAS, '--host', '127.0.0.1', '--port', String(port), '--n_ctx', env.MEM_LLM_CTX ?? '4096', '--n_threads', String(Math.max(1, os.availableParallelism()))],
-      { stdio: ['ignore', out, out], env: { ...env, PYTHONUNBUFFERED: '1' }, detached },
+      ['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', MODEL_ALIAS, '--host', '127.0.0.1', '--port', String(port), '--n_ctx', env.MEM_LLM_CTX ?? '4096', '--n_threads', env.MEM_LLM_THREADS ?? '1'],
+      // one thread and passive OpenMP waits: on a shared 2-core machine spinning threads made prompt
+      // evaluation ~100× slower (measured 515 ms per token with 2 threads under load)
+      { stdio: ['ignore', out, out], env: { ...env, PYTHONUNBUFFERED: '1', OMP_WAIT_POLICY: env.OMP_WAIT_POLICY ?? 'PASSIVE' }, detached },
     );
     const url = `http://127.0.0.1:${port}`;
     const stop = () =>
@@ -104,7 +108,8 @@ export async function startLlmServer({ env = process.env, logFile, readyTimeoutM
       lastError = e;
       await stop();
       // a port taken between freePort() and bind: try another one
-      if (!/address already in use|error while attempting to bind/i.test(readFileSync(log, 'utf8'))) break;
+      const text = readFileSync(log, 'utf8');
+      if (!/address already in use|error while attempting to bind/i.test(text)) break;
     }
   }
   throw lastError;
