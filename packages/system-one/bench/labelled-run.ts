@@ -15,7 +15,7 @@ export interface KindResult {
   correct: number;
   /** Answered by the fallback backend. */
   fallbacks: number;
-  /** Answered by no backend (neutral answer). */
+  /** Failed by the primary with no fallback answer (neutral answer). */
   errors: number;
   /** Answers that were not a valid distribution (must stay 0). */
   invalid: number;
@@ -47,7 +47,7 @@ export async function runLabelled(cases: readonly LabelledCase[], backend: Syste
     r.n++;
     const fell = traces.some((t) => t.fallback);
     if (fell) r.fallbacks++;
-    if (traces.some((t) => t.error)) r.errors++;
+    else if (traces.some((t) => t.error)) r.errors++; // no fallback and the primary failed: a neutral answer
     if (!validAnswer(a, q.type === 'choice' ? Object.keys(q.criteria) : null)) r.invalid++;
     const ok = typeof a === 'number' ? (a >= 0.5 ? 1 : 0) === c.label : (a as { choice: string }).choice === c.label;
     if (ok) r.correct++;

@@ -16,8 +16,9 @@ const url = process.env.MEM_TEST_LLM_URL;
 const model = process.env.MEM_TEST_LLM_MODEL ?? 'smollm2';
 if (!url) console.warn(`openai backend LLM test skipped: ${process.env.MEM_TEST_LLM_SKIP ?? 'no MEM_TEST_LLM_URL (run `pnpm test:integration`, which starts the local llama.cpp server)'}`);
 
-// Two labelled cases of every kind (58 questions per path).
-const cases = CATALOGUE_KINDS.flatMap((k) => dataset.filter((c) => c.kind === k).slice(0, 2));
+// Labelled cases of every kind: MEM_TEST_LLM_PER_KIND each (default 2: 58 questions per path).
+const perKind = Number(process.env.MEM_TEST_LLM_PER_KIND ?? 2);
+const cases = CATALOGUE_KINDS.flatMap((k) => dataset.filter((c) => c.kind === k).slice(0, perKind));
 
 describe.skipIf(!url)('openai backend on llama.cpp + SmolLM2 (every catalogue kind)', () => {
   it.each(['logprobs', 'json'] as const)('%s path: valid distributions for every kind, fallbacks counted', async (mode) => {
