@@ -10,7 +10,7 @@ const pkg = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serveArgs = ['--conditions=@mem/source', 'src/cli.ts', 'gate', 'serve', '--port', '0', '--json'];
 
 /** Resolve with the accumulated stdout once `pattern` appears in it. */
-function waitFor(child: ChildProcess, pattern: RegExp, ms = 20_000): Promise<string> {
+function waitFor(child: ChildProcess, pattern: RegExp, ms = 50_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
     const t = setTimeout(() => reject(new Error(`timeout waiting for ${pattern}; got: ${out}`)), ms);
@@ -64,5 +64,5 @@ setInterval(() => {}, 1000);`;
     expect(alive).toBe(false);
 
     expect(await Promise.all(direct)).toEqual([0, 0]);
-  }, 60_000);
+  }, 120_000);
 });
