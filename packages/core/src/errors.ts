@@ -27,6 +27,7 @@ export type MemErrorCode =
   | 'INVALID_INPUT'
   | 'NODE_NOT_FOUND'
   | 'STORE_META_MISMATCH'
+  | 'STORE_CONFLICT'
   | 'STORE_UNAVAILABLE'
   | 'STORE_ERROR'
   | 'EMBEDDER_ERROR'
@@ -92,6 +93,19 @@ export class StoreMetaMismatchError extends MemError {
   constructor(message: string, options?: MemErrorOptions) {
     super('STORE_META_MISMATCH', 'conflict', message, options);
     this.name = 'StoreMetaMismatchError';
+  }
+}
+
+/**
+ * A write lost a race with another writer of the same store (ours): a uniqueness constraint
+ * refused it, e.g. another process stored the same observation (same scope and content hash)
+ * first. Nothing of the batch was written; retrying it after re-reading the store is safe
+ * (`Memory.add` does so: the retry finds the stored observation and returns it as a duplicate).
+ */
+export class StoreConflictError extends MemError {
+  constructor(message: string, options?: MemErrorOptions) {
+    super('STORE_CONFLICT', 'conflict', message, options);
+    this.name = 'StoreConflictError';
   }
 }
 

@@ -198,6 +198,13 @@ export interface ListOptions {
  */
 export interface MemoryStore {
   readonly kind: string;
+  /**
+   * True when several processes may write this store at the same time (a database server such as
+   * Neo4j), so a `Memory`'s per-process state (its SAGE gates, node caches, candidate indexes) can go
+   * stale between two of its writes; `createMemory` then re-checks each scope before writing to it
+   * (see `MemoryOptions.writers`). Absent / false: one writing process (the embedded SQLite store).
+   */
+  readonly concurrentWriters?: boolean;
   /** Create or open; checks the recorded schema version, embedding model and dimension (StoreMetaMismatchError naming both on mismatch). */
   open(meta: StoreMeta): Promise<void>;
   /** The metadata recorded on first open, or null for a new store. */

@@ -26,6 +26,15 @@ export function uidOf(scope: ResolvedScope, id: string): string {
   return JSON.stringify([scopeKey(scope), id]);
 }
 
+/**
+ * Store-wide key of an observation's content: `[scopeKey, contentHash]` (JSON). A uniqueness
+ * constraint on it makes the database refuse a second node for the same observation in a scope,
+ * whichever process writes it (core's content hash covers scope, text, speaker, time and source).
+ */
+export function contentKeyOf(scope: ResolvedScope, contentHash: string): string {
+  return JSON.stringify([scopeKey(scope), contentHash]);
+}
+
 export type Props = Record<string, unknown>;
 
 /** Scope properties carried by every `:Memory` and `:MemoryHistory` node. */
@@ -60,6 +69,7 @@ export function nodeToProps(node: MemoryNode, rid = 0): Props {
     gate: node.gate ? JSON.stringify(node.gate) : null,
     sourceId: node.provenance.sourceId,
     contentHash: node.provenance.contentHash,
+    contentKey: contentKeyOf(node.scope, node.provenance.contentHash),
     metadata: JSON.stringify(node.provenance.metadata ?? {}),
     obsoleteBy: node.obsoleteBy ?? null,
     createdAt: node.createdAt,

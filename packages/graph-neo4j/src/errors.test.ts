@@ -13,7 +13,7 @@ describe('mapNeo4jError', () => {
     ['Neo.ClientError.Security.Unauthorized', 'STORE_UNAVAILABLE', 'unavailable'],
     ['Neo.ClientError.Security.AuthenticationRateLimit', 'STORE_UNAVAILABLE', 'unavailable'],
     ['Neo.ClientError.Database.DatabaseNotFound', 'STORE_UNAVAILABLE', 'unavailable'],
-    ['Neo.ClientError.Schema.ConstraintValidationFailed', 'STORE_ERROR', 'internal'],
+    ['Neo.ClientError.Schema.ConstraintValidationFailed', 'STORE_CONFLICT', 'conflict'],
     ['Neo.TransientError.Transaction.DeadlockDetected', 'STORE_ERROR', 'internal'],
     ['Neo.ClientError.Statement.SyntaxError', 'STORE_ERROR', 'internal'],
   ])('%s → %s', (code, memCode, category) => {

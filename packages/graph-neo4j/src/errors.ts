@@ -6,12 +6,12 @@
  * | `ServiceUnavailable`, `SessionExpired`, pool-acquisition / connect timeouts, ECONNREFUSED, ETIMEDOUT, ENOTFOUND, ECONNRESET, EHOSTUNREACH | `StoreUnavailableError` |
  * | `Neo.ClientError.Security.*` (bad credentials, rate limit, expired) | `StoreUnavailableError`, `details.code` = the Neo4j code |
  * | `Neo.ClientError.Database.DatabaseNotFound`, `Neo.TransientError.General.DatabaseUnavailable` | `StoreUnavailableError` |
- * | `Neo.ClientError.Schema.ConstraintValidationFailed`     | `StoreError`, `details.constraint = true` |
+ * | `Neo.ClientError.Schema.ConstraintValidationFailed`     | `StoreConflictError` (`STORE_CONFLICT`), `details.constraint = true`: another writer stored the same observation (content key) or id first |
  * | `Neo.TransientError.*` (deadlock, lock timeout)         | `StoreError`, `details.retriable = true` |
  * | anything else (syntax, procedure missing, …)            | `StoreError` |
  * | an `@mem` error (thrown by our own checks)              | passed through unchanged |
  */
-import { MemError, StoreError, StoreUnavailableError } from '@mem/core';
+import { MemError, StoreConflictError, StoreError, StoreUnavailableError } from '@mem/core';
 
 const NET_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const UNAVAILABLE_CODES = new Set([
@@ -68,7 +68,10 @@ export function mapNeo4jError(e: unknown, ctx: ErrorContext): MemError {
     return new StoreUnavailableError(`Neo4j refused the credentials (${code}) during ${ctx.operation}`, { cause: e, details });
   }
   if (code === 'Neo.ClientError.Schema.ConstraintValidationFailed') {
-    return new StoreError(`Neo4j constraint violated during ${ctx.operation}: ${message}`, { cause: e, details: { ...details, constraint: true } });
+    return new StoreConflictError(`Neo4j constraint violated during ${ctx.operation} (another writer stored the same observation or id first); nothing was written: ${message}`, {
+      cause: e,
+      details: { ...details, constraint: true },
+    });
   }
   if (code?.startsWith('Neo.TransientError.')) {
     return new StoreError(`Neo4j transient failure during ${ctx.operation}: ${message}`, { cause: e, details: { ...details, retriable: true } });

@@ -4,54 +4,20 @@
 // Central, Bolt on 127.0.0.1 and a free port, generated password) and stops it afterwards.
 // Against your own server: MEM_NEO4J_URI=neo4j://127.0.0.1:7687 MEM_NEO4J_PASSWORD=… pnpm --filter @mem/graph-neo4j test:integration
 // WARNING: they delete every :Memory, :MemoryHistory, :MemoryMeta and :MemoryState node of the target database.
-import neo4j from 'neo4j-driver';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreConformance } from '@mem/core/testing';
 import type { MemoryStore, StoreMeta } from '@mem/core';
 import { createNeo4jStore } from './store.js';
 import { INDEX_NAMES } from './schema.js';
+import { DATABASE, PASSWORD, URI, USER, logSkip, resetDatabase, withSession } from '../test/neo4j-test-db.js';
 import { buildGetQuery, buildLexicalSearchQuery, buildVectorSearchExactQuery, buildVectorSearchIndexQuery, toLuceneQuery } from './queries.js';
 import { makeNode, makeRelation, unit } from './test/fixtures.js';
 
-const URI = process.env.MEM_NEO4J_URI;
-const USER = process.env.MEM_NEO4J_USER ?? 'neo4j';
-const PASSWORD = process.env.MEM_NEO4J_PASSWORD ?? 'mem-password';
-const DATABASE = process.env.MEM_NEO4J_DATABASE || undefined;
-
-if (!URI) {
-  console.log(
-    `[graph-neo4j] Neo4j integration tests SKIPPED: ${process.env.MEM_NEO4J_SKIP_REASON ?? 'MEM_NEO4J_URI is not set'}. ` +
-      'Run `pnpm --filter @mem/graph-neo4j test:integration` (starts an embedded Neo4j 5.26 from Maven Central; needs Java 17+ and Maven), or set MEM_NEO4J_URI to your server.',
-  );
-}
-
-async function withSession<T>(fn: (s: ReturnType<ReturnType<typeof neo4j.driver>['session']>) => Promise<T>): Promise<T> {
-  const driver = neo4j.driver(URI!, neo4j.auth.basic(USER, PASSWORD), { disableLosslessIntegers: true });
-  const session = driver.session({ database: DATABASE });
-  try {
-    return await fn(session);
-  } finally {
-    await session.close();
-    await driver.close();
-  }
-}
+logSkip('neo4j.integration.test.ts');
 
 /** SHOW INDEXES rows (name, type, state, labels, properties, options). */
 async function showIndexes(): Promise<Record<string, any>[]> {
   return withSession(async (s) => (await s.run('SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, options')).records.map((r) => r.toObject()));
-}
-
-/**
- * Remove everything this store writes. The vector index is dropped only when its dimension differs
- * from the next test's (a new dimension needs a new index); the other indexes stay (open() is idempotent).
- */
-async function resetDatabase(dimension?: number): Promise<void> {
-  await withSession(async (session) => {
-    await session.run('MATCH (n) WHERE n:Memory OR n:MemoryHistory OR n:MemoryMeta OR n:MemoryState CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS');
-    const rows = (await session.run('SHOW VECTOR INDEXES YIELD name, options WHERE name = $name RETURN options', { name: INDEX_NAMES.vector })).records;
-    const dim = rows.length ? Number(rows[0].get('options')?.indexConfig?.['vector.dimensions']) : undefined;
-    if (rows.length && dim !== dimension) await session.run(`DROP INDEX ${INDEX_NAMES.vector} IF EXISTS`);
-  });
 }
 
 const stores: MemoryStore[] = [];

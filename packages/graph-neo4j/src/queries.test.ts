@@ -86,6 +86,7 @@ describe('Cypher builders', () => {
     expect(vector.cypher).toContain('toInteger($dimension)');
     expect((vector.params.dimension as any).toNumber()).toBe(384);
     expect(schema.find((q) => q.name === 'constraint.memoryId')!.cypher).toContain('REQUIRE m.uid IS UNIQUE');
+    expect(schema.find((q) => q.name === 'constraint.contentKey')!.cypher).toContain('REQUIRE m.contentKey IS UNIQUE');
     expect(schema.find((q) => q.name === 'index.fulltext')!.cypher).toContain('CREATE FULLTEXT INDEX');
   });
 

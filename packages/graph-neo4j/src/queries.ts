@@ -62,6 +62,8 @@ export function relTypesFor(views?: readonly RelationView[]): string {
 export function buildSchemaQueries(dimension: number): CypherQuery[] {
   return [
     q('constraint.memoryId', `CREATE CONSTRAINT ${INDEX_NAMES.idConstraint} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) REQUIRE m.uid IS UNIQUE`, {}),
+    // one node per distinct observation, enforced by the database (several writers): contentKey = [scopeKey, contentHash]
+    q('constraint.contentKey', `CREATE CONSTRAINT ${INDEX_NAMES.contentConstraint} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) REQUIRE m.contentKey IS UNIQUE`, {}),
     q('constraint.metaKey', `CREATE CONSTRAINT ${INDEX_NAMES.metaConstraint} IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE m.key IS UNIQUE`, {}),
     q('constraint.stateKey', `CREATE CONSTRAINT ${INDEX_NAMES.stateConstraint} IF NOT EXISTS FOR (s:${STATE_LABEL}) REQUIRE s.key IS UNIQUE`, {}),
     q('index.scope', `CREATE INDEX ${INDEX_NAMES.scope} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey)`, {}),

@@ -41,7 +41,10 @@ export function createDriverRunner(options: DriverRunnerOptions): QueryRunner & 
   const driver = neo4j.driver(options.uri, neo4j.auth.basic(options.user, options.password), {
     connectionTimeout: t,
     connectionAcquisitionTimeout: t,
-    maxTransactionRetryTime: t,
+    // retries of a failed transaction stop after t/4, so with the ~1 s back-off of the driver a dead
+    // server fails a call within t (measured on a real server killed mid-ingest: t = 3 s gave 7.4 s
+    // when the retries were allowed the whole t)
+    maxTransactionRetryTime: Math.floor(t / 4),
     disableLosslessIntegers: true,
     userAgent: '@mem/graph-neo4j',
     ...(options.driverConfig ?? {}),

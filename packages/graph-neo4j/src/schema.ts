@@ -29,6 +29,7 @@ export const ALLOWED_SCHEMA_NAMES: readonly string[] = Object.freeze([MEMORY_LAB
 
 export const INDEX_NAMES = Object.freeze({
   idConstraint: 'mem_memory_id_unique',
+  contentConstraint: 'mem_memory_content_unique',
   metaConstraint: 'mem_meta_key_unique',
   stateConstraint: 'mem_state_key_unique',
   stateScope: 'mem_state_scope',

@@ -40,6 +40,7 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
       undefined,
       'meta.read',
       'constraint.memoryId',
+      'constraint.contentKey',
       'constraint.metaKey',
       'constraint.stateKey',
       'index.scope',
@@ -77,6 +78,35 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
       await expect(store.neighbors(scopeA, ['a'], { subtypes: [bad as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     }
     expect(runner.log.length).toBe(before);
+  });
+
+  it('open: an index created by another process at the same moment counts as created; a schema deadlock is retried', async () => {
+    const thrown: string[] = [];
+    const base = recordingRunner(respondAll);
+    const runner = {
+      ...base,
+      async schema(q: CypherQuery) {
+        if (q.name === 'index.vector' && !thrown.includes('equivalent')) {
+          thrown.push('equivalent');
+          throw Object.assign(new Error('An equivalent index already exists'), { code: 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists' });
+        }
+        if (q.name === 'index.fulltext' && !thrown.includes('deadlock')) {
+          thrown.push('deadlock');
+          throw Object.assign(new Error('ForsetiClient can not acquire lock'), { code: 'Neo.TransientError.Transaction.DeadlockDetected' });
+        }
+        return base.schema(q);
+      },
+    };
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });
+    await store.open(META);
+    expect(thrown).toEqual(['equivalent', 'deadlock']);
+    expect(base.log.filter((l) => l.query?.name === 'index.fulltext').length).toBe(1); // the retried run (the failed one threw before recording)
+    const bad = createNeo4jStore({
+      uri: 'bolt://unused',
+      password: 'x',
+      runner: { ...recordingRunner(respondAll), schema: async () => Promise.reject(Object.assign(new Error('syntax'), { code: 'Neo.ClientError.Statement.SyntaxError' })) },
+    });
+    await expect(bad.open(META)).rejects.toMatchObject({ code: 'STORE_ERROR' });
   });
 
   it('rejects use before open and bad meta', async () => {

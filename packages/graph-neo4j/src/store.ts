@@ -55,6 +55,7 @@ import {
   buildVectorSearchExactQuery,
   buildVectorSearchIndexQuery,
   toLuceneQuery,
+  type CypherQuery,
 } from './queries.js';
 import { createDriverRunner, type QueryRunner, type Row } from './runner.js';
 
@@ -158,6 +159,8 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
 
   const store: MemoryStore & { readonly uri: string } = {
     kind: 'neo4j',
+    // several app instances may write one Neo4j database: createMemory re-checks each scope before a write
+    concurrentWriters: true,
     uri,
 
     async open(meta) {
@@ -175,7 +178,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
           const recorded = metaOf(existing[0].meta as Props);
           assertSameMeta(recorded, meta);
         }
-        for (const q of buildSchemaQueries(meta.dimension)) await r.schema(q);
+        for (const q of buildSchemaQueries(meta.dimension)) await runSchemaStatement(r, q);
         await r.schema(buildAwaitIndexesQuery(options.indexWaitSeconds ?? 60));
         const rows = await r.write((tx) => tx.run(buildInitMetaQuery(meta)));
         assertSameMeta(metaOf(rows[0].meta as Props), meta);
@@ -393,6 +396,32 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
     },
   };
   return store;
+}
+
+/** Schema errors that mean another process created the same index or constraint at the same moment. */
+const ALREADY_EXISTS = /^Neo\.ClientError\.Schema\.(EquivalentSchemaRuleAlreadyExists|IndexAlreadyExists|ConstraintAlreadyExists)$/;
+
+/**
+ * Run one idempotent schema statement (`… IF NOT EXISTS`) so that several processes opening the
+ * store at once all succeed (ours; seen on a real 5.26 server with 3 writers): a race lost to an
+ * equivalent index created concurrently counts as done, and a transient failure (schema lock
+ * deadlock) is retried up to 6 times with a growing pause (0.1, 0.2, … 3.2 s).
+ */
+async function runSchemaStatement(r: QueryRunner, q: CypherQuery): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await r.schema(q);
+      return;
+    } catch (e) {
+      const code = String((e as { code?: unknown })?.code ?? '');
+      if (ALREADY_EXISTS.test(code)) return;
+      if (code.startsWith('Neo.TransientError.') && attempt < 6) {
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        continue;
+      }
+      throw e;
+    }
+  }
 }
 
 function assertSameMeta(recorded: StoreMeta, wanted: StoreMeta): void {

@@ -20,6 +20,7 @@ import {
   type MemoryStore,
   type ObservationInput,
   type RelationView,
+  type ResolvedScope,
   type Retriever,
   type Scope,
   type SearchResult,
@@ -116,6 +117,25 @@ export interface MemoryOptions {
   embedBatchSize?: number;
   /** Clock in ms (tests). Default `Date.now`. */
   now?: () => number;
+  /**
+   * Who writes the store (ours). `'single'`: only this Memory; its per-process state (SAGE gates,
+   * node caches, candidate indexes, consolidation schedule) is trusted between writes. `'shared'`:
+   * other processes may write the same scopes at the same time; before each write to a scope this
+   * Memory reads the scope's latest history `seq` and, when another writer moved it since this
+   * Memory's last write, drops that scope's in-process state, which is then rebuilt from the store
+   * (snapshot + replay), so the gate routes against every stored memory. Costs two small reads per
+   * write. A write that loses a race on the store's content-key constraint (`STORE_CONFLICT`: the
+   * same observation stored by another writer first) is retried, up to 3 attempts, and returns that
+   * node as a `duplicate`. Default: `'shared'` when `store.concurrentWriters` (the Neo4j store),
+   * else `'single'`. A caller-supplied shared gate instance (`gate`) is process-local either way.
+   */
+  writers?: 'single' | 'shared';
+}
+
+/** A write refused by the store's uniqueness constraint after another writer stored the same content first. */
+function isStoreConflict(e: unknown): boolean {
+  if (!MemError.isInstance(e)) return false;
+  return e.code === 'STORE_CONFLICT' || e.details?.causeCode === 'STORE_CONFLICT';
 }
 
 /** Every key `createMemory` accepts; any other key is refused (INVALID_INPUT), so a typo is not silently ignored. */
@@ -136,6 +156,7 @@ const MEMORY_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MemoryOptions>([
   'extractor',
   'embedBatchSize',
   'now',
+  'writers',
 ]);
 
 export interface AddOptions {
@@ -332,6 +353,9 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   checkNumber('candidateK', options.candidateK, 0, 1000, true);
   checkNumber('candidateEfSearch', options.candidateEfSearch, 1, 1e6, true);
   checkNumber('embedBatchSize', options.embedBatchSize, 1, 1e6, true);
+  if (options.writers !== undefined && options.writers !== 'single' && options.writers !== 'shared') {
+    throw new MemValidationError('INVALID_INPUT', "writers must be 'single' or 'shared'");
+  }
   if (options.timeZone !== undefined) assertTimeZone(options.timeZone);
   if (options.policy !== undefined && options.policy !== 'annotate' && options.policy !== 'drop') {
     throw new MemValidationError('INVALID_INPUT', `policy must be "annotate" or "drop", got ${String(options.policy)}`);
@@ -382,6 +406,62 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     counters,
   });
   const queue = new KeyedQueue();
+  const shared = (options.writers ?? ((store as MemoryStore).concurrentWriters ? 'shared' : 'single')) === 'shared';
+  // 'shared' writers: per scope key, the latest history seq this Memory knows it has fully seen
+  const seenSeq = new Map<string, number>();
+  const latestSeq = async (scope: ResolvedScope): Promise<number> => {
+    try {
+      return (await store.history(scope, { limit: 1 }))[0]?.seq ?? 0;
+    } catch (e) {
+      throw new MemError('WRITE_FAILED', MemError.isInstance(e) ? e.category : 'unavailable', `Write failed at sync; nothing was written: ${(e as Error)?.message ?? e}`, {
+        cause: e,
+        details: { stage: 'sync', causeCode: MemError.isInstance(e) ? e.code : undefined },
+      });
+    }
+  };
+  /** Before a write: drop the in-process state of every scope another writer changed since our last write. */
+  const syncScopes = async (groups: Map<string, { obs: NormalizedObservation }[]>): Promise<Map<string, number>> => {
+    const before = new Map<string, number>();
+    for (const [key, items] of groups) {
+      const seq = await latestSeq(items[0]!.obs.scope);
+      if (seenSeq.get(key) !== seq) gates.invalidate(key);
+      before.set(key, seq);
+    }
+    return before;
+  };
+  /**
+   * After a write: remember the scope's latest seq only when every history row after `before` is
+   * this write's own (its nodes and relations); otherwise forget it, so the next write rebuilds.
+   */
+  const recordScopes = async (
+    groups: Map<string, { index: number; obs: NormalizedObservation }[]>,
+    before: Map<string, number>,
+    done: string[],
+    out: AddResult[],
+  ): Promise<void> => {
+    for (const [key, items] of groups) {
+      seenSeq.delete(key);
+      if (!done.includes(key)) continue;
+      const ours = new Set<string>();
+      for (const { index } of items) {
+        const r = out[index];
+        if (!r) continue;
+        ours.add(r.node.id);
+        for (const rel of r.relations) ours.add(rel.from).add(rel.to);
+      }
+      try {
+        const rows = await store.history(items[0]!.obs.scope, { limit: 512 });
+        const newer = rows.filter((h) => (h.seq ?? 0) > before.get(key)!);
+        // the rows read reach back to `before` (fewer than the limit, or an older row among them)
+        const complete = rows.length < 512 || newer.length < rows.length;
+        if (complete && newer.every((h) => h.nodeId === null || ours.has(h.nodeId))) {
+          seenSeq.set(key, newer.length ? (newer[newer.length - 1]!.seq ?? 0) : before.get(key)!);
+        }
+      } catch {
+        // unknown: the next write rebuilds the scope (the write itself is committed)
+      }
+    }
+  };
   let retriever: Retriever | null = null;
   let opened: Promise<void> | null = null;
   let closed = false;
@@ -447,24 +527,42 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       g.push({ index, obs });
     });
     const out: AddResult[] = new Array(validated.length);
-    await queue.run([...groups.keys()], async () => {
-      // all fallible work of every scope first, then one atomic store write per scope
-      const prepared: PreparedWrite[] = [];
+    for (let attempt = 1; ; attempt++) {
       try {
-        for (const [key, items] of groups) prepared.push(await writer.prepareScope(items[0]!.obs.scope, key, items));
+        await queue.run([...groups.keys()], async () => {
+          const before = shared ? await syncScopes(groups) : null;
+          // all fallible work of every scope first, then one atomic store write per scope
+          const prepared: PreparedWrite[] = [];
+          try {
+            for (const [key, items] of groups) prepared.push(await writer.prepareScope(items[0]!.obs.scope, key, items));
+          } catch (e) {
+            for (const p of prepared.reverse()) p.rollback();
+            throw e;
+          }
+          const done: string[] = [];
+          try {
+            for (let i = 0; i < prepared.length; i++) {
+              try {
+                for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
+                done.push([...groups.keys()][i]!);
+              } catch (e) {
+                for (const p of prepared.slice(i + 1)) p.rollback();
+                throw e;
+              }
+            }
+          } finally {
+            if (before) await recordScopes(groups, before, done, out);
+          }
+        });
+        break;
       } catch (e) {
-        for (const p of prepared.reverse()) p.rollback();
+        if (attempt < 3 && isStoreConflict(e)) {
+          for (const key of groups.keys()) gates.invalidate(key);
+          continue;
+        }
         throw e;
       }
-      for (let i = 0; i < prepared.length; i++) {
-        try {
-          for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
-        } catch (e) {
-          for (const p of prepared.slice(i + 1)) p.rollback();
-          throw e;
-        }
-      }
-    });
+    }
     return many ? out : out[0];
   }
 

@@ -28,7 +28,16 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
  * the same happens when stdin closes (the parent process died), so no orphan server is left.
  */
 public final class Main {
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable e) {
+      e.printStackTrace();
+      System.exit(1); // runs the shutdown hook: the DBMS's own threads would keep the JVM alive
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     int port = 0;
     boolean exitOnEof = false;
     Path data = null;
@@ -68,8 +77,13 @@ public final class Main {
 
     if (password != null && !password.isEmpty()) {
       // the embedded API runs with full rights: set the built-in user's password (idempotent on a reused --data folder)
-      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
-          "ALTER USER neo4j SET PASSWORD $p CHANGE NOT REQUIRED", java.util.Map.of("p", password));
+      try {
+        dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+            "ALTER USER neo4j SET PASSWORD $p CHANGE NOT REQUIRED", java.util.Map.of("p", password));
+      } catch (RuntimeException e) {
+        // a restart on the same --data folder with the same password: nothing to change
+        if (!String.valueOf(e.getMessage()).contains("cannot be the same") && !String.valueOf(e.getCause()).contains("cannot be the same")) throw e;
+      }
     }
     GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
     ConnectorPortRegister ports = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(ConnectorPortRegister.class);
