@@ -264,9 +264,10 @@ export function buildProgram(): Command {
     .option('--budget-tokens <n>', 'context token budget for the packed-context metrics', intOption('--budget-tokens'))
     .option('--conversations <list>', 'conversation indexes, e.g. 0,3', intList('--conversations'))
     .option('--audit <file>', 'apply corrected evidence/answers from locomo-audit-errors.json')
+    .option('--stores <list>', 'run every system on each store, side by side, e.g. sqlite,neo4j (default: --store)')
     .option('--out <file>', 'write the JSON report here')
     .option('--dump <file>', 'write one JSONL line per question and system')
-    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; out?: string; dump?: string }, cmd: Command) => {
+    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; stores?: string; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
       const engine = await import('./eval/engine.js');
       const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
@@ -285,6 +286,7 @@ export function buildProgram(): Command {
         audit: opts.audit,
         dump: opts.dump,
         embedder: resolveEmbedderKind(o.embedder),
+        stores: (opts.stores ? opts.stores.split(',').map((x) => x.trim()).filter(Boolean) : [o.store]) as ('sqlite' | 'neo4j')[],
         answerer: await evalAnswerer(log),
         onProgress: (e) => {
           if (e.phase === 'build') {

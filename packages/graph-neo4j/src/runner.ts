@@ -33,6 +33,13 @@ export interface DriverRunnerOptions {
   connectionTimeoutMs: number;
   /** Extra `neo4j-driver` config (merged last). */
   driverConfig?: Record<string, unknown>;
+  /**
+   * Sessions in flight at once; further calls wait in this runner's queue (not in the driver's pool,
+   * whose acquisition timeout would fail them). Default 32, below the driver's pool of 100: core's
+   * batch `add` looks up every observation's content hash at once (419 at once in a LoCoMo
+   * conversation exhausted the pool on a real server).
+   */
+  maxConcurrentSessions?: number;
 }
 
 /** A `QueryRunner` over `neo4j-driver` 5; each call opens a session and closes it in `finally`. */
@@ -49,6 +56,21 @@ export function createDriverRunner(options: DriverRunnerOptions): QueryRunner & 
     userAgent: '@mem/graph-neo4j',
     ...(options.driverConfig ?? {}),
   });
+  const limit = Math.max(1, options.maxConcurrentSessions ?? 32);
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  /** Run `fn` when fewer than `limit` sessions are in flight (FIFO). */
+  async function slot<T>(fn: () => Promise<T>): Promise<T> {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  }
   const toRows = (records: { toObject(): Row }[]): Row[] => records.map((r) => r.toObject());
   const session = (mode: 'READ' | 'WRITE') =>
     driver.session({ database: options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
@@ -58,31 +80,34 @@ export function createDriverRunner(options: DriverRunnerOptions): QueryRunner & 
     async verify() {
       await driver.verifyConnectivity({ database: options.database });
     },
-    async schema(query) {
-      const s = session('WRITE');
-      try {
-        const res = await s.run(query.cypher, query.params);
-        return toRows(res.records as any);
-      } finally {
-        await s.close();
-      }
-    },
-    async read(query) {
-      const s = session('READ');
-      try {
-        return await s.executeRead(async (tx) => toRows((await tx.run(query.cypher, query.params)).records as any));
-      } finally {
-        await s.close();
-      }
-    },
-    async write(work) {
-      const s = session('WRITE');
-      try {
-        return await s.executeWrite((tx) => work({ run: async (query) => toRows((await tx.run(query.cypher, query.params)).records as any) }));
-      } finally {
-        await s.close();
-      }
-    },
+    schema: (query) =>
+      slot(async () => {
+        const s = session('WRITE');
+        try {
+          const res = await s.run(query.cypher, query.params);
+          return toRows(res.records as any);
+        } finally {
+          await s.close();
+        }
+      }),
+    read: (query) =>
+      slot(async () => {
+        const s = session('READ');
+        try {
+          return await s.executeRead(async (tx) => toRows((await tx.run(query.cypher, query.params)).records as any));
+        } finally {
+          await s.close();
+        }
+      }),
+    write: (work) =>
+      slot(async () => {
+        const s = session('WRITE');
+        try {
+          return await s.executeWrite((tx) => work({ run: async (query) => toRows((await tx.run(query.cypher, query.params)).records as any) }));
+        } finally {
+          await s.close();
+        }
+      }),
     async close() {
       await driver.close();
     },

@@ -18,7 +18,7 @@ import {
 } from './locomo.js';
 import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, recallAtK } from './metrics.js';
 import type { EvalObservation } from './locomo.js';
-import type { EvalSystem, EvalSystemFactory } from './types.js';
+import type { EvalStoreKind, EvalSystem, EvalSystemFactory } from './types.js';
 import { bleu1, tokenF1, type LlmJudge } from './answers.js';
 import type { SystemTwo } from '../answer/system-two.js';
 import type { EmbedderKind } from '../embedder.js';
@@ -53,6 +53,8 @@ export interface EvalReport<C extends object = Record<string, unknown>> {
     conversations: number[];
     /** Embedder model every system used (e.g. `wink-glove-100d-sif`, `all-MiniLM-L6-v2`); absent in older reports. */
     embedder?: string;
+    /** Stores the @mem systems ran on, when not only the default SQLite (`<system>@<store>` names with two or more). */
+    stores?: EvalStoreKind[];
   } & C;
   systems: Record<string, SystemReport>;
 }
@@ -140,6 +142,12 @@ export interface RunLocomoEvalOptions {
   answerer?: { systemTwo: SystemTwo; judge?: LlmJudge | null };
   /** Embedder of every system in the run: glove (default) | minilm | openai (see ../embedder.ts). */
   embedder?: EmbedderKind;
+  /**
+   * Stores the @mem systems run on (ours). Default `['sqlite']`. With two or more, every system runs
+   * once per store, named `<system>@<store>` (e.g. `jev@sqlite`, `jev@neo4j`), in the same run, and
+   * {@link formatStoreComparison} prints them side by side. `neo4j` reads MEM_NEO4J_URI / USER / PASSWORD.
+   */
+  stores?: EvalStoreKind[];
 }
 
 /** Options of `runEval` (the dataset-neutral part of `RunLocomoEvalOptions`). */
@@ -157,6 +165,12 @@ export interface RunEvalOptions {
   answerer?: { systemTwo: SystemTwo; judge?: AnswerJudge | null };
   /** Embedder of every system in the run: glove (default) | minilm | openai (see ../embedder.ts). */
   embedder?: EmbedderKind;
+  /**
+   * Stores the @mem systems run on (ours). Default `['sqlite']`. With two or more, every system runs
+   * once per store, named `<system>@<store>` (e.g. `jev@sqlite`, `jev@neo4j`), in the same run, and
+   * {@link formatStoreComparison} prints them side by side. `neo4j` reads MEM_NEO4J_URI / USER / PASSWORD.
+   */
+  stores?: EvalStoreKind[];
 }
 
 function readJson(p: string, what: string): unknown {
@@ -256,6 +270,16 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
     if (!factory) throw new MemValidationError('INVALID_INPUT', `unknown system "${s}" (known: ${Object.keys(registry).join(', ')})`);
     return { name: s, factory };
   });
+  const stores = options.stores ?? ['sqlite'];
+  if (stores.length === 0 || stores.some((st) => st !== 'sqlite' && st !== 'neo4j') || new Set(stores).size !== stores.length) {
+    throw new MemValidationError('INVALID_INPUT', `stores must be distinct of sqlite, neo4j; got ${JSON.stringify(stores)}`);
+  }
+  if (stores.length > 1 || stores[0] !== 'sqlite') {
+    const base = systems.splice(0, systems.length);
+    for (const st of stores) {
+      for (const b of base) systems.push({ name: stores.length > 1 ? `${b.name}@${st}` : b.name, factory: (ctx) => b.factory({ ...ctx, store: st }) });
+    }
+  }
   if (systems.length === 0) throw new MemValidationError('INVALID_INPUT', 'no systems to evaluate');
   if (new Set(systems.map((s) => s.name)).size !== systems.length) throw new MemValidationError('INVALID_INPUT', 'duplicate system names');
 
@@ -383,6 +407,7 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
       budget_tokens: budgetTokens,
       conversations: prepared.map((p) => p.index),
       embedder: (runShared.get('embedder') as { model?: string } | undefined)?.model ?? options.embedder ?? 'glove',
+      ...(stores.length > 1 || stores[0] !== 'sqlite' ? { stores } : {}),
     },
     systems: {},
   };
@@ -455,6 +480,45 @@ export function formatLocomoMarkdown(report: LocomoReport): string {
       out.push(`| ${n} | ${a.answered} | ${a.failed} | ${tokenGroups.map((g) => `${fmt(a.token_f1[g])} / ${fmt(a.bleu1[g])} / ${fmt(a.llm_judge[g])}`).join(' | ')} |`);
     }
   }
+  const comparison = formatStoreComparison(report);
+  if (comparison) out.push('', comparison);
+  return out.join('\n');
+}
+
+/**
+ * The same systems on two stores side by side (ours; `--stores sqlite,neo4j`): overall recall@k on
+ * each store and the difference (second − first), build (ingest) seconds and query latency p50 / p95
+ * on each, with the ratio second / first. '' when the report ran on fewer than two stores. Ratios
+ * come from one run on one machine: compare them, not the absolute times.
+ */
+export function formatStoreComparison(report: EvalReport): string {
+  const stores = report.config.stores ?? [];
+  if (stores.length < 2) return '';
+  const [a, b] = stores as [EvalStoreKind, EvalStoreKind];
+  const bases = [...new Set(Object.keys(report.systems).filter((n) => n.endsWith(`@${a}`)).map((n) => n.slice(0, -a.length - 1)))].filter((x) => report.systems[`${x}@${b}`]);
+  const ks = report.config.ks;
+  const out = [
+    `Stores side by side: ${a} vs ${b} (same systems, same run; Δ = ${b} − ${a}, ratio = ${b} / ${a})`,
+    '',
+    `| system | ${ks.map((k) => `recall@${k} ${a} / ${b} (Δ)`).join(' | ')} | ingest s ${a} / ${b} (ratio) | p50 ms ${a} / ${b} (ratio) | p95 ms ${a} / ${b} (ratio) |`,
+    `|---|${ks.map(() => '---').join('|')}|---|---|---|`,
+  ];
+  const ratio = (x: number, y: number) => (x > 0 ? `${(y / x).toFixed(2)}×` : '–');
+  let maxDelta = 0;
+  for (const n of bases) {
+    const x = report.systems[`${n}@${a}`]!;
+    const y = report.systems[`${n}@${b}`]!;
+    const cells = ks.map((k) => {
+      const rx = x.recall_at_k.overall?.[String(k)] ?? 0;
+      const ry = y.recall_at_k.overall?.[String(k)] ?? 0;
+      maxDelta = Math.max(maxDelta, Math.abs(ry - rx));
+      return `${fmt(rx)} / ${fmt(ry)} (${ry - rx >= 0 ? '+' : ''}${(ry - rx).toFixed(3)})`;
+    });
+    out.push(
+      `| ${n} | ${cells.join(' | ')} | ${x.build_seconds.toFixed(1)} / ${y.build_seconds.toFixed(1)} (${ratio(x.build_seconds, y.build_seconds)}) | ${x.query_latency_ms.p50.toFixed(1)} / ${y.query_latency_ms.p50.toFixed(1)} (${ratio(x.query_latency_ms.p50, y.query_latency_ms.p50)}) | ${x.query_latency_ms.p95.toFixed(1)} / ${y.query_latency_ms.p95.toFixed(1)} (${ratio(x.query_latency_ms.p95, y.query_latency_ms.p95)}) |`,
+    );
+  }
+  out.push('', `largest overall recall difference: ${maxDelta.toFixed(3)}`);
   return out.join('\n');
 }
 

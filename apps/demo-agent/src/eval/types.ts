@@ -45,6 +45,11 @@ export interface EvalSystemContext {
   runShared: Map<string, unknown>;
   /** Register cleanup to run after every system of the conversation finished. */
   defer(cleanup: () => Promise<void> | void): void;
+  /** The store the @mem systems keep their memory in (`--store` / `--stores`); default `sqlite` (in memory). */
+  store?: EvalStoreKind;
 }
+
+/** Store backends an eval can run the @mem systems on (ours): SQLite in memory, or Neo4j at MEM_NEO4J_URI. */
+export type EvalStoreKind = 'sqlite' | 'neo4j';
 
 export type EvalSystemFactory = (ctx: EvalSystemContext) => EvalSystem | Promise<EvalSystem>;

@@ -3,7 +3,7 @@
  * memory, offline wink embedder, offline System One, SAGE gate, Jev write path), shared by every
  * @mem retriever evaluated on that conversation, so jev and the flat baselines read the same memory.
  */
-import { createMemory, createSqliteStore, resolveScope } from '@mem/core';
+import { MemValidationError, createMemory, createSqliteStore, resolveScope } from '@mem/core';
 import { runEmbedder } from './embedder.js';
 import type { Embedder, Memory, ResolvedScope, Retriever } from '@mem/core';
 import { createOfflineBackend, createSystemOne } from '@mem/system-one';
@@ -53,21 +53,31 @@ export interface SharedMemoryOptions {
 /** Build (once per conversation and memory configuration) the memory every @mem retriever reads. */
 async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservation[], options: SharedMemoryOptions = {}): Promise<SharedMemory> {
   const embed = options.systemOneEmbed ?? true;
-  const key = embed ? 'mem' : 'mem-lexical-s1';
+  const storeKind = ctx.store ?? 'sqlite';
+  const key = `${embed ? 'mem' : 'mem-lexical-s1'}@${storeKind}`;
   let p = ctx.shared.get(key) as Promise<SharedMemory> | undefined;
   if (!p) {
     p = (async () => {
       const t0 = performance.now();
       const embedder = sharedEmbedder(ctx);
       const systemOne = createEvalSystemOne(embedder, { embed });
+      // a run id keeps this run's memories apart from earlier runs in a persistent (Neo4j) database
+      const scope = resolveScope({ userId: `locomo-${ctx.conversation}`, ...(storeKind === 'neo4j' ? { runId: `eval-${process.pid}-${Date.now()}` } : {}) });
       const memory = createMemory({
-        store: createSqliteStore({ path: ':memory:' }),
+        store: storeKind === 'neo4j' ? await evalNeo4jStore() : createSqliteStore({ path: ':memory:' }),
         embedder,
         systemOne: systemOne as any,
         gate: () => createNoveltyGate() as any,
       });
-      ctx.defer(() => memory.close());
-      const scope = resolveScope({ userId: `locomo-${ctx.conversation}` });
+      ctx.defer(async () => {
+        // Neo4j keeps what was written: remove this run's memories (one forget per node; ours)
+        try {
+          if (storeKind === 'neo4j') for (const n of await memory.store.list(scope)) await memory.store.forget(scope, n.id);
+        } catch {
+          // never opened (the build failed and its error is what the run reports) or the server is gone
+        }
+        await memory.close();
+      });
       const results = await memory.add(
         observations.map((o) => ({
           text: o.text,
@@ -90,6 +100,14 @@ async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservatio
     ctx.shared.set(key, p);
   }
   return p;
+}
+
+/** The Neo4j store of `--store neo4j` / `--stores …,neo4j`: MEM_NEO4J_URI / MEM_NEO4J_USER / MEM_NEO4J_PASSWORD (loaded on demand). */
+async function evalNeo4jStore() {
+  const uri = process.env.MEM_NEO4J_URI;
+  if (!uri) throw new MemValidationError('INVALID_INPUT', 'the neo4j store needs MEM_NEO4J_URI (e.g. run the eval under `node tools/neo4j-test-server/with-server.mjs`)');
+  const { createNeo4jStore } = await import('@mem/graph-neo4j');
+  return createNeo4jStore({ uri, user: process.env.MEM_NEO4J_USER ?? 'neo4j', password: process.env.MEM_NEO4J_PASSWORD ?? '' });
 }
 
 type RetrieverFactory = (m: SharedMemory) => Retriever;
