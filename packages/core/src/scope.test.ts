@@ -27,4 +27,16 @@ describe('resolveScope', () => {
     expect(code(() => resolveScope({ userId: 'x'.repeat(257) }))).toBe('SCOPE_INVALID');
     expect(code(() => resolveScope({ userId: 'Zoë 🐶 山田' }))).toBeUndefined();
   });
+  it('reads only own keys: an inherited (or prototype-polluted) key never changes the scope', () => {
+    expect(code(() => resolveScope(Object.create({ userId: 'someone-else' })))).toBe('SCOPE_MISSING');
+    const s = resolveScope(Object.assign(Object.create({ agentId: 'intruder', namespace: 'other' }), { userId: 'maya' }));
+    expect(s).toEqual({ namespace: 'default', userId: 'maya', agentId: '', runId: '' });
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.runId = 'polluted';
+    try {
+      expect(resolveScope({ userId: 'maya' }).runId).toBe('');
+    } finally {
+      delete proto.runId;
+    }
+  });
 });

@@ -26,15 +26,19 @@ function nearestScopeKey(key: string): string | undefined {
  * userId / agentId / runId is given, `SCOPE_INVALID` for an unknown key (`{ userId, nameSpace }`,
  * `{ userid }`: strict, so a typo never lands in the default scope), a key that cannot be read
  * (a throwing getter), non-strings, over-long values, `|`, control characters or whitespace-only
- * values.
+ * values. Only own properties are read: an inherited `userId` (prototype) counts as absent.
  */
 export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
   if (!scope || typeof scope !== 'object' || Array.isArray(scope)) {
     throw new MemValidationError('SCOPE_MISSING', 'A scope { userId | agentId | runId } is required');
   }
   let checked: ReturnType<typeof ScopeKeysSchema.safeParse>;
+  let own: Set<string>;
   try {
     checked = ScopeKeysSchema.safeParse(scope);
+    // Only own keys count: a key inherited from a prototype (or a polluted Object.prototype) must
+    // never move a read or write into another scope.
+    own = new Set(SCOPE_KEYS.filter((k) => Object.prototype.hasOwnProperty.call(scope, k)));
   } catch (cause) {
     throw new MemValidationError('SCOPE_INVALID', 'scope could not be read (a property getter threw)', { cause });
   }
@@ -53,7 +57,7 @@ export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
   const given = checked.data as Record<string, unknown>;
   const out: ResolvedScope = { namespace: 'default', userId: '', agentId: '', runId: '' };
   for (const key of SCOPE_KEYS) {
-    const v = given[key];
+    const v = own.has(key) ? given[key] : undefined;
     if (v === undefined || v === null || v === '') continue;
     if (typeof v !== 'string') throw new MemValidationError('SCOPE_INVALID', `scope.${key} must be a string`);
     if (v.length > FIELD_MAX) throw new MemValidationError('SCOPE_INVALID', `scope.${key} is longer than ${FIELD_MAX}`);

@@ -96,6 +96,16 @@ describe('learned model format', () => {
     // inherited properties are not features
     expect(codeOf(() => featureVector({ ...logistic, features: ['a', 'toString'], weights: [[1, 1]] }, { a: 1 }))).toBe('INVALID_MODEL');
   });
+
+  it('a forged file whose finite numbers overflow the logits gives INVALID_MODEL, never NaN', () => {
+    const huge = parseLearnedModel({ ...logistic, kind: 'softmax', classes: ['x', 'y'], weights: [[1e308, 1e308], [1, 1]], bias: [0, 0] });
+    expect(codeOf(() => predictProbabilities(huge, [1, 1]))).toBe('INVALID_MODEL');
+    const tinyT = parseLearnedModel({ ...logistic, temperature: 5e-324 });
+    expect(codeOf(() => predictProbabilities(tinyT, [1, 1]))).toBe('INVALID_MODEL');
+    expect(codeOf(() => predictProbability(tinyT, [1, 1]))).toBe('INVALID_MODEL');
+    // huge but finite inputs overflow too
+    expect(codeOf(() => predictProbabilities(logistic, [1e308, 1e308]))).toBe('INVALID_MODEL');
+  });
 });
 
 describe('metrics', () => {

@@ -133,10 +133,15 @@ export function softmax(logits: readonly number[], temperature = 1): number[] {
 
 /**
  * Calibrated class probabilities of `x`, in `model.classes` order (sum 1). Logistic: [1 − p, p] with
- * p = σ(z / T). Throws `INVALID_MODEL` as `featureVector` does.
+ * p = σ(z / T). Throws `INVALID_MODEL` as `featureVector` does, and when a logit z / T is not finite.
  */
 export function predictProbabilities(model: LearnedModel, x: FeatureInput): number[] {
   const z = modelLogits(model, x);
+  // Finite weights, inputs and T can still overflow (e.g. forged weights of 1e308, T of 1e-320): never
+  // answer NaN or a probability from an infinite logit.
+  for (const zi of z) {
+    if (!Number.isFinite(zi / model.temperature)) throw invalid(`learned model ${model.name}: logit overflow (not a finite number after W·x + b and / T)`);
+  }
   if (model.kind === 'logistic') {
     const p = sigmoid(z[0] / model.temperature);
     return [1 - p, p];
