@@ -17,20 +17,33 @@ export function parseLocomoDate(text: string): Date | null {
   if (m[3].toLowerCase() === 'pm') hour += 12;
   const month = MONTHS[m[5].slice(0, m[5].toLowerCase().startsWith('sept') ? 4 : 3).toLowerCase()];
   if (month === undefined) return null;
+  const h12 = Number(m[1]);
+  if (h12 < 1 || h12 > 12 || !isWallTime(Number(m[6]), month + 1, Number(m[4]), hour, Number(m[2]), 0)) return null;
   const d = new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
   return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** True when the fields name a real calendar date and wall time (no 02-30, 25:00, :60 — `Date` would roll them over). */
+function isWallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  const probe = new Date(Date.UTC(2000, month - 1, day));
+  probe.setUTCFullYear(year);
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 
 /**
  * Parse a session date: ISO-8601 with or without zone (zone-less → UTC), a date only
  * (`2025-03-18` → midnight UTC), or the LoCoMo stamp. Returns a UTC ISO string.
- * Throws MemValidationError `BAD_DATE` when nothing matches.
+ * Throws MemValidationError `BAD_DATE` when nothing matches, or the date does not exist (02-30, 25:00).
  */
 export function parseSessionDate(text: string): string {
   const t = text.trim();
   const locomo = parseLocomoDate(t);
   if (locomo) return locomo.toISOString();
   const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(t);
+  if (iso && !isWallTime(Number(iso[1]), Number(iso[2]), Number(iso[3]), Number(iso[4] ?? 0), Number(iso[5] ?? 0), Number(iso[6] ?? 0))) {
+    throw new MemValidationError('BAD_DATE', `"${t.slice(0, 80)}" is not a calendar date and time (e.g. 02-30, 25:00)`);
+  }
   if (iso) {
     const zoned = iso[7] ? t.replace(' ', 'T') : `${t.replace(' ', 'T')}${iso[4] ? '' : 'T00:00'}Z`;
     const d = new Date(zoned);

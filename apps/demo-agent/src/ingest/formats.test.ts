@@ -18,6 +18,13 @@ describe('session dates', () => {
     expect(parseSessionDate('2025-03-18')).toBe('2025-03-18T00:00:00.000Z');
     expect(() => parseSessionDate('next tuesday')).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
   });
+  it('refuses dates that do not exist instead of rolling them over (BAD_DATE)', () => {
+    for (const bad of ['2024-02-30T00:00:00Z', '2023-02-29', '2024-04-31 10:00', '2024-01-01T24:00:00Z', '2024-01-01T10:60Z', '2024-13-01', '2:00 pm on 31 February, 2023', '13:05 pm on 1 May, 2023', '1:75 pm on 1 May, 2023']) {
+      expect(() => parseSessionDate(bad), bad).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
+    }
+    expect(parseSessionDate('2024-02-29T12:00:00Z')).toBe('2024-02-29T12:00:00.000Z');
+    expect(parseLocomoDate('2:00 pm on 31 February, 2023')).toBeNull();
+  });
 });
 
 describe('parseIngestFile', () => {
