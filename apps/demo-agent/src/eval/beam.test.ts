@@ -122,6 +122,9 @@ describe('BEAM data', () => {
     const dup = [{ turns: [[user(1, 'a', { time_anchor: 'May-01-2024' }), bot(1, 'b')]] }];
     expect(code(() => beamObservations(dup, 1))).toBe('INVALID_INPUT');
     expect(code(() => beamObservations([{ time_anchor: 'May-01-2024', turns: [[{ role: 'user', id: 1 }]] }], 1))).toBe('INVALID_INPUT');
+    // empty conversations: no turns, or only blank messages / bare markers
+    expect(code(() => beamObservations([{ time_anchor: 'May-01-2024', turns: [] }], 1))).toBe('INVALID_INPUT');
+    expect(code(() => beamObservations([{ time_anchor: 'May-01-2024', turns: [[{ role: 'user', id: 1, content: '  ->-> 1,1' }, bot(2, ' ')]] }], 1))).toBe('INVALID_INPUT');
   });
 
   it('evidence in every shape; rubrics as lists or Python-list strings', () => {

@@ -175,6 +175,8 @@ export function beamObservations(chat: unknown, conversation: number, maxTextByt
       });
     });
   });
+  // an empty conversation would build no memory, and the retrievers would then read a never-opened store
+  if (observations.length === 0) throw new MemValidationError('INVALID_INPUT', `BEAM conversation ${conversation}: chat.json holds no message text to remember`);
   return { observations, split };
 }
 
