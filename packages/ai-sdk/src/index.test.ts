@@ -81,8 +81,26 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     } catch (e) {
       expect(MemError.isInstance(e) && e.code).toBe('SCOPE_MISSING');
     }
+    // a misspelt or extra scope key, or a bad default k, fails when the tools are made, not at the model's first call
+    const codeOf = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return MemError.isInstance(e) ? e.code : 'untyped';
+      }
+      return 'none';
+    };
+    expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'alice', nameSpace: 'x' } as any }))).toBe('SCOPE_INVALID');
+    expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'a|b' } }))).toBe('SCOPE_INVALID');
+    for (const k of [0, 2.5, 51, NaN]) expect(codeOf(() => createMemoryTools({ memory, scope: alice, k }))).toBe('INVALID_INPUT');
     const schema = JSON.stringify(createMemoryTools({ memory, scope: alice }).recall.inputSchema);
     expect(schema).not.toMatch(/userId|scope/);
+  });
+
+  it('recallForPrompt refuses a misspelt scope key and a bad k with typed errors', async () => {
+    const codeOf = async (p: () => Promise<unknown>) => p().then(() => 'none', (e) => (MemError.isInstance(e) ? e.code : 'untyped'));
+    expect(await codeOf(() => recallForPrompt({ memory, scope: { userId: 'alice', runid: 'r' } as any, query: 'tea' }))).toBe('SCOPE_INVALID');
+    expect(await codeOf(() => recallForPrompt({ memory, scope: alice, query: 'tea', k: 0 }))).toBe('INVALID_INPUT');
   });
 
   it('recallForPrompt puts the recalled evidence into the system prompt the model receives', async () => {

@@ -13,7 +13,7 @@
  */
 import { tool, type Tool } from 'ai';
 import { z } from 'zod';
-import { MemValidationError, type Evidence, type Memory, type Scope } from '@mem/core';
+import { MemValidationError, resolveScope, type Evidence, type Memory, type Scope } from '@mem/core';
 
 /** One recalled memory, as tools return it and prompts show it. */
 export interface RecalledMemory {
@@ -43,7 +43,14 @@ function checkScope(scope: Scope | undefined): Scope {
   if (!scope || typeof scope !== 'object' || !(scope.userId || scope.agentId || scope.runId)) {
     throw new MemValidationError('SCOPE_MISSING', '@mem/ai-sdk needs a scope with userId, agentId or runId (the model never chooses it)');
   }
+  // strict now, not at the model's first tool call: a misspelt key (`{ userId, nameSpace }`) is SCOPE_INVALID
+  resolveScope(scope);
   return scope;
+}
+
+function checkK(k: number | undefined): number | undefined {
+  if (k !== undefined && !(Number.isInteger(k) && k >= 1 && k <= 50)) throw new MemValidationError('INVALID_INPUT', `k must be an integer in 1..50, got ${k}`);
+  return k;
 }
 
 /** What `createMemoryTools` returns: three AI SDK tools (input → output). */
@@ -56,12 +63,13 @@ export type MemoryTools = {
 /**
  * Memory tools for the AI SDK: `remember` (store an observation), `recall` (search; evidence best
  * first) and `forget` (delete one memory by id). Source: ours (tool names as in @mem's MCP server).
- * Throws `MemValidationError` SCOPE_MISSING when `scope` names no user, agent or run.
+ * Throws `MemValidationError` SCOPE_MISSING when `scope` names no user, agent or run, SCOPE_INVALID for an
+ * unknown or bad scope key (checked here, not at the first tool call), INVALID_INPUT when `k` is not 1..50.
  */
 export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
   const { memory } = options;
   const scope = checkScope(options.scope);
-  const defaultK = options.k ?? 5;
+  const defaultK = checkK(options.k) ?? 5;
   return {
     remember: tool({
       description: 'Store something worth remembering about the user or the conversation in long-term memory (one fact, preference or event per call).',
@@ -118,7 +126,7 @@ export function formatMemories(memories: RecalledMemory[]): string {
  */
 export async function recallForPrompt(options: RecallForPromptOptions): Promise<{ system: string; memories: RecalledMemory[] }> {
   const scope = checkScope(options.scope);
-  const r = await options.memory.search(options.query, { scope, k: options.k ?? 5, now: options.now });
+  const r = await options.memory.search(options.query, { scope, k: checkK(options.k) ?? 5, now: options.now });
   const memories = r.evidence.map(toRecalled);
   const block = memories.length
     ? `Relevant memories (stored observations, best match first; use them when they answer the question, and say when they do not):\n${formatMemories(memories)}`
