@@ -206,7 +206,8 @@ export interface Memory {
    * path = []; that ranking does not depend on time). `now` (the reference time for relative
    * expressions and recency) must be ISO-8601 with a zone (`Z`, `±hh:mm`), a Date or epoch ms; a
    * zone-less string is read in the memory's `timeZone`. It reaches the retriever as UTC ISO-8601.
-   * @throws MemValidationError `BAD_DATE` / `MISSING_TIMEZONE` for a bad `now` (on every path), `TEXT_EMPTY`, `SCOPE_*`
+   * @throws MemValidationError `BAD_DATE` / `MISSING_TIMEZONE` for a bad `now` (on every path), `TEXT_EMPTY`, `SCOPE_*`,
+   *   `INVALID_INPUT` for a bad `k` or an unknown option key
    */
   search(query: string, options: { scope: Scope; k?: number; now?: string | Date | number }): Promise<SearchResult>;
   get(id: string, options: { scope: Scope }): Promise<MemoryNode | null>;
@@ -575,6 +576,11 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     async search(query, opts) {
       if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'query is empty');
       const scope = resolveScope(opts?.scope);
+      // strict like add(): a misspelt option (`topK`, `Now`) must not silently fall back to a default
+      const unknownKeys = Object.keys(opts).filter((key) => key !== 'scope' && key !== 'k' && key !== 'now');
+      if (unknownKeys.length) {
+        throw new MemValidationError('INVALID_INPUT', `Unknown search option${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((key) => `"${key}"`).join(', ')}; search takes scope, k, now`, { details: { unknownKeys } });
+      }
       const k = opts.k ?? 10;
       checkNumber('k', k, 1, 10_000, true);
       // strict reference time: ISO-8601 with a zone, or zone-less read in the memory's timeZone;

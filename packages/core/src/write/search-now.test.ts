@@ -16,6 +16,15 @@ const mem = (extra: Record<string, unknown> = {}) =>
   createMemory({ store: createSqliteStore({ path: ':memory:' }), embedder, systemOne: scriptedController(() => 0.1).controller, ...extra });
 
 describe('search now is strict on every path (issue 17)', () => {
+  it('an unknown search option (a misspelt now or k) is INVALID_INPUT, not a silent default', async () => {
+    const m = mem();
+    await m.add({ text: 'Alice drinks tea', scope, observedAt: '2025-01-01T00:00:00Z' });
+    await expect(m.search('tea', { scope, Now: '2025-03-03T10:00:00Z' } as any)).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { unknownKeys: ['Now'] } });
+    await expect(m.search('tea', { scope, topK: 3 } as any)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await m.search('tea', { scope, k: 1, now: undefined })).evidence).toHaveLength(1);
+    await m.close();
+  });
+
   it('the dense fallback (no retriever) rejects garbage and zone-less now', async () => {
     const m = mem();
     await m.add({ text: 'Alice drinks tea', scope, observedAt: '2025-01-01T00:00:00Z' });
