@@ -19,17 +19,18 @@ if (missing) console.log(`[graph-neo4j] faults.integration.test.ts SKIPPED: it s
 const META: StoreMeta = { schemaVersion: 1, embeddingModel: 'faults', dimension: 4 };
 const TIMEOUT_MS = 3000;
 const PER_BATCH = 5;
-const dataDir = mkdtempSync(join(tmpdir(), 'mem-neo4j-faults-'));
+let dataDir = '';
 const servers: { stop(signal?: string): Promise<void> }[] = [];
 const stores: MemoryStore[] = [];
 afterAll(async () => {
   for (const s of stores) await s.close().catch(() => {});
   for (const s of servers) await s.stop().catch(() => {});
-  rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe.runIf(!missing)('Neo4j store: server killed mid-ingest', () => {
   it('calls fail with StoreUnavailableError within the timeout; after a restart every acknowledged batch is whole and no batch is half-written', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'mem-neo4j-faults-'));
     const first = await startServer({ dataDir });
     servers.push(first);
     const open = async (uri: string) => {
