@@ -15,6 +15,7 @@ import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
 import { createBuildLog } from './build-log.js';
+import type { EvalProgress } from './eval/engine.js';
 import { stopOnSignalsAndOrphaning } from './lifecycle.js';
 import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, roundNumbers, truncate } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
@@ -288,18 +289,7 @@ export function buildProgram(): Command {
         embedder: resolveEmbedderKind(o.embedder),
         stores: (opts.stores ? opts.stores.split(',').map((x) => x.trim()).filter(Boolean) : [o.store]) as ('sqlite' | 'neo4j')[],
         answerer: await evalAnswerer(log),
-        onProgress: (e) => {
-          if (e.phase === 'build') {
-            progress.stop();
-            builds.build(e);
-          } else if (e.phase === 'built') {
-            builds.built(e);
-          } else if (e.phase === 'query') {
-            if (e.done <= 1) progress.start(`conv ${e.conversation} ${e.system} queries`, e.total);
-            progress.update(e.done, { total: e.total });
-            if (e.done >= e.total) progress.stop();
-          }
-        },
+        onProgress: evalProgress(progress, builds),
       });
       progress.stop();
       builds.flush();
@@ -346,18 +336,7 @@ export function buildProgram(): Command {
         embedder: resolveEmbedderKind(o.embedder),
         dump: (r) => void rows.push(r),
         answerer: await evalAnswerer(log, 'rubric'),
-        onProgress: (e) => {
-          if (e.phase === 'build') {
-            progress.stop();
-            builds.build(e);
-          } else if (e.phase === 'built') {
-            builds.built(e);
-          } else if (e.phase === 'query') {
-            if (e.done <= 1) progress.start(`conv ${e.conversation} ${e.system} queries`, e.total);
-            progress.update(e.done, { total: e.total });
-            if (e.done >= e.total) progress.stop();
-          }
-        },
+        onProgress: evalProgress(progress, builds),
       });
       progress.stop();
       builds.flush();
@@ -513,4 +492,20 @@ async function evalAnswerer(log: (line: string) => void, kind: 'gold' | 'rubric'
   log(`System Two answers with ${cfg.model} at ${cfg.baseURL}; ${kind === 'rubric' ? 'rubric ' : ''}judge ${judgeModel}`);
   const judgeCfg = { ...cfg, model: judgeModel };
   return { systemTwo: createSystemTwo(cfg), judge: kind === 'rubric' ? createRubricJudge(judgeCfg) : createLlmJudge(judgeCfg) };
+}
+
+/** The progress handler of `mem eval locomo|beam`: build lines through the build log, a bar per system's queries. */
+function evalProgress(progress: ReturnType<typeof createProgress>, builds: ReturnType<typeof createBuildLog>): (e: EvalProgress) => void {
+  return (e) => {
+    if (e.phase === 'build') {
+      progress.stop();
+      builds.build(e);
+    } else if (e.phase === 'built') {
+      builds.built(e);
+    } else if (e.phase === 'query') {
+      if (e.done <= 1) progress.start(`conv ${e.conversation} ${e.system} queries`, e.total);
+      progress.update(e.done, { total: e.total });
+      if (e.done >= e.total) progress.stop();
+    }
+  };
 }

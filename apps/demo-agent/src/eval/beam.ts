@@ -19,7 +19,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAX_TEXT_BYTES, MemValidationError } from '@mem/core';
 import type { EvalObservation } from './locomo.js';
-import { r4, recallAtK } from './metrics.js';
+import { costTable, r4, recallAtK } from './metrics.js';
 import { readInputFile } from '../output.js';
 import type { DumpRow, EvalReport, PreparedConversation, PreparedQuestion, RunEvalOptions } from './engine.js';
 
@@ -391,11 +391,7 @@ export function formatBeamMarkdown(report: BeamReport): string {
   const tg = BEAM_GROUPS.filter((g) => names.some((n) => report.systems[n].answer_token_recall[g] !== undefined));
   out.push('', `Answer-token recall in a ${c.budget_tokens}-token context (questions with an ideal answer, abstention excluded)`, '', `| system | ${tg.map(short).join(' | ')} |`, `|---|${tg.map(() => '---:').join('|')}|`);
   for (const n of names) out.push(`| ${n} | ${tg.map((g) => fmt(report.systems[n].answer_token_recall[g])).join(' | ')} |`);
-  out.push('', '| system | build s | observations | p50 ms | p95 ms | controller calls / query | gate add / update / noop |', '|---|---:|---:|---:|---:|---:|---|');
-  for (const n of names) {
-    const s = report.systems[n];
-    out.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
-  }
+  out.push('', ...costTable(report.systems, names));
   const answered = names.filter((n) => report.systems[n].answers);
   if (answered.length) {
     const first = report.systems[answered[0]].answers!;

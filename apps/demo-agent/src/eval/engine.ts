@@ -16,7 +16,7 @@ import {
   type AuditEntry,
   type LocomoConversation,
 } from './locomo.js';
-import { GROUPS, MeanAccumulator, answerTokenRecall, groupsOf, percentile, r4, recallAtK } from './metrics.js';
+import { GROUPS, MeanAccumulator, answerTokenRecall, costTable, groupsOf, percentile, r4, recallAtK } from './metrics.js';
 import type { EvalObservation } from './locomo.js';
 import type { EvalStoreKind, EvalSystem, EvalSystemFactory } from './types.js';
 import { bleu1, tokenF1, type LlmJudge } from './answers.js';
@@ -466,11 +466,7 @@ export function formatLocomoMarkdown(report: LocomoReport): string {
   const tokenGroups = GROUPS.filter((g) => g !== 'overall' && g !== 'adversarial');
   out.push('', `Answer-token recall in a ${report.config.budget_tokens}-token context (categories 1–4)`, '', `| system | ${tokenGroups.join(' | ')} |`, `|---|${tokenGroups.map(() => '---:').join('|')}|`);
   for (const n of names) out.push(`| ${n} | ${tokenGroups.map((g) => fmt(report.systems[n].answer_token_recall[g])).join(' | ')} |`);
-  out.push('', '| system | build s | observations | p50 ms | p95 ms | controller calls / query | gate add / update / noop |', '|---|---:|---:|---:|---:|---:|---|');
-  for (const n of names) {
-    const s = report.systems[n];
-    out.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
-  }
+  out.push('', ...costTable(report.systems, names));
   const answered = names.filter((n) => report.systems[n].answers);
   if (answered.length) {
     const first = report.systems[answered[0]].answers!;

@@ -1,6 +1,7 @@
 /**
  * Offline LoCoMo metrics (docs/design.md "Evaluation protocol"; ours where the papers are silent).
  */
+import type { EvalReport } from './engine.js';
 
 /** Category number → group name (the mapping most memory papers use). */
 export const CATEGORY_GROUPS: Record<number, string> = {
@@ -96,4 +97,14 @@ export class MeanAccumulator {
 /** Round to 4 decimals (report numbers). */
 export function r4(x: number): number {
   return Math.round(x * 1e4) / 1e4;
+}
+
+/** The cost rows of a report's markdown (build seconds, observations, latency, controller calls, gate actions), one per system. */
+export function costTable(systems: EvalReport['systems'], names: string[]): string[] {
+  const rows = ['| system | build s | observations | p50 ms | p95 ms | controller calls / query | gate add / update / noop |', '|---|---:|---:|---:|---:|---:|---|'];
+  for (const n of names) {
+    const s = systems[n];
+    rows.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
+  }
+  return rows;
 }
