@@ -266,9 +266,10 @@ export function buildProgram(): Command {
     .option('--conversations <list>', 'conversation indexes, e.g. 0,3', intList('--conversations'))
     .option('--audit <file>', 'apply corrected evidence/answers from locomo-audit-errors.json')
     .option('--stores <list>', 'run every system on each store, side by side, e.g. sqlite,neo4j (default: --store)')
+    .option('--max-questions <n>', 'only the first n questions of each conversation (default all)', intOption('--max-questions'))
     .option('--out <file>', 'write the JSON report here')
     .option('--dump <file>', 'write one JSONL line per question and system')
-    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; stores?: string; out?: string; dump?: string }, cmd: Command) => {
+    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; stores?: string; maxQuestions?: number; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
       const engine = await import('./eval/engine.js');
       const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
@@ -284,6 +285,7 @@ export function buildProgram(): Command {
         ks,
         budgetTokens: opts.budgetTokens,
         conversations: opts.conversations,
+        maxQuestions: opts.maxQuestions,
         audit: opts.audit,
         dump: opts.dump,
         embedder: resolveEmbedderKind(o.embedder),

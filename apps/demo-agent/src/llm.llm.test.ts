@@ -58,7 +58,7 @@ describe.skipIf(!url)('System Two on llama.cpp + SmolLM2', () => {
 
   it.skipIf(!existsSync(LOCOMO))('mem eval locomo on one conversation: token-F1, BLEU-1 and judge scores of System-Two answers', async () => {
     const t0 = performance.now();
-    const r = await mem(['eval', 'locomo', '--data', LOCOMO, '--systems', 'jev', '--k', '10', '--conversations', '0', '--budget-tokens', '300', '--json']);
+    const r = await mem(['eval', 'locomo', '--data', LOCOMO, '--systems', 'jev', '--k', '10', '--conversations', '0', '--max-questions', '40', '--budget-tokens', '300', '--json']);
     const a = r.systems.jev.answers;
     expect(a.model).toBe(model);
     expect(a.answered).toBeGreaterThan(0);

@@ -40,6 +40,8 @@ export interface SystemTwoConfig {
   timeoutMs?: number;
   /** Retries of a failed request (the openai client's backoff). Default 2. */
   maxRetries?: number;
+  /** Cap on the tokens of one answer (`max_tokens`). Default 256 (ours): the prompt asks for one or two sentences, and a small local model at temperature 0 can otherwise repeat itself for thousands of tokens. */
+  maxTokens?: number;
 }
 
 export interface SystemTwo {
@@ -72,6 +74,7 @@ export function createSystemTwo(config: SystemTwoConfig): SystemTwo {
         const res = await client.chat.completions.create({
           model: config.model,
           temperature: 0,
+          max_tokens: config.maxTokens ?? 256,
           messages: [
             { role: 'system', content: SYSTEM_TWO_PROMPT },
             {

@@ -125,6 +125,8 @@ export interface RunLocomoEvalOptions {
   ks?: number[];
   /** Token budget of the packed context for answer-token recall. Default 1000 (ours). */
   budgetTokens?: number;
+  /** Only the first n questions of each conversation (a bounded run, e.g. with System-Two answers); default all. */
+  maxQuestions?: number;
   /** Conversation indices (0-based); default all. */
   conversations?: number[];
   /** Audit corrections: parsed JSON array, a Map, or a path. */
@@ -217,9 +219,12 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
       : options.audit instanceof Map
         ? (options.audit as Map<string, AuditEntry>)
         : parseAudit(auditPath ? readJson(auditPath, 'audit file') : options.audit);
+  if (options.maxQuestions !== undefined && (!Number.isInteger(options.maxQuestions) || options.maxQuestions < 1)) {
+    throw new MemValidationError('INVALID_INPUT', `maxQuestions must be a positive integer, got ${options.maxQuestions}`);
+  }
   let audited = 0;
   const prepared: PreparedConversation[] = convs.map((c) => {
-    const questions = conversationQuestions(data[c], c, audit);
+    const questions = conversationQuestions(data[c], c, audit).slice(0, options.maxQuestions);
     audited += questions.filter((q) => q.audited).length;
     return {
       index: c,

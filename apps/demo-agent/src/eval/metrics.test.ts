@@ -173,11 +173,16 @@ describe('runLocomoEval', () => {
     const md = formatLocomoMarkdown(report);
     expect(md).toContain('| reversed | 0.250 |');
   });
+  it('maxQuestions keeps the first n questions of each conversation', async () => {
+    const report = await runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, ks: [1], maxQuestions: 2 });
+    expect(report.questions).toBe(2);
+  });
   it('rejects unknown systems and bad options before building', async () => {
     await expect(runLocomoEval({ data: fixture, systems: ['nope'], registry: { overlap } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, ks: [0] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, conversations: [3] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(runLocomoEval({ data: { not: 'locomo' }, systems: ['overlap'], registry: { overlap } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, maxQuestions: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });
 
