@@ -73,27 +73,31 @@ export function parseJudgeVerdict(text: string): 0 | 1 | null {
   return m[1].toUpperCase() === 'CORRECT' ? 1 : 0;
 }
 
+/** One short verdict (≤ 4 tokens, temperature 0) from a judge; SystemTwoUnavailableError when the endpoint fails. */
+async function askVerdict(client: OpenAI, model: string, who: string, system: string, user: string): Promise<string> {
+  try {
+    const res = await client.chat.completions.create({
+      model,
+      temperature: 0,
+      max_tokens: 4,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+    });
+    return res.choices[0]?.message?.content ?? '';
+  } catch (e) {
+    throw new SystemTwoUnavailableError(`${who} (${model}) is unavailable: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 /** An LLM-as-judge on any OpenAI-compatible chat endpoint (temperature 0). */
 export function createLlmJudge(config: { baseURL: string; apiKey: string; model: string; timeoutMs?: number; maxRetries?: number }): LlmJudge {
   const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 });
   return {
     model: config.model,
     async judge(question, gold, answer) {
-      let text: string;
-      try {
-        const res = await client.chat.completions.create({
-          model: config.model,
-          temperature: 0,
-          max_tokens: 4,
-          messages: [
-            { role: 'system', content: JUDGE_PROMPT },
-            { role: 'user', content: `Question: ${question}\nGold answer: ${gold}\nGenerated answer: ${answer}` },
-          ],
-        });
-        text = res.choices[0]?.message?.content ?? '';
-      } catch (e) {
-        throw new SystemTwoUnavailableError(`LLM judge (${config.model}) is unavailable: ${(e as Error).message}`, { cause: e });
-      }
+      const text = await askVerdict(client, config.model, 'LLM judge', JUDGE_PROMPT, `Question: ${question}\nGold answer: ${gold}\nGenerated answer: ${answer}`);
       const v = parseJudgeVerdict(text);
       if (v === null) throw new SystemTwoUnavailableError(`LLM judge (${config.model}) replied neither CORRECT nor WRONG: ${JSON.stringify(text.slice(0, 80))}`);
       return v;
@@ -133,21 +137,7 @@ export function createRubricJudge(config: { baseURL: string; apiKey: string; mod
       if (!items.length) throw new SystemTwoUnavailableError('rubric judge: the question has neither rubric items nor an ideal answer');
       let sum = 0;
       for (const item of items) {
-        let text: string;
-        try {
-          const res = await client.chat.completions.create({
-            model: config.model,
-            temperature: 0,
-            max_tokens: 4,
-            messages: [
-              { role: 'system', content: RUBRIC_PROMPT },
-              { role: 'user', content: `Question: ${q.question}\nRubric item: ${item}\nAnswer: ${answer}` },
-            ],
-          });
-          text = res.choices[0]?.message?.content ?? '';
-        } catch (e) {
-          throw new SystemTwoUnavailableError(`rubric judge (${config.model}) is unavailable: ${(e as Error).message}`, { cause: e });
-        }
+        const text = await askVerdict(client, config.model, 'rubric judge', RUBRIC_PROMPT, `Question: ${q.question}\nRubric item: ${item}\nAnswer: ${answer}`);
         const v = parseRubricVerdict(text);
         if (v === null) throw new SystemTwoUnavailableError(`rubric judge (${config.model}) replied no 1 / 0.5 / 0: ${JSON.stringify(text.slice(0, 80))}`);
         sum += v;
