@@ -65,3 +65,36 @@ export function runAndKill(child: CrashChild, args: string[], cwd: string, delay
     });
   });
 }
+
+/**
+ * Start the child with `args` and measure the milliseconds from its `ready` line to its `ack <id>`
+ * line, then SIGKILL it. Used to place later kills inside a step whose length depends on the machine
+ * (a quiet CI machine migrates in a few ms, a loaded one in hundreds).
+ */
+export function timeToAck(child: CrashChild, args: string[], cwd: string, id: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [...child.command, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buf = '';
+    let err = '';
+    let readyAt: bigint | undefined;
+    let elapsed: number | undefined;
+    p.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (line === 'ready' && readyAt === undefined) readyAt = process.hrtime.bigint();
+        else if (line === `ack ${id}` && readyAt !== undefined && elapsed === undefined) {
+          elapsed = Number(process.hrtime.bigint() - readyAt) / 1e6;
+          p.kill('SIGKILL');
+        }
+      }
+    });
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('exit', (code, signal) => {
+      if (signal === 'SIGKILL' && elapsed !== undefined) resolve(elapsed);
+      else reject(new Error(`child exited with ${code ?? signal} before acking ${id}: ${err}`));
+    });
+  });
+}
