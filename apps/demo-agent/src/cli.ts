@@ -31,6 +31,7 @@ interface GlobalOpts {
   store: 'sqlite' | 'neo4j';
   retriever: 'jev' | 'bm25' | 'dense' | 'hybrid';
   embedder?: EmbedderKind;
+  timeZone?: string;
   json?: boolean;
 }
 
@@ -85,6 +86,7 @@ async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, ext
     scope: scopeOf(o),
     retriever: o.retriever,
     embedder: o.embedder,
+    timeZone: o.timeZone,
     onSetupProgress: (e) => {
       if (!started) {
         started = true;
@@ -119,6 +121,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--store <kind>', 'store backend (neo4j reads MEM_NEO4J_URI/USER/PASSWORD)').choices(['sqlite', 'neo4j']).default('sqlite'))
     .addOption(new Option('--retriever <name>', 'read path').choices(['jev', 'bm25', 'dense', 'hybrid']).default('jev'))
     .addOption(new Option('--embedder <kind>', 'embedder: glove (offline default), minilm (`pnpm models:fetch`), openai (MEM_EMBED_*); default $MEM_EMBEDDER or glove').choices([...EMBEDDER_KINDS]))
+    .option('--time-zone <iana>', 'IANA zone (e.g. Europe/Paris): the calendar of relative dates ("today") and how serve/mcp read a zone-less `now` or `observedAt` (refused without it); default $MEM_TIME_ZONE')
     .option('--json', 'machine-readable JSON output')
     .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -368,7 +371,7 @@ export function buildProgram(): Command {
         process.stderr.write(`${c.yellow('warning')}: serving on ${opts.host} without a token; anyone who can reach it can read and change memories (set --token or MEM_API_TOKEN)\n`);
       }
       const server = await startServer({
-        stack: { db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever, embedder: o.embedder },
+        stack: { db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever, embedder: o.embedder, timeZone: o.timeZone },
         port: opts.port,
         host: opts.host,
         token,
@@ -387,7 +390,7 @@ export function buildProgram(): Command {
       const o = globals(cmd);
       const [{ StdioServerTransport }, { createMemMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')]);
       // stdout carries the protocol: no progress bar, nothing printed there
-      const stack = await createStack({ db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever });
+      const stack = await createStack({ db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever, embedder: o.embedder, timeZone: o.timeZone });
       const server = createMemMcpServer({ stack, scope: configuredScope(o) });
       let closing: Promise<void> | null = null;
       const close = () => (closing ??= server.close().then(() => stack.close()));

@@ -10,6 +10,7 @@
  *   backend as fallback.
  * - MEM_NEO4J_URI / MEM_NEO4J_USER / MEM_NEO4J_PASSWORD: used with `store: 'neo4j'`.
  * - MEM_EMBEDDER=glove|minilm|openai (default glove; `embedder` option wins): see ./embedder.ts.
+ * - MEM_TIME_ZONE: IANA zone (`timeZone` option wins) for zone-less times and relative dates.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -30,7 +31,7 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { createMemory, createSqliteStore, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
+import { assertTimeZone, normalizeNow, createMemory, createSqliteStore, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 import { toEvidenceItem, type EvidenceItem } from './evidence.js';
@@ -51,6 +52,12 @@ export interface StackOptions {
   /** System Two endpoint; default from the environment (null = offline). Pass null to force offline. */
   systemTwo?: SystemTwoConfig | null;
   env?: NodeJS.ProcessEnv;
+  /**
+   * IANA time zone (e.g. 'Europe/Paris') in which zone-less `now` / `observedAt` strings are read and
+   * whose calendar relative dates ("today", "on Monday") use. Default MEM_TIME_ZONE, else none: a
+   * zone-less time is then refused (MISSING_TIMEZONE). Unknown names: INVALID_INPUT.
+   */
+  timeZone?: string;
   /** Progress of one-time setup work (e.g. building the embedder's binary cache). */
   onSetupProgress?: (event: { phase: string; done: number; total: number }) => void;
 }
@@ -102,6 +109,13 @@ export interface Stack {
   readonly systemTwo: SystemTwo | null;
   readonly storeKind: StoreKind;
   readonly dbPath: string | null;
+  /** The configured IANA time zone (StackOptions.timeZone / MEM_TIME_ZONE), or null. */
+  readonly timeZone: string | null;
+  /**
+   * Read a reference time strictly (core's `normalizeNow`): ISO-8601 with a zone, or zone-less read in
+   * `timeZone`; returns UTC ISO-8601. Throws MemValidationError BAD_DATE / MISSING_TIMEZONE.
+   */
+  readNow(now: string): string;
   /** Scope override for one call (e.g. LoCoMo conversations go to their own runId). */
   withScope(scope: Scope): Stack;
   add(observations: Omit<ObservationInput, 'scope'>[], options?: { onProgress?: (done: number, total: number) => void; batchSize?: number }): Promise<AddedNode[]>;
@@ -255,10 +269,12 @@ export async function createStack(options: StackOptions): Promise<Stack> {
   const embedder = createEmbedderFor(resolveEmbedderKind(options.embedder, env), env);
   await loadEmbedder(embedder, options.onSetupProgress);
   const systemOne = createSystemOneFor(env, llm, embedder);
+  const timeZone = options.timeZone ?? (env.MEM_TIME_ZONE || undefined);
+  if (timeZone !== undefined) assertTimeZone(timeZone);
   const { store, dbPath } = await openStore(options, env);
   const retriever = createRetrieverFor(options.retriever ?? 'jev', store, embedder, systemOne);
   // Gate: createMemory's default, one SAGE gate per scope (rebuilt from the store on first use).
-  const memory = createMemory({ store, embedder, systemOne: systemOne as any, retriever });
+  const memory = createMemory({ store, embedder, systemOne: systemOne as any, retriever, ...(timeZone ? { timeZone } : {}) });
   // Open the store now (createMemory opens lazily) so a model/dimension mismatch fails here, and the
   // store-level reads below (relations, neighbours, counts) work before the first write.
   try {
@@ -268,7 +284,7 @@ export async function createStack(options: StackOptions): Promise<Stack> {
     throw options.store === 'neo4j' ? friendlyNeo4jError(e, env.MEM_NEO4J_URI ?? '') : e;
   }
   const systemTwo = llm ? createSystemTwo(llm) : null;
-  return buildStack({ scope, store, embedder, retriever, memory, systemOne, systemTwo, storeKind: options.store ?? 'sqlite', dbPath });
+  return buildStack({ scope, store, embedder, retriever, memory, systemOne, systemTwo, storeKind: options.store ?? 'sqlite', dbPath, timeZone: timeZone ?? null });
 }
 
 interface Parts {
@@ -281,12 +297,16 @@ interface Parts {
   systemTwo: SystemTwo | null;
   storeKind: StoreKind;
   dbPath: string | null;
+  timeZone: string | null;
 }
 
 function buildStack(p: Parts): Stack {
   const { scope, store, memory } = p;
   const stack: Stack = {
     ...p,
+    readNow(now) {
+      return normalizeNow(now, p.timeZone ?? undefined);
+    },
     withScope(next) {
       return buildStack({ ...p, scope: resolveScope(next) });
     },
@@ -306,7 +326,9 @@ function buildStack(p: Parts): Stack {
     },
     async ask(question, options = {}) {
       const t0 = performance.now();
-      const result = await stack.search(question, { k: options.k ?? 10, now: options.now });
+      // one strict reading of `now` for retrieval and System Two's "today" alike
+      const now = options.now === undefined ? undefined : stack.readNow(options.now);
+      const result = await stack.search(question, { k: options.k ?? 10, now });
       const context = packContext(result, options.tokenBudget ?? 1200);
       const evidence = result.evidence.map(toEvidenceItem);
       let answer = '';
@@ -314,7 +336,7 @@ function buildStack(p: Parts): Stack {
       let systemTwoError: AskResult['systemTwoError'] = null;
       if (p.systemTwo) {
         try {
-          answer = (await p.systemTwo.answer(question, context, { now: options.now })).text;
+          answer = (await p.systemTwo.answer(question, context, { now })).text;
           mode = 'llm';
         } catch (e) {
           // System Two down: answer offline from the evidence and say why (no data is lost).

@@ -115,10 +115,16 @@ describe('POST /v1/search and /v1/ask', () => {
     await expectError(await post('/v1/search', { query: '' }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/search', { query: 'x', k: 0 }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/search', { query: 'x', k: 'ten' }), 400, 'INVALID_INPUT');
-    // `now` is read like `mem ask --now`: ISO-8601 (zone-less = UTC), not whatever Date.parse takes
-    expect((await post('/v1/search', { query: 'Porto', now: '2025-04-12 18:00' })).status).toBe(200);
+    // `now` is strict (issue 17): ISO-8601 with a zone; zone-less only with a configured time zone
+    // (this server has none), never read as UTC; not whatever Date.parse takes
+    expect((await post('/v1/search', { query: 'Porto', now: '2025-04-12T18:00:00Z' })).status).toBe(200);
+    expect((await post('/v1/ask', { question: 'Porto?', now: '2025-04-12T18:00:00-05:00' })).status).toBe(200);
+    await expectError(await post('/v1/search', { query: 'Porto', now: '2025-04-12 18:00' }), 400, 'MISSING_TIMEZONE');
+    await expectError(await post('/v1/ask', { question: 'Porto?', now: '2025-04-12' }), 400, 'MISSING_TIMEZONE');
     const loose = await expectError(await post('/v1/search', { query: 'Porto', now: 'April 12, 2025' }), 400, 'BAD_DATE');
-    expect(loose.error.message).toMatch(/^now: Unrecognised date "April 12, 2025"/);
+    expect(loose.error.message).toMatch(/now "April 12, 2025" is not an ISO-8601 timestamp/);
+    await expectError(await post('/v1/search', { query: 'Porto', now: '1:56 pm on 8 May, 2023' }), 400, 'BAD_DATE');
+    await expectError(await post('/v1/search', { query: 'Porto', now: '2025-02-30T10:00:00Z' }), 400, 'BAD_DATE');
     await expectError(await post('/v1/ask', { question: 'Porto?', now: 'soon' }), 400, 'BAD_DATE');
     await expectError(await post('/v1/ask', { k: 3 }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/ask', { question: 'x', tokenBudget: 1 }), 400, 'INVALID_INPUT');

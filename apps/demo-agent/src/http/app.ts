@@ -14,7 +14,6 @@ import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { Context } from 'hono';
 import { MemError, MemValidationError, scopeKey, type Scope } from '@mem/core';
-import { parseSessionDate } from '../ingest/dates.js';
 import type { Stack } from '../stack.js';
 import { mountPlayground } from './static.js';
 import { mountMcp } from '../mcp/http.js';
@@ -22,15 +21,29 @@ import { toEvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
 
 /**
- * The `now` of /v1/search and /v1/ask read like `mem ask --now` (ours): ISO-8601, a zone-less
- * date-time read as UTC (as ingest reads session dates), or the LoCoMo stamp; else 400 BAD_DATE.
+ * The `now` of /v1/search and /v1/ask, read strictly (core's `normalizeNow` via `Stack.readNow`):
+ * ISO-8601 with a zone (`Z`, `±HH:MM`), or zone-less read in the server's configured time zone
+ * (`mem serve --time-zone`, $MEM_TIME_ZONE). Otherwise 400 BAD_DATE (not ISO-8601) or
+ * MISSING_TIMEZONE (zone-less and no zone configured); never read as UTC or the process's zone.
  */
-function readNow(now: string | undefined): string | undefined {
-  if (now === undefined) return undefined;
-  try {
-    return parseSessionDate(now);
-  } catch (e) {
-    throw new MemValidationError('BAD_DATE', `now: ${(e as Error).message}`, { cause: e });
+function readNow(stack: Stack, now: string | undefined): string | undefined {
+  return now === undefined ? undefined : stack.readNow(now);
+}
+
+/**
+ * Throws MemValidationError INVALID_INPUT when the request's path or query string holds a
+ * percent-escape that does not decode to UTF-8 (`%ff`, `%e2%82`) or a bare `%`: the router would
+ * otherwise keep such a parameter literally ("%ff") and, e.g., use it as a user id.
+ */
+export function assertDecodableUrl(url: string): void {
+  const u = new URL(url);
+  const parts = [u.pathname, ...u.search.slice(1).split('&').flatMap((kv) => kv.split('='))];
+  for (const part of parts) {
+    try {
+      decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      throw new MemValidationError('INVALID_INPUT', `The URL holds a percent-escape that is not valid UTF-8: "${part.slice(0, 80)}"`);
+    }
   }
 }
 
@@ -125,7 +138,7 @@ const EvidenceSchema = z
   .openapi('Evidence');
 
 const SearchBody = z
-  .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional().openapi({ description: 'reference time: ISO-8601 (zone-less = UTC); default now' }) })
+  .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional().openapi({ description: 'reference time: ISO-8601 with a zone (zone-less only with the server\'s --time-zone, else 400 MISSING_TIMEZONE); default now' }) })
   .strict()
   .openapi('SearchRequest');
 
@@ -134,7 +147,7 @@ const AskBody = z
     question: z.string().min(1).max(4000),
     k: z.number().int().min(1).max(100).optional(),
     tokenBudget: z.number().int().min(50).max(100_000).optional(),
-    now: z.string().optional().openapi({ description: 'reference time ("today" for System Two): ISO-8601 (zone-less = UTC); default now' }),
+    now: z.string().optional().openapi({ description: 'reference time ("today" for System Two): ISO-8601 with a zone (zone-less only with the server\'s --time-zone, else 400 MISSING_TIMEZONE); default now' }),
   })
   .strict()
   .openapi('AskRequest');
@@ -213,6 +226,10 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       guard: (req) => (authorized(req.headers.get('authorization') ?? undefined) ? null : Response.json({ error: { code: 'UNAUTHORIZED', message: 'A valid "Authorization: Bearer <token>" header is required' } }, { status: 401 })),
     });
   }
+  app.use('/v1/*', async (_c, next) => {
+    assertDecodableUrl(_c.req.url);
+    await next();
+  });
   app.use(
     '/v1/*',
     bodyLimit({
@@ -226,10 +243,15 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     }),
   );
 
-  /** The request's scope: query parameters override the server default. */
+  /**
+   * The request's scope: query parameters override the server default. A scope parameter that is
+   * present but empty (`?userId=`) is 400 SCOPE_INVALID, never the default user.
+   */
   const scoped = (c: Context): Stack => {
     const q = c.req.query();
     const given: Scope = { userId: q.userId, agentId: q.agentId, runId: q.runId, namespace: q.namespace };
+    const empty = (Object.keys(given) as (keyof Scope)[]).filter((k) => given[k] !== undefined && given[k]!.trim() === '');
+    if (empty.length) throw new MemValidationError('SCOPE_INVALID', `Empty scope parameter ${empty.map((k) => `"${k}"`).join(', ')}: give a value or leave the parameter out`, { details: { empty } });
     if (!given.userId && !given.agentId && !given.runId) return given.namespace ? stack.withScope({ ...stack.scope, namespace: given.namespace }) : stack;
     return stack.withScope(given);
   };
@@ -265,7 +287,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     }),
     async (c) => {
       const { query, k, now } = c.req.valid('json');
-      const r = await scoped(c).search(query, { k, now: readNow(now) });
+      const r = await scoped(c).search(query, { k, now: readNow(stack, now) });
       return c.json({ evidence: r.evidence.map(toEvidenceItem), trace: normalizeTrace(r.trace) } as any, 200);
     },
   );
@@ -289,7 +311,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     async (c) => {
       const { question, k, tokenBudget, now } = c.req.valid('json');
       const s = scoped(c);
-      const r = await s.ask(question, { k, tokenBudget, now: readNow(now) });
+      const r = await s.ask(question, { k, tokenBudget, now: readNow(stack, now) });
       lastOf(s).query = { at: new Date().toISOString(), question, trace: r.trace };
       return c.json(r as any, 200);
     },

@@ -74,6 +74,13 @@ async function exerciseTools(client: Client) {
   expect(await failure(client, 'remember', { text: 'x', scope: { user: 'alice' } })).toMatch(/user|unrecognized/i);
   expect(await failure(client, 'remember', { text: 'x', scope: {} })).toMatch(/at least one of userId, agentId, runId/);
   expect(await failure(client, 'remember', { observations: [{ text: 'x', observedAt: 'not a date' }] })).toContain('BAD_DATE');
+  // issue 17: times are strict ISO-8601 with a zone; a zone-less one is not read as UTC when no
+  // time zone is configured
+  expect(await failure(client, 'remember', { observations: [{ text: 'x', observedAt: '2025-04-12 18:00' }] })).toContain('MISSING_TIMEZONE');
+  expect(await failure(client, 'recall', { query: 'x', now: '2025-04-12 18:00' })).toContain('MISSING_TIMEZONE');
+  expect(await failure(client, 'recall', { query: 'x', now: 'April 12, 2025' })).toContain('BAD_DATE');
+  expect(await failure(client, 'recall', { query: 'x', now: '12:00 pm on 12 April, 2025' })).toContain('BAD_DATE');
+  expect((await call(client, 'recall', { query: 'x', now: '2025-04-12T18:00:00+02:00' })).isError).toBeFalsy();
 
   const s1 = await call(client, 'stats', {});
   expect(s1.structuredContent.nodes).toBe(2);
@@ -138,6 +145,22 @@ describe('MCP over streamable HTTP at /mcp of mem serve (SDK client)', () => {
     await expect(connect()).rejects.toThrow(/401|UNAUTHORIZED/);
     await expect(connect('wrong')).rejects.toThrow(/401|UNAUTHORIZED/);
   });
+
+  it('with a configured time zone, zone-less times are read in it (not UTC)', async () => {
+    const tz = await startServer({ stack: { db: ':memory:', scope: { userId: 'tz' }, systemTwo: null, timeZone: 'Asia/Tokyo' }, port: 0, mcpScope: { userId: 'tz' } });
+    try {
+      const client = new Client({ name: 'mem-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${tz.url}/mcp`)));
+      const r = await call(client, 'remember', { observations: [{ text: 'I planted tomatoes today.', observedAt: '2025-07-25 02:00' }] });
+      expect(r.isError).toBeFalsy();
+      expect((await tz.stack.get(r.structuredContent.added[0].id)).observedAt).toBe('2025-07-24T17:00:00.000Z');
+      expect((await call(client, 'recall', { query: 'tomatoes', now: '2025-07-25 09:00' })).isError).toBeFalsy();
+      expect(await failure(client, 'recall', { query: 'tomatoes', now: '2025-07-25 25:00' })).toContain('BAD_DATE');
+      await client.close();
+    } finally {
+      await tz.close();
+    }
+  }, 60_000);
 
   it('without a configured scope every call must name one (no guess)', async () => {
     const bare = await startServer({ stack: { db: ':memory:', scope: { userId: 'default' }, systemTwo: null }, port: 0 });

@@ -23,7 +23,6 @@ import type { Stack } from '../stack.js';
 import { compactTrace, toEvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
 import { errorBody, formatScope, truncate } from '../output.js';
-import { parseSessionDate } from '../ingest/dates.js';
 
 const VERSION = '0.1.0';
 
@@ -51,7 +50,7 @@ const Observation = z
   .object({
     text: z.string().min(1).max(20_000),
     speaker: z.string().max(200).optional(),
-    observedAt: z.string().max(64).optional().describe('ISO-8601 time of the observation; default now'),
+    observedAt: z.string().max(64).optional().describe('ISO-8601 time of the observation with a zone (e.g. 2025-04-12T18:00:00Z); default now'),
     sourceId: z.string().max(200).optional(),
   })
   .strict();
@@ -70,7 +69,7 @@ export const RecallInput = z
   .object({
     query: z.string().min(1).max(4000).describe('What to look for, e.g. a question'),
     k: z.number().int().min(1).max(50).optional().describe('How many evidence items (default 5)'),
-    now: z.string().max(64).optional().describe('Reference time for "today" / recency, ISO-8601 (default now)'),
+    now: z.string().max(64).optional().describe('Reference time for "today" / recency, ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z; default now)'),
     scope: ScopeArg.optional(),
   })
   .strict();
@@ -114,14 +113,11 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
       return failure(e);
     }
   };
-  const readTime = (v: string | undefined, what: string) => {
-    if (v === undefined) return undefined;
-    try {
-      return parseSessionDate(v);
-    } catch (e) {
-      throw new MemValidationError('BAD_DATE', `${what}: ${(e as Error).message}`, { cause: e });
-    }
-  };
+  /**
+   * A reference time read strictly (core's `normalizeNow` via `Stack.readNow`): ISO-8601 with a zone,
+   * or zone-less in the configured time zone; else a tool error BAD_DATE / MISSING_TIMEZONE.
+   */
+  const readNow = (v: string | undefined) => (v === undefined ? undefined : stack.readNow(v));
 
   server.registerTool(
     'remember',
@@ -134,8 +130,9 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
       run(async () => {
         const s = scoped(args.scope);
         const list = args.observations ?? [{ text: args.text!, speaker: args.speaker }];
-        const obs = list.map((o) => ({ ...o, observedAt: readTime(o.observedAt, 'observedAt') }));
-        const added = await exclusive(() => s.add(obs));
+        // observedAt is checked by core's add (ISO-8601 with a zone, or zone-less in the configured
+        // time zone; else BAD_DATE / MISSING_TIMEZONE before anything is written)
+        const added = await exclusive(() => s.add(list));
         const items = added.map((a) => ({ id: a.node.id, text: a.node.text, action: a.action, novelty: a.gate?.novelty ?? null }));
         return ok({ scope: s.scope, added: items }, `Stored ${items.length} in ${formatScope(s.scope)}:\n${items.map((a) => `- ${a.id} (${a.action}) ${truncate(a.text, 80)}`).join('\n')}`);
       }),
@@ -152,7 +149,7 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
     (args) =>
       run(async () => {
         const s = scoped(args.scope);
-        const r = await s.search(args.query, { k: args.k ?? 5, now: readTime(args.now, 'now') });
+        const r = await s.search(args.query, { k: args.k ?? 5, now: readNow(args.now) });
         const evidence = r.evidence.map(toEvidenceItem);
         const trace = compactTrace(normalizeTrace(r.trace));
         const lines = evidence.map((e, i) => `${i + 1}. [${e.id}] ${e.observedAt.slice(0, 10)} ${e.speaker ? `${e.speaker}: ` : ''}${e.text}`);

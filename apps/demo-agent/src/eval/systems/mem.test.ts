@@ -39,3 +39,22 @@ describe('createEvalSystemOne', () => {
     expect(e.texts).toEqual([]);
   });
 });
+
+describe('the @mem eval systems on a memory that was never written (break-it finding, issue 17)', () => {
+  it('jev, bm25, dense and hybrid return an empty result, not STORE_ERROR', async () => {
+    const { jevSystem, bm25System, denseSystem, hybridSystem } = await import('./mem.js');
+    const cleanups: (() => Promise<void> | void)[] = [];
+    const ctx = { conversation: 0, shared: new Map<string, unknown>(), runShared: new Map<string, unknown>([['embedder', countingEmbedder()]]), defer: (f: () => Promise<void> | void) => void cleanups.push(f) };
+    try {
+      for (const [name, factory] of [['jev', jevSystem()], ['bm25', bm25System], ['dense', denseSystem], ['hybrid', hybridSystem]] as const) {
+        const system = await factory({ ...ctx, name });
+        const stats = await system.build([]);
+        expect(stats.observations, name).toBe(0);
+        const r = await system.search('Which pet does Ana have?', 5, { budgetTokens: 200 });
+        expect(r.ids, name).toEqual([]);
+      }
+    } finally {
+      for (const f of cleanups) await f();
+    }
+  });
+});

@@ -88,6 +88,9 @@ async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservatio
           metadata: { ...o.metadata, session: o.session, turn: o.turn },
         })),
       );
+      // the retrievers read `memory.store` directly: open it even when nothing was written (an empty
+      // conversation), so they answer with no evidence instead of STORE_ERROR "call store.open"
+      await memory.list({ scope, limit: 1 });
       const gate = { add: 0, update: 0, noop: 0 };
       let stored = 0;
       for (const r of results) {
