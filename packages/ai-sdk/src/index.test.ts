@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateText, isStepCount } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createMemory, MemError, type Memory } from '@mem/core';
-import { createMemoryTools, formatMemories, recallForPrompt } from './index.js';
+import { createMemoryTools, formatMemories, portableJsonSchema, recallForPrompt } from './index.js';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } } as any;
 const toolCall = (toolName: string, input: unknown, id = 'call-1') => ({
@@ -115,5 +115,37 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     const none = await recallForPrompt({ memory, scope: { userId: 'nobody' }, query: 'Where does Nora live?' });
     expect(none).toEqual({ system: 'No stored memory matches this message.', memories: [] });
     expect(formatMemories([])).toBe('');
+  });
+
+  it('the model is shown portable schemas (no length/range keywords a grammar builder chokes on); arguments are still checked strictly', async () => {
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall('recall', { query: 'x'.repeat(4001) }), toolCall('recall', { query: 'tea', k: 51 }, 'call-2'), text('Sorry.')] });
+    const r = await generateText({ model, tools: createMemoryTools({ memory, scope: alice }), prompt: 'x', stopWhen: isStepCount(4) });
+    const offered = model.doGenerateCalls[0].tools! as any[];
+    const recall = offered.find((t) => t.name === 'recall').inputSchema;
+    const all = JSON.stringify(offered.map((t) => t.inputSchema));
+    for (const keyword of ['maxLength', 'minLength', 'minimum', 'maximum', '$schema']) expect(all).not.toContain(`"${keyword}"`);
+    expect(recall).toMatchObject({ type: 'object', required: ['query'], properties: { query: { type: 'string' }, k: { type: 'integer' } } });
+    expect(recall.properties.query.description).toBe('What to look for, e.g. the question (at least 1 character, at most 4000 characters)');
+    expect(recall.properties.k.description).toBe('How many memories (default 5) (≥ 1, ≤ 50)');
+    // both over-limit calls fail validation (tool errors the model sees), neither reaches execute
+    const errors = r.steps.flatMap((s) => s.content.filter((p: any) => p.type === 'tool-error'));
+    expect(errors).toHaveLength(2);
+    expect(r.steps.flatMap((s) => s.toolResults)).toHaveLength(0);
+    // schemas: 'strict' shows zod's own JSON Schema
+    const strict = new MockLanguageModelV4({ doGenerate: text('ok') });
+    await generateText({ model: strict, tools: createMemoryTools({ memory, scope: alice, schemas: 'strict' }), prompt: 'x' });
+    expect(JSON.stringify(strict.doGenerateCalls[0].tools!.map((t: any) => t.inputSchema))).toContain('"maxLength":4000');
+  });
+
+  it('portableJsonSchema moves limits into descriptions recursively and leaves its input alone', () => {
+    const input = { $schema: 'x', type: 'object', properties: { tags: { type: 'array', maxItems: 3, items: { type: 'string', pattern: '^[a-z]+$' } } }, required: ['tags'], additionalProperties: false };
+    const copy = structuredClone(input);
+    expect(portableJsonSchema(input)).toEqual({
+      type: 'object',
+      properties: { tags: { type: 'array', description: '(at most 3 items)', items: { type: 'string', description: '(matching /^[a-z]+$/)' } } },
+      required: ['tags'],
+      additionalProperties: false,
+    });
+    expect(input).toEqual(copy);
   });
 });

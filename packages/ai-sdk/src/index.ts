@@ -10,8 +10,15 @@
  * never chosen by the model, so a model cannot read or write another user's memories.
  * Errors: a failing tool call throws the @mem error (a `MemError` with `code`); the AI SDK turns a
  * thrown tool error into a tool-error part the model sees.
+ *
+ * Tool input schemas: the model is shown a portable JSON Schema (types, required keys, descriptions;
+ * length and range limits moved into the descriptions, see `portableJsonSchema`), because local
+ * OpenAI-compatible servers compile tool schemas into sampling grammars and some cannot compile
+ * those keywords (llama-cpp-python's server expands `maxLength: 4000` into a grammar it fails to
+ * parse, and exits). The arguments the model sends are still validated against the strict zod
+ * schema before `execute` runs.
  */
-import { tool, type Tool } from 'ai';
+import { jsonSchema, tool, zodSchema, type Schema, type Tool } from 'ai';
 import { z } from 'zod';
 import { MemValidationError, resolveScope, type Evidence, type Memory, type Scope } from '@mem/core';
 
@@ -33,7 +40,78 @@ export interface MemoryToolsOptions {
   scope: Scope;
   /** Evidence items `recall` returns by default (1..50). Default 5. */
   k?: number;
+  /**
+   * The JSON Schema the model is shown: 'portable' (default; limits in descriptions, see
+   * `portableJsonSchema`) or 'strict' (every zod constraint as a JSON Schema keyword). Arguments are
+   * validated against the strict zod schema either way.
+   */
+  schemas?: 'portable' | 'strict';
 }
+
+/** JSON Schema keywords that `portableJsonSchema` moves out of the schema (into the description). */
+const LIMIT_KEYWORDS: Record<string, (v: unknown) => string> = {
+  minLength: (v) => `at least ${v} character${v === 1 ? '' : 's'}`,
+  maxLength: (v) => `at most ${v} character${v === 1 ? '' : 's'}`,
+  minimum: (v) => `≥ ${v}`,
+  maximum: (v) => `≤ ${v}`,
+  exclusiveMinimum: (v) => `> ${v}`,
+  exclusiveMaximum: (v) => `< ${v}`,
+  minItems: (v) => `at least ${v} item${v === 1 ? '' : 's'}`,
+  maxItems: (v) => `at most ${v} item${v === 1 ? '' : 's'}`,
+  pattern: (v) => `matching /${v}/`,
+  format: (v) => `format ${v}`,
+};
+
+/**
+ * A JSON Schema that grammar-constrained local servers can compile (ours): `$schema` dropped, and the
+ * length, range, pattern and format keywords (`LIMIT_KEYWORDS`) removed and stated in the property's
+ * `description` instead ("… (at most 4000 characters)"), recursively. Types, `required`, `enum`,
+ * `additionalProperties` and descriptions stay. Returns a new object; the input is not changed.
+ * Source: ours (llama-cpp-python's server fails on `maxLength: 4000`; many servers ignore the rest).
+ */
+export function portableJsonSchema(schema: unknown): Record<string, unknown> {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    const limits: string[] = [];
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === '$schema') continue;
+      const say = LIMIT_KEYWORDS[key];
+      if (say && (typeof value === 'number' || typeof value === 'string')) limits.push(say(value));
+      else out[key] = key === 'properties' || key === '$defs' || key === 'definitions' ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, walk(v)])) : walk(value);
+    }
+    if (limits.length) out.description = `${typeof out.description === 'string' ? `${out.description} ` : ''}(${limits.join(', ')})`;
+    return out;
+  };
+  return walk(schema) as Record<string, unknown>;
+}
+
+/**
+ * An AI SDK schema that shows the model `portableJsonSchema(zod's JSON Schema)` and validates the
+ * arguments with the strict zod schema (ours). With `strict: true`, zod's own JSON Schema is shown.
+ */
+export function toolInputSchema<T>(schema: z.ZodType<T>, options: { strict?: boolean } = {}): Schema<T> {
+  const strict = zodSchema(schema as any) as Schema<T>;
+  if (options.strict) return strict;
+  return jsonSchema<T>(async () => portableJsonSchema(await strict.jsonSchema) as any, {
+    validate: (value) => strict.validate!(value),
+  });
+}
+
+/** The strict input schemas of the three tools (what `execute` receives has passed these). */
+export const RememberInput = z
+  .object({
+    text: z.string().min(1).max(20_000).describe('The observation, in the words it was said'),
+    speaker: z.string().max(200).optional().describe('Who said it'),
+  });
+export const RecallInput = (defaultK = 5) =>
+  z
+    .object({
+      query: z.string().min(1).max(4000).describe('What to look for, e.g. the question'),
+      k: z.number().int().min(1).max(50).optional().describe(`How many memories (default ${defaultK})`),
+    });
+export const ForgetInput = z.object({ id: z.string().min(1).max(256).describe('The id of the memory, from recall') });
 
 function toRecalled(e: Evidence): RecalledMemory {
   return { id: e.node.id, text: e.node.text, speaker: e.node.speaker, observedAt: e.node.observedAt, score: e.score };
@@ -70,13 +148,14 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
   const { memory } = options;
   const scope = checkScope(options.scope);
   const defaultK = checkK(options.k) ?? 5;
+  if (options.schemas !== undefined && options.schemas !== 'portable' && options.schemas !== 'strict') {
+    throw new MemValidationError('INVALID_INPUT', `schemas must be 'portable' or 'strict', got ${String(options.schemas)}`);
+  }
+  const strict = options.schemas === 'strict';
   return {
     remember: tool({
       description: 'Store something worth remembering about the user or the conversation in long-term memory (one fact, preference or event per call).',
-      inputSchema: z.object({
-        text: z.string().min(1).max(20_000).describe('The observation, in the words it was said'),
-        speaker: z.string().max(200).optional().describe('Who said it'),
-      }),
+      inputSchema: toolInputSchema(RememberInput, { strict }),
       execute: async ({ text, speaker }) => {
         const r = await memory.add({ text, speaker, scope });
         return { id: r.node.id, action: r.action };
@@ -84,10 +163,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     }),
     recall: tool({
       description: 'Search long-term memory before answering questions about the user or earlier conversations. Returns stored observations, best first.',
-      inputSchema: z.object({
-        query: z.string().min(1).max(4000).describe('What to look for, e.g. the question'),
-        k: z.number().int().min(1).max(50).optional().describe(`How many memories (default ${defaultK})`),
-      }),
+      inputSchema: toolInputSchema(RecallInput(defaultK), { strict }),
       execute: async ({ query, k }) => {
         const r = await memory.search(query, { scope, k: k ?? defaultK });
         return { memories: r.evidence.map(toRecalled) };
@@ -95,10 +171,23 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     }),
     forget: tool({
       description: 'Delete one memory by its id (from recall), e.g. when the user asks to forget something.',
-      inputSchema: z.object({ id: z.string().min(1).max(256) }),
+      inputSchema: toolInputSchema(ForgetInput, { strict }),
       execute: async ({ id }) => ({ id, forgotten: await memory.forget(id, { scope }) }),
     }),
   };
+}
+
+/**
+ * A `transformRequestBody` for `createOpenAICompatible` against llama-cpp-python's server (ours):
+ * an assistant message that only carries tool calls is sent by the AI SDK with `content: null`, which
+ * that server's request schema refuses (HTTP 422 "Input should be a valid string"), so the step after
+ * a tool call fails. Sets such `content` to `''`; everything else is passed through unchanged.
+ *
+ *   createOpenAICompatible({ name: 'local', baseURL, transformRequestBody: llamaCppRequestBody })
+ */
+export function llamaCppRequestBody(body: Record<string, any>): Record<string, any> {
+  if (!Array.isArray(body.messages)) return body;
+  return { ...body, messages: body.messages.map((m: any) => (m && m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m)) };
 }
 
 export interface RecallForPromptOptions {
