@@ -308,7 +308,10 @@ function focusNode(id) {
   if (!n.length) return;
   cy.nodes().removeClass('focus');
   n.addClass('focus');
-  cy.animate({ center: { eles: n }, duration: 200 });
+  // the picture stays put: pan (never zoom) only when the node is outside the visible part
+  const ext = cy.extent();
+  const p = n.position();
+  if (p.x < ext.x1 || p.x > ext.x2 || p.y < ext.y1 || p.y > ext.y2) cy.animate({ center: { eles: n }, duration: 200 });
   showNode(n.data());
 }
 
@@ -497,5 +500,8 @@ window.memPlayground = {
     positions: Object.fromEntries(cy.nodes().map((n) => [n.id(), n.position()])),
     fontSize: cy.nodes().length ? parseFloat(cy.nodes()[0].style('font-size')) : null,
     zoom: cy.zoom(),
+    pan: { ...cy.pan() },
+    focused: cy.nodes('.focus').map((n) => n.id()),
+    animating: cy.animated() || cy.nodes().some((n) => n.animated()),
   }),
 };

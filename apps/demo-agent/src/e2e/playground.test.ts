@@ -160,9 +160,16 @@ describe.skipIf(!available && !required)('web playground in headless Chromium', 
     await page.click('#graph-mode');
     expect((await page.evaluate(() => (window as any).memPlayground.graph())).mode).toBe('focus');
 
-    // Clicking an evidence item focuses its node in the graph.
+    // Clicking an evidence item focuses its node in the graph; a node already in view does not move the picture.
+    const before = await page.evaluate(() => (window as any).memPlayground.graph());
     await evidence.locator('li').first().click();
     await expect.poll(() => page.isVisible('#node-info')).toBe(true);
+    await expect.poll(async () => (await page.evaluate(() => (window as any).memPlayground.graph())).animating).toBe(false);
+    const clicked = await page.evaluate(() => (window as any).memPlayground.graph());
+    expect(clicked.focused).toEqual([g1.evidence[0]]);
+    expect(clicked.pan).toEqual(before.pan);
+    expect(clicked.zoom).toBe(before.zoom);
+    expect(await page.textContent('#node-info')).toContain(top.text.slice(0, 40));
     await page.screenshot({ path: path.join(ARTIFACTS, 'playground-4-node.png') });
 
     // Storing questions is opt-in.
