@@ -264,6 +264,11 @@ export interface SearchRequest {
   k?: number;
   /** Reference time for recency (UTC ISO-8601); default now. */
   now?: string;
+  /**
+   * IANA zone whose calendar the query's relative dates ("yesterday", "last Monday") are resolved in
+   * against `now` (`createMemory`'s `timeZone`); default UTC. Unknown names: INVALID_INPUT.
+   */
+  timeZone?: string;
 }
 
 export interface Evidence {

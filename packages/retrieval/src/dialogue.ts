@@ -41,11 +41,12 @@ export interface TimeInterval {
 const DAY_MS = 86_400_000;
 
 /**
- * The interval the query's first time expression names, resolved against `nowIso` (`resolveEventTimes`
- * of `@mem/core`; an open end counts as one day), or null when the query names no time.
+ * The interval the query's first time expression names, resolved against `nowIso` in the calendar of
+ * `timeZone` (IANA; default UTC) by `resolveEventTimes` of `@mem/core` (an open end counts as one
+ * day), or null when the query names no time. Throws INVALID_INPUT for an unknown zone.
  */
-export function queryTimeInterval(query: string, nowIso: string): TimeInterval | null {
-  const t = resolveEventTimes(query, nowIso)[0];
+export function queryTimeInterval(query: string, nowIso: string, timeZone?: string): TimeInterval | null {
+  const t = resolveEventTimes(query, nowIso, timeZone ? { timeZone } : {})[0];
   if (!t) return null;
   const start = Date.parse(t.start);
   const end = t.end ? Date.parse(t.end) : start + DAY_MS;

@@ -4,7 +4,7 @@
  */
 import type { LearnedModel } from '@mem/system-one';
 import { defaultRelevanceModel } from './relevance.js';
-import { MemValidationError, normalizeNow } from '@mem/core';
+import { MemValidationError, assertTimeZone, normalizeNow } from '@mem/core';
 import type { Embedder, MemoryStore, RelationSubtype, RelationView, SearchRequest } from '@mem/core';
 import { DEFAULT_SCORE_WEIGHTS, DEFAULT_STOPPING, type ScoreWeights, type StoppingThresholds } from './equations.js';
 import { type SystemOneLike } from './controller.js';
@@ -203,5 +203,6 @@ export function validateRequest(req: SearchRequest): { k: number; nowMs: number 
   if (!Number.isInteger(k) || k < 1) throw new MemValidationError('INVALID_INPUT', `search: k must be a positive integer, got ${k}`);
   // strict (issue 17): ISO-8601 with a zone, else BAD_DATE / MISSING_TIMEZONE — never the process's local zone
   const nowMs = req.now === undefined ? Date.now() : Date.parse(normalizeNow(req.now));
+  if (req.timeZone !== undefined) assertTimeZone(req.timeZone);
   return { k, nowMs };
 }

@@ -103,7 +103,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
             snap ? snapshotSpeakers(snap) : [...byId.values()].flatMap((n) => (n.speaker ? [n.speaker] : [])),
             (n) => (snap ? previousTurn(snap, n.id) : null),
             o.dialogueWeights,
-            o.dialogueWeights.time !== 0 ? queryTimeInterval(query, new Date(nowMs).toISOString()) : null,
+            o.dialogueWeights.time !== 0 ? queryTimeInterval(query, new Date(nowMs).toISOString(), req.timeZone) : null,
           )
         : null;
     const dialogueMemo = new Map<string, ReturnType<NonNullable<typeof dialogue>>>();

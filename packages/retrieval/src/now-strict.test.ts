@@ -22,3 +22,31 @@ describe('search now is strict ISO-8601 with a zone on every retriever (issue 17
     }
   });
 });
+
+describe("the query's relative dates use the search's timeZone calendar (issue 17: times)", () => {
+  it('"yesterday" asked at 02:00 on 25 July in Tokyo is 24 July in Tokyo, not 23 July (the UTC date)', async () => {
+    const { queryTimeInterval } = await import('./dialogue.js');
+    const now = '2025-07-24T17:00:00.000Z'; // 2025-07-25 02:00 in Tokyo
+    const tokyo = queryTimeInterval('What did Ana do yesterday?', now, 'Asia/Tokyo')!;
+    expect(new Date(tokyo.start).toISOString()).toBe('2025-07-23T15:00:00.000Z'); // 24 July 00:00 Tokyo
+    const utc = queryTimeInterval('What did Ana do yesterday?', now)!;
+    expect(new Date(utc.start).toISOString()).toBe('2025-07-23T00:00:00.000Z');
+  });
+
+  it('validateRequest refuses an unknown time zone', () => {
+    expect(() => validateRequest({ scope: SCOPE, query: 'x', timeZone: 'Mars/Olympus' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => validateRequest({ scope: SCOPE, query: 'x', timeZone: 'Asia/Tokyo' })).not.toThrow();
+  });
+
+  it("createMemory's timeZone reaches the retriever with every search", async () => {
+    const { createMemory } = await import('@mem/core');
+    const seen: unknown[] = [];
+    const memory = createMemory({ timeZone: 'Asia/Tokyo', retriever: () => ({ search: async (req: any) => (seen.push(req.timeZone), { evidence: [] }) }) as any });
+    try {
+      await memory.search('What did Ana do yesterday?', { scope: { userId: 'ana' }, now: '2025-07-25 02:00' });
+      expect(seen).toEqual(['Asia/Tokyo']);
+    } finally {
+      await memory.close();
+    }
+  });
+});

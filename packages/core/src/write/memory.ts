@@ -588,7 +588,8 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       const now = opts.now === undefined ? undefined : normalizeNow(opts.now, options.timeZone);
       await ready();
       const r = getRetriever();
-      if (r) return r.search({ scope, query, k, now });
+      // the memory's timeZone is the calendar of the query's relative dates too ("yesterday" at 02:00 Tokyo)
+      if (r) return r.search({ scope, query, k, now, ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
       const [v] = await embedder.embed([query]);
       const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
       return { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };
