@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createEmbedderFor, resolveEmbedderKind } from './embedder.js';
 
 describe('embedder selection', () => {
@@ -15,5 +18,23 @@ describe('embedder selection', () => {
     const e = createEmbedderFor('openai', { MEM_EMBED_MODEL: 'm', MEM_EMBED_DIMENSION: '8', MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1', MEM_LLM_API_KEY: 'k' });
     expect(e.dimension).toBe(8);
     expect(createEmbedderFor('glove', {}).dimension).toBe(100);
+  });
+
+  it('MEM_EMBED_CACHE_DIR puts a disk cache in front of the embedder (same model and vectors; a second embedder reads the file)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mem-embcache-cli-'));
+    try {
+      const plain = createEmbedderFor('glove', {});
+      const cached = createEmbedderFor('glove', { MEM_EMBED_CACHE_DIR: dir }) as ReturnType<typeof createEmbedderFor> & { stats(): { hits: number; misses: number } };
+      expect(cached.model).toBe(plain.model);
+      const [want] = await plain.embed(['the cat sat on the mat']);
+      const [got] = await cached.embed(['the cat sat on the mat']);
+      expect(Array.from(got!)).toEqual(Array.from(want!));
+      expect(cached.stats()).toMatchObject({ hits: 0, misses: 1 });
+      const again = createEmbedderFor('glove', { MEM_EMBED_CACHE_DIR: dir }) as typeof cached;
+      await again.embed(['the cat sat on the mat']);
+      expect(again.stats()).toMatchObject({ hits: 1, misses: 0 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

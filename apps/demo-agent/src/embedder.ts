@@ -9,8 +9,11 @@
  * - `openai`: core's `createOpenAIEmbedder` on an OpenAI-compatible `/embeddings` endpoint:
  *   MEM_EMBED_MODEL and MEM_EMBED_DIMENSION (required), MEM_EMBED_BASE_URL / MEM_EMBED_API_KEY
  *   (default MEM_LLM_BASE_URL / MEM_LLM_API_KEY).
+ * With MEM_EMBED_CACHE_DIR set, the embedder is wrapped in core's `createCachedEmbedder` (a text
+ * already embedded by the same model is read back from a file in that folder: re-running an eval
+ * with MiniLM costs the encoder only once).
  */
-import { createMiniLmEmbedder, createOpenAIEmbedder, createWinkEmbedder, MemValidationError, type Embedder } from '@mem/core';
+import { createCachedEmbedder, createMiniLmEmbedder, createOpenAIEmbedder, createWinkEmbedder, MemValidationError, type Embedder } from '@mem/core';
 
 export const EMBEDDER_KINDS = ['glove', 'minilm', 'openai'] as const;
 export type EmbedderKind = (typeof EMBEDDER_KINDS)[number];
@@ -25,11 +28,17 @@ export function resolveEmbedderKind(option: string | undefined, env: NodeJS.Proc
 }
 
 /**
- * Build the embedder of `kind`. Throws MODEL_NOT_FOUND for `minilm` without its folder (naming
+ * Build the embedder of `kind` (cached on disk when MEM_EMBED_CACHE_DIR is set). Throws MODEL_NOT_FOUND for `minilm` without its folder (naming
  * `pnpm models:fetch`), INVALID_INPUT for `openai` without MEM_EMBED_MODEL / MEM_EMBED_DIMENSION or
  * an endpoint.
  */
 export function createEmbedderFor(kind: EmbedderKind, env: NodeJS.ProcessEnv = process.env): Embedder {
+  const inner = createUncachedEmbedder(kind, env);
+  const dir = env.MEM_EMBED_CACHE_DIR?.trim();
+  return dir ? createCachedEmbedder(inner, { dir }) : inner;
+}
+
+function createUncachedEmbedder(kind: EmbedderKind, env: NodeJS.ProcessEnv): Embedder {
   switch (kind) {
     case 'glove':
       return createWinkEmbedder();

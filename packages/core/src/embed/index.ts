@@ -8,3 +8,5 @@ export { zipfProbability, sifWeight, harmonicNumber, hashedTokenVector, surfaceT
 export { EmbedderError, ModelNotFoundError, DimensionMismatchError, toUnitVector } from './util.js';
 export { createMiniLmEmbedder, defaultModelsDir, MINILM_FOLDER } from './minilm.js';
 export type { MiniLmEmbedderOptions } from './minilm.js';
+export { createCachedEmbedder } from './cache.js';
+export type { CachedEmbedder, CachedEmbedderOptions } from './cache.js';
