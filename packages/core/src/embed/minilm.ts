@@ -29,13 +29,15 @@ export interface MiniLmEmbedderOptions {
   quantized?: boolean;
   /** Texts per forward pass (see `TransformersEmbedderOptions.batchSize`; default 32 fp32, 1 quantized). */
   batchSize?: number;
+  /** Longest input in word pieces; longer texts are truncated. Default 256, the model's `max_seq_length` in sentence-transformers (its reference implementation). */
+  maxTokens?: number;
   /** Environment for the defaults. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
 
 /**
  * `createMiniLmEmbedder({ quantized })` → a 384-d Embedder (`model` = `all-MiniLM-L6-v2` or
- * `all-MiniLM-L6-v2:q8`; unit vectors, masked mean pooling). Needs the optional peer
+ * `all-MiniLM-L6-v2:q8`; unit vectors, masked mean pooling, inputs truncated at 256 word pieces). Needs the optional peer
  * `@huggingface/transformers`; loads lazily on the first `embed`; never downloads.
  *
  * Errors: MODEL_NOT_FOUND (synchronously) when the folder or the chosen ONNX file is missing, with
@@ -57,6 +59,7 @@ export function createMiniLmEmbedder(options: MiniLmEmbedderOptions = {}): Embed
     pooling: 'mean',
     dimension: 384,
     batchSize: options.batchSize,
+    maxTokens: options.maxTokens ?? 256,
     modelName: options.quantized ? 'all-MiniLM-L6-v2:q8' : 'all-MiniLM-L6-v2',
   });
 }

@@ -35,6 +35,19 @@ describe('createTransformersEmbedder (tiny ONNX model built in the test)', () =>
     });
   }, 60_000);
 
+  it('maxTokens truncates long inputs (the tokenizer\'s model_max_length otherwise); texts come back in input order', async () => {
+    const e = createTransformersEmbedder({ modelPath: tiny.dir, maxTokens: 2 });
+    const id = (w: string) => tiny.vocab.indexOf(w);
+    const mean = (ids: number[]) => tiny.table[0].map((_, d) => ids.reduce((s, i) => s + tiny.table[i][d], 0) / ids.length);
+    const [long, short] = await e.embed(['cat dog kitten puppy', 'dog']);
+    const want = [unit(mean([id('cat'), id('dog')])), unit(mean([id('dog')]))];
+    for (let d = 0; d < 16; d++) {
+      expect(long[d]).toBeCloseTo(want[0][d], 5);
+      expect(short[d]).toBeCloseTo(want[1][d], 5);
+    }
+    expect(() => createTransformersEmbedder({ modelPath: tiny.dir, maxTokens: 1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+  }, 60_000);
+
   it('cls pooling takes the first token; batches split by batchSize', async () => {
     const e = createTransformersEmbedder({ modelPath: tiny.dir, pooling: 'cls', batchSize: 1 });
     const out = await e.embed(['dog runs', 'puppy sleeps']);

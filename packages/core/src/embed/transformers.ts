@@ -38,6 +38,12 @@ export interface TransformersEmbedderOptions {
    * all-MiniLM-L6-v2 q8: cosine 0.95–0.99 to the same text embedded alone).
    */
   batchSize?: number;
+  /**
+   * Longest input in word pieces (with [CLS]/[SEP]); longer texts are truncated. Default: the
+   * tokenizer's `model_max_length` (512 for BERT exports). all-MiniLM-L6-v2 was trained on 128 and is
+   * truncated at 256 by its reference implementation (sentence-transformers `max_seq_length`).
+   */
+  maxTokens?: number;
   /** ONNX weights variant: `'fp32'` (default, `onnx/model.onnx`), `'q8'` (`onnx/model_quantized.onnx`), … as Transformers.js names them. */
   dtype?: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
   /** Stored as the embedder's `model`. Default `transformers:<folder name>:<pooling>`. */
@@ -124,6 +130,8 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
   const dtype = options.dtype ?? 'fp32';
   const batchSize = options.batchSize ?? (dtype === 'fp32' || dtype === 'fp16' ? 32 : 1);
   if (!Number.isInteger(batchSize) || batchSize <= 0) throw new MemValidationError('INVALID_INPUT', 'batchSize must be a positive integer');
+  const maxTokens = options.maxTokens;
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 2)) throw new MemValidationError('INVALID_INPUT', 'maxTokens must be an integer ≥ 2');
 
   type Extractor = (texts: string[], o: { pooling: string; normalize: boolean }) => Promise<{ dims: number[]; data: ArrayLike<number> }>;
   let extractor: Promise<Extractor> | null = null;
@@ -145,11 +153,14 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
         if (src.remote?.host) tf.env.remoteHost = src.remote.host.endsWith('/') ? src.remote.host : `${src.remote.host}/`;
         if (src.remote?.cacheDir) tf.env.cacheDir = src.remote.cacheDir;
         try {
-          return (await tf.pipeline('feature-extraction', modelPath, {
+          const pipe = await tf.pipeline('feature-extraction', modelPath, {
             local_files_only: src.remote === null,
             dtype,
             device: 'cpu',
-          })) as Extractor;
+          });
+          // the pipeline truncates at the tokenizer's model_max_length
+          if (maxTokens !== undefined && pipe.tokenizer) pipe.tokenizer.model_max_length = Math.min(pipe.tokenizer.model_max_length ?? Infinity, maxTokens);
+          return pipe as Extractor;
         } catch (cause) {
           throw new EmbedderError(`cannot load Transformers.js model ${src.remote ? `"${modelPath}"` : `from ${modelPath}`}: ${(cause as Error)?.message ?? cause}`, {
             cause,
@@ -174,9 +185,14 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
       });
       if (texts.length === 0) return [];
       const run = await load();
-      const out: Float32Array[] = [];
-      let offset = 0;
-      for (const batch of chunk(texts, batchSize)) {
+      // Batches of similar length: a batch is padded to its longest text, so batching texts in
+      // length order (then putting the vectors back in input order) spends no compute on padding.
+      // The vectors do not change (padding is masked out of mean pooling; fp32 batched = one by one).
+      const order = texts.map((_, i) => i);
+      if (batchSize > 1) order.sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
+      const out: Float32Array[] = new Array(texts.length);
+      for (const idx of chunk(order, batchSize)) {
+        const batch = idx.map((i) => texts[i]!);
         let t: { dims: number[]; data: ArrayLike<number> };
         try {
           t = await run(batch, { pooling, normalize });
@@ -189,9 +205,8 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
         }
         for (let r = 0; r < rows; r++) {
           const row = Array.prototype.slice.call(t.data, r * cols, (r + 1) * cols) as number[];
-          out.push(toUnitVector(row, dimension, `${model} (input ${offset + r})`));
+          out[idx[r]!] = toUnitVector(row, dimension, `${model} (input ${idx[r]})`);
         }
-        offset += batch.length;
       }
       return out;
     },
