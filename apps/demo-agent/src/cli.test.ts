@@ -131,6 +131,16 @@ describe('mem CLI', () => {
     expect(JSON.parse(scope.out).error.code).toBe('SCOPE_INVALID');
   });
 
+  it('ask --now is strict: zone-less needs --time-zone (MISSING_TIMEZONE, exit 2), loose dates are BAD_DATE', async () => {
+    const zoneless = await mem('--db', ':memory:', '--user', 'now', '--json', 'ask', 'tea?', '--now', '2025-04-12 18:00');
+    expect(zoneless.code).toBe(2);
+    expect(JSON.parse(zoneless.out).error.code).toBe('MISSING_TIMEZONE');
+    const loose = await mem('--db', ':memory:', '--user', 'now', '--json', 'ask', 'tea?', '--now', '12:00 pm on 12 April, 2025');
+    expect(JSON.parse(loose.out).error.code).toBe('BAD_DATE');
+    expect((await mem('--db', ':memory:', '--user', 'now', '--json', 'ask', 'tea?', '--now', '2025-04-12T18:00:00Z')).code).toBe(0);
+    expect((await mem('--db', ':memory:', '--user', 'now', '--time-zone', 'Europe/Paris', '--json', 'ask', 'tea?', '--now', '2025-04-12 18:00')).code).toBe(0);
+  });
+
   it('speaks human in text mode: scopes by name, not-found hint, rounded history, singular grammar', async () => {
     const file = path.join(dir, 'one.txt');
     writeFileSync(file, 'Maya: I adopted a cat named Miso.\n');

@@ -6,12 +6,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { MemError, MemValidationError, type Scope } from '@mem/core';
+import { MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
 import { EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
 import { parseIngestFile } from './ingest/formats.js';
-import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
 import { createBuildLog } from './build-log.js';
@@ -172,10 +171,11 @@ export function buildProgram(): Command {
     .argument('<question>')
     .option('-k, --k <n>', 'evidence items', intOption('--k'), 10)
     .option('--budget-tokens <n>', 'context token budget for System Two', intOption('--budget-tokens'), 1200)
-    .option('--now <iso>', 'reference time for recency and "today" (default: now)')
+    .option('--now <iso>', 'reference time for recency and "today": ISO-8601 with a zone, or zone-less with --time-zone (default: now)')
     .action(async (question: string, opts: { k: number; budgetTokens: number; now?: string }, cmd: Command) => {
       const o = globals(cmd);
-      const now = opts.now ? parseSessionDate(opts.now) : undefined;
+      // strict like the HTTP API (issue 17): a zone, or the configured --time-zone; never silently UTC
+      const now = opts.now === undefined ? undefined : normalizeNow(opts.now, o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined));
       const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
       print(o, r, () => {
         if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
