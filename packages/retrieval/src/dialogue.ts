@@ -143,7 +143,8 @@ export function speakerMatch(speaker: string | null, named: string | null): numb
 
 /**
  * A scorer of d_v for one query (ours): `speakers` = the scope's speakers; `previous(node)` = the turn
- * the node follows (null when unknown); `queryTime` = {@link queryTimeInterval} of the query. Returns d_v and its parts.
+ * the node follows (null when unknown); `queryTime` = {@link queryTimeInterval} of the query. Returns d_v and its parts
+ * (`ownCoverage`: the coverage by the turn's own terms alone, a feature of the learned relevance model).
  */
 export function createDialogueScorer(
   query: string,
@@ -151,16 +152,18 @@ export function createDialogueScorer(
   previous: (n: MemoryNode) => MemoryNode | null,
   weights: DialogueWeights = DEFAULT_DIALOGUE_WEIGHTS,
   queryTime: TimeInterval | null = null,
-): (n: MemoryNode) => { value: number; coverage: number; answerness: number; speaker: number; time: number } {
+): (n: MemoryNode) => { value: number; coverage: number; ownCoverage: number; answerness: number; speaker: number; time: number } {
   const list = [...new Set(speakers)];
   const q = queryContentTerms(query, speakerTokens(list));
   const named = namedSpeaker(query, list);
   return (n) => {
     const prev = previous(n);
-    const coverage = termCoverage(q, [...nodeTerms(n, false), ...(prev ? nodeTerms(prev, false) : [])]);
+    const own = nodeTerms(n, false);
+    const coverage = termCoverage(q, [...own, ...(prev ? nodeTerms(prev, false) : [])]);
+    const ownCoverage = termCoverage(q, own);
     const a = answerness(n.text, prev?.text);
     const speaker = speakerMatch(n.speaker, named);
     const time = timeMatch(n, queryTime);
-    return { value: weights.coverage * coverage + weights.answer * a + weights.speaker * speaker + weights.time * time, coverage, answerness: a, speaker, time };
+    return { value: weights.coverage * coverage + weights.answer * a + weights.speaker * speaker + weights.time * time, coverage, ownCoverage, answerness: a, speaker, time };
   };
 }

@@ -30,6 +30,12 @@ export interface JevRetrieverOptions {
   rrfK?: number;
   /** Maximum anchors kept after fusion. Default 30 (seed 000). */
   maxAnchors?: number;
+  /**
+   * Candidate generation (ours): the top `seedsPerRanking` memories of each anchor ranking (vector,
+   * store BM25, lemma BM25, context lemma BM25) are anchors too, beside the fused top `maxAnchors`.
+   * Default 20; 0 keeps only the fused top.
+   */
+  seedsPerRanking?: number;
   /** How many hits each of the vector and lexical rankings contributes to fusion. Default 50 (ours). */
   anchorPool?: number;
   /** Beam width: frontier size per round. Default 10 (seed 000). */
@@ -40,7 +46,7 @@ export interface JevRetrieverOptions {
   recencyBeta?: number;
   /** Stopping thresholds. Default s ≥ 0.95, m < 0.15, c < 0.15, u < 0.15 (seed 000). */
   stopping?: Partial<StoppingThresholds>;
-  /** Hard caps (seed 000): controller calls 16, visited nodes 60, edges examined 2400, time 15 000 ms. */
+  /** Hard caps (seed 000): controller calls 16, visited nodes 100 (ours; seed 000 has 60, raised for the seeded anchors), edges examined 2400, time 15 000 ms. */
   caps?: Partial<{ controllerCalls: number; nodes: number; edges: number; timeMs: number }>;
   /**
    * π_e given to anchors (reached by no edge): `'rrf'` = the anchor's fused score divided by the best
@@ -130,6 +136,7 @@ export const JEV_DEFAULTS = {
   maxDepth: 8,
   rrfK: 60,
   maxAnchors: 30,
+  seedsPerRanking: 20,
   anchorPool: 50,
   beamWidth: 10,
   edgeDecay: { SAME_EPISODE: { out: 0.8, in: 0.5 } } as Partial<Record<RelationSubtype, { out: number; in: number }>>,
@@ -150,7 +157,7 @@ export const JEV_DEFAULTS = {
   scoreTopN: 5,
   priorRrfK: 30,
   recencyBeta: 0.1,
-  caps: { controllerCalls: 16, nodes: 60, edges: 2400, timeMs: 15_000 },
+  caps: { controllerCalls: 16, nodes: 100, edges: 2400, timeMs: 15_000 },
 } as const;
 
 /** The options with every default filled in (the object `createJevRetriever` works with). */
@@ -164,6 +171,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     rrfK: options.rrfK ?? JEV_DEFAULTS.rrfK,
     maxAnchors: options.maxAnchors ?? JEV_DEFAULTS.maxAnchors,
     anchorPool: options.anchorPool ?? JEV_DEFAULTS.anchorPool,
+    seedsPerRanking: options.seedsPerRanking ?? JEV_DEFAULTS.seedsPerRanking,
     beamWidth: options.beamWidth ?? JEV_DEFAULTS.beamWidth,
     recencyBeta: options.recencyBeta ?? JEV_DEFAULTS.recencyBeta,
     weights: { ...DEFAULT_SCORE_WEIGHTS, ...options.weights },

@@ -36,7 +36,7 @@ describe('createJevRetriever', () => {
   it('routes, budgets, anchors, expands and returns scoped evidence with paths', async () => {
     const store = memoryStore(nodes, relations);
     const s1 = scriptedSystemOne(ROUTE);
-    const r = createJevRetriever({ store, systemOne: s1, embedder, maxAnchors: 3 });
+    const r = createJevRetriever({ store, systemOne: s1, embedder, maxAnchors: 3, seedsPerRanking: 0 });
     const res = await r.search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?', k: 10, now: '2024-05-16T10:00:00Z' });
     const t = trace(res);
     expect(t.activeViews).toEqual(['semantic', 'temporal', 'entity']);
@@ -93,7 +93,7 @@ describe('createJevRetriever', () => {
 
   it('respects the node cap and the edge cap', async () => {
     const s1 = scriptedSystemOne({ ...ROUTE, multi_hop_need: 1 });
-    const r = createJevRetriever({ store: memoryStore(nodes, relations), systemOne: s1, embedder, maxAnchors: 2, caps: { nodes: 3 } });
+    const r = createJevRetriever({ store: memoryStore(nodes, relations), systemOne: s1, embedder, maxAnchors: 2, seedsPerRanking: 0, caps: { nodes: 3 } });
     const t = trace(await r.search({ scope: SCOPE, query: 'Mira bicycle' }));
     expect(t.nodesVisited).toBeLessThanOrEqual(3);
     const r2 = createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne({ ...ROUTE, multi_hop_need: 1 }), embedder, caps: { edges: 1 } });
@@ -102,10 +102,27 @@ describe('createJevRetriever', () => {
     expect(['edge_cap', 'frontier_empty', 'not_useful']).toContain(t2.stopReason);
   });
 
+  it('seeds: the top of each ranking is a candidate even when the fusion drops it, within the node cap', async () => {
+    // 'n4' is only in the lexical ranking ("tomatoes"), far below the fused top 1
+    const q = { scope: SCOPE, query: 'Mira bicycle tomatoes', now: '2024-05-16T10:00:00Z' };
+    const opts = { store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 1, ablation: { traversal: true } };
+    const without = trace(await createJevRetriever({ ...opts, seedsPerRanking: 0 }).search(q));
+    expect(without.anchors).toHaveLength(1);
+    const seeded = trace(await createJevRetriever({ ...opts, seedsPerRanking: 1 }).search(q));
+    expect(seeded.anchors.length).toBeGreaterThan(1);
+    expect(seeded.candidates.map((c) => c.id)).toContain(seeded.anchors[1].id);
+    const tops = trace(await createJevRetriever({ ...opts, seedsPerRanking: 5, collectFeatures: true }).search(q));
+    expect(tops.candidates.map((c) => c.id)).toContain('n4');
+    expect(tops.candidates.find((c) => c.id === tops.anchors[0].id)!.features!.seed_only).toBe(0);
+    expect(tops.candidates.find((c) => c.id === 'n4')!.features!.seed_only).toBe(1);
+    const capped = trace(await createJevRetriever({ ...opts, seedsPerRanking: 5, caps: { nodes: 2 } }).search(q));
+    expect(capped.anchors).toHaveLength(2);
+  });
+
   it('respects per-view budgets', async () => {
     const many = [...relations];
     for (const id of ['n1', 'n3', 'n4', 'n5', 'n6']) many.push(rel('n2', id, 'SAME_EPISODE', 1));
-    const r = createJevRetriever({ store: memoryStore(nodes, many), systemOne: scriptedSystemOne(ROUTE), embedder, budget: 4, maxAnchors: 1 });
+    const r = createJevRetriever({ store: memoryStore(nodes, many), systemOne: scriptedSystemOne(ROUTE), embedder, budget: 4, maxAnchors: 1, seedsPerRanking: 0 });
     const t = trace(await r.search({ scope: SCOPE, query: 'Mira bought a new bicycle' }));
     for (const g of t.activeViews) expect(t.budgets.spent[g]).toBeLessThanOrEqual(t.budgets.given[g]);
     expect(t.nodesVisited).toBeLessThanOrEqual(1 + 4);
@@ -150,9 +167,9 @@ describe('createJevRetriever', () => {
 
 describe('createJevRetriever graph reading', () => {
   it('reads neighbours through the store when the snapshot is off, with the same result', async () => {
-    const a = createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 3 });
+    const a = createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 3, seedsPerRanking: 0 });
     const storeB = memoryStore(nodes, relations);
-    const b = createJevRetriever({ store: storeB, systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 3, snapshotMaxNodes: 0, lemmaLexical: false });
+    const b = createJevRetriever({ store: storeB, systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 3, seedsPerRanking: 0, snapshotMaxNodes: 0, lemmaLexical: false });
     const q = { scope: SCOPE, query: 'When did Mira buy a new bicycle?', now: '2024-05-16T10:00:00Z' };
     const ra = await a.search(q);
     const rb = await b.search(q);
@@ -163,12 +180,12 @@ describe('createJevRetriever graph reading', () => {
 
   it('episode context: SAME_EPISODE neighbours are reached even when the temporal view is inactive', async () => {
     const route = { ...ROUTE, temporal: 0.01 };
-    const t = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
+    const t = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3, seedsPerRanking: 0 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
     expect(t.activeViews).not.toContain('temporal');
     expect(t.budgets.given.temporal).toBe(10);
     expect(t.episodeContext).toBe(true);
     expect(t.budgets.spent.temporal).toBeGreaterThanOrEqual(1);
-    const off = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3, episodeBudget: 0 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
+    const off = trace(await createJevRetriever({ store: memoryStore(nodes, relations), systemOne: scriptedSystemOne(route), embedder, maxAnchors: 3, seedsPerRanking: 0, episodeBudget: 0 }).search({ scope: SCOPE, query: 'When did Mira buy a new bicycle?' }));
     expect(off.budgets.spent.temporal).toBe(0);
   });
 
@@ -179,7 +196,7 @@ describe('createJevRetriever graph reading', () => {
       await makeNode(embedder, 'pre', 'good morning friend'),
     ];
     const rels = [rel('q', 'ans', 'SAME_EPISODE'), rel('pre', 'q', 'SAME_EPISODE')];
-    const r = createJevRetriever({ store: memoryStore(ns, rels), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 1, maxDepth: 1 });
+    const r = createJevRetriever({ store: memoryStore(ns, rels), systemOne: scriptedSystemOne(ROUTE), embedder, maxAnchors: 1, seedsPerRanking: 0, maxDepth: 1 });
     const t = trace(await r.search({ scope: SCOPE, query: 'which instrument did you pick up' }));
     const prior = Object.fromEntries(t.candidates.map((c) => [c.id, c.prior]));
     expect(prior.ans).toBeCloseTo(prior.q * 0.8);

@@ -119,6 +119,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       query,
       routing,
       rankings: { vector: vec.map((h) => h.node.id), lexical: lex.map((h) => h.node.id), lemma: lem.map((h) => h.node.id), context: ctx.map((h) => h.node.id) },
+      lexicalScores: new Map(lex.map((h) => [h.node.id, h.score])),
       stats: speakerStats(snap ?? [...byId.values()]),
     });
     const supersededMemo = new Map<string, boolean>();
@@ -128,8 +129,26 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       return s;
     };
     const featuresOf = (v: Visit, maxPrior: number): Record<RelevanceFeature, number> =>
-      featurize({ node: v.node, prior: v.prior, maxPrior, score: v.score, cosine: v.cosine, depth: v.depth, dialogue: dialoguePartsOf(v.node), superseded: isSuperseded(v.node) });
+      featurize({ node: v.node, prior: v.prior, maxPrior, score: v.score, cosine: v.cosine, depth: v.depth, dialogue: dialoguePartsOf(v.node), superseded: isSuperseded(v.node), seedOnly: seedOnly.has(v.node.id) });
+    /** Anchors brought in by one ranking's top only (`seedsPerRanking`). */
+    const seedOnly = new Set<string>();
+    // Anchors (ours): the fused top `maxAnchors`, plus the top `seedsPerRanking` of EACH ranking, so a
+    // memory one ranking puts first (a BM25 hit on a rare word, a close vector) is always a candidate
+    // even when the fusion of the others buries it; the learned relevance model orders the union
+    // (within the node cap).
     const fused = fusedAll.slice(0, o.maxAnchors);
+    if (o.seedsPerRanking > 0) {
+      const have = new Set(fused.map((f) => f.id));
+      const fusedScore = new Map(fusedAll.map((f) => [f.id, f.score]));
+      for (const ids of rankings) {
+        for (const id of ids.slice(0, o.seedsPerRanking)) {
+          if (have.has(id) || fused.length >= o.caps.nodes) continue;
+          have.add(id);
+          seedOnly.add(id);
+          fused.push({ id, score: fusedScore.get(id) ?? 0 });
+        }
+      }
+    }
     const tAnchors = performance.now();
 
     const visited = new Map<string, Visit>();
@@ -171,15 +190,28 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
 
     // Evidence order (ours): (1 − η) · prior / max prior + η · s̃ + μ · d_v — the retrieval prior carries
     // the fused rankings and graph support, the controller's candidate score s̃ and the dialogue term refine it.
-    const finalOf = (v: Visit) => {
+    // p(evidence) of a visit depends on its prior, the max prior and its score only (the rest of its
+    // features are fixed per node): memoised on those three (ours, for latency)
+    const pMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; p: number }>();
+    const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number) => {
+      const m = pMemo.get(v);
+      if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score) return m.p;
+      const p = relevanceProbability(model, featuresOf(v, maxPrior));
+      pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, p });
+      return p;
+    };
+    const maxPriorOf = () => {
       let maxPrior = 0;
       for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
+      return maxPrior;
+    };
+    const finalOf = (v: Visit, maxPrior = maxPriorOf()) => {
       const superseded = supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes));
       if (o.relevanceModel) {
         // learned p(evidence); a superseded memory still yields to its successor for "now" queries
-        let p = relevanceProbability(o.relevanceModel, featuresOf(v, maxPrior));
+        let p = pOf(o.relevanceModel, v, maxPrior);
         // the successor of a superseded memory is at least as relevant as what it replaces
-        for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, relevanceProbability(o.relevanceModel, featuresOf(u, maxPrior)));
+        for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, pOf(o.relevanceModel, u, maxPrior));
         return superseded ? p * (1 - demote) : p;
       }
       const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
@@ -188,7 +220,8 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     };
     const ranked = (list: Iterable<Visit>) => {
       const arr = [...list];
-      const f = new Map(arr.map((v) => [v, finalOf(v)]));
+      const maxPrior = maxPriorOf();
+      const f = new Map(arr.map((v) => [v, finalOf(v, maxPrior)]));
       return arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
     };
     const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);

@@ -11,7 +11,9 @@
  * themselves ("I", "my") and is questions, the turn's own first- and second-person share, length —
  * crossed with whether the query asks about the asker ("I", "my"), plus the memory's position in the
  * scope's time span crossed with the query's recency importance, and whether a later memory
- * supersedes it.
+ * supersedes it; the coverage of the query by the turn's own words, alone and crossed with the turn's
+ * question share (a turn that only asks the query again), the store BM25 score relative to the best
+ * one, and whether the memory is an anchor only because one ranking put it near its top.
  */
 import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
 import type { MemoryNode } from '@mem/core';
@@ -47,6 +49,10 @@ export const RELEVANCE_FEATURES = [
   'recency_x_time_position',
   'superseded_x_recency',
   'temporal_x_time_match',
+  'own_coverage',
+  'question_x_own_coverage',
+  'lexical_score_ratio',
+  'seed_only',
 ] as const;
 
 export type RelevanceFeature = (typeof RELEVANCE_FEATURES)[number];
@@ -133,8 +139,10 @@ export interface CandidateView {
   score: number;
   cosine: number;
   depth: number;
-  dialogue: { coverage: number; answerness: number; speaker: number; time: number } | null;
+  dialogue: { coverage: number; ownCoverage?: number; answerness: number; speaker: number; time: number } | null;
   superseded: boolean;
+  /** An anchor brought in by one ranking's top (`seedsPerRanking`), not by the fused top. Default false. */
+  seedOnly?: boolean;
 }
 
 /**
@@ -145,8 +153,12 @@ export function createRelevanceFeaturizer(input: {
   query: string;
   routing: RoutingProbabilities;
   rankings: { vector: string[]; lexical: string[]; lemma: string[]; context: string[] };
+  /** The store BM25 scores of the lexical ranking (higher is better), for `lexical_score_ratio`. */
+  lexicalScores?: ReadonlyMap<string, number>;
   stats: SpeakerStats;
 }): (c: CandidateView) => Record<RelevanceFeature, number> {
+  let maxLex = 0;
+  for (const v of input.lexicalScores?.values() ?? []) if (v > maxLex) maxLex = v;
   const rank = (ids: string[]) => new Map(ids.map((id, i) => [id, i + 1]));
   const r = { vector: rank(input.rankings.vector), lexical: rank(input.rankings.lexical), lemma: rank(input.rankings.lemma), context: rank(input.rankings.context) };
   const qfp = queryFirstPerson(input.query);
@@ -167,7 +179,8 @@ export function createRelevanceFeaturizer(input: {
       };
       memo.set(n.id, m);
     }
-    const d = c.dialogue ?? { coverage: 0, answerness: 0, speaker: 0, time: 0 };
+    const d = c.dialogue ?? { coverage: 0, ownCoverage: 0, answerness: 0, speaker: 0, time: 0 };
+    const own = d.ownCoverage ?? 0;
     const rec = input.routing.recencyImportance;
     return {
       prior: c.maxPrior > 0 ? c.prior / c.maxPrior : 0,
@@ -195,6 +208,10 @@ export function createRelevanceFeaturizer(input: {
       recency_x_time_position: rec * m.pos,
       superseded_x_recency: c.superseded ? rec : 0,
       temporal_x_time_match: input.routing.temporal * d.time,
+      own_coverage: own,
+      question_x_own_coverage: m.qs * own,
+      lexical_score_ratio: maxLex > 0 ? Math.max(0, input.lexicalScores!.get(n.id) ?? 0) / maxLex : 0,
+      seed_only: c.seedOnly ? 1 : 0,
     };
   };
 }

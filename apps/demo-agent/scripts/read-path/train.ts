@@ -43,7 +43,9 @@ interface Row {
   candidates: { sourceId: string; label: number; features: Record<string, number> }[];
 }
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' } } });
+const HIDDEN = Number(values.hidden);
+const ALPHA = values.balance === 'dataset' ? 1 : Number(values.balance);
 const rows: Row[] = values
   .data!.split(',')
   .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row))
@@ -52,14 +54,39 @@ const K = Number(values.k);
 const features = [...RELEVANCE_FEATURES];
 const CAL: Record<string, number> = { locomo: 3, beam: 5 };
 
+/**
+ * `--ensemble N` (with --hidden): N perceptrons fitted with seeds seed … seed + N − 1, merged into one
+ * model whose logit is their mean (hidden units side by side, output weights / N): one file, less
+ * dependence on one initialisation.
+ */
 function fit(train: Row[], name = 'retrieval.relevance'): LearnedModel {
+  const n = HIDDEN > 0 ? Number(values.ensemble) : 1;
+  const models = Array.from({ length: n }, (_, i) => fitOne(train, name, Number(values.seed) + i));
+  if (n === 1) return models[0];
+  return {
+    ...models[0],
+    weights: [models.flatMap((m) => m.weights[0].map((w) => w / n))],
+    bias: [models.reduce((s, m) => s + m.bias[0], 0) / n],
+    hidden: { weights: models.flatMap((m) => m.hidden!.weights), bias: models.flatMap((m) => m.hidden!.bias) },
+  };
+}
+
+function fitOne(train: Row[], name: string, seed: number): LearnedModel {
   const X: number[][] = [];
   const y: number[] = [];
+  const w: number[] = [];
+  // --balance α ∈ [0, 1] (default 1 = 'dataset'): a question of dataset d weighs 1 / n_d^α (n_d = its
+  // train questions), so α = 1 gives every dataset the same weight (LoCoMo has 8× BEAM's questions) and
+  // α = 0 every question; within a question its candidates share the question's weight (a question with
+  // 100 candidates is not 2× one with 50). --balance none: every candidate row weighs 1.
+  const perDataset = new Map<string, number>();
+  for (const r of train) perDataset.set(r.dataset, (perDataset.get(r.dataset) ?? 0) + 1);
   for (const r of train) for (const c of r.candidates) {
     X.push(features.map((f) => c.features[f]));
     y.push(c.label);
+    w.push(values.balance === 'none' ? 1 : 1000 / (perDataset.get(r.dataset)! ** ALPHA * r.candidates.length));
   }
-  return trainLearnedModel(X, y, { name, kind: 'logistic', features, classes: ['other', 'evidence'], l2: Number(values.l2), epochs: Number(values.epochs), learningRate: 0.05 });
+  return trainLearnedModel(X, y, { name, kind: 'logistic', features, classes: ['other', 'evidence'], l2: Number(values.l2), epochs: Number(values.epochs), learningRate: HIDDEN > 0 ? 0.003 : 0.05, sampleWeights: w, hidden: HIDDEN, seed });
 }
 
 function calibrated(train: Row[]): LearnedModel {
@@ -70,6 +97,11 @@ function calibrated(train: Row[]): LearnedModel {
   for (const r of cal) for (const c of r.candidates) {
     logits.push(modelLogits(first, c.features)[0]);
     labels.push(c.label);
+  }
+  // validation inside the train split (for choosing --hidden / --l2 / --balance without the held-out split)
+  for (const d of [...new Set(cal.map((r) => r.dataset))]) {
+    const sub = cal.filter((r) => r.dataset === d);
+    console.log(`validation (${d} ${CAL[d]}, fitted without it): recall@${K} ${f3(mean(sub.map((r) => recallAt(r, (c) => predictProbability(first, c.features)))))}`);
   }
   return withTemperature(fit(train), fitTemperature(logits, labels));
 }
@@ -156,8 +188,10 @@ if (datasets.length > 1) {
   }
 }
 
-const weights = model.weights[0].map((w, i) => [features[i], w] as const).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
-console.log(`\nweights (raw feature scale, largest first): ${weights.map(([f, w]) => `${f} ${w.toFixed(2)}`).join(', ')}; bias ${model.bias[0].toFixed(2)}`);
+if (!model.hidden) {
+  const weights = model.weights[0].map((w, i) => [features[i], w] as const).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+  console.log(`\nweights (raw feature scale, largest first): ${weights.map(([f, w]) => `${f} ${w.toFixed(2)}`).join(', ')}; bias ${model.bias[0].toFixed(2)}`);
+} else console.log(`\n${features.length} features → ${model.hidden.weights.length} hidden ReLU units → 1 logit`);
 
 if (values.write) {
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -166,6 +200,7 @@ if (values.write) {
     weights: model.weights.map((r) => r.map(round)),
     bias: model.bias.map(round),
     temperature: round(model.temperature),
+    ...(model.hidden ? { hidden: { weights: model.hidden.weights.map((r) => r.map(round)), bias: model.hidden.bias.map(round) } } : {}),
     training: {
       script: 'apps/demo-agent/scripts/read-path/train.ts',
       data: 'visited jev candidates (hand-weighted order) of LoCoMo dev and BEAM 500K questions with evidence',
@@ -174,6 +209,10 @@ if (values.write) {
       temperature_fitted_on: CAL,
       l2: Number(values.l2),
       epochs: Number(values.epochs),
+      balance: values.balance,
+      hidden: HIDDEN,
+      seed: Number(values.seed),
+      ensemble: Number(values.ensemble),
       metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
     },
   };

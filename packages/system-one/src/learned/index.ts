@@ -9,6 +9,7 @@ export {
   parseLearnedModel,
   featureVector,
   modelLogits,
+  hiddenUnits,
   predictProbabilities,
   predictProbability,
   withTemperature,

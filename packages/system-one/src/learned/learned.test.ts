@@ -6,6 +6,7 @@ import {
   expectedCalibrationError,
   featureVector,
   fitTemperature,
+  hiddenUnits,
   logLoss,
   modelLogits,
   parseLearnedModel,
@@ -198,6 +199,35 @@ describe('training and calibration', () => {
     const T = fitTemperature(X.map((x) => modelLogits(m, x)), y);
     expect(T).toBeGreaterThan(0.3);
     expect(T).toBeLessThan(3);
+  });
+
+  it('a hidden layer learns XOR, which no linear model can; the file round-trips and shapes are checked', () => {
+    const X: number[][] = [];
+    const y: number[] = [];
+    for (let i = 0; i < 400; i++) {
+      const a = i % 2;
+      const b = Math.floor(i / 2) % 2;
+      X.push([a + ((i * 7) % 10) / 100, b + ((i * 3) % 10) / 100]);
+      y.push(a ^ b);
+    }
+    const o = { name: 'xor', kind: 'logistic' as const, features: ['a', 'b'], classes: ['no', 'yes'] };
+    const linear = trainLearnedModel(X, y, { ...o, epochs: 300 });
+    const mlp = trainLearnedModel(X, y, { ...o, hidden: 8, epochs: 200, batchSize: 32, learningRate: 0.01, seed: 3 });
+    const acc = (m: LearnedModel) => X.filter((x, i) => (predictProbability(m, x) >= 0.5 ? 1 : 0) === y[i]).length / X.length;
+    expect(acc(linear)).toBeLessThan(0.8);
+    expect(acc(mlp)).toBeGreaterThan(0.95);
+    expect(mlp.hidden!.weights).toHaveLength(8);
+    const again = parseLearnedModel(JSON.stringify(mlp));
+    expect(predictProbability(again, [1, 0])).toBeCloseTo(predictProbability(mlp, [1, 0]), 12);
+    // z = W · ReLU(W_h x + b_h) + b
+    const h = hiddenUnits(mlp.hidden!, [1, 0]);
+    expect(h.every((v) => v >= 0)).toBe(true);
+    expect(modelLogits(mlp, [1, 0])[0]).toBeCloseTo(h.reduce((s2, v, i) => s2 + v * mlp.weights[0][i], mlp.bias[0]), 12);
+    // the same seed gives the same model
+    expect(trainLearnedModel(X, y, { ...o, hidden: 8, epochs: 5, seed: 3 }).weights).toEqual(trainLearnedModel(X, y, { ...o, hidden: 8, epochs: 5, seed: 3 }).weights);
+    expect(() => parseLearnedModel({ ...mlp, weights: [[1, 2]] })).toThrow(SystemOneError);
+    expect(() => parseLearnedModel({ ...mlp, hidden: { weights: mlp.hidden!.weights, bias: [0] } })).toThrow(SystemOneError);
+    expect(() => parseLearnedModel({ ...mlp, hidden: { weights: [[1, 2, 3]], bias: [0] } })).toThrow(SystemOneError);
   });
 
   it('refuses bad training data with INVALID_MODEL', () => {

@@ -17,6 +17,9 @@
  * - `kind: 'softmax'`: `weights` has one row per class (≥ 2), `bias` one value per class.
  * - Every row has one weight per feature; features are applied as given (any scaling is baked into
  *   the weights by the trainer). `temperature` > 0 divides the logits (calibration, Guo et al. 2017).
+ * - Optional `hidden` (a one-hidden-layer perceptron, ours): `hidden.weights` has H rows of one weight
+ *   per feature and `hidden.bias` H values; the hidden units are h = ReLU(W_h x + b_h), and then every
+ *   row of `weights` has H values (one per hidden unit) instead of one per feature: z = W h + b.
  * - `training` is free-form metadata (data, split, sizes, metrics, script); never read by inference.
  */
 import { z } from 'zod';
@@ -38,6 +41,7 @@ export const LearnedModelSchema = z
     weights: z.array(z.array(finite)).min(1),
     bias: z.array(finite).min(1),
     temperature: finite.positive(),
+    hidden: z.object({ weights: z.array(z.array(finite)).min(1), bias: z.array(finite).min(1) }).strict().optional(),
     training: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
@@ -73,9 +77,16 @@ export function parseLearnedModel(json: unknown): LearnedModel {
   if (m.kind === 'logistic' && m.classes.length !== 2) throw invalid(`learned model ${m.name}: a logistic model has exactly 2 classes`);
   if (m.weights.length !== rows) throw invalid(`learned model ${m.name}: ${m.weights.length} weight rows, expected ${rows}`);
   if (m.bias.length !== rows) throw invalid(`learned model ${m.name}: ${m.bias.length} biases, expected ${rows}`);
+  const inputs = m.hidden ? m.hidden.weights.length : m.features.length;
   m.weights.forEach((row, i) => {
-    if (row.length !== m.features.length) throw invalid(`learned model ${m.name}: weight row ${i} has ${row.length} values, expected ${m.features.length}`);
+    if (row.length !== inputs) throw invalid(`learned model ${m.name}: weight row ${i} has ${row.length} values, expected ${inputs}`);
   });
+  if (m.hidden) {
+    if (m.hidden.bias.length !== m.hidden.weights.length) throw invalid(`learned model ${m.name}: ${m.hidden.bias.length} hidden biases, expected ${m.hidden.weights.length}`);
+    m.hidden.weights.forEach((row, i) => {
+      if (row.length !== m.features.length) throw invalid(`learned model ${m.name}: hidden row ${i} has ${row.length} values, expected ${m.features.length}`);
+    });
+  }
   if (new Set(m.features).size !== m.features.length) throw invalid(`learned model ${m.name}: repeated feature names`);
   if (new Set(m.classes).size !== m.classes.length) throw invalid(`learned model ${m.name}: repeated class names`);
   return m;
@@ -105,9 +116,22 @@ export function featureVector(model: LearnedModel, x: FeatureInput): number[] {
   return v;
 }
 
-/** Raw logits z = W x + b (before temperature): one value for logistic, one per class for softmax. */
+/** Hidden units h = ReLU(W_h x + b_h) of a model with a hidden layer (ours). */
+export function hiddenUnits(hidden: NonNullable<LearnedModel['hidden']>, v: readonly number[]): number[] {
+  return hidden.weights.map((row, r) => {
+    let z = hidden.bias[r];
+    for (let i = 0; i < row.length; i++) z += row[i] * v[i];
+    return z > 0 ? z : 0;
+  });
+}
+
+/**
+ * Raw logits z = W x + b (before temperature), or z = W h + b with h = {@link hiddenUnits} for a
+ * model with a hidden layer: one value for logistic, one per class for softmax.
+ */
 export function modelLogits(model: LearnedModel, x: FeatureInput): number[] {
-  const v = featureVector(model, x);
+  const fv = featureVector(model, x);
+  const v = model.hidden ? hiddenUnits(model.hidden, fv) : fv;
   return model.weights.map((row, r) => {
     let z = model.bias[r];
     for (let i = 0; i < row.length; i++) z += row[i] * v[i];

@@ -26,6 +26,16 @@ export interface TrainOptions {
   sampleWeights?: readonly number[];
   /** Free-form metadata stored as `training`. */
   training?: Record<string, unknown>;
+  /**
+   * Hidden ReLU units (ours): > 0 fits a one-hidden-layer perceptron (`hidden` in the file) by
+   * mini-batch Adam with He-initialised weights from a seeded generator (`seed`), `epochs` passes over
+   * the data in batches of `batchSize`. Default 0 (a linear model, full-batch).
+   */
+  hidden?: number;
+  /** Mini-batch size of the hidden-layer fit. Default 256. */
+  batchSize?: number;
+  /** Seed of the hidden-layer fit's initialisation and shuffling. Default 1. */
+  seed?: number;
 }
 
 /**
@@ -59,6 +69,10 @@ export function trainLearnedModel(X: readonly (readonly number[])[], y: readonly
   for (const row of X) for (let j = 0; j < F; j++) std[j] += (row[j] - mean[j]) ** 2 / n;
   for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) || 1;
   const Z = X.map((row) => row.map((v, j) => (v - mean[j]) / std[j]));
+  if (o.hidden !== undefined && o.hidden > 0) {
+    if (!Number.isInteger(o.hidden)) throw bad('hidden must be a positive integer');
+    return trainHidden(Z, y, sw, mean, std, { ...o, hidden: o.hidden, l2, epochs, learningRate: lr });
+  }
 
   const R = o.kind === 'logistic' ? 1 : C;
   const W = Array.from({ length: R }, () => new Array<number>(F).fill(0));
@@ -108,6 +122,130 @@ export function trainLearnedModel(X: readonly (readonly number[])[], y: readonly
     weights,
     bias,
     temperature: 1,
+    ...(o.training ? { training: o.training } : {}),
+  };
+}
+
+/** mulberry32: a small seeded generator in [0, 1) (for reproducible initialisation and shuffling). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The one-hidden-layer fit of `trainLearnedModel` on standardised rows `Z` (ours). */
+function trainHidden(
+  Z: number[][],
+  y: readonly number[],
+  sw: readonly number[],
+  mean: number[],
+  std: number[],
+  o: TrainOptions & { hidden: number; l2: number; epochs: number; learningRate: number },
+): LearnedModel {
+  const n = Z.length;
+  const F = Z[0].length;
+  const H = o.hidden;
+  const R = o.kind === 'logistic' ? 1 : o.classes.length;
+  const rnd = seeded(o.seed ?? 1);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+  // parameters: hidden Wh (H × F), bh (H); output Wo (R × H), bo (R) — flat, with Adam moments
+  const P = H * F + H + R * H + R;
+  const p = new Float64Array(P);
+  const iBh = H * F;
+  const iWo = iBh + H;
+  const iBo = iWo + R * H;
+  for (let i = 0; i < H * F; i++) p[i] = gauss() * Math.sqrt(2 / F);
+  for (let i = 0; i < R * H; i++) p[iWo + i] = gauss() * Math.sqrt(1 / H);
+  const m1 = new Float64Array(P);
+  const m2 = new Float64Array(P);
+  const g = new Float64Array(P);
+  const h = new Float64Array(H);
+  const dh = new Float64Array(H);
+  const z = new Float64Array(R);
+  const batch = Math.max(1, o.batchSize ?? 256);
+  const order = Array.from({ length: n }, (_, i) => i);
+  const meanW = sw.reduce((a, c) => a + c, 0) / n || 1;
+  let t = 0;
+  for (let ep = 0; ep < o.epochs; ep++) {
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (let s0 = 0; s0 < n; s0 += batch) {
+      const end = Math.min(n, s0 + batch);
+      g.fill(0);
+      for (let s = s0; s < end; s++) {
+        const i = order[s];
+        const zi = Z[i];
+        for (let u = 0; u < H; u++) {
+          let a = p[iBh + u];
+          const off = u * F;
+          for (let j = 0; j < F; j++) a += p[off + j] * zi[j];
+          h[u] = a > 0 ? a : 0;
+        }
+        for (let r = 0; r < R; r++) {
+          let a = p[iBo + r];
+          for (let u = 0; u < H; u++) a += p[iWo + r * H + u] * h[u];
+          z[r] = a;
+        }
+        const d = R === 1 ? [sigmoid(z[0]) - y[i]] : softmax(Array.from(z)).map((q, r) => q - (r === y[i] ? 1 : 0));
+        const wi = sw[i] / meanW / (end - s0);
+        dh.fill(0);
+        for (let r = 0; r < R; r++) {
+          const dr = wi * d[r];
+          g[iBo + r] += dr;
+          for (let u = 0; u < H; u++) {
+            g[iWo + r * H + u] += dr * h[u];
+            dh[u] += dr * p[iWo + r * H + u];
+          }
+        }
+        for (let u = 0; u < H; u++) {
+          if (h[u] <= 0) continue;
+          g[iBh + u] += dh[u];
+          const off = u * F;
+          for (let j = 0; j < F; j++) g[off + j] += dh[u] * zi[j];
+        }
+      }
+      t++;
+      const b1 = 0.9;
+      const b2 = 0.999;
+      for (let k = 0; k < P; k++) {
+        const isWeight = k < iBh || (k >= iWo && k < iBo);
+        const gk = g[k] + (isWeight ? o.l2 * p[k] : 0);
+        m1[k] = b1 * m1[k] + (1 - b1) * gk;
+        m2[k] = b2 * m2[k] + (1 - b2) * gk * gk;
+        p[k] -= (o.learningRate * (m1[k] / (1 - b1 ** t))) / (Math.sqrt(m2[k] / (1 - b2 ** t)) + 1e-8);
+      }
+    }
+  }
+  // bake the standardisation into the hidden layer: w' = w / std, b' = b − Σ w mean / std
+  const hw: number[][] = [];
+  const hb: number[] = [];
+  for (let u = 0; u < H; u++) {
+    const row: number[] = [];
+    let b = p[iBh + u];
+    for (let j = 0; j < F; j++) {
+      row.push(p[u * F + j] / std[j]);
+      b -= (p[u * F + j] * mean[j]) / std[j];
+    }
+    hw.push(row);
+    hb.push(b);
+  }
+  return {
+    format: LEARNED_FORMAT,
+    name: o.name,
+    kind: o.kind,
+    features: [...o.features],
+    classes: [...o.classes],
+    weights: Array.from({ length: R }, (_, r) => Array.from(p.subarray(iWo + r * H, iWo + (r + 1) * H))),
+    bias: Array.from(p.subarray(iBo, iBo + R)),
+    temperature: 1,
+    hidden: { weights: hw, bias: hb },
     ...(o.training ? { training: o.training } : {}),
   };
 }

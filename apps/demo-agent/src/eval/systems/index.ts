@@ -3,8 +3,38 @@
  * `name: factory` (see `../types.ts` for the EvalSystem interface).
  */
 import type { EvalSystemFactory } from '../types.js';
-import { createHybridRetriever } from '@mem/retrieval';
+import { createHybridRetriever, type JevRetrieverOptions } from '@mem/retrieval';
 import { bm25System, denseSystem, hybridSystem, jevSystem, memSystem } from './mem.js';
+
+/**
+ * Jev and its ablation variants as jev options (ours): `mem eval` wraps each in `jevSystem`; the
+ * read-path scripts (scripts/read-path/eval-cache.ts) run the same options on cached memories.
+ */
+export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 'store' | 'systemOne' | 'embedder'>>> = {
+  jev: {},
+  // Ablations of jev (issue 5): each mechanism switched off in turn.
+  // The learned candidate relevance off: the hand-weighted evidence order (issue 16).
+  'jev-no-learned': { relevanceModel: null },
+  'jev-no-routing': { ablation: { routing: true } },
+  'jev-no-traversal': { ablation: { traversal: true } },
+  'jev-no-stopping': { ablation: { stopping: true } },
+  'jev-no-semantic': { ablation: { views: ['semantic'] } },
+  'jev-no-temporal': { ablation: { views: ['temporal'] } },
+  'jev-no-causal': { ablation: { views: ['causal'] } },
+  'jev-no-entity': { ablation: { views: ['entity'] } },
+  // Our additions switched off: the lemma-BM25 anchor ranking, the episode context.
+  'jev-no-lemma': { lemmaLexical: false },
+  'jev-no-episode': { episodeBudget: 0 },
+  'jev-no-context': { contextLexical: false },
+  'jev-no-demotion': { obsoleteDemotion: 0 },
+  // The dialogue evidence term (coverage + answer act + speaker + time) off, and each of its signals off.
+  'jev-no-dialogue': { dialogueWeight: 0 },
+  'jev-no-coverage': { dialogueWeights: { coverage: 0 } },
+  'jev-no-answer-act': { dialogueWeights: { answer: 0 } },
+  'jev-no-speaker': { dialogueWeights: { speaker: 0 } },
+  'jev-no-time': { dialogueWeights: { time: 0 } },
+  'jev-no-routing-no-demotion': { ablation: { routing: true }, obsoleteDemotion: 0 },
+};
 
 export const evalSystems: Record<string, EvalSystemFactory> = {
   jev: jevSystem(),
@@ -12,28 +42,7 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   dense: denseSystem,
   hybrid: hybridSystem,
   mem0: (ctx) => import('./mem0.js').then((m) => m.mem0System(ctx)), // real mem0ai OSS Memory, offline (issue 7)
-  // Ablations of jev (issue 5): each mechanism switched off in turn.
-  // The learned candidate relevance off: the hand-weighted evidence order (issue 16).
-  'jev-no-learned': jevSystem({ relevanceModel: null }),
-  'jev-no-routing': jevSystem({ ablation: { routing: true } }),
-  'jev-no-traversal': jevSystem({ ablation: { traversal: true } }),
-  'jev-no-stopping': jevSystem({ ablation: { stopping: true } }),
-  'jev-no-semantic': jevSystem({ ablation: { views: ['semantic'] } }),
-  'jev-no-temporal': jevSystem({ ablation: { views: ['temporal'] } }),
-  'jev-no-causal': jevSystem({ ablation: { views: ['causal'] } }),
-  'jev-no-entity': jevSystem({ ablation: { views: ['entity'] } }),
-  // Our additions switched off: the lemma-BM25 anchor ranking, the episode context.
-  'jev-no-lemma': jevSystem({ lemmaLexical: false }),
-  'jev-no-episode': jevSystem({ episodeBudget: 0 }),
-  'jev-no-context': jevSystem({ contextLexical: false }),
-  'jev-no-demotion': jevSystem({ obsoleteDemotion: 0 }),
-  // The dialogue evidence term (coverage + answer act + speaker + time) off, and each of its signals off.
-  'jev-no-dialogue': jevSystem({ dialogueWeight: 0 }),
-  'jev-no-coverage': jevSystem({ dialogueWeights: { coverage: 0 } }),
-  'jev-no-answer-act': jevSystem({ dialogueWeights: { answer: 0 } }),
-  'jev-no-speaker': jevSystem({ dialogueWeights: { speaker: 0 } }),
-  'jev-no-time': jevSystem({ dialogueWeights: { time: 0 } }),
-  'jev-no-routing-no-demotion': jevSystem({ ablation: { routing: true }, obsoleteDemotion: 0 }),
+  ...Object.fromEntries(Object.entries(ABLATION_OPTIONS).filter(([n]) => n !== 'jev').map(([n, o]) => [n, jevSystem(o)])),
   // The previous configuration: offline System One without the embedder (its own memory build).
   'jev-lexical-s1': jevSystem({}, { systemOneEmbed: false }),
   'hybrid-lexical-s1': memSystem((m) => createHybridRetriever({ store: m.memory.store, embedder: m.embedder }), { systemOneEmbed: false }),

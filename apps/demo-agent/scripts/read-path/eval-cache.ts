@@ -1,0 +1,100 @@
+/**
+ * Recall@k of jev (and its variants) against the flat baselines on the CACHED memories of the
+ * read-path corpus (corpus.ts), without rebuilding them (ours; the quick loop beside `mem eval`, which
+ * builds every memory from scratch). Same metric as `mem eval`: evidence recall@k over questions with
+ * evidence, ids = the memories' sourceIds; latency p50 per system in the same run.
+ *
+ *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/read-path/eval-cache.ts \
+ *     --locomo ../shared/data/locomo/locomo10-dev.json --beam ../shared/data/beam/500K \
+ *     --cache /tmp/mem-read-path --split held --systems jev,bm25,dense,hybrid --k 10
+ *
+ * `--systems` takes any name of `mem eval`'s system list that reads the shared @mem memory (jev,
+ * jev-no-*, bm25, dense, hybrid); `--jev '{…}'` adds options to every jev variant; `--split`
+ * train | held | all; `--conversations beam:6,locomo:4` picks conversations.
+ */
+import { parseArgs } from 'node:util';
+import { createWinkEmbedder, type Retriever } from '@mem/core';
+import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever, type JevRetrieverOptions } from '@mem/retrieval';
+import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
+import { ABLATION_OPTIONS } from '../../src/eval/systems/index.js';
+import { percentile, recallAtK } from '../../src/eval/metrics.js';
+import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    locomo: { type: 'string' },
+    beam: { type: 'string' },
+    cache: { type: 'string' },
+    datasets: { type: 'string' },
+    split: { type: 'string', default: 'held' },
+    conversations: { type: 'string' },
+    systems: { type: 'string', default: 'jev,bm25,dense,hybrid' },
+    k: { type: 'string', default: '10' },
+    jev: { type: 'string', default: '{}' },
+    'per-conversation': { type: 'boolean', default: false },
+  },
+});
+if (!values.cache) throw new Error('--cache is required');
+const K = Number(values.k);
+const systems = values.systems!.split(',');
+const extra = JSON.parse(values.jev!) as Partial<JevRetrieverOptions>;
+const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
+const embedder = createWinkEmbedder();
+const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }).filter(
+  (c) => (values.split === 'all' || c.split === values.split) && (!pick || pick.has(`${c.dataset}:${c.index}`)),
+);
+
+interface Row {
+  dataset: string;
+  conversation: number;
+  type: string;
+  recall: Record<string, number>;
+  ms: Record<string, number>;
+}
+const rows: Row[] = [];
+for (const conv of corpus) {
+  const systemOne = createEvalSystemOne(embedder);
+  const m = await memoryOf(conv, values.cache, embedder, systemOne);
+  const make = (name: string): Retriever => {
+    if (name === 'bm25') return createBm25Retriever({ store: m.store });
+    if (name === 'dense') return createDenseRetriever({ store: m.store, embedder });
+    if (name === 'hybrid') return createHybridRetriever({ store: m.store, embedder });
+    const opts = ABLATION_OPTIONS[name];
+    if (!opts) throw new Error(`unknown system ${name}`);
+    return createJevRetriever({ store: m.store, systemOne, embedder, ...extra, ...opts });
+  };
+  const rs = systems.map((s) => [s, make(s)] as const);
+  for (const q of conv.questions) {
+    if (!q.evidence.length) continue;
+    const row: Row = { dataset: conv.dataset, conversation: conv.index, type: conv.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category), recall: {}, ms: {} };
+    for (const [name, r] of rs) {
+      const t0 = performance.now();
+      const res = await r.search({ scope: m.scope, query: q.question, k: K, now: m.now });
+      row.ms[name] = performance.now() - t0;
+      row.recall[name] = recallAtK(q.evidence, res.evidence.map((e) => e.node.provenance.sourceId ?? e.node.id), K) ?? 0;
+    }
+    rows.push(row);
+  }
+  process.stderr.write(`${conv.dataset} ${conv.index}: ${conv.questions.length} questions\n`);
+  await m.close();
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
+for (const d of [...new Set(rows.map((r) => r.dataset))]) {
+  const sub = rows.filter((r) => r.dataset === d);
+  const convs = [...new Set(sub.map((r) => r.conversation))];
+  const types = [...new Set(sub.map((r) => r.type))].sort();
+  console.log(`\n## ${d} (conversations ${convs.join(',')}; ${sub.length} questions with evidence) recall@${K}\n`);
+  console.log(`| system | overall | ${types.join(' | ')} | p50 ms |`);
+  console.log(`|---|---:|${types.map(() => '---:').join('|')}|---:|`);
+  for (const s of systems) {
+    const byType = types.map((t) => f3(mean(sub.filter((r) => r.type === t).map((r) => r.recall[s]))));
+    console.log(`| ${s} | ${f3(mean(sub.map((r) => r.recall[s])))} | ${byType.join(' | ')} | ${percentile(sub.map((r) => r.ms[s]), 0.5).toFixed(1)} |`);
+  }
+  if (values['per-conversation']) {
+    console.log(`\n| system | ${convs.map((c) => `${d} ${c}`).join(' | ')} |`);
+    console.log(`|---|${convs.map(() => '---:').join('|')}|`);
+    for (const s of systems) console.log(`| ${s} | ${convs.map((c) => f3(mean(sub.filter((r) => r.conversation === c).map((r) => r.recall[s])))).join(' | ')} |`);
+  }
+}
