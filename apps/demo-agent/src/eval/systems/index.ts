@@ -15,6 +15,8 @@ export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 
   // Ablations of jev (issue 5): each mechanism switched off in turn.
   // The learned candidate relevance off: the hand-weighted evidence order (issue 16).
   'jev-no-learned': { relevanceModel: null },
+  // Candidate generation: only the fused top anchors, no per-ranking seeds (issue 16).
+  'jev-no-seeds': { seedsPerRanking: 0 },
   'jev-no-routing': { ablation: { routing: true } },
   'jev-no-traversal': { ablation: { traversal: true } },
   'jev-no-stopping': { ablation: { stopping: true } },
@@ -51,6 +53,7 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
 /** The ablation variants, in table order. */
 export const JEV_ABLATIONS = [
   'jev-no-learned',
+  'jev-no-seeds',
   'jev-no-routing',
   'jev-no-traversal',
   'jev-no-stopping',
