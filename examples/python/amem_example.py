@@ -25,6 +25,10 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# dropin_env imports only the standard library; importing it first sets the offline switches
+# (HF_HUB_OFFLINE, telemetry off, LITELLM_LOCAL_MODEL_COST_MAP) before A-Mem pulls in litellm,
+# which otherwise tries to download a price list at import.
+import dropin_env  # noqa: E402
 from mem_gate_client import GateClient, GatePreFilter  # noqa: E402
 
 try:  # the real A-Mem (PyPI a-mem; the PyPI name agentic-memory is an unrelated project)
@@ -117,30 +121,36 @@ def main() -> int:
     ap.add_argument("--url", default="http://127.0.0.1:8788")
     ap.add_argument("--scope", default="amem-example:" + uuid.uuid4().hex[:8])
     ap.add_argument("--policy", default="noop-filter", choices=["noop-filter", "adaptive"])
+    ap.add_argument("--tau-noop", type=float, help="noop-filter threshold (default: the service's, the paper's 0.572; "
+                                                    "0.6435 is MiniLM's calibrated value, see README)")
     ap.add_argument("--json", action="store_true", help="print one JSON summary line")
     args = ap.parse_args()
 
-    llm_server = None
+    llm_server, llm = None, None
     if USING_STAND_IN:
         memory, embed = AgenticMemorySystem(), None
+        what = "STAND-IN (A-Mem not installed)"
     else:  # real A-Mem: local LLM server, MiniLM for A-Mem and for the gate (see dropin_env.py)
         import tempfile
+        from importlib.metadata import version
         from pathlib import Path
 
-        import dropin_env
-
         llm_server = dropin_env.start_llm_server()
-        memory = dropin_env.make_amem(Path(tempfile.mkdtemp(prefix="amem-example-")), dropin_env.local_llm(llm_server.url))
+        llm = dropin_env.local_llm(llm_server.url)
+        memory = dropin_env.make_amem(Path(tempfile.mkdtemp(prefix="amem-example-")), llm)
         embed = dropin_env.embed
+        what = f"real A-Mem (a-mem {version('a-mem')}; LLM SmolLM2-135M on llama.cpp at {llm_server.url}; MiniLM)"
     try:
-        gated = GatedAgenticMemory(memory, GateClient(args.url), args.scope, policy=args.policy, embed=embed)
+        gated = GatedAgenticMemory(memory, GateClient(args.url), args.scope, policy=args.policy, tau_noop=args.tau_noop, embed=embed)
         for note in NOTES:
             gated.add_note(note, tags=["example"])
     finally:
         if llm_server is not None:
             llm_server.close()
     summary = {
-        "amem": "STAND-IN (A-Mem not installed)" if USING_STAND_IN else "A-Mem",
+        "amem": what,
+        "llm_calls": None if llm is None else llm.calls,
+        "llm_seconds": None if llm is None else round(llm.seconds, 1),
         "policy": args.policy,
         "notes": len(NOTES),
         "forwarded": gated.forwarded,
@@ -154,6 +164,8 @@ def main() -> int:
         for d in gated.decisions:
             print(f"  {'SKIP' if d['skipped'] else 'add '}  {d['action']:<6} s_vMF={d['score']:+.3f}  {d['text']}")
         print(f"{gated.skipped} of {len(NOTES)} add_note calls skipped")
+        if llm is not None:
+            print(f"A-Mem made {llm.calls} LLM calls ({llm.seconds:.0f}s) for the {gated.forwarded} notes it got")
     return 0
 
 

