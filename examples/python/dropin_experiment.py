@@ -140,6 +140,18 @@ def skip_rate(gate: GateClient, scope: str, vectors: List[List[float]], policy: 
     return pre.skipped, len(vectors)
 
 
+def kept_turns(gate: GateClient, scope: str, vectors: List[List[float]], policy: str, tau_cal: float) -> List[int]:
+    """Indices of the turns the pre-filter of ``policy`` forwards (drop semantics, no peer)."""
+    pre = prefilter_for(gate, scope, policy, tau_cal)
+    kept = []
+    for i, v in enumerate(vectors):
+        if pre is None or not pre.check(vector=v)[0]:
+            kept.append(i)
+            if pre is not None:
+                pre.record(str(i), vector=v)
+    return kept
+
+
 def prefilter_for(gate: GateClient, scope: str, policy: str, tau_cal: float) -> Optional[GatePreFilter]:
     if policy == "none":
         return None
@@ -289,7 +301,8 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             b = base.get(r["conversation"])
             saved = pct(b["llm_calls"] - r["llm_calls"], b["llm_calls"]) if b else "–"
             df1 = (r["f1"] - b["f1"]) if b and r["f1"] is not None and b["f1"] is not None else None
-            w(f"| {r['conversation']} | {r['policy']}{' (= no gate: 0 skipped)' if r.get('reused') else ''} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {saved} | {r['llm_failures']} / {r.get('bad_json', '?')} | {r['write_seconds']:.0f} | {r.get('llm_seconds', 0):.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} | {'' if df1 is None else f'{df1:+.3f}'} |")
+            note = f" (keeps the same turns as {r['reused']}: that run)" if r.get("reused") else ""
+            w(f"| {r['conversation']} | {r['policy']}{note} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {saved} | {r['llm_failures']} / {r.get('bad_json', '?')} | {r['write_seconds']:.0f} | {r.get('llm_seconds', 0):.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} | {'' if df1 is None else f'{df1:+.3f}'} |")
         agg = {}
         for pol in POLICY_NAMES:
             rows = [r for r in res["amem"] if r["policy"] == pol]
@@ -326,9 +339,9 @@ def run_amem_plan(args: Any, evals: List[int], convs: Dict[int, List[Dict[str, s
                   policies: List[str], gate: GateClient, run_id: str, tau_cal: float, backends: List[Any], log) -> List[Dict[str, Any]]:  # fmt: skip
     """Every (conversation, policy) A-Mem run, spread over ``backends`` (one run per backend at a time).
 
-    A gated policy that would skip none of a conversation's turns hands A-Mem the very same add_note
-    sequence as the no-gate run (the gate's decisions depend only on the vectors), so that run's row
-    is reused (marked) instead of re-run. With ``args.rows``, finished runs are appended there and
+    A policy whose gate keeps exactly the same turns as an earlier policy's (e.g. skips none, like
+    the no-gate run) hands A-Mem the very same add_note sequence (the gate's decisions depend only
+    on the vectors), so that run's row is reused (marked) instead of re-run. With ``args.rows``, finished runs are appended there and
     runs already in the file with the same settings are read back instead of re-run.
     """
     import queue
@@ -345,16 +358,20 @@ def run_amem_plan(args: Any, evals: List[int], convs: Dict[int, List[Dict[str, s
             if line.strip():
                 r = json.loads(line)
                 done[r["key"]] = r["row"]
-    reuse, todo = set(), []
+    reuse: Dict[Tuple[int, str], str] = {}  # (conversation, policy) -> the policy whose run it reuses
+    todo = []
     for i in evals:
         vs = vecs[i][: args.turns]
+        kept_by: Dict[Tuple[int, ...], str] = {}
         for p in policies:
-            if p != "none" and "none" in policies:
-                pre = prefilter_for(gate, f"{run_id}:amem-probe:{p}:{i}", p, tau_cal)
-                if skip_rate(gate, pre.scope, vs, pre.policy, pre.tau_noop)[0] == 0:
-                    reuse.add((i, p))
-                    log(f"  amem conv {i} {p}: the gate skips none of these turns, same as the no-gate run")
-                    continue
+            kept = tuple(range(len(vs)))
+            if p != "none":
+                kept = tuple(kept_turns(gate, f"{run_id}:amem-probe:{p}:{i}", vs, p, tau_cal))
+            if kept in kept_by:
+                reuse[(i, p)] = kept_by[kept]
+                log(f"  amem conv {i} {p}: the gate keeps the same turns as {kept_by[kept]}; that run is reused")
+                continue
+            kept_by[kept] = p
             if key(i, p) in done:
                 log(f"  amem conv {i} {p}: read back from {args.rows}")
             else:
@@ -396,8 +413,8 @@ def run_amem_plan(args: Any, evals: List[int], convs: Dict[int, List[Dict[str, s
     rows = []
     for i in evals:
         for p in policies:
-            if (i, p) in reuse and key(i, "none") in done:
-                rows.append({**done[key(i, "none")], "policy": p, "reused": True})
+            if (i, p) in reuse and key(i, reuse[(i, p)]) in done:
+                rows.append({**done[key(i, reuse[(i, p)])], "policy": p, "reused": reuse[(i, p)]})
             elif key(i, p) in done:
                 rows.append(done[key(i, p)])
     return rows
