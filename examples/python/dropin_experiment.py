@@ -542,7 +542,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if "amem" in peers:
             amem_rows = run_amem_plan(args, evals, convs, vecs, data, policies, gate, run_id, tau_cal, backends, log)
         res = {
-            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens, "llm": (f"{backends[0].name} ×{len(backends)}" if backends else None), "workers": len(backends),
+            "command": command, "data": args.data, "turns": args.turns, "llm_max_tokens": args.llm_max_tokens, "llm": (f"{backends[0].name} ×{len(backends)}" if backends else ("llama.cpp server" if args.llm == "server" else "transformers (in-process)")),
+            "workers": len(backends),
             "calibration": {"conversation": args.calibration, "tau": tau_cal, "scores": n_scores},
             "mem0_turns": args.mem0_turns, "skip_rates": skip_rows, "amem": amem_rows, "mem0": mem0_rows, "versions": versions(),
             "seconds": time.perf_counter() - t_start,
