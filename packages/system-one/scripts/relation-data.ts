@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { features, intersectionSize } from '../src/offline/text';
+import { CUES, cueTest, features, intersectionSize } from '../src/offline/text';
 import { RELATION_LABELS, type RelationLabel } from '../src/offline/relation-model';
 
 export interface LabelledPair {
@@ -56,6 +56,59 @@ export function ourPairs(crossPerScenario = 1): LabelledPair[] {
   return out;
 }
 
+const EXTRA = resolve(import.meta.dirname, '../test/relation-pairs-extra.json');
+
+/** More of our pairs (`test/relation-pairs-extra.json`, same columns), TRAINING ONLY: every scenario's older statement with each other column. */
+export function extraPairs(): LabelledPair[] {
+  const doc = JSON.parse(readFileSync(EXTRA, 'utf8')) as { columns: string[]; scenarios: string[][] };
+  const cols = doc.columns.slice(1) as RelationLabel[];
+  const out: LabelledPair[] = [];
+  doc.scenarios.forEach((s, i) => cols.forEach((label, k) => out.push({ older: s[0]!, newer: s[k + 1]!, label, source: `ours-extra:${i}`, heldOut: false })));
+  return out;
+}
+
+/**
+ * Templated hard negatives (ours, TRAINING ONLY, never in the held-out report): pairs of templated
+ * statements that differ in their numbers, objects, places or times but do NOT contradict or
+ * supersede each other — two events of one person ("Aiko packed a crate at the depot yesterday
+ * (ticket 41)." / "Aiko weighed a kettle at the pier last Friday (ticket 97).": `unrelated`), the same
+ * event noted twice under another number (`related`), and facts about two different numbered
+ * things ("Room 12 has 4 chairs." / "Room 15 has 6 chairs.": `unrelated`). Own vocabulary, not the
+ * synthetic-stream generator of the core benches. Deterministic; `n` pairs per kind.
+ */
+export function templatePairs(n = 30): LabelledPair[] {
+  const names = ['Aiko', 'Bruno', 'Carla', 'Dmitri', 'Elif', 'Farid', 'Gwen', 'Hugo', 'Isla', 'Jonah', 'Kofi', 'Lotte'];
+  const verbs = ['packed', 'washed', 'weighed', 'carried', 'measured', 'polished', 'delivered', 'tested', 'inspected', 'labelled', 'unloaded', 'sorted'];
+  const objects = ['crate', 'jacket', 'printer', 'ladder', 'kettle', 'basket', 'mirror', 'suitcase', 'helmet', 'rug', 'stool', 'parcel', 'fan'];
+  const places = ['depot', 'pier', 'studio', 'clinic', 'warehouse', 'office', 'yard', 'hall', 'shop', 'attic'];
+  const whens = ['yesterday', 'last Friday', 'three days ago', 'this afternoon', 'last winter', 'on Tuesday', 'before dinner', 'last week'];
+  const tags = ['ticket', 'ref', 'item', 'batch', 'entry', 'log'];
+  const things = ['Room', 'Locker', 'Flight', 'Order', 'Bus', 'Table', 'Desk', 'Cabin'];
+  const facts = ['has {a} chairs', 'is {a} metres long', 'weighs {a} kilograms', 'seats {a} people', 'holds {a} boxes', 'leaves at {a} pm'];
+  let seed = 12345;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const num = () => 2 + Math.floor(rnd() * 900);
+  const out: LabelledPair[] = [];
+  for (let i = 0; i < n; i++) {
+    const who = pick(names);
+    const tag = pick(tags);
+    const a = `${who} ${pick(verbs)} the ${pick(objects)} at the ${pick(places)} ${pick(whens)} (${tag} ${num()}).`;
+    let b = `${who} ${pick(verbs)} the ${pick(objects)} at the ${pick(places)} ${pick(whens)} (${tag} ${num()}).`;
+    if (b === a) b = b.replace(/\(/, '(second ');
+    out.push({ older: a, newer: b, label: 'unrelated', source: `ours-template:${i}:events`, heldOut: false });
+    const again = a.replace(/\d+\)/, `${num()})`).replace(/ (yesterday|last Friday|three days ago|this afternoon|last winter|on Tuesday|before dinner|last week) \(/, ` ${pick(whens)} (`);
+    out.push({ older: a, newer: again, label: 'related', source: `ours-template:${i}:again`, heldOut: false });
+    const t = pick(things);
+    const f = pick(facts);
+    const x = num();
+    let y = num();
+    if (y === x) y++;
+    out.push({ older: `${t} ${x} ${f.replace('{a}', String(1 + (x % 9)))}.`, newer: `${t} ${y} ${f.replace('{a}', String(1 + (y % 7)))}.`, label: 'unrelated', source: `ours-template:${i}:things`, heldOut: false });
+  }
+  return out;
+}
+
 /** Default BEAM folder: `../shared/data/beam/500K` next to the repository, or `$MEM_BEAM_DIR`. */
 export function defaultBeamDir(): string {
   return process.env.MEM_BEAM_DIR ?? resolve(import.meta.dirname, '../../../../shared/data/beam/500K');
@@ -77,16 +130,27 @@ function turnsOf(dir: string): Map<number, Turn> {
   return m;
 }
 
-/** Sentences of a chat turn without code blocks, of 4–60 words. */
+const words = (s: string) => s.split(/\s+/).length;
+
+/**
+ * Sentences of a chat turn without code blocks, of 4–60 words; a sentence of more than 25 words also
+ * gives its clauses (split at commas and "but" / "so"), of 4–60 words (chat turns often hold one
+ * long sentence with the claim in a clause).
+ */
 export function sentencesOf(text: string): string[] {
-  return text
-    .replace(/```[\s\S]*?```/g, ' ')
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter((s) => {
-      const w = s.split(/\s+/).length;
-      return w >= 4 && w <= 60;
-    });
+  const out: string[] = [];
+  for (const raw of text.replace(/```[\s\S]*?```/g, ' ').split(/(?<=[.!?])\s+|\n+/)) {
+    const s = raw.trim();
+    const w = words(s);
+    if (w >= 4 && w <= 60) out.push(s);
+    if (w > 25) {
+      for (const c of s.split(/,\s+|\s+(?:but|so)\s+/)) {
+        const cw = words(c.trim());
+        if (cw >= 4 && cw <= 60 && c.trim() !== s) out.push(c.trim());
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -94,6 +158,13 @@ export function sentencesOf(text: string): string[] {
  * `negationBonus` > 0, pairs where exactly one sentence is negated get that much added (BEAM marks
  * its `never_statement_violation` items: the contradiction is a "never" sentence).
  */
+/** For a "never" item: `bonus` when exactly one sentence is negated, minus `bonus` when either is a question (a question states nothing). */
+function pairBonus(x: string, y: string, bonus: number): number {
+  const fx = features(x);
+  const fy = features(y);
+  return (fx.negated !== fy.negated ? bonus : 0) - (cueTest(fx, CUES.question) || cueTest(fy, CUES.question) ? bonus : 0);
+}
+
 export function closestSentences(a: string, b: string, negationBonus = 0): [string, string] | null {
   const sa = sentencesOf(a).slice(0, 30);
   const sb = sentencesOf(b).slice(0, 30);
@@ -104,7 +175,7 @@ export function closestSentences(a: string, b: string, negationBonus = 0): [stri
     for (const y of sb) {
       const fy = features(y).content;
       const i = intersectionSize(fx, fy);
-      const j = i / (fx.size + fy.size - i || 1) + (negationBonus && features(x).negated !== features(y).negated ? negationBonus : 0);
+      const j = i / (fx.size + fy.size - i || 1) + (negationBonus ? pairBonus(x, y, negationBonus) : 0);
       if (j > bestJ) {
         bestJ = j;
         best = [x, y];
@@ -155,7 +226,7 @@ export function beamPairs(dir: string, convs: readonly number[]): BeamPairs {
         const fa = features(p[0]).content;
         const fb = features(p[1]).content;
         const i = intersectionSize(fa, fb);
-        const j = i / (fa.size + fb.size - i || 1) + (bonus && features(p[0]).negated !== features(p[1]).negated ? bonus : 0);
+        const j = i / (fa.size + fb.size - i || 1) + (bonus ? pairBonus(p[0], p[1], bonus) : 0);
         if (j > bestJ) {
           bestJ = j;
           best = p;

@@ -19,7 +19,7 @@
 import { SystemOneError } from '../errors';
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned';
 import weights from './relation.weights.json';
-import { features, intersectionSize, stem } from './text';
+import { CUES, antonymConflict, cueTest, features, intersectionSize, stem, type TextFeatures } from './text';
 
 /** The labels of the training pairs. */
 export const RELATION_LABELS = ['contradiction', 'update', 'same', 'related', 'unrelated'] as const;
@@ -54,6 +54,29 @@ const DENSE = [
   'overlap_x_substitution',
   'overlap_x_sentiment_flip',
   'no_overlap',
+  // v2 (h17): structure of the pair — who the statement is about, what kind of statement, which side changed
+  'subject_differs',
+  'subject_shared',
+  'change_marker_newer',
+  'change_marker_older',
+  'recency_newer',
+  'antonym_pair',
+  'events_both',
+  'event_one_side',
+  'question_any',
+  'numbers_only_differ',
+  'content_jaccard_no_numbers',
+  'one_for_one_swap',
+  'newer_only_log',
+  'older_only_log',
+  'never_one_side',
+  'habit_newer',
+  'overlap_x_change_marker',
+  'overlap_x_subject_differs',
+  'overlap_x_swap',
+  'change_x_swap',
+  'negation_x_subject_shared',
+  'id_numbers_differ',
 ] as const;
 
 /** Feature names in model order: the dense features, then `new_h0…`, then `old_h0…`. */
@@ -95,9 +118,47 @@ function stemsOf(tokens: readonly string[]): Set<string> {
   return out;
 }
 
+
+// Who a statement is about (ours): the speaker ("I", "my favourite …"), a relative of the speaker
+// ("my brother …"), or a named person at the start. A small general-English list of relational nouns
+// (kin, friends, co-workers), used only by the `subject_*` features, whose weights are learned.
+const SELF = new Set(['i', "i'm", "i've", "i'd", "i'll", 'me', 'my', 'mine', 'we', "we're", "we've", 'our', 'us']);
+const RELATIONAL = new Set(
+  ('brother sister mother father mom mum dad parent parents son daughter kid kids child children wife husband partner ' +
+    'boyfriend girlfriend fiance fiancee cousin aunt uncle niece nephew grandma grandpa grandmother grandfather friend ' +
+    'friends roommate flatmate neighbour neighbor colleague coworker boss manager teacher coach doctor team family ' +
+    'cat dog landlord classmate').split(' '),
+);
+const THIRD = new Set(['he', 'she', 'they', "he's", "she's", "they're", 'his', 'her', 'their']);
+
+/** The subject key of a text: `self`, `my <relative>`, a leading name, a third-person pronoun (`other`), or null. */
+function subjectOf(f: TextFeatures): string | null {
+  const t = f.tokens;
+  if (!t.length) return null;
+  const w0 = t[0]!;
+  if (SELF.has(w0)) {
+    if ((w0 === 'my' || w0 === 'our') && t.length > 1) {
+      for (let i = 1; i < Math.min(t.length, 4); i++) if (RELATIONAL.has(t[i]!)) return `my ${stem(t[i]!)}`;
+    }
+    return 'self';
+  }
+  if (THIRD.has(w0)) return 'other';
+  for (const e of f.entities) if (w0 === e.split(' ')[0]) return `name ${e}`;
+  return null;
+}
+
+const NEVER = /\bnever\b/;
+// a number that names something ("note 17", "room 12.", "order #311)") rather than counting it ("12 minutes")
+const ID_NUMBER = /\b[a-z]+\.?\s+#?(\d+)(?![\d.,:/]*\s*[a-z%])/g;
+function idNumbers(f: TextFeatures): Set<string> {
+  let v = f.memo.relIdNumbers as Set<string> | undefined;
+  if (v === undefined) f.memo.relIdNumbers = v = new Set([...f.lower.matchAll(ID_NUMBER)].map((m) => m[1]!));
+  return v;
+}
+
 /**
  * The feature vector of a pair (`older`, `newer`), in `RELATION_FEATURES` order (length
- * 18 + 2 × `RELATION_HASH_BUCKETS`). Pure and deterministic; texts may carry a `Speaker:` prefix.
+ * `DENSE.length` + 2 × `RELATION_HASH_BUCKETS`). Pure and deterministic; texts may carry a `Speaker:` prefix.
  */
 export function relationFeatures(older: string, newer: string): number[] {
   const fo = features(older);
@@ -146,6 +207,7 @@ export function relationFeatures(older: string, newer: string): number[] {
     containment * substitution,
     containment * flip,
     inter === 0 ? 1 : 0,
+    ...structureFeatures(fo, fn, containment),
   ];
   const so = stemsOf(fo.tokens);
   const sn = stemsOf(fn.tokens);
@@ -154,9 +216,66 @@ export function relationFeatures(older: string, newer: string): number[] {
   for (const w of sn) if (!so.has(w)) hNew[fnv1a(w) % RELATION_HASH_BUCKETS] += 1;
   for (const w of so) if (!sn.has(w)) hOld[fnv1a(w) % RELATION_HASH_BUCKETS] += 1;
   // bag counts scaled so a long text does not dominate (√ of the count of distinct words)
-  const kn = 1 / Math.sqrt(Math.max(1, sn.size));
-  const ko = 1 / Math.sqrt(Math.max(1, so.size));
+  // …and by the pair's word overlap (containment): a changed word only says something about a pair
+  // on one topic (two statements on different things do not update each other, whatever words they use)
+  const kn = containment / Math.sqrt(Math.max(1, sn.size));
+  const ko = containment / Math.sqrt(Math.max(1, so.size));
   return [...dense, ...hNew.map((v) => v * kn), ...hOld.map((v) => v * ko)];
+}
+
+/** The v2 dense features (see `DENSE`, from `subject_differs` on) of a pair of texts. */
+function structureFeatures(fo: TextFeatures, fn: TextFeatures, containment: number): number[] {
+  const so = subjectOf(fo);
+  const sn = subjectOf(fn);
+  const subjectDiffers = so !== null && sn !== null && so !== sn ? 1 : 0;
+  const subjectShared = so !== null && so === sn ? 1 : 0;
+  const chNew = cueTest(fn, CUES.change) && !cueTest(fo, CUES.change) ? 1 : 0;
+  const chOld = cueTest(fo, CUES.change) && !cueTest(fn, CUES.change) ? 1 : 0;
+  const recNew = cueTest(fn, CUES.recency) && !cueTest(fo, CUES.recency) ? 1 : 0;
+  const antonym = antonymConflict(fo.lower, fn.lower) || antonymConflict(fn.lower, fo.lower) ? 1 : 0;
+  const evO = cueTest(fo, CUES.pastEvent) && cueTest(fo, CUES.timeExpr);
+  const evN = cueTest(fn, CUES.pastEvent) && cueTest(fn, CUES.timeExpr);
+  const question = cueTest(fo, CUES.question) || cueTest(fn, CUES.question) ? 1 : 0;
+  const wo = new Set([...fo.content].filter((w) => !/^\d/.test(w)));
+  const wn = new Set([...fn.content].filter((w) => !/^\d/.test(w)));
+  const i2 = intersectionSize(wo, wn);
+  const u2 = wo.size + wn.size - i2;
+  const jac2 = u2 ? i2 / u2 : 0;
+  const no = new Set(fo.numbers);
+  const numbersDiffer = fo.numbers.length > 0 && fn.numbers.length > 0 && fn.numbers.some((x) => !no.has(x));
+  const numbersOnly = numbersDiffer && i2 === wo.size && i2 === wn.size ? 1 : 0;
+  const onlyNew = wn.size - i2;
+  const onlyOld = wo.size - i2;
+  const swap = onlyNew >= 1 && onlyNew <= 2 && onlyOld >= 1 && onlyOld <= 2 ? 1 : 0;
+  const never = NEVER.test(fo.lower) !== NEVER.test(fn.lower) ? 1 : 0;
+  const habitNew = cueTest(fn, CUES.habitual) ? 1 : 0;
+  const change = chNew || recNew ? 1 : 0;
+  const idO = idNumbers(fo);
+  const idN = idNumbers(fn);
+  return [
+    subjectDiffers,
+    subjectShared,
+    chNew * (containment > 0 ? 1 : 0),
+    chOld * (containment > 0 ? 1 : 0),
+    recNew * (containment > 0 ? 1 : 0),
+    antonym,
+    evO && evN ? 1 : 0,
+    evO !== evN ? 1 : 0,
+    question,
+    numbersOnly,
+    jac2,
+    swap,
+    Math.log1p(onlyNew),
+    Math.log1p(onlyOld),
+    never,
+    habitNew,
+    containment * change,
+    containment * subjectDiffers,
+    containment * swap,
+    change * swap,
+    (fo.negated !== fn.negated ? 1 : 0) * subjectShared,
+    idO.size && idN.size && [...idN].some((x) => !idO.has(x)) ? 1 : 0,
+  ];
 }
 
 let shipped: LearnedModel | null = null;
