@@ -27,6 +27,8 @@ export interface DemoOptions {
   retriever?: 'jev' | 'bm25' | 'dense' | 'hybrid';
   /** Embedder (default MEM_EMBEDDER, else glove). */
   embedder?: EmbedderKind;
+  /** How many superseded memories to print (default 8; the report lists all). */
+  superseded?: number;
   log?: (line: string) => void;
 }
 
@@ -37,6 +39,8 @@ export interface DemoReport {
   ingestSeconds: number;
   gate: { add: number; update: number; noop: number; duplicate: number };
   graph: { nodes: number; relations: number; byView: Record<string, number>; bySubtype: Record<string, number> };
+  /** Memories marked superseded (`obsoleteBy`), by source id: the older turn and the newer one that superseded it. */
+  superseded: { older: string; by: string }[];
   questions: (AskResult & { expected: string; expectedEvidence: string[]; evidenceHitAtK: boolean })[];
   evidenceHits: number;
   /** Questions whose result #1 (the offline answer line) is an expected evidence turn. */
@@ -147,6 +151,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       const line = edgeLine(e);
       if (line) say(c.dim(line));
     }
+    // superseded memories: the older node's obsoleteBy names the newer one (kept as evidence; "now"
+    // questions rank it below the newer one)
+    const listed = await stack.list({ limit: 1000 });
+    const byNodeId = new Map(listed.map((n) => [n.id, n]));
+    const superseded = listed.filter((n) => n.obsoleteBy && byNodeId.has(n.obsoleteBy)).map((n) => ({ older: n, newer: byNodeId.get(n.obsoleteBy!)! }));
+    if (superseded.length) say(c.dim(`   superseded memories (${superseded.length}; obsoleteBy, set by the trained relation model; kept as evidence, ranked below the newer one for "now" questions):`));
+    for (const s of superseded.slice(0, options.superseded ?? 8)) {
+      say(c.dim(`     ${s.older.provenance?.sourceId} "${truncate(s.older.text, 44)}" superseded by ${s.newer.provenance?.sourceId} "${truncate(s.newer.text, 44)}"`));
+    }
+    if (superseded.length > (options.superseded ?? 8)) say(c.dim(`     … and ${superseded.length - (options.superseded ?? 8)} more`));
     const causal = graph.edges.filter((e) => e.view === 'causal').slice(0, 5);
     if (causal.length) say(c.dim('   causal edges:'));
     for (const e of causal) {
@@ -196,6 +210,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       ingestSeconds,
       gate,
       graph: { nodes: stats.nodes, relations: stats.relations, byView: stats.relationsByView, bySubtype: stats.relationsBySubtype },
+      superseded: superseded.map((s) => ({ older: s.older.provenance?.sourceId ?? s.older.id, by: s.newer.provenance?.sourceId ?? s.newer.id })),
       questions: results,
       evidenceHits,
       topHits,

@@ -135,8 +135,8 @@ async function main() {
   const ours = ourPairs();
   const beamTrain = beamPairs(beamDir, BEAM_TRAIN).pairs;
   const beamHeld = beamPairs(beamDir, BEAM_HELD_OUT).pairs;
-  const extra = [...extraPairs(), ...templatePairs()];
-  const train = [...ours.filter((p) => !p.heldOut), ...extra, ...beamTrain];
+  const base = [...ours.filter((p) => !p.heldOut), ...extraPairs(), ...templatePairs()];
+  const train = [...base, ...beamTrain];
   const heldOurs = ours.filter((p) => p.heldOut);
   console.log(`training pairs: ${train.length} (ours ${train.length - beamTrain.length}, BEAM conv ${BEAM_TRAIN.join(',')} ${beamTrain.length}); held out: ours ${heldOurs.length}, BEAM conv ${BEAM_HELD_OUT.join(',')} ${beamHeld.length}`);
 

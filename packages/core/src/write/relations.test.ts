@@ -82,6 +82,11 @@ describe('consolidation edges (max ≥ 0.85)', () => {
     expect(kinds(consolidationEdges('n', 'o', { redundant: 0.9, contradiction: 0.95, obsolete: 0.2, link: 0.99 }, 0.85, false))).toEqual(['RELATED_TO']);
     expect(kinds(consolidationEdges('n', 'o', { redundant: 0.9, contradiction: 0.95, obsolete: 0.86, link: 0.1 }, 0.85, false))).toEqual(['CONTRADICTS', 'OBSOLETES']);
     expect(kinds(consolidationEdges('n', 'o', { redundant: 0.84, contradiction: 0.5, obsolete: 0.84, link: 0.1 }, 0.85, false))).toEqual([]);
+    // with θ_rel (the write path): one change edge from p_contradiction + p_obsolete, the larger names it
+    expect(kinds(consolidationEdges('n', 'o', { redundant: 0.1, contradiction: 0.25, obsolete: 0.4, link: 0.99 }, 0.85, false, 0.6))).toEqual(['OBSOLETES']);
+    expect(consolidationEdges('n', 'o', { redundant: 0.1, contradiction: 0.45, obsolete: 0.2, link: 0.1 }, 0.85, false, 0.6)).toMatchObject({ obsolete: true, drafts: [{ subtype: 'CONTRADICTS' }] });
+    expect(consolidationEdges('n', 'o', { redundant: 0.9, contradiction: 0.3, obsolete: 0.2, link: 0.1 }, 0.85, false, 0.6)).toMatchObject({ obsolete: false, drafts: [{ subtype: 'REDUNDANT_WITH' }] });
+    expect(kinds(consolidationEdges('n', 'o', { redundant: 0.1, contradiction: 0.3, obsolete: 0.2, link: 0.9 }, 0.85, true, 0.6))).toEqual([]);
     const r = consolidationEdges('n', 'o', { redundant: 0.1, contradiction: 0.1, obsolete: 0.9, link: 0.95 }, 0.85, true);
     expect(kinds(r)).toEqual(['OBSOLETES']); // already RELATED_TO: no duplicate link
     expect(r.obsolete).toBe(true);

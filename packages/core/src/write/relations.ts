@@ -184,10 +184,19 @@ export function edgesFromPairAnswers(
 }
 
 /**
- * Consolidation edges of one reviewed pair (seed 000 "periodic maintenance"; docs/design.md step 5): the
- * strongest of redundant → REDUNDANT_WITH, contradiction → CONTRADICTS, link → RELATED_TO is added
- * when that max ≥ `threshold` (a link only when the pair is not already RELATED_TO); obsolete ≥
- * `threshold` adds OBSOLETES newer → older (the caller records `obsoleteBy`). Nothing is deleted.
+ * Consolidation edges of one reviewed pair (seed 000 "periodic maintenance"; docs/design.md step 5).
+ * - Without `changeThreshold`: the strongest of redundant → REDUNDANT_WITH, contradiction →
+ *   CONTRADICTS, link → RELATED_TO is added when that max ≥ `threshold` (a link only when the pair is
+ *   not already RELATED_TO); obsolete ≥ `threshold` adds OBSOLETES newer → older (the caller records
+ *   `obsoleteBy`).
+ * - With `changeThreshold` (ours, issue 17; the write path passes θ_rel): a change of state is decided
+ *   as by the near-duplicate check (`near-duplicates.ts`) — p_change = min(1, p_contradiction +
+ *   p_obsolete) ≥ `changeThreshold` gives ONE edge, CONTRADICTS when p_contradiction ≥ p_obsolete
+ *   else OBSOLETES, with p_change, and `obsolete` is true either way (the newer statement is the
+ *   current one); otherwise the strongest of redundant / link ≥ `threshold` as above. The relation
+ *   model's probabilities are calibrated, so the same θ_rel applies to an Add's review as to a
+ *   near-duplicate (before, 0.85 on p_obsolete alone missed most paraphrased changes).
+ * Nothing is deleted.
  */
 export function consolidationEdges(
   newerId: string,
@@ -195,8 +204,21 @@ export function consolidationEdges(
   p: { redundant: number; contradiction: number; obsolete: number; link: number },
   threshold: number,
   alreadyRelated: boolean,
+  changeThreshold?: number,
 ): { drafts: EdgeDraft[]; obsolete: boolean } {
   const drafts: EdgeDraft[] = [];
+  if (changeThreshold !== undefined) {
+    const change = Math.min(1, p.contradiction + p.obsolete);
+    if (change >= changeThreshold) {
+      drafts.push({ from: newerId, to: olderId, subtype: p.contradiction >= p.obsolete ? 'CONTRADICTS' : 'OBSOLETES', probability: change, origin: 'controller' });
+      return { drafts, obsolete: true };
+    }
+    const best: [number, RelationSubtype] = p.redundant >= p.link ? [p.redundant, 'REDUNDANT_WITH'] : [p.link, 'RELATED_TO'];
+    if (best[0] >= threshold && !(best[1] === 'RELATED_TO' && alreadyRelated)) {
+      drafts.push({ from: newerId, to: olderId, subtype: best[1], probability: best[0], origin: 'controller' });
+    }
+    return { drafts, obsolete: false };
+  }
   const options: [number, RelationSubtype][] = [
     [p.contradiction, 'CONTRADICTS'],
     [p.redundant, 'REDUNDANT_WITH'],

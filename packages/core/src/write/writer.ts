@@ -565,7 +565,7 @@ export class Writer {
                 const con = noulValue(answers[`pair_${i}_contradiction`]);
                 const obs = noulValue(answers[`pair_${i}_obsolete`]);
                 const link = noulValue(answers[`pair_${i}_link`]);
-                const ce = consolidationEdges(w.node.id, c.id, { redundant: red, contradiction: con, obsolete: obs, link }, th, w.related.has(c.id));
+                const ce = consolidationEdges(w.node.id, c.id, { redundant: red, contradiction: con, obsolete: obs, link }, th, w.related.has(c.id), cfg.relationThreshold);
                 for (const d of ce.drafts) {
                   consolidationDrafts.push(d);
                   draftOwner.set(d, pass.owner);

@@ -127,14 +127,22 @@ export function contradictionScore(a: Item, b: Item, ctx: ScoreContext): number 
  * issue 17) — same fact, contradiction, obsolete (the candidate is superseded by the new memory) —
  * answered by the trained relation model (`relation-model.ts`, `relation.weights.json`): its
  * calibrated p(same), p(contradiction) and p(update) for (candidate = older, new_memory = newer).
- * A new memory whose time lies before the candidate's cannot make it obsolete, and a question
- * (either side) neither contradicts nor supersedes.
+ * A new memory whose time lies before the candidate's cannot make it obsolete; a question (either
+ * side) neither contradicts nor supersedes, nor does a statement by another speaker (both items carry
+ * a `speaker` and they differ).
  */
 function relationOf(refs: ResolvedRef[]): { a: Item; b: Item; p: ReturnType<typeof relationProbabilities>; question: boolean } {
   const [a, b] = pair(refs);
-  // a question states nothing: it neither contradicts nor supersedes, nor is it superseded
-  const question = cueTest(feat(a), CUES.question) || cueTest(feat(b), CUES.question);
+  // a question states nothing: it neither contradicts nor supersedes, nor is it superseded; and one
+  // person's statement does not change another person's state (both speakers known and different)
+  const question = cueTest(feat(a), CUES.question) || cueTest(feat(b), CUES.question) || otherSpeaker(a, b);
   return { a, b, p: relationProbabilities(b.text, a.text), question };
+}
+/** Both items name their speaker (`speaker` field) and the speakers differ (case-insensitive). */
+function otherSpeaker(a: Item, b: Item): boolean {
+  const sa = typeof a.speaker === 'string' ? a.speaker.trim().toLowerCase() : '';
+  const sb = typeof b.speaker === 'string' ? b.speaker.trim().toLowerCase() : '';
+  return sa !== '' && sb !== '' && sa !== sb;
 }
 export function conRedundant(refs: ResolvedRef[], _ctx: ScoreContext): number {
   const { a, b, p } = relationOf(refs);

@@ -62,7 +62,8 @@ const DENSE = [
   'recency_newer',
   'antonym_pair',
   'events_both',
-  'event_one_side',
+  'event_older_only',
+  'event_newer_only',
   'question_any',
   'numbers_only_differ',
   'content_jaccard_no_numbers',
@@ -99,6 +100,13 @@ function polarity(tokens: readonly string[]): number {
     else if (NEGATIVE.has(w) || NEGATIVE.has(t)) s--;
   }
   return s;
+}
+
+/** Content words without contractions ("i'm", "i'v" are not a topic), memoised per text. */
+function contentOf(f: TextFeatures): Set<string> {
+  let v = f.memo.relContent as Set<string> | undefined;
+  if (v === undefined) f.memo.relContent = v = new Set([...f.content].filter((w) => !w.includes("'")));
+  return v;
 }
 
 /** FNV-1a 32-bit hash of a string. */
@@ -163,8 +171,8 @@ function idNumbers(f: TextFeatures): Set<string> {
 export function relationFeatures(older: string, newer: string): number[] {
   const fo = features(older);
   const fn = features(newer);
-  const co = fo.content;
-  const cn = fn.content;
+  const co = contentOf(fo);
+  const cn = contentOf(fn);
   const inter = intersectionSize(co, cn);
   const union = co.size + cn.size - inter;
   const jaccard = union ? inter / union : 0;
@@ -188,19 +196,21 @@ export function relationFeatures(older: string, newer: string): number[] {
   const ln = fn.tokens.length;
   const lengthRatio = Math.max(lo, ln) ? Math.min(lo, ln) / Math.max(lo, ln) : 0;
   const negAny = negNew || negOld ? 1 : 0;
+  // a conflict needs a shared topic: the one-sided signals count only when the texts share a content word
+  const topic = inter > 0 ? 1 : 0;
   const dense = [
     jaccard,
     containment,
     newerOnly,
     olderOnly,
     substitution,
-    negNew,
-    negOld,
-    numbersDiffer,
+    negNew * topic,
+    negOld * topic,
+    numbersDiffer * topic,
     numbersAgree,
     namesDiffer,
     namesShared > 0 ? 1 : 0,
-    flip,
+    flip * topic,
     lengthRatio,
     containment * negAny,
     containment * numbersDiffer,
@@ -236,8 +246,8 @@ function structureFeatures(fo: TextFeatures, fn: TextFeatures, containment: numb
   const evO = cueTest(fo, CUES.pastEvent) && cueTest(fo, CUES.timeExpr);
   const evN = cueTest(fn, CUES.pastEvent) && cueTest(fn, CUES.timeExpr);
   const question = cueTest(fo, CUES.question) || cueTest(fn, CUES.question) ? 1 : 0;
-  const wo = new Set([...fo.content].filter((w) => !/^\d/.test(w)));
-  const wn = new Set([...fn.content].filter((w) => !/^\d/.test(w)));
+  const wo = new Set([...contentOf(fo)].filter((w) => !/^\d/.test(w)));
+  const wn = new Set([...contentOf(fn)].filter((w) => !/^\d/.test(w)));
   const i2 = intersectionSize(wo, wn);
   const u2 = wo.size + wn.size - i2;
   const jac2 = u2 ? i2 / u2 : 0;
@@ -252,22 +262,24 @@ function structureFeatures(fo: TextFeatures, fn: TextFeatures, containment: numb
   const change = chNew || recNew ? 1 : 0;
   const idO = idNumbers(fo);
   const idN = idNumbers(fn);
+  const topic = intersectionSize(contentOf(fo), contentOf(fn)) > 0 ? 1 : 0;
   return [
     subjectDiffers,
     subjectShared,
     chNew * (containment > 0 ? 1 : 0),
     chOld * (containment > 0 ? 1 : 0),
     recNew * (containment > 0 ? 1 : 0),
-    antonym,
+    antonym * topic,
     evO && evN ? 1 : 0,
-    evO !== evN ? 1 : 0,
+    evO && !evN ? 1 : 0,
+    evN && !evO ? 1 : 0,
     question,
     numbersOnly,
     jac2,
     swap,
     Math.log1p(onlyNew),
     Math.log1p(onlyOld),
-    never,
+    never * topic,
     habitNew,
     containment * change,
     containment * subjectDiffers,
