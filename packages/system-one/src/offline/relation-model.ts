@@ -156,6 +156,10 @@ function subjectOf(f: TextFeatures): string | null {
 }
 
 const NEVER = /\bnever\b/;
+// General-English aspect markers of a changed state ("now", "no longer", "used to", "switched"): one
+// feature whose weight is learned. Narrower than `CUES.change` on purpose: event verbs ("sold",
+// "started", "left") and "new" mark events, not a changed state, and fired on unrelated notes.
+const CHANGE = /\b(now|nowadays|these days|currently|anymore|any more|no longer|used to|switched|changed|instead|became|become|moved|quit|stopped|gave up|replaced)\b/;
 // a number that names something ("note 17", "room 12.", "order #311)") rather than counting it ("12 minutes")
 const ID_NUMBER = /\b[a-z]+\.?\s+#?(\d+)(?![\d.,:/]*\s*[a-z%])/g;
 function idNumbers(f: TextFeatures): Set<string> {
@@ -239,8 +243,8 @@ function structureFeatures(fo: TextFeatures, fn: TextFeatures, containment: numb
   const sn = subjectOf(fn);
   const subjectDiffers = so !== null && sn !== null && so !== sn ? 1 : 0;
   const subjectShared = so !== null && so === sn ? 1 : 0;
-  const chNew = cueTest(fn, CUES.change) && !cueTest(fo, CUES.change) ? 1 : 0;
-  const chOld = cueTest(fo, CUES.change) && !cueTest(fn, CUES.change) ? 1 : 0;
+  const chNew = cueTest(fn, CHANGE) && !cueTest(fo, CHANGE) ? 1 : 0;
+  const chOld = cueTest(fo, CHANGE) && !cueTest(fn, CHANGE) ? 1 : 0;
   const recNew = cueTest(fn, CUES.recency) && !cueTest(fo, CUES.recency) ? 1 : 0;
   const antonym = antonymConflict(fo.lower, fn.lower) || antonymConflict(fn.lower, fo.lower) ? 1 : 0;
   const evO = cueTest(fo, CUES.pastEvent) && cueTest(fo, CUES.timeExpr);
