@@ -5,11 +5,14 @@
  *   pnpm --filter @mem/system-one train:relation [--beam <dir>] [--check]
  *
  * Data (`scripts/relation-data.ts`): our labelled pairs (`test/relation-pairs.json`, scenarios with
- * index % 4 == 3 HELD OUT) and BEAM dev pairs of conversations 1–5 (6–10 held out), read at run
+ * index % 4 == 3 HELD OUT; `test/relation-pairs-extra.json` and the templated hard negatives of
+ * `templatePairs()`, training only) and BEAM dev pairs of conversations 1–5 (6–10 held out), read at run
  * time from `--beam` (default `../shared/data/beam/500K` next to the repository, or $MEM_BEAM_DIR).
  * Softmax regression (`trainLearnedModel`, class-balanced), temperature fitted on out-of-fold
  * logits of the training pairs (3 folds by scenario / conversation), so the held-out part is never
- * used for anything but the report. Prints held-out accuracy, log loss, ECE, and per class
+ * used for anything but the report; the L2 penalty was chosen by out-of-fold log loss as well. Also
+ * prints the near-duplicate check's decisions (CONTRADICTS / OBSOLETES at θ_rel = 0.6, as core's
+ * `nearDuplicateEdges`) out-of-fold and on the held-out pairs; `--errors` lists the out-of-fold mistakes. Prints held-out accuracy, log loss, ECE, and per class
  * precision / recall at p ≥ 0.6 (θ_rel) and p ≥ 0.85 (consolidation). `--check` trains and reports
  * without writing the weights.
  */
@@ -174,7 +177,7 @@ async function main() {
   const counts = Object.fromEntries(RELATION_CLASSES.map((c) => [c, train.filter((p) => classOfLabel(p.label) === c).length]));
   let model = fit(train, {
     script: 'packages/system-one/scripts/train-relation.ts',
-    data: `test/relation-pairs.json scenarios with index % 4 != 3 (+1 cross-scenario unrelated pair each) and BEAM 500K dev conversations ${BEAM_TRAIN.join(',')} (contradiction_resolution sentence pairs, knowledge_update references)`,
+    data: `test/relation-pairs.json scenarios with index % 4 != 3 (+1 cross-scenario unrelated pair each), test/relation-pairs-extra.json (training only), templatePairs() hard negatives (training only) and BEAM 500K dev conversations ${BEAM_TRAIN.join(',')} (contradiction_resolution sentence / clause pairs, knowledge_update references)`,
     heldOut: `relation-pairs.json scenarios with index % 4 == 3; BEAM conversations ${BEAM_HELD_OUT.join(',')}`,
     n: train.length,
     perClass: counts,

@@ -54,6 +54,21 @@ describe('the pair-relation model (issue 17)', () => {
     expect(expectedCalibrationError(conf, hit)).toBeLessThan(0.15);
   });
 
+  // break-it finding (issue 17): templated notes that differ only in numbers, objects or times are two
+  // events (or one event noted twice), not a supersession
+  it('templated facts differing only in numbers, objects or times are neither contradictions nor updates', () => {
+    const pairs: [string, string][] = [
+      ['Pablo repaired the drone at the beach yesterday (note 12).', 'Pablo repaired the drone at the beach yesterday (note 873).'],
+      ['Kenji painted the lamp at the museum on Monday (note 40).', 'Kenji photographed the violin at the farm last month (note 41).'],
+      ['Zoe cleaned the canoe at the harbour this morning (note 7).', 'Zoe cleaned the canoe at the park two days ago (note 3120).'],
+      ['Cabin 4 sleeps 6 people.', 'Cabin 9 sleeps 2 people.'],
+    ];
+    for (const [o, n] of pairs) {
+      const p = relationProbabilities(o, n);
+      expect(p.contradiction + p.update, `${o} → ${n}`).toBeLessThan(0.6);
+    }
+  });
+
   it('answers consolidation.contradiction / obsolete / redundant through the offline backend; a question supersedes nothing', async () => {
     const s1 = createSystemOne({ cache: false });
     const qs = { con: catalogue.consolidation.contradiction(0), obs: catalogue.consolidation.obsolete(0), red: catalogue.consolidation.redundant(0) };
@@ -67,5 +82,12 @@ describe('the pair-relation model (issue 17)', () => {
     // a newer memory about an earlier time cannot make the candidate obsolete
     const earlier = (await s1.ask({ new_memory: { text: 'I drank espresso then.', start: '2020-01-01T00:00:00Z', end: '2020-01-02T00:00:00Z' }, candidates: [{ text: 'I drink green tea now.', start: '2024-01-01T00:00:00Z', end: '2024-01-02T00:00:00Z' }] }, { obs: qs.obs })).answers as Record<string, number>;
     expect(earlier.obs).toBeLessThan(0.05);
+    // another speaker's statement neither contradicts nor supersedes; the same speaker's does
+    const spk = async (a: string, b: string) =>
+      (await s1.ask({ new_memory: { text: 'I really dislike jazz.', speaker: b }, candidates: [{ text: 'I love jazz.', speaker: a }] }, qs)).answers as Record<string, number>;
+    const other = await spk('Maya', 'Sam');
+    expect(other.con + other.obs).toBeLessThan(0.1);
+    const same = await spk('Maya', 'Maya');
+    expect(same.con + same.obs).toBeGreaterThan(0.6);
   });
 });
