@@ -40,23 +40,29 @@ export async function prepareChild(entry: string, pkgDir: string, name: string, 
   }
 }
 
+/** Call `onLine` with each complete line the stream prints. */
+function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buf = '';
+  stream.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      onLine(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  });
+}
+
 /** Start the child with `args`; SIGKILL it `delayMs` after it is ready. Resolves with the acknowledged ids. */
 export function runAndKill(child: CrashChild, args: string[], cwd: string, delayMs: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [...child.command, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const acked: string[] = [];
-    let buf = '';
     let err = '';
     let timer: NodeJS.Timeout | undefined;
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line === 'ready' && !timer) timer = setTimeout(() => p.kill('SIGKILL'), delayMs);
-        else if (line.startsWith('ack ')) acked.push(line.slice(4));
-      }
+    onLines(p.stdout, (line) => {
+      if (line === 'ready' && !timer) timer = setTimeout(() => p.kill('SIGKILL'), delayMs);
+      else if (line.startsWith('ack ')) acked.push(line.slice(4));
     });
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('exit', (code, signal) => {
@@ -74,21 +80,14 @@ export function runAndKill(child: CrashChild, args: string[], cwd: string, delay
 export function timeToAck(child: CrashChild, args: string[], cwd: string, id: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [...child.command, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let buf = '';
     let err = '';
     let readyAt: bigint | undefined;
     let elapsed: number | undefined;
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line === 'ready' && readyAt === undefined) readyAt = process.hrtime.bigint();
-        else if (line === `ack ${id}` && readyAt !== undefined && elapsed === undefined) {
-          elapsed = Number(process.hrtime.bigint() - readyAt) / 1e6;
-          p.kill('SIGKILL');
-        }
+    onLines(p.stdout, (line) => {
+      if (line === 'ready' && readyAt === undefined) readyAt = process.hrtime.bigint();
+      else if (line === `ack ${id}` && readyAt !== undefined && elapsed === undefined) {
+        elapsed = Number(process.hrtime.bigint() - readyAt) / 1e6;
+        p.kill('SIGKILL');
       }
     });
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));

@@ -113,6 +113,11 @@ export function trainLearnedModel(X: readonly (readonly number[])[], y: readonly
   // bake the standardisation in: w' = w / std, b' = b − Σ w mean / std
   const weights = W.map((row) => row.map((w, j) => w / std[j]));
   const bias = W.map((row, r) => row.reduce((s, w, j) => s - (w * mean[j]) / std[j], b[r]));
+  return modelFile(o, weights, bias);
+}
+
+/** The model file of a trained model: output layer `weights`/`bias`, and the hidden layer when there is one. */
+function modelFile(o: TrainOptions, weights: number[][], bias: number[], hidden?: { weights: number[][]; bias: number[] }): LearnedModel {
   return {
     format: LEARNED_FORMAT,
     name: o.name,
@@ -122,6 +127,7 @@ export function trainLearnedModel(X: readonly (readonly number[])[], y: readonly
     weights,
     bias,
     temperature: 1,
+    ...(hidden ? { hidden } : {}),
     ...(o.training ? { training: o.training } : {}),
   };
 }
@@ -236,18 +242,8 @@ function trainHidden(
     hw.push(row);
     hb.push(b);
   }
-  return {
-    format: LEARNED_FORMAT,
-    name: o.name,
-    kind: o.kind,
-    features: [...o.features],
-    classes: [...o.classes],
-    weights: Array.from({ length: R }, (_, r) => Array.from(p.subarray(iWo + r * H, iWo + (r + 1) * H))),
-    bias: Array.from(p.subarray(iBo, iBo + R)),
-    temperature: 1,
-    hidden: { weights: hw, bias: hb },
-    ...(o.training ? { training: o.training } : {}),
-  };
+  const weights = Array.from({ length: R }, (_, r) => Array.from(p.subarray(iWo + r * H, iWo + (r + 1) * H)));
+  return modelFile(o, weights, Array.from(p.subarray(iBo, iBo + R)), { weights: hw, bias: hb });
 }
 
 /**
