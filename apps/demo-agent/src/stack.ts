@@ -312,9 +312,12 @@ function buildStack(p: Parts): Stack {
     },
     async add(observations, options = {}) {
       const batchSize = options.batchSize ?? 16;
+      const scoped = observations.map((o) => ({ ...o, scope }));
+      // all-or-nothing validation before the first slice is written (the error's index is the list's)
+      memory.validate(scoped);
       const out: AddedNode[] = [];
-      for (let i = 0; i < observations.length; i += batchSize) {
-        const batch = observations.slice(i, i + batchSize).map((o) => ({ ...o, scope }));
+      for (let i = 0; i < scoped.length; i += batchSize) {
+        const batch = scoped.slice(i, i + batchSize);
         out.push(...(await memory.add(batch)).map(toAdded));
         options.onProgress?.(Math.min(i + batchSize, observations.length), observations.length);
       }

@@ -97,6 +97,25 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     expect(schema).not.toMatch(/userId|scope/);
   });
 
+  it('adversarial: unknown tool arguments are refused, the scope is copied when the tools are made, forget checks its id', async () => {
+    const { RememberInput, RecallInput, ForgetInput } = await import('./index.js');
+    // a model that adds `observedAt` or a `scope` must not have them silently dropped (nor obeyed)
+    expect(RememberInput.safeParse({ text: 'hi', observedAt: '2020-01-01T00:00:00Z' }).success).toBe(false);
+    expect(RecallInput().safeParse({ query: 'hi', scope: { userId: 'bob' } }).success).toBe(false);
+    expect(ForgetInput.safeParse({ id: 'x', all: true }).success).toBe(false);
+    const s = { userId: 'scope-copy' };
+    const tools = createMemoryTools({ memory, scope: s });
+    s.userId = 'mallory';
+    const stored = (await tools.remember.execute!({ text: 'The copied scope keeps this fact.' }, { toolCallId: 't', messages: [] } as any)) as any;
+    expect((await memory.get(stored.id, { scope: { userId: 'scope-copy' } }))?.text).toBe('The copied scope keeps this fact.');
+    expect(await memory.list({ scope: { userId: 'mallory' } })).toEqual([]);
+    for (const id of [{ a: 1 }, '', '  ']) {
+      const err = await Promise.resolve(tools.forget.execute!({ id } as any, { toolCallId: 't', messages: [] } as any)).catch((e) => e);
+      expect(MemError.isInstance(err) && err.code).toBe('INVALID_INPUT');
+    }
+    await expect(memory.forget({ a: 1 } as any, { scope: { userId: 'scope-copy' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
   it('recallForPrompt refuses a misspelt scope key and a bad k with typed errors', async () => {
     const codeOf = async (p: () => Promise<unknown>) => p().then(() => 'none', (e) => (MemError.isInstance(e) ? e.code : 'untyped'));
     expect(await codeOf(() => recallForPrompt({ memory, scope: { userId: 'alice', runid: 'r' } as any, query: 'tea' }))).toBe('SCOPE_INVALID');

@@ -104,14 +104,16 @@ export const RememberInput = z
   .object({
     text: z.string().min(1).max(20_000).describe('The observation, in the words it was said'),
     speaker: z.string().max(200).optional().describe('Who said it'),
-  });
+  })
+  .strict();
 export const RecallInput = (defaultK = 5) =>
   z
     .object({
       query: z.string().min(1).max(4000).describe('What to look for, e.g. the question'),
       k: z.number().int().min(1).max(50).optional().describe(`How many memories (default ${defaultK})`),
-    });
-export const ForgetInput = z.object({ id: z.string().min(1).max(256).describe('The id of the memory, from recall') });
+    })
+    .strict();
+export const ForgetInput = z.object({ id: z.string().min(1).max(256).describe('The id of the memory, from recall') }).strict();
 
 function toRecalled(e: Evidence): RecalledMemory {
   return { id: e.node.id, text: e.node.text, speaker: e.node.speaker, observedAt: e.node.observedAt, score: e.score };
@@ -123,7 +125,8 @@ function checkScope(scope: Scope | undefined): Scope {
   }
   // strict now, not at the model's first tool call: a misspelt key (`{ userId, nameSpace }`) is SCOPE_INVALID
   resolveScope(scope);
-  return scope;
+  // a copy, frozen: changing the caller's object later must not move the tools to another scope
+  return Object.freeze({ ...scope });
 }
 
 function checkK(k: number | undefined): number | undefined {
@@ -172,7 +175,10 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     forget: tool({
       description: 'Delete one memory by its id (from recall), e.g. when the user asks to forget something.',
       inputSchema: toolInputSchema(ForgetInput, { strict }),
-      execute: async ({ id }) => ({ id, forgotten: await memory.forget(id, { scope }) }),
+      execute: async ({ id }) => {
+        if (typeof id !== 'string' || !id.trim()) throw new MemValidationError('INVALID_INPUT', 'forget needs the id of a memory (a non-empty string, from recall)');
+        return { id, forgotten: await memory.forget(id, { scope }) };
+      },
     }),
   };
 }

@@ -58,6 +58,15 @@ describe('POST /v1/observations', () => {
     const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
     expect(after).toBe(before);
   });
+  it('adversarial: a long batch with one bad observation past the first slice writes nothing and names its index in the whole list', async () => {
+    const before = ((await (await app.request('/v1/stats')).json()) as any).nodes;
+    const observations = Array.from({ length: 20 }, (_, i) => ({ text: `Batch fact number ${i} about the garden shed.`, observedAt: '2024-05-14T10:00:00Z' }));
+    observations[17] = { ...observations[17]!, observedAt: '2024-05-14T10:00:00' };
+    const body = await expectError(await post('/v1/observations', { observations }), 400, 'MISSING_TIMEZONE');
+    expect(body.error.message).toContain('observation 17');
+    const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
+    expect(after).toBe(before);
+  });
   it('adversarial: unknown fields are rejected (a typo such as observed_at would silently lose the time), wrong content type is typed', async () => {
     const before = ((await (await app.request('/v1/stats')).json()) as any).nodes;
     const typo = await expectError(

@@ -333,6 +333,13 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     expect(await m.list({ scope })).toEqual([]);
     const tz = await m.add({ text: 'ok', scope, observedAt: '2024-01-01T10:00' }, { timeZone: 'America/New_York' });
     expect(tz.node.observedAt).toBe('2024-01-01T15:00:00.000Z');
+    // validate(): the same checks as add, nothing written, the list's index
+    expect(() => m.validate([dialogue[0]!, dialogue[1]!, { text: 'ok', scope, observedAt: '2024-01-01T10:00' }])).toThrow(
+      expect.objectContaining({ code: 'MISSING_TIMEZONE', details: expect.objectContaining({ index: 2 }) }),
+    );
+    expect(() => m.validate([{ text: 'ok', scope, observedAt: '2024-01-01T10:00' }], { timeZone: 'America/New_York' })).not.toThrow();
+    expect(() => m.validate({ text: 'ok', scope } as any)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect((await m.list({ scope })).map((n) => n.text)).toEqual(['ok']);
     expect(() => createMemory({ timeZone: 'Nowhere/City' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     expect(() => createMemory({ candidateK: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     expect(() => createMemory({ candidateEfSearch: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));

@@ -202,6 +202,12 @@ export interface Memory {
   add(observation: ObservationInput, options?: AddOptions): Promise<AddResult>;
   add(observations: ObservationInput[], options?: AddOptions): Promise<AddResult[]>;
   /**
+   * Check observations exactly as `add` would, without writing anything (ours): for a caller that
+   * writes a long list in several `add` calls (progress, memory) and wants all-or-nothing validation.
+   * @throws MemValidationError with the observation's `details.index` in the whole list (codes as `add`)
+   */
+  validate(observations: ObservationInput[], options?: AddOptions): void;
+  /**
    * Delegates to the Retriever; without one, dense top-k by cosine (score = cosine in [-1, 1],
    * path = []; that ranking does not depend on time). `now` (the reference time for relative
    * expressions and recency) must be ISO-8601 with a zone (`Z`, `±hh:mm`), a Date or epoch ms; a
@@ -212,7 +218,10 @@ export interface Memory {
   search(query: string, options: { scope: Scope; k?: number; now?: string | Date | number }): Promise<SearchResult>;
   get(id: string, options: { scope: Scope }): Promise<MemoryNode | null>;
   list(options: { scope: Scope } & ListOptions): Promise<MemoryNode[]>;
-  /** Remove a node, its relations and index entries (the history row stays) and drop it from the gate. Returns false if absent. */
+  /**
+   * Remove a node, its relations and index entries (the history row stays) and drop it from the gate. Returns false if absent.
+   * @throws MemValidationError `INVALID_INPUT` when `id` is not a non-empty string, `SCOPE_*` for a bad scope
+   */
   forget(id: string, options: { scope: Scope }): Promise<boolean>;
   history(options: { scope: Scope; nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   stats(): Promise<MemoryStats>;
@@ -501,13 +510,9 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     return track(addNow(input, addOptions));
   }
 
-  async function addNow(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
-    const many = Array.isArray(input);
-    const list = many ? input : [input];
-    const timeZone = addOptions.timeZone ?? options.timeZone;
-    if (addOptions.timeZone !== undefined) assertTimeZone(addOptions.timeZone);
-    const tv = performance.now();
-    const validated: NormalizedObservation[] = list.map((o, index) => {
+  /** Validate every observation first; a batch's error names the observation's index. */
+  function validateList(list: ObservationInput[], many: boolean, timeZone: string | undefined): NormalizedObservation[] {
+    return list.map((o, index) => {
       try {
         return validateObservation(o, { maxTextBytes: options.maxTextBytes, timeZone, now });
       } catch (e) {
@@ -518,6 +523,15 @@ export function createMemory(options: MemoryOptions = {}): Memory {
         throw e;
       }
     });
+  }
+
+  async function addNow(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
+    const many = Array.isArray(input);
+    const list = many ? input : [input];
+    const timeZone = addOptions.timeZone ?? options.timeZone;
+    if (addOptions.timeZone !== undefined) assertTimeZone(addOptions.timeZone);
+    const tv = performance.now();
+    const validated = validateList(list, many, timeZone);
     counters.timings.validate += performance.now() - tv;
     if (validated.length === 0) return [];
     await ready();
@@ -572,6 +586,11 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     embedder,
     systemOne,
     add: add as Memory['add'],
+    validate(observations, validateOptions = {}) {
+      if (!Array.isArray(observations)) throw new MemValidationError('INVALID_INPUT', 'validate takes an array of observations');
+      if (validateOptions.timeZone !== undefined) assertTimeZone(validateOptions.timeZone);
+      validateList(observations, true, validateOptions.timeZone ?? options.timeZone);
+    },
 
     async search(query, opts) {
       if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'query is empty');
@@ -609,6 +628,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     },
 
     async forget(id, opts) {
+      if (typeof id !== 'string' || !id.trim()) throw new MemValidationError('INVALID_INPUT', 'forget needs a node id (a non-empty string)');
       const scope = resolveScope(opts?.scope);
       const key = scopeKey(scope);
       await ready();

@@ -168,7 +168,7 @@ function normalizeInstant(value: string | Date | number, timeZone: string | unde
       fail(
         field,
         'MISSING_TIMEZONE',
-        `${field} "${value}" has no time zone; add "Z" or an offset, or pass the timeZone option (IANA, e.g. "Europe/Paris")`,
+        `${field} "${value}" has no time zone; add "Z" or an offset, or set a time zone (IANA, e.g. "Europe/Paris"): the timeZone option of createMemory / add, or --time-zone / MEM_TIME_ZONE for the mem CLI, server and MCP server`,
         value,
       );
     }
