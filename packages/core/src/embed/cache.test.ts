@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Embedder } from '../types.js';
@@ -79,8 +79,73 @@ describe('createCachedEmbedder', () => {
     const bad: Embedder = { model: 'bad', dimension: 3, embed: async (t) => t.slice(1).map(() => new Float32Array(3)) };
     const c = createCachedEmbedder(bad, { dir });
     await expect(c.embed(['a', 'b'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
-    expect(statSync(c.stats().file).size).toBe(0);
+    expect(readFileSync(c.stats().file, 'utf8')).toBe('mem.vec/2 "bad" 3\n'); // the header only
     expect(() => createCachedEmbedder(bad, { dir: '' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     c.close();
+  });
+
+  it('adversarial: a damaged file is an EMBEDDER_ERROR and stays as it is; no valid record is ever dropped', async () => {
+    const dir = tmp();
+    const a = createCachedEmbedder(counting('m1'), { dir });
+    await a.embed(['first', 'second', 'third']);
+    const file = a.stats().file;
+    a.close();
+    const good = readFileSync(file);
+    const headerEnd = good.indexOf(10) + 1;
+    // an impossible length in the first record (was: the file cut to that record, the later ones lost)
+    const huge = Buffer.from(good);
+    huge.writeUInt32LE(0x7fffffff, headerEnd);
+    writeFileSync(file, huge);
+    await expect(createCachedEmbedder(counting('m1'), { dir }).embed(['second'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    expect(readFileSync(file).equals(huge)).toBe(true);
+    // a plausible but wrong length (was: garbage served as a hit) fails the checksum
+    const shifted = Buffer.from(good);
+    shifted.writeUInt32LE(4, headerEnd);
+    writeFileSync(file, shifted);
+    await expect(createCachedEmbedder(counting('m1'), { dir }).embed(['first'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    // another model's file under this name is refused by its header
+    writeFileSync(file, good);
+    const other = createCachedEmbedder(counting('m2'), { dir });
+    await other.embed(['x']);
+    other.close();
+    copyFileSync(other.stats().file, file);
+    await expect(createCachedEmbedder(counting('m1'), { dir }).embed(['first'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+  });
+
+  it('adversarial: model names that sanitise alike keep their own files; non-finite vectors and ill-formed texts are not cached', async () => {
+    const dir = tmp();
+    const one: Embedder = { model: 'org/model', dimension: 3, embed: async (t) => t.map(() => Float32Array.from([1, 0, 0])) };
+    const two: Embedder = { model: 'org_model', dimension: 3, embed: async (t) => t.map(() => Float32Array.from([0, 1, 0])) };
+    await createCachedEmbedder(one, { dir }).embed(['hello']);
+    const [v] = await createCachedEmbedder(two, { dir }).embed(['hello']);
+    expect(Array.from(v!)).toEqual([0, 1, 0]);
+    const nan: Embedder = { model: 'nan', dimension: 3, embed: async (t) => t.map(() => Float32Array.from([NaN, 0, 0])) };
+    const c = createCachedEmbedder(nan, { dir });
+    await expect(c.embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    expect(c.stats().entries).toBe(0);
+    const inner = counting('lone');
+    const d = createCachedEmbedder(inner, { dir });
+    await d.embed(['x\ud800']);
+    d.close();
+    const e = createCachedEmbedder(counting('lone'), { dir });
+    await e.embed(['x\ufffd']);
+    expect(e.stats()).toMatchObject({ hits: 0, misses: 1 });
+  });
+
+  it('two cached embedders on one folder, writing in turns, lose no record (appends go to the end of the file)', async () => {
+    const dir = tmp();
+    const a = createCachedEmbedder(counting(), { dir });
+    const b = createCachedEmbedder(counting(), { dir });
+    for (let i = 0; i < 200; i++) {
+      await a.embed([`a${i}`]);
+      await b.embed([`b${i}`]);
+    }
+    a.close();
+    b.close();
+    const inner = counting();
+    const c = createCachedEmbedder(inner, { dir });
+    await c.embed([...Array.from({ length: 200 }, (_, i) => `a${i}`), ...Array.from({ length: 200 }, (_, i) => `b${i}`)]);
+    expect(inner.asked).toEqual([]);
+    expect(c.stats().entries).toBe(400);
   });
 });
