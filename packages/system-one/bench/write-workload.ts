@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { batches, catalogue } from '../src/catalogue';
 import type { Question } from '../src/schema';
+import { seeded } from '../src/learned/train';
 
 export interface Observation {
   text: string;
@@ -49,17 +50,8 @@ export function everyKindQuestions(): Record<string, Question> {
   return qs;
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32; the learned trainer's generator). */
+export const rng = seeded;
 
 const STOP = new Set('the a an and or but to of in on at for with from is are was were be been i you he she we they it my your our their this that me so just really very have has had do did not'.split(' '));
 const words = (t: string) => t.toLowerCase().match(/[a-z']+/g) ?? [];

@@ -132,8 +132,8 @@ function modelFile(o: TrainOptions, weights: number[][], bias: number[], hidden?
   };
 }
 
-/** mulberry32: a small seeded generator in [0, 1) (for reproducible initialisation and shuffling). */
-function seeded(seed: number): () => number {
+/** mulberry32: a small seeded generator in [0, 1) (reproducible initialisation and shuffling; the benches' workloads too). */
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
