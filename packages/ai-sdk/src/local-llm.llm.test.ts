@@ -99,15 +99,23 @@ describe.skipIf(!enabled)('@mem/ai-sdk against an OpenAI-compatible server', () 
     expect((await memory.get(stored.id, { scope: carol }))?.text).toBe(call.input.text);
     expect((await memory.list({ scope })).map((n) => n.id)).not.toContain(stored.id);
 
+    // the prompt holds a fresh random id, so the 135M model's greedy output differs from run to run: it may
+    // copy the id, garble it, or run on past the closing quote (CI saw a 200-token id with a raw newline,
+    // which is invalid JSON). Every outcome is checked: nothing is deleted on a bad call, the right note on a good one.
     const f = await roundTrip('forget', `Forget the memory with id ${stored.id}.`, tools);
     const forgetCall = f.steps[0].toolCalls[0] as any;
     expect(forgetCall.toolName).toBe('forget');
-    expect(forgetCall.invalid, JSON.stringify(forgetCall).slice(0, 400)).toBeFalsy();
-    const out = (f.steps[0].toolResults[0] as any).output;
-    expect(out.id).toBe(forgetCall.input.id);
-    // a 135M model may garble the id; the tool must report truthfully either way
-    expect(out.forgotten).toBe(forgetCall.input.id === stored.id);
-    expect((await memory.list({ scope: carol })).length).toBe(out.forgotten ? 0 : 1);
+    if (forgetCall.invalid) {
+      // the SDK refused the arguments: the tool never ran, and the note is still there
+      expect(f.steps[0].toolResults).toHaveLength(0);
+      expect((await memory.list({ scope: carol })).map((n) => n.id)).toEqual([stored.id]);
+    } else {
+      const out = (f.steps[0].toolResults[0] as any).output;
+      expect(out.id).toBe(forgetCall.input.id);
+      // a garbled but well-formed id: the tool must report truthfully either way
+      expect(out.forgotten).toBe(forgetCall.input.id === stored.id);
+      expect((await memory.list({ scope: carol })).length).toBe(out.forgotten ? 0 : 1);
+    }
     expect(await serverUp()).toBe(true);
   }, 300_000);
 
