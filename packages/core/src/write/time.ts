@@ -51,13 +51,24 @@ export function assertTimeZone(timeZone: string): void {
   formatterFor(timeZone);
 }
 
+/**
+ * Epoch ms of a UTC calendar time with a full proleptic-Gregorian year (ours): like `Date.UTC`, but
+ * years 0–99 stay years 0–99 (`Date.UTC` maps them to 1900–1999). Month is 0-based, as in `Date.UTC`.
+ */
+function utcFromFields(year: number, month0: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
+  const d = new Date(Date.UTC(2000, month0, day, hour, minute, second, ms));
+  // setUTCFullYear keeps month/day/time as they are and takes the year literally
+  if (year >= 0 && year < 100) return d.setUTCFullYear(year, d.getUTCMonth(), d.getUTCDate());
+  return Date.UTC(year, month0, day, hour, minute, second, ms);
+}
+
 /** Offset of `timeZone` from UTC at instant `utcMs`, in ms (e.g. +7 200 000 for CEST). */
 export function timeZoneOffsetMs(timeZone: string, utcMs: number): number {
   const parts = formatterFor(timeZone).formatToParts(new Date(utcMs));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? '0');
   let year = get('year');
   if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
-  const wall = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const wall = utcFromFields(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   const secondsFloor = utcMs - (((utcMs % 1000) + 1000) % 1000);
   return wall - secondsFloor;
 }
@@ -144,11 +155,8 @@ function normalizeInstant(value: string | Date | number, timeZone: string | unde
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
     fail(field, 'BAD_DATE', `${field} "${value}" has a field out of range`, value);
   }
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  // Date.UTC treats years 0..99 as 1900+; fix explicitly
-  const wallDate = new Date(wall);
-  if (year < 100) wallDate.setUTCFullYear(year);
-  const wallMs = wallDate.getTime();
+  const wallMs = utcFromFields(year, month - 1, day, hour, minute, second, ms);
+  const wallDate = new Date(wallMs);
   if (wallDate.getUTCDate() !== day || wallDate.getUTCMonth() !== month - 1) {
     fail(field, 'BAD_DATE', `${field} "${value}" is not a calendar date`, value);
   }
