@@ -3,6 +3,8 @@
  * gate service in gate/; ours): `{ error: { code, message } }`, with the HTTP status taken from the
  * MemError category.
  */
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -61,4 +63,41 @@ export function createJsonApp(options: { onInternal: (e: unknown) => void; mapEr
   });
   app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
   return app;
+}
+
+/** The status, code and message of an error Node's HTTP parser raises before the app sees the request. */
+function clientErrorReply(code: string | undefined): { status: number; code: string; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+      message: `The request line and headers are over ${maxHeaderSize} bytes (Node's maxHeaderSize, --max-http-header-size): shorten the query string; /v1/search and /v1/ask take their input in a JSON body`,
+    };
+  }
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Chunk extensions too large' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time' };
+  return { status: 400, code: 'BAD_REQUEST', message: 'The request is not valid HTTP/1.1' };
+}
+
+/**
+ * Answer the requests Node's HTTP parser refuses (an oversized request line or headers, malformed
+ * HTTP, a request timeout) with the same `{ error: { code, message } }` body as every other error,
+ * instead of Node's bare status line (ours). Statuses are Node's own (431, 413, 408, 400). Written
+ * straight to the socket, which is then closed; nothing is written when a response is already under
+ * way on that socket or the peer has gone.
+ */
+export function answerClientErrorsAsJson(server: { on(event: 'clientError', listener: (err: Error & { code?: string }, socket: Duplex) => void): unknown }): void {
+  server.on('clientError', (err, socket) => {
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const reply = clientErrorReply(err.code);
+    const body = JSON.stringify({ error: { code: reply.code, message: reply.message } });
+    socket.end(
+      `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? 'Error'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }

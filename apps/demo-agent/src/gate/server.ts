@@ -9,6 +9,7 @@ import { createWinkEmbedder, type Embedder } from '@mem/core';
 import { createGateApp, type GateApp } from './app.js';
 import { readState } from './state.js';
 import { listenError } from '../output.js';
+import { answerClientErrorsAsJson } from '../http-errors.js';
 
 export interface GateServerOptions {
   /** Default 127.0.0.1 (loopback only). */
@@ -45,6 +46,7 @@ export async function startGateServer(options: GateServerOptions = {}): Promise<
   const wanted = options.port ?? 8788;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: wanted, hostname: host }, () => resolve(s));
+    answerClientErrorsAsJson(s);
     s.once('error', reject);
   }).catch((e: unknown) => {
     throw listenError(e, host, wanted);

@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startGateServer } from '../gate/server.js';
@@ -27,6 +28,48 @@ describe('mem serve (real listen)', () => {
       expect(cy.headers.get('content-type')).toMatch(/javascript/);
       expect((await fetch(`${server.url}/../package.json`)).status).toBe(404);
       expect((await fetch(`${server.url}/sample-conversation.json`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('requests Node refuses before the app sees them', () => {
+  it('a request line + headers over maxHeaderSize get a JSON 431 HEADERS_TOO_LARGE (not a bare 431), on mem serve and mem gate serve', async () => {
+    const long = 'x'.repeat(maxHeaderSize + 1024);
+    for (const start of [
+      () => startServer({ stack: { db: ':memory:', scope: { userId: 'long' }, systemTwo: null }, port: 0 }),
+      () => startGateServer({ port: 0, embedder: null }),
+    ]) {
+      const server = await start();
+      try {
+        const res = await fetch(`${server.url}/v1/stats?userId=${long}`);
+        expect(res.status).toBe(431);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe('HEADERS_TOO_LARGE');
+        expect(body.error.message).toContain(String(maxHeaderSize));
+        // the server still answers afterwards
+        expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('a request that is not HTTP gets a JSON 400 BAD_REQUEST', async () => {
+    const server = await startServer({ stack: { db: ':memory:', scope: { userId: 'garbage' }, systemTwo: null }, port: 0 });
+    try {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(server.port, '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+        let got = '';
+        socket.on('data', (d) => (got += d.toString('utf8')));
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+      expect(raw).toMatch(/content-type: application\/json/i);
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)).error.code).toBe('BAD_REQUEST');
     } finally {
       await server.close();
     }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createStack, type Stack, type StackOptions } from '../stack.js';
 import { createApi } from './app.js';
 import { listenError } from '../output.js';
+import { answerClientErrorsAsJson } from '../http-errors.js';
 import type { Scope } from '@mem/core';
 
 export interface ServeOptions {
@@ -35,6 +36,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: wanted, hostname: host }, () => resolve(s));
+    answerClientErrorsAsJson(s);
       s.once('error', reject);
     });
   } catch (e) {
