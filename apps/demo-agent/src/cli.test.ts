@@ -129,6 +129,12 @@ describe('mem CLI', () => {
     expect(gone.err).not.toMatch(/ENOENT/);
     const scope = await mem('--db', db, '--user', 'a|b', '--json', 'stats');
     expect(JSON.parse(scope.out).error.code).toBe('SCOPE_INVALID');
+    // a scope flag given empty or only invisible characters is refused, never the default user
+    for (const args of [['--user', '\u200b'], ['--user', ''], ['--agent', ' \ufeff'], ['--user', 'maya', '--namespace', '\u200b'], ['--user', 'maya', '--namespace', '']]) {
+      const bad = await mem('--db', db, ...args, '--json', 'stats');
+      expect(bad.code, JSON.stringify(args)).toBe(2);
+      expect(JSON.parse(bad.out).error.code, JSON.stringify(args)).toBe('SCOPE_INVALID');
+    }
   });
 
   it('ask --now is strict: zone-less needs --time-zone (MISSING_TIMEZONE, exit 2), loose dates are BAD_DATE', async () => {

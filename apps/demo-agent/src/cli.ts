@@ -38,7 +38,14 @@ function globals(cmd: Command): GlobalOpts {
   return cmd.optsWithGlobals() as GlobalOpts;
 }
 
+/** Throws SCOPE_INVALID when a scope flag is given empty (`--user ""`): never the default user (like HTTP's `?userId=`). */
+function refuseEmptyScopeFlags(o: GlobalOpts): void {
+  const empty = (['user', 'agent', 'run', 'namespace'] as const).filter((k) => o[k] === '');
+  if (empty.length) throw new MemValidationError('SCOPE_INVALID', `Empty ${empty.map((k) => `--${k}`).join(', ')}: give a value or leave the flag out`, { details: { empty } });
+}
+
 function scopeOf(o: GlobalOpts): Scope {
+  refuseEmptyScopeFlags(o);
   const scope: Scope = { namespace: o.namespace, userId: o.user, agentId: o.agent, runId: o.run };
   if (!scope.userId && !scope.agentId && !scope.runId) scope.userId = process.env.MEM_USER || 'default';
   return scope;
@@ -49,6 +56,7 @@ function scopeOf(o: GlobalOpts): Scope {
  * scope and never fall back to "default".
  */
 function configuredScope(o: GlobalOpts): Scope | null {
+  refuseEmptyScopeFlags(o);
   if (o.user || o.agent || o.run) return { namespace: o.namespace, userId: o.user, agentId: o.agent, runId: o.run };
   if (process.env.MEM_USER) return { namespace: o.namespace, userId: process.env.MEM_USER };
   return null;

@@ -92,6 +92,7 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     };
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'alice', nameSpace: 'x' } as any }))).toBe('SCOPE_INVALID');
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'a|b' } }))).toBe('SCOPE_INVALID');
+    expect(codeOf(() => createMemoryTools({ memory, scope: { userId: '\u200b' } }))).toBe('SCOPE_INVALID');
     for (const k of [0, 2.5, 51, NaN]) expect(codeOf(() => createMemoryTools({ memory, scope: alice, k }))).toBe('INVALID_INPUT');
     const schema = JSON.stringify(createMemoryTools({ memory, scope: alice }).recall.inputSchema);
     expect(schema).not.toMatch(/userId|scope/);

@@ -27,6 +27,16 @@ describe('resolveScope', () => {
     expect(code(() => resolveScope({ userId: 'x'.repeat(257) }))).toBe('SCOPE_INVALID');
     expect(code(() => resolveScope({ userId: 'Zoë 🐶 山田' }))).toBeUndefined();
   });
+  it('refuses a value that is empty once whitespace and invisible (format, zero-width, default-ignorable) characters are removed', () => {
+    for (const v of ['\u200b', '\u200b\u200c\u200d', '\ufeff', '\u2060', '\u00ad', ' \u200b ', '\u3164', '\u2800', '\ufe0f', '\u202e', '\u00a0\u3000']) {
+      for (const key of ['userId', 'agentId', 'runId', 'namespace'] as const) {
+        expect(code(() => resolveScope({ userId: 'maya', [key]: v }))).toBe('SCOPE_INVALID');
+      }
+    }
+    // visible text around them is still a value (kept as given)
+    expect(resolveScope({ userId: 'ma\u200bya' }).userId).toBe('ma\u200bya');
+    expect(resolveScope({ userId: '👩\u200d💻' }).userId).toBe('👩\u200d💻');
+  });
   it('reads only own keys: an inherited (or prototype-polluted) key never changes the scope', () => {
     expect(code(() => resolveScope(Object.create({ userId: 'someone-else' })))).toBe('SCOPE_MISSING');
     const s = resolveScope(Object.assign(Object.create({ agentId: 'intruder', namespace: 'other' }), { userId: 'maya' }));

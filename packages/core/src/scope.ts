@@ -15,6 +15,18 @@ const ScopeKeysSchema = z.strictObject({
   runId: z.unknown().optional(),
 });
 
+/**
+ * Characters that show nothing on their own: whitespace, format characters (Cf: zero-width space,
+ * joiners, BOM, bidi controls, soft hyphen), other default-ignorable code points (variation
+ * selectors, Hangul fillers) and the blank braille pattern U+2800.
+ */
+const INVISIBLE_RE = /[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+
+/** True when `v` is empty once every invisible character is removed (ours). */
+function isBlank(v: string): boolean {
+  return v.replace(INVISIBLE_RE, '') === '';
+}
+
 /** The scope key an unknown key most likely meant (case-insensitive match, else a shared 4-letter prefix). */
 function nearestScopeKey(key: string): string | undefined {
   const low = key.toLowerCase();
@@ -25,8 +37,9 @@ function nearestScopeKey(key: string): string | undefined {
  * Validate a scope and fill defaults (ours). Throws MemValidationError `SCOPE_MISSING` when none of
  * userId / agentId / runId is given, `SCOPE_INVALID` for an unknown key (`{ userId, nameSpace }`,
  * `{ userid }`: strict, so a typo never lands in the default scope), a key that cannot be read
- * (a throwing getter), non-strings, over-long values, `|`, control characters or whitespace-only
- * values. Only own properties are read: an inherited `userId` (prototype) counts as absent.
+ * (a throwing getter), non-strings, over-long values, `|`, control characters, whitespace-only
+ * values or values made only of invisible characters (`"\u200b"`: zero-width, format,
+ * default-ignorable). Only own properties are read: an inherited `userId` (prototype) counts as absent.
  */
 export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
   if (!scope || typeof scope !== 'object' || Array.isArray(scope)) {
@@ -63,7 +76,7 @@ export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
     if (v.length > FIELD_MAX) throw new MemValidationError('SCOPE_INVALID', `scope.${key} is longer than ${FIELD_MAX}`);
     if (v.includes('|')) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not contain "|"`);
     if (/[\u0000-\u001f\u007f]/.test(v)) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not contain control characters`);
-    if (v.trim() === '') throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not be only whitespace`);
+    if (isBlank(v)) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not be only whitespace or invisible characters (zero-width, format)`);
     out[key] = v;
   }
   if (!out.userId && !out.agentId && !out.runId) {

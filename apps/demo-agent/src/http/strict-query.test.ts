@@ -49,7 +49,8 @@ describe('unknown query parameters are a 400 (issue 17: scopes are strict)', () 
 
 describe('scope parameters that are present but unusable are a 400 (break-it findings, issue 17)', () => {
   it('an empty scope parameter (?userId=) is SCOPE_INVALID, never the default user', async () => {
-    for (const q of ['?userId=', '?userId=&agentId=bot', '?agentId=', '?runId=', '?namespace=', '?userId=%20']) {
+    // and one holding only invisible characters: zero-width space, BOM, word joiner (core's resolveScope)
+    for (const q of ['?userId=', '?userId=&agentId=bot', '?agentId=', '?runId=', '?namespace=', '?userId=%20', '?userId=%E2%80%8B', '?agentId=%EF%BB%BF', '?userId=alice&runId=%E2%81%A0', '?namespace=%E2%80%8B', '?userId=alice&namespace=%E2%80%8B%20']) {
       const res = await add(q);
       expect(res.status, q).toBe(400);
       expect(((await res.json()) as any).error.code, q).toBe('SCOPE_INVALID');

@@ -73,6 +73,9 @@ async function exerciseTools(client: Client) {
   expect(await failure(client, 'remember', {})).toMatch(/exactly one of text or observations/);
   expect(await failure(client, 'remember', { text: 'x', scope: { user: 'alice' } })).toMatch(/user|unrecognized/i);
   expect(await failure(client, 'remember', { text: 'x', scope: {} })).toMatch(/at least one of userId, agentId, runId/);
+  // a scope value of only invisible characters is not a scope (core's resolveScope): SCOPE_INVALID
+  expect(await failure(client, 'remember', { text: 'x', scope: { userId: '\u200b' } })).toContain('SCOPE_INVALID');
+  expect(await failure(client, 'stats', { scope: { userId: 'alice', namespace: '\ufeff' } })).toContain('SCOPE_INVALID');
   expect(await failure(client, 'remember', { observations: [{ text: 'x', observedAt: 'not a date' }] })).toContain('BAD_DATE');
   // issue 17: times are strict ISO-8601 with a zone; a zone-less one is not read as UTC when no
   // time zone is configured
