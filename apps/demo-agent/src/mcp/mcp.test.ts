@@ -66,6 +66,20 @@ async function exerciseTools(client: Client) {
   expect(await failure(client, 'forget', { id: aliceId, scope: { userId: 'bob' } })).toContain('NODE_NOT_FOUND');
 
   // bad arguments are refused, nothing is written
+  // arguments that fail a tool's schema, and an unknown tool, come back like every other tool error:
+  // isError, text "[CODE] message", structuredContent { error: { code, message } }
+  for (const [name, args, code, about] of [
+    ['recall', { query: 'x', colour: 'red' }, 'INVALID_INPUT', /colour/],
+    ['recall', { query: '' }, 'INVALID_INPUT', /query/],
+    ['remember', {}, 'INVALID_INPUT', /exactly one of text or observations/],
+    ['forget', { id: 7 }, 'INVALID_INPUT', /id/],
+    ['no_such_tool', {}, 'UNKNOWN_TOOL', /no_such_tool/],
+  ] as const) {
+    const r = await call(client, name, args);
+    expect(r.isError, name).toBe(true);
+    expect(r.structuredContent, name).toEqual({ error: { code, message: expect.stringMatching(about) } });
+    expect(r.content[0]!.text, name).toBe(`[${code}] ${r.structuredContent.error.message}`);
+  }
   expect(await failure(client, 'recall', { query: '' })).toMatch(/query|too_small|at least/i);
   expect(await failure(client, 'recall', { query: 'x', k: 0 })).toMatch(/k|too_small/i);
   expect(await failure(client, 'recall', { query: 'x', colour: 'red' })).toMatch(/colour|unrecognized/i);

@@ -13,10 +13,11 @@
  * (`mem mcp --user maya`, `$MEM_USER`); with neither the call fails with SCOPE_MISSING. The server
  * never guesses a scope. Errors come back as tool results with `isError: true` and the text
  * `[CODE] message` (MCP's convention for tool failures, so the model sees them); structured content
- * carries `{ error: { code, message } }`.
+ * carries `{ error: { code, message } }`. That holds for the SDK's own refusals too (arguments
+ * that fail a tool's schema: INVALID_INPUT; an unknown tool: UNKNOWN_TOOL).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MemValidationError, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
@@ -95,11 +96,40 @@ function failure(e: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `[${body.error.code}] ${body.error.message}` }], structuredContent: body };
 }
 
+/**
+ * A tool error the SDK made itself (arguments that fail the tool's input schema, an unknown tool: a
+ * bare `isError` text "MCP error -32602: …") in the shape of ours (ours): text `[CODE] message` and
+ * structuredContent `{ error: { code, message } }` with code INVALID_INPUT (bad arguments),
+ * UNKNOWN_TOOL, or INTERNAL (any other SDK error). Every other result is returned as it is.
+ */
+export function typedSdkToolError<R>(result: R): R {
+  const r = result as CallToolResult | undefined;
+  if (!r || typeof r !== 'object' || !r.isError || r.structuredContent) return result;
+  const text = (r.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  const m = /^MCP error (-?\d+): ([\s\S]*)$/.exec(text);
+  const message = m ? m[2]! : text;
+  const invalidParams = m?.[1] === String(ErrorCode.InvalidParams);
+  const code = invalidParams && /^Tool \S+ (not found|disabled)$/.test(message) ? 'UNKNOWN_TOOL' : invalidParams ? 'INVALID_INPUT' : 'INTERNAL';
+  return { ...r, content: [{ type: 'text', text: `[${code}] ${message}` }], structuredContent: { error: { code, message } } } as R;
+}
+
+/**
+ * Route the SDK's tools/call handler through {@link typedSdkToolError}: the handler is wrapped as
+ * McpServer installs it (at the first registerTool), so must run before any tool is registered.
+ */
+function typeSdkToolErrors(server: McpServer): void {
+  const low = server.server as unknown as { setRequestHandler: (schema: unknown, handler: (...a: unknown[]) => unknown) => void };
+  const set = low.setRequestHandler.bind(low);
+  low.setRequestHandler = (schema, handler) =>
+    set(schema, schema === CallToolRequestSchema ? async (...a: unknown[]) => typedSdkToolError(await handler(...a)) : handler);
+}
+
 /** Build an MCP server over `stack`. Connect it to a transport with `server.connect(transport)`. */
 export function createMemMcpServer(options: McpServerOptions): McpServer {
   const { stack } = options;
   const exclusive = options.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
   const server = new McpServer({ name: 'mem', version: VERSION }, { instructions: 'Long-term memory. Call recall before answering questions about the user or past conversations; call remember for facts worth keeping.' });
+  typeSdkToolErrors(server);
 
   const scoped = (given: Scope | undefined): Stack => {
     const scope = given ?? options.scope;
