@@ -85,6 +85,22 @@ export function questionShare(text: string): number {
   return sentences.filter((s) => /\?["'”’)\]]*$/.test(s)).length / sentences.length;
 }
 
+const termSetMemo = new WeakMap<MemoryNode, Set<string>>();
+/** The set of `nodeTerms(n, false)`, memoised per node object (ours, for latency). */
+function nodeTermSet(n: MemoryNode): Set<string> {
+  let t = termSetMemo.get(n);
+  if (!t) termSetMemo.set(n, (t = new Set(nodeTerms(n, false))));
+  return t;
+}
+
+const questionMemo = new WeakMap<MemoryNode, number>();
+/** {@link questionShare} of a node's text, memoised per node object (ours, for latency). */
+export function nodeQuestionShare(n: MemoryNode): number {
+  let q = questionMemo.get(n);
+  if (q === undefined) questionMemo.set(n, (q = questionShare(n.text)));
+  return q;
+}
+
 /** Answerness a_v = q(previous turn) − q(turn) ∈ [−1, 1]; the previous turn counts 0 when absent. */
 export function answerness(text: string, previousText: string | null | undefined): number {
   return (previousText ? questionShare(previousText) : 0) - questionShare(text);
@@ -158,10 +174,20 @@ export function createDialogueScorer(
   const named = namedSpeaker(query, list);
   return (n) => {
     const prev = previous(n);
-    const own = nodeTerms(n, false);
-    const coverage = termCoverage(q, [...own, ...(prev ? nodeTerms(prev, false) : [])]);
-    const ownCoverage = termCoverage(q, own);
-    const a = answerness(n.text, prev?.text);
+    const own = nodeTermSet(n);
+    const before = prev ? nodeTermSet(prev) : null;
+    let hitOwn = 0;
+    let hit = 0;
+    for (const t of q) {
+      if (own.has(t)) {
+        hitOwn++;
+        hit++;
+      } else if (before?.has(t)) hit++;
+    }
+    // = termCoverage(q, [...own, ...previous]) and termCoverage(q, own)
+    const coverage = q.size ? hit / q.size : 0;
+    const ownCoverage = q.size ? hitOwn / q.size : 0;
+    const a = (prev ? nodeQuestionShare(prev) : 0) - nodeQuestionShare(n); // = answerness(n.text, prev?.text)
     const speaker = speakerMatch(n.speaker, named);
     const time = timeMatch(n, queryTime);
     return { value: weights.coverage * coverage + weights.answer * a + weights.speaker * speaker + weights.time * time, coverage, ownCoverage, answerness: a, speaker, time };

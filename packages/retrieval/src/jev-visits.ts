@@ -60,6 +60,23 @@ export function successorOf(
 ): string | null {
   if (node.obsoleteBy) return node.obsoleteBy;
   if (!snap) return null;
+  // memoised per snapshot for the snapshot's own node objects (ours, for latency)
+  const own = snap.byId.get(node.id) === node;
+  const key = `${subtypes.join(',')}|${node.id}`;
+  let memo = successorMemo.get(snap);
+  if (own) {
+    if (!memo) successorMemo.set(snap, (memo = new Map()));
+    const hit = memo.get(key);
+    if (hit !== undefined) return hit;
+  }
+  const found = latestSuccessor(node, snap, subtypes);
+  if (own) memo!.set(key, found);
+  return found;
+}
+
+const successorMemo = new WeakMap<ScopeSnapshot, Map<string, string | null>>();
+
+function latestSuccessor(node: MemoryNode, snap: ScopeSnapshot, subtypes: readonly RelationSubtype[]): string | null {
   let best: MemoryNode | null = null;
   for (const r of snap.adjacency.get(node.id) ?? []) {
     if (!subtypes.includes(r.subtype) || r.to !== node.id || r.from === node.id) continue;

@@ -4,10 +4,10 @@
  * batched candidate scoring and stopping, under hard caps.
  */
 import { MemValidationError } from '@mem/core';
-import type { Evidence, MemoryNode, SearchRequest } from '@mem/core';
+import type { Evidence, MemoryNode, MemoryStore, ResolvedScope, SearchRequest } from '@mem/core';
 import { activeViews, allocateBudgets, candidateScore, clamp01, reciprocalRankFusion, recencyAdjustedScore, recencyScore, stoppingDecision, traversalDepth, type RoutingProbabilities } from './equations.js';
 import { ROUTING_QUESTIONS, SCORING_QUESTIONS, STOPPING_QUESTIONS, probabilityOf, type Question } from './controller.js';
-import { contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors } from './lexical.js';
+import { contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
 import { createDialogueScorer, queryTimeInterval } from './dialogue.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 import { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
@@ -16,6 +16,26 @@ import { byScore, dot, edgeDecay, nodeTimeMs, snapshotSpeakers, stateItem, succe
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 export { edgeDecay, successorOf } from './jev-visits.js';
 import { createRelevanceFeaturizer, relevanceProbability, speakerStats, type RelevanceFeature } from './relevance.js';
+
+/**
+ * The vector ranking (top `k` by cosine): with a snapshot, the store's id-only k-NN
+ * (`vectorSearchIds`: the same hits in the same order) mapped to the snapshot's nodes, so no node row
+ * is read (ours, for latency); without a snapshot, without `vectorSearchIds`, or when a hit is not in
+ * the snapshot, `vectorSearch`.
+ */
+export async function vectorHits(store: MemoryStore, scope: ResolvedScope, snap: ScopeSnapshot | null, qvec: Float32Array, k: number): Promise<{ node: MemoryNode; score: number }[]> {
+  if (snap && store.vectorSearchIds) {
+    const ids = await store.vectorSearchIds(scope, qvec, k);
+    const out: { node: MemoryNode; score: number }[] = [];
+    for (const h of ids) {
+      const node = snap.byId.get(h.id);
+      if (!node) return store.vectorSearch(scope, qvec, k);
+      out.push({ node, score: h.score });
+    }
+    return out;
+  }
+  return store.vectorSearch(scope, qvec, k);
+}
 
 /**
  * Create the Jev-Mem retriever. `search()` returns `{ evidence: [{ node, score, path }], trace }`
@@ -73,7 +93,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // 5. Anchors: RRF of the vector ranking and the lexical rankings (store BM25, and lemma BM25 — ours).
     const [qvec] = await embedder.embed([query]);
     const snap = o.snapshotMaxNodes > 0 ? await snapshots(store, scope) : null;
-    const [vec, lex] = await Promise.all([store.vectorSearch(scope, qvec, o.anchorPool), store.lexicalSearch(scope, query, o.anchorPool)]);
+    const [vec, lex] = await Promise.all([vectorHits(store, scope, snap, qvec, o.anchorPool), store.lexicalSearch(scope, query, o.anchorPool)]);
     const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
     const ctx = o.contextLexical && snap ? contextLemmaIndex(snap).search(query, o.anchorPool) : [];
     const byId = new Map<string, MemoryNode>();
@@ -206,7 +226,8 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       return maxPrior;
     };
     const finalOf = (v: Visit, maxPrior = maxPriorOf()) => {
-      const superseded = supersededIds.has(v.node.id) || (demote > 0 && successorOf(v.node, snap, o.supersedingSubtypes));
+      // supersededIds ⊆ {v : successorOf(v) ≠ null}, filled only when demote > 0
+      const superseded = demote > 0 && isSuperseded(v.node);
       if (o.relevanceModel) {
         // learned p(evidence); a superseded memory still yields to its successor for "now" queries
         let p = pOf(o.relevanceModel, v, maxPrior);
@@ -371,7 +392,8 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       let stopping: RoundTrace['stopping'] = null;
       let decision: { stop: boolean; reason: StopReason | null } = { stop: false, reason: null };
       if (capHit) decision = { stop: true, reason: capHit };
-      else if (!o.ablation.stopping && calls < o.caps.controllerCalls) {
+      // at the last depth the next round cannot start (depth cap): the stopping Nouls are not asked (ours, for latency)
+      else if (!o.ablation.stopping && d < depth && calls < o.caps.controllerCalls) {
         const qs: Record<string, Question> = {};
         for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
         const a = await ask({ query, evidence: evidenceItems(o.evidenceK), depth: d }, qs);

@@ -22,9 +22,16 @@ export interface LemmaIndex {
   search(query: string, k: number): { node: MemoryNode; score: number }[];
 }
 
-/** The terms a node is indexed under: its keywords, plus its speaker (lower case) when `speaker` is set. */
+const termsMemo = new WeakMap<MemoryNode, string[]>();
+/**
+ * The terms a node is indexed under: its keywords, plus its speaker (lower case) when `speaker` is set.
+ * A fresh array per call; the keyword part is memoised per node object (ours, for latency: a
+ * snapshot's nodes are read by every search of the scope).
+ */
 export function nodeTerms(n: MemoryNode, speaker = true): string[] {
-  const terms = (n.keywords?.length ? n.keywords : extractKeywords(n.text)).map((k) => k.toLowerCase());
+  let own = termsMemo.get(n);
+  if (!own) termsMemo.set(n, (own = (n.keywords?.length ? n.keywords : extractKeywords(n.text)).map((k) => k.toLowerCase())));
+  const terms = [...own];
   if (speaker && n.speaker) terms.push(...n.speaker.toLowerCase().split(/\s+/).filter(Boolean));
   return terms;
 }
@@ -87,12 +94,25 @@ export interface ScopeSnapshot {
   contextLemma?: LemmaIndex;
 }
 
-/** The previous turn of `id` in its episode: the `from` of a rule SAME_EPISODE edge into it (ours). */
+const previousMemo = new WeakMap<ScopeSnapshot, Map<string, MemoryNode | null>>();
+/**
+ * The previous turn of `id` in its episode: the `from` of a rule SAME_EPISODE edge into it (ours).
+ * Memoised per snapshot (a snapshot never changes; a new scope version is a new snapshot).
+ */
 export function previousTurn(snap: ScopeSnapshot, id: string): MemoryNode | null {
+  let memo = previousMemo.get(snap);
+  if (!memo) previousMemo.set(snap, (memo = new Map()));
+  const hit = memo.get(id);
+  if (hit !== undefined) return hit;
+  let prev: MemoryNode | null = null;
   for (const r of snap.adjacency.get(id) ?? []) {
-    if (r.subtype === 'SAME_EPISODE' && r.to === id && r.from !== id && r.origin === 'rule') return snap.byId.get(r.from) ?? null;
+    if (r.subtype === 'SAME_EPISODE' && r.to === id && r.from !== id && r.origin === 'rule') {
+      prev = snap.byId.get(r.from) ?? null;
+      break;
+    }
   }
-  return null;
+  memo.set(id, prev);
+  return prev;
 }
 
 /**

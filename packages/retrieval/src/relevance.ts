@@ -18,7 +18,7 @@
 import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
 import type { MemoryNode } from '@mem/core';
 import type { RoutingProbabilities } from './equations.js';
-import { questionShare } from './dialogue.js';
+import { nodeQuestionShare } from './dialogue.js';
 import type { ScopeSnapshot } from './lexical.js';
 import relevanceJson from './models/relevance.json';
 
@@ -81,6 +81,14 @@ export function personShares(text: string): { first: number; second: number } {
   return { first: f / w.length, second: s / w.length };
 }
 
+const personMemo = new WeakMap<MemoryNode, { first: number; second: number }>();
+/** {@link personShares} of a node's text, memoised per node object (ours, for latency). */
+function nodePersonShares(n: MemoryNode): { first: number; second: number } {
+  let p = personMemo.get(n);
+  if (!p) personMemo.set(n, (p = personShares(n.text)));
+  return p;
+}
+
 /** Whether a query asks about its asker: it says "I", "me", "my" … (1) or not (0). */
 export function queryFirstPerson(query: string): number {
   return words(query).some((t) => FIRST.has(t)) ? 1 : 0;
@@ -112,8 +120,8 @@ export function speakerStats(source: ScopeSnapshot | MemoryNode[]): SpeakerStats
     const key = n.speaker ?? '';
     const e = fp.get(key) ?? { n: 0, f: 0, q: 0 };
     e.n++;
-    if (personShares(n.text).first > 0) e.f++;
-    if (questionShare(n.text) > 0) e.q++;
+    if (nodePersonShares(n).first > 0) e.f++;
+    if (nodeQuestionShare(n) > 0) e.q++;
     fp.set(key, e);
   }
   s = {
@@ -167,12 +175,12 @@ export function createRelevanceFeaturizer(input: {
     const n = c.node;
     let m = memo.get(n.id);
     if (!m) {
-      const ps = personShares(n.text);
+      const ps = nodePersonShares(n);
       m = {
         tfp: ps.first,
         tsp: ps.second,
         len: Math.log1p(n.text.length) / 10,
-        qs: questionShare(n.text),
+        qs: nodeQuestionShare(n),
         sfp: input.stats.firstPerson.get(n.speaker ?? '') ?? 0,
         sq: input.stats.questionRate.get(n.speaker ?? '') ?? 0,
         pos: (Date.parse(n.observedAt) - input.stats.minMs) / input.stats.spanMs,
