@@ -264,7 +264,13 @@ describe('SIGKILL during the v3 → v4 migration and during 1 000-row batches', 
   it('two processes upgrading the same v3 file and then writing 1 000-row batches at once, both killed: one upgrade, nothing partial, all acked batches present', async () => {
     const path = file();
     const v3 = writeV3File(path, 500, 2000);
-    const [a, b] = await Promise.all([runAndKill(child, [path, 'p1'], pkgDir, 1500), runAndKill(child, [path, 'p2'], pkgDir, 1500)]);
+    // killed 1.5 s after `ready`, but not before each has migrated (or seen the other's upgrade) and acked a
+    // batch: on a loaded machine two bundled children can take longer than 1.5 s to get there
+    const until = (run: string) => (acked: readonly string[]) => acked.includes(`migrated-${run}`) && acked.length >= 2;
+    const [a, b] = await Promise.all([
+      runAndKill(child, [path, 'p1'], pkgDir, 1500, { until: until('p1'), maxMs: 50_000 }),
+      runAndKill(child, [path, 'p2'], pkgDir, 1500, { until: until('p2'), maxMs: 50_000 }),
+    ]);
     expect(a).toContain('migrated-p1');
     expect(b).toContain('migrated-p2');
     const batches = await verify(path, v3, new Set([...a, ...b]));
@@ -273,5 +279,5 @@ describe('SIGKILL during the v3 → v4 migration and during 1 000-row batches', 
     const db = new Database(path, { readonly: true });
     expect((db.prepare('SELECT COUNT(*) AS c FROM migrations WHERE version = 4').get() as { c: number }).c).toBe(1);
     db.close();
-  }, 60_000);
+  }, 120_000);
 });

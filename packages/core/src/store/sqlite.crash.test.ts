@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom, testScope } from '../testing/index.js';
 import { createSqliteStore } from './sqlite.js';
-import { prepareChild, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
+import { prepareChild, atLeastTwoAcks, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const childEntry = join(here, 'testdata', 'crash-child.ts');
@@ -60,18 +60,18 @@ describe('sqlite store survives SIGKILL during writes', () => {
     const acked = new Set<string>();
     let batches = 0;
     for (let run = 0; run < KILLS; run++) {
-      for (const id of await runAndKill(child, [path, String(run)], pkgDir, 30 + Math.floor(rnd() * 400))) acked.add(id);
+      for (const id of await runAndKill(child, [path, String(run)], pkgDir, 30 + Math.floor(rnd() * 400), atLeastTwoAcks)) acked.add(id);
       batches = await verify(path, acked);
     }
     expect(acked.size).toBeGreaterThan(KILLS); // the children did write between kills
     expect(batches).toBeGreaterThanOrEqual(acked.size);
-  }, 90_000);
+  }, 240_000);
 
   it('two processes writing (and searching) the same file at once, both killed: nothing lost, nothing partial', async () => {
     const path = join(dir, 'two-writers.db');
-    const [a, b] = await Promise.all([runAndKill(child, [path, '100'], pkgDir, 1200), runAndKill(child, [path, '200'], pkgDir, 1200)]);
+    const [a, b] = await Promise.all([runAndKill(child, [path, '100'], pkgDir, 1200, atLeastTwoAcks), runAndKill(child, [path, '200'], pkgDir, 1200, atLeastTwoAcks)]);
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
     await verify(path, new Set([...a, ...b]));
-  }, 30_000);
+  }, 150_000);
 });

@@ -53,24 +53,57 @@ function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void):
   });
 }
 
-/** Start the child with `args`; SIGKILL it `delayMs` after it is ready. Resolves with the acknowledged ids. */
-export function runAndKill(child: CrashChild, args: string[], cwd: string, delayMs: number): Promise<string[]> {
+/**
+ * Start the child with `args`; SIGKILL it `delayMs` after it is ready. Resolves with the acknowledged ids.
+ * With `until`, the kill also waits until `until(acked)` holds (checked on every ack), so a loaded
+ * machine that is slow to reach a step still gets killed after it, not before; `maxMs` after `ready`
+ * the child is killed regardless and the caller's own checks then fail with what was acked.
+ */
+export function runAndKill(
+  child: CrashChild,
+  args: string[],
+  cwd: string,
+  delayMs: number,
+  opts: { until?: (acked: readonly string[]) => boolean; maxMs?: number } = {},
+): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [...child.command, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const acked: string[] = [];
     let err = '';
     let timer: NodeJS.Timeout | undefined;
+    let cap: NodeJS.Timeout | undefined;
+    let delayed = false;
+    const killIfDue = () => {
+      if (delayed && (!opts.until || opts.until(acked))) p.kill('SIGKILL');
+    };
     onLines(p.stdout, (line) => {
-      if (line === 'ready' && !timer) timer = setTimeout(() => p.kill('SIGKILL'), delayMs);
-      else if (line.startsWith('ack ')) acked.push(line.slice(4));
+      if (line === 'ready' && !timer) {
+        timer = setTimeout(() => {
+          delayed = true;
+          killIfDue();
+        }, delayMs);
+        if (opts.until) cap = setTimeout(() => p.kill('SIGKILL'), Math.max(delayMs, opts.maxMs ?? 45_000));
+      } else if (line.startsWith('ack ')) {
+        acked.push(line.slice(4));
+        killIfDue();
+      }
     });
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(cap);
       if (signal === 'SIGKILL') resolve(acked);
       else reject(new Error(`child exited with ${code}: ${err}`));
     });
   });
 }
+
+/**
+ * `runAndKill` options for tests whose checks need the child to have written something: on a loaded
+ * machine a child can take longer than the random delay to commit its first batch, so the kill also
+ * waits for two acks (at most 60 s after `ready`).
+ */
+export const atLeastTwoAcks = { until: (acked: readonly string[]) => acked.length >= 2, maxMs: 60_000 } as const;
 
 /**
  * Start the child with `args` and measure the milliseconds from its `ready` line to its `ack <id>`

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { NoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
-import { prepareChild, runAndKill } from '../testdata/crash-harness.js';
+import { prepareChild, atLeastTwoAcks, runAndKill } from '../testdata/crash-harness.js';
 import { seededRandom } from '../testing/fixtures.js';
 import type { MemoryStore, ResolvedScope } from '../types.js';
 import { GATE_STATE_NAME, sealGateState } from './gates.js';
@@ -510,7 +510,7 @@ describe('gate snapshots: crashes, schema migration, the state slot itself', () 
     let restored = 0;
     try {
       for (let run = 0; run < 2; run++) {
-        acked += (await runAndKill(child, [path], join(here, '..', '..'), 80 + Math.floor(rnd() * 250))).length;
+        acked += (await runAndKill(child, [path], join(here, '..', '..'), 80 + Math.floor(rnd() * 250), atLeastTwoAcks)).length;
         const store = await openStore(path);
         expect(store.checkIntegrity()).toEqual([]);
         const r = saving(store);
@@ -523,7 +523,7 @@ describe('gate snapshots: crashes, schema migration, the state slot itself', () 
     }
     expect(acked).toBeGreaterThan(2); // the children did save between kills
     expect(restored).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 
   it('a schema-v5 file is upgraded in place: every node kept, the state table added and usable', async () => {
     const path = join(dir, 'v5.db');

@@ -17,7 +17,7 @@ import { createSqliteStore } from '../store/index.js';
 import { seededRandom } from '../testing/index.js';
 import { createMemory, MEMORY_SCHEMA_VERSION } from './memory.js';
 import { simpleExtractor } from './test-kit.js';
-import { prepareChild, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
+import { prepareChild, atLeastTwoAcks, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -69,7 +69,7 @@ describe('write path survives SIGKILL during ingest', () => {
     const acked = new Set<string>();
     let stored: string[] = [];
     for (let run = 0; run < KILLS; run++) {
-      for (const id of await runAndKill(child, [path, String(run)], pkgDir, 50 + Math.floor(rnd() * 600))) acked.add(id);
+      for (const id of await runAndKill(child, [path, String(run)], pkgDir, 50 + Math.floor(rnd() * 600), atLeastTwoAcks)) acked.add(id);
       stored = await verify(path, acked);
     }
     console.log(`ingest crash test: ${KILLS} kills, ${acked.size} acknowledged observations, ${stored.length} stored`);
@@ -96,5 +96,5 @@ describe('write path survives SIGKILL during ingest', () => {
       await memory.close();
     }
     expect(await verify(path, new Set([...acked, 'after:0']))).toHaveLength(stored.length + 1);
-  }, 60_000);
+  }, 240_000);
 });
