@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -173,6 +173,30 @@ describe('mem CLI', () => {
     expect(history.out).not.toMatch(/\d\.\d{4,}/); // gate numbers rounded to 3 decimals in text
     const stats = await mem('--db', db, '--user', 'human', '--run', 'r1', 'stats');
     expect(stats.out).toMatch(/^user "human", run "r1" · sqlite/);
+  });
+
+  it('reads on a fresh machine create no database: ask says nothing is stored yet and how to add (break-it)', async () => {
+    const fresh = path.join(dir, 'fresh', 'sub', 'memory.sqlite');
+    const ask = await mem('--db', fresh, '--user', 'new', 'ask', 'What do I like?');
+    expect(ask.code).toBe(0);
+    expect(ask.out).toContain('(no memory matches this question)');
+    expect(ask.err).toContain(`nothing has been stored yet: there is no memory database at ${fresh}`);
+    expect(ask.err).toMatch(/mem ingest <file>/);
+    expect(ask.err).toMatch(/pnpm demo/);
+    expect(ask.err).not.toMatch(/memories are scoped/);
+    const json = await mem('--db', fresh, '--user', 'new', '--json', 'ask', 'What do I like?');
+    expect(JSON.parse(json.out).evidence).toEqual([]);
+    expect(json.err).toContain('nothing has been stored yet');
+    for (const read of [['history'], ['stats'], ['inspect', 'n_0000'], ['forget', 'n_0000']]) await mem('--db', fresh, '--user', 'new', ...read);
+    expect(existsSync(fresh), 'no database file').toBe(false);
+    expect(existsSync(path.join(dir, 'fresh')), 'no folder either').toBe(false);
+    // an existing database with nothing in the scope keeps the scope hint
+    const existing = path.join(dir, 'existing.sqlite');
+    const note = path.join(dir, 'note.txt');
+    writeFileSync(note, 'Maya: I like green tea.\n');
+    expect((await mem('--db', existing, '--user', 'someone', 'ingest', note)).code).toBe(0);
+    const other = await mem('--db', existing, '--user', 'nobody-here', 'ask', 'What do I like?');
+    expect(other.err).toMatch(/memories are scoped/);
   });
 
   it('names an unreachable Neo4j plainly and does not claim MEM_NEO4J_USER is required', async () => {

@@ -3,7 +3,7 @@
  * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
  * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
@@ -82,6 +82,24 @@ function intList(name: string) {
       if (!Number.isInteger(n) || n < 0) throw new MemValidationError('INVALID_INPUT', `${name} must be a comma-separated list of integers, got "${v}"`);
       return n;
     });
+}
+
+/** The SQLite file a command would open (absolute), or null (`--store neo4j`, `--db :memory:`). */
+function sqliteFile(o: GlobalOpts): string | null {
+  if ((o.store ?? 'sqlite') !== 'sqlite') return null;
+  const db = o.db ?? defaultDbPath();
+  return db === ':memory:' ? null : path.resolve(db);
+}
+
+/**
+ * `withStack` for a command that only reads: when the SQLite file does not exist yet, it reads an
+ * empty in-memory store instead of creating the file (and its folder); `missing` is then that file.
+ */
+async function withReadStack<T>(o: GlobalOpts, fn: (stack: Stack, missing: string | null) => Promise<T>): Promise<{ result: T; missing: string | null }> {
+  const file = sqliteFile(o);
+  const missing = file && !existsSync(file) ? file : null;
+  const result = await withStack(o, (stack) => fn(stack, missing), missing ? { db: ':memory:' } : {});
+  return { result, missing };
 }
 
 async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, extra: Partial<StackOptions> = {}): Promise<T> {
@@ -184,7 +202,10 @@ export function buildProgram(): Command {
       const o = globals(cmd);
       // strict like the HTTP API (issue 17): a zone, or the configured --time-zone; never silently UTC
       const now = opts.now === undefined ? undefined : normalizeNow(opts.now, o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined));
-      const r = await withStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
+      const { result: r, missing } = await withReadStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
+      // on stderr in both modes (--json's stdout stays the answer object); in text after the answer
+      const nothingStored = missing && c.dim(`hint: nothing has been stored yet: there is no memory database at ${missing}. Add memories with \`mem ingest <file>\` (session JSON, JSONL or a transcript; a sample: apps/demo-agent/data/sample-conversation.json) under the same --user / --agent / --run, then ask again; \`pnpm demo\` shows the whole loop on that sample without storing anything\n`);
+      if (nothingStored && o.json) process.stderr.write(nothingStored);
       print(o, r, () => {
         if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
         const offline = r.systemTwoError ? 'Answer (offline fallback, System Two unavailable: top evidence statement, not generated)' : 'Answer (offline: top evidence statement, not generated)';
@@ -193,7 +214,8 @@ export function buildProgram(): Command {
         if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
         console.log('evidence:');
         r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
-        if (r.evidence.length === 0) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) they were stored under (`mem ingest` prints it)\n'));
+        if (nothingStored) process.stderr.write(nothingStored);
+        else if (r.evidence.length === 0) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) they were stored under (`mem ingest` prints it)\n'));
       });
     });
 
@@ -203,7 +225,7 @@ export function buildProgram(): Command {
     .argument('<nodeId>')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const o = globals(cmd);
-      const r = await withStack(o, async (stack) => {
+      const { result: r } = await withReadStack(o, async (stack) => {
         const node = await stack.get(id);
         const neighbors = await stack.neighbors(id);
         const history = await stack.history({ nodeId: id });
@@ -230,7 +252,7 @@ export function buildProgram(): Command {
     .argument('<nodeId>')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const o = globals(cmd);
-      const forgotten = await withStack(o, async (stack) => {
+      const { result: forgotten } = await withReadStack(o, async (stack) => {
         await stack.get(id);
         return stack.forget(id);
       });
@@ -244,7 +266,7 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'rows', intOption('--limit'), 50)
     .action(async (opts: { node?: string; limit: number }, cmd: Command) => {
       const o = globals(cmd);
-      const rows = await withStack(o, (stack) => stack.history({ nodeId: opts.node, limit: opts.limit }));
+      const { result: rows } = await withReadStack(o, (stack) => stack.history({ nodeId: opts.node, limit: opts.limit }));
       print(o, rows, () => {
         if (!rows.length) console.log(`(no history in ${formatScope(scopeOf(o))})`);
         for (const h of rows) console.log(`${String(h.seq ?? '').padStart(5)} ${h.at} ${h.op.padEnd(11)} ${h.nodeId ?? ''} ${c.dim(truncate(JSON.stringify(roundNumbers(h.data)), 100))}`);
@@ -256,7 +278,9 @@ export function buildProgram(): Command {
     .description('counts of nodes, relations by view and gate decisions in the scope')
     .action(async (_opts: unknown, cmd: Command) => {
       const o = globals(cmd);
-      const s = await withStack(o, (stack) => stack.stats());
+      // the database this scope would use, even before it exists
+      const { result: s, missing } = await withReadStack(o, async (stack) => stack.stats());
+      if (missing) (s as Record<string, unknown>).db = missing;
       print(o, s, () => {
         const x = s as any;
         console.log(`${formatScope(x.scope)} · ${x.store}${x.db ? ` ${x.db}` : ''}`);
