@@ -299,7 +299,7 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(loadedWithChanges).toBeGreaterThan(2); // the correction path did run
     expect(graphsChecked).toBeGreaterThan(8);
     expect(loadedAsSaved).toBeGreaterThan(2);
-  }, 20_000);
+  }, 120_000);
 
   it('two handles on one file: the other handle\'s commits drop the cache (syncCaches) and the reloaded graph is corrected; racing closes leave a usable pair', async () => {
     const path = fresh();
@@ -568,7 +568,7 @@ describe('persisted HNSW graphs: break-it', () => {
       expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json']); // the parent's close saved (graph changed) and cleaned
     }
     console.log(`close of a 3k-row graph: ${closeMs.toFixed(0)} ms; .ann states seen after the kills: ${[...states].join(' | ')}`);
-  }, 30_000);
+  }, 120_000);
 
   it('two processes close at the same moment, both saving the same scope\'s graph (racing renames and leftover cleanups): never a crash, never a wrong result', async () => {
     const path = await childBase();
@@ -591,7 +591,7 @@ describe('persisted HNSW graphs: break-it', () => {
       expect(annFiles(path)).toEqual(['1.hnsw', '1.hnsw.json']);
     }
     console.log(`racing saves, what the next open found: ${outcomes.join(', ')}`);
-  }, 20_000);
+  }, 120_000);
 
   it('a save cut short on disk (file size limit: hnswlib writes fewer bytes without an error) never replaces the good saved pair, never crashes', async () => {
     const path = await childBase();
@@ -631,7 +631,7 @@ describe('persisted HNSW graphs: break-it', () => {
     free.close();
     expect((await free.exit).code).toBe(0);
     expect((JSON.parse(readFileSync(`${path}.ann/1.hnsw.json`, 'utf8')) as { m: number }).m).toBe(8);
-  }, 20_000);
+  }, 120_000);
 
   it('an unwritable .ann folder (mode 555; as root the child runs as user nobody, root writes anyway): close saves nothing, does not throw', async (ctx) => {
     const asRoot = process.getuid?.() === 0;
@@ -669,7 +669,7 @@ describe('persisted HNSW graphs: break-it', () => {
       chmodSync(`${path}.ann`, 0o755);
       chmodSync(folder, 0o700);
     }
-  }, 20_000);
+  }, 120_000);
 
   it('every state a killed save can leave (new graph + old header, old graph + new header, lone files, leftovers): exact results, then one clean pair', async () => {
     const path = fresh();
@@ -796,7 +796,7 @@ describe('persisted HNSW graphs: break-it', () => {
     expect(store.annStatus(CHILD).size).toBe(3000 - 60 + 300);
     expect(expectGraphInStep(store, CHILD)).toBe(true);
     await store.close();
-  }, 20_000);
+  }, 120_000);
 
   it('one long session of interleaved writes, upserts, forgets, searches and idle turns (background build, small maxTail, compactions): the graph stays in step, so the fast-path load after it is sound', async () => {
     const path = fresh();
