@@ -65,6 +65,9 @@ export function createJsonApp(options: { onInternal: (e: unknown) => void; mapEr
   return app;
 }
 
+/** How long a connection refused by Node's HTTP parser stays open after the JSON reply (ms). */
+const CLIENT_ERROR_GRACE_MS = 1000;
+
 /** The status, code and message of an error Node's HTTP parser raises before the app sees the request. */
 function clientErrorReply(code: string | undefined): { status: number; code: string; message: string } {
   if (code === 'HPE_HEADER_OVERFLOW') {
@@ -83,11 +86,12 @@ function clientErrorReply(code: string | undefined): { status: number; code: str
  * Answer the requests Node's HTTP parser refuses (an oversized request line or headers, malformed
  * HTTP, a request timeout) with the same `{ error: { code, message } }` body as every other error,
  * instead of Node's bare status line (ours). Statuses are Node's own (431, 413, 408, 400). Written
- * straight to the socket, which is then closed; nothing is written when a response is already under
- * way on that socket or the peer has gone.
+ * straight to the socket, which is then ended and destroyed a second later at the latest; nothing is
+ * written when a response is already under way on that socket or the peer has gone.
  */
 export function answerClientErrorsAsJson(server: { on(event: 'clientError', listener: (err: Error & { code?: string }, socket: Duplex) => void): unknown }): void {
   server.on('clientError', (err, socket) => {
+    if (socket.writableEnded) return; // already answered (the parser can fail again on later bytes)
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
@@ -99,5 +103,10 @@ export function answerClientErrorsAsJson(server: { on(event: 'clientError', list
       `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? 'Error'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+    // like Node's own reply, the connection does not outlive it: a client that keeps its half open
+    // is cut after a grace second (immediately would risk a reset that loses the reply)
+    const cut = setTimeout(() => socket.destroy(), CLIENT_ERROR_GRACE_MS);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
   });
 }
