@@ -19,7 +19,8 @@ export function parseLocomoDate(text: string): Date | null {
   if (month === undefined) return null;
   const h12 = Number(m[1]);
   if (h12 < 1 || h12 > 12 || !isWallTime(Number(m[6]), month + 1, Number(m[4]), hour, Number(m[2]), 0)) return null;
-  const d = new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
+  const d = new Date(Date.UTC(2000, month, Number(m[4]), hour, Number(m[2])));
+  d.setUTCFullYear(Number(m[6]), month, Number(m[4])); // Date.UTC alone would read years 0–99 as 1900–1999
   return Number.isNaN(d.getTime()) ? null : d;
 }
 

@@ -11,6 +11,9 @@ describe('session dates', () => {
     expect(parseLocomoDate('1:56 pm on 8 May, 2023')?.toISOString()).toBe('2023-05-08T13:56:00.000Z');
     expect(parseLocomoDate('12:05 am on 1 Sept, 2023')?.toISOString()).toBe('2023-09-01T00:05:00.000Z');
     expect(parseLocomoDate('noon on Friday')).toBeNull();
+    // years 0000–0099 stay themselves (Date.UTC alone maps them to 1900–1999), like the ISO forms
+    expect(parseLocomoDate('1:56 pm on 8 May, 0050')?.toISOString()).toBe('0050-05-08T13:56:00.000Z');
+    expect(parseSessionDate('1:56 pm on 8 May, 0050')).toBe(parseSessionDate('0050-05-08T13:56:00Z'));
   });
   it('reads ISO with and without zone; rejects garbage with BAD_DATE', () => {
     expect(parseSessionDate('2025-03-18T18:30:00+02:00')).toBe('2025-03-18T16:30:00.000Z');
