@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import string
@@ -480,7 +481,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
 
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the servers this script started
+    services: List[env.Service] = []
+
+    def on_term(*_: Any) -> None:
+        # Stop the servers this script started and leave at once: a plain sys.exit would wait for the
+        # A-Mem runs in flight (the thread pool joins its workers); finished runs are already in --rows.
+        for s in services:
+            s.close()
+        os._exit(143)
+
+    signal.signal(signal.SIGTERM, on_term)
     t_start = time.perf_counter()
     data = json.loads(Path(args.data).read_text())
     evals = [int(x) for x in args.conversations.split(",") if x.strip()]
@@ -494,7 +504,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     command = "python examples/python/dropin_experiment.py " + " ".join(sys.argv[1:] if argv is None else argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="mem-dropin-"))
-    services: List[env.Service] = []
     try:
         log("starting the gate service")
         gsvc = env.start_gate_service(tmp)
