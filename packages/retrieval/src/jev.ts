@@ -15,7 +15,7 @@ import { byScore, dot, edgeDecay, nodeTimeMs, snapshotSpeakers, stateItem, succe
 
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 export { edgeDecay, successorOf } from './jev-visits.js';
-import { createRelevanceFeaturizer, relevanceProbability, speakerStats, type RelevanceFeature } from './relevance.js';
+import { RELATIVE_FEATURES, candidateSetStats, createRelevanceFeaturizer, relativeFeatures, relevanceProbability, speakerStats, type CandidateSetStats, type RelevanceFeature } from './relevance.js';
 
 /**
  * The vector ranking (top `k` by cosine): with a snapshot, the store's id-only k-NN
@@ -210,14 +210,20 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
 
     // Evidence order (ours): (1 − η) · prior / max prior + η · s̃ + μ · d_v — the retrieval prior carries
     // the fused rankings and graph support, the controller's candidate score s̃ and the dialogue term refine it.
-    // p(evidence) of a visit depends on its prior, the max prior and its score only (the rest of its
-    // features are fixed per node): memoised on those three (ours, for latency)
-    const pMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; p: number }>();
-    const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number) => {
+    // p(evidence) of a visit depends on its prior, the max prior, its score and (for a model that
+    // reads RELATIVE_FEATURES) the best values among the visited set; the rest of its features are
+    // fixed per node: memoised on those (ours, for latency)
+    const relativeModel = !!o.relevanceModel && o.relevanceModel.features.some((f) => (RELATIVE_FEATURES as readonly string[]).includes(f));
+    type SetStats = CandidateSetStats | null;
+    const sameSet = (a: SetStats, b: SetStats) =>
+      a === b || (!!a && !!b && a.cosine === b.cosine && a.coverage === b.coverage && a.ownCoverage === b.ownCoverage && a.score === b.score && a.timePosition === b.timePosition);
+    const pMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; set: SetStats; p: number }>();
+    const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number, set: SetStats) => {
       const m = pMemo.get(v);
-      if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score) return m.p;
-      const p = relevanceProbability(model, featuresOf(v, maxPrior));
-      pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, p });
+      if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score && sameSet(m.set, set)) return m.p;
+      const base = featuresOf(v, maxPrior);
+      const p = relevanceProbability(model, set ? { ...base, ...relativeFeatures(base, set, routing.recencyImportance) } : base);
+      pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, set, p });
       return p;
     };
     const maxPriorOf = () => {
@@ -225,14 +231,16 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
       return maxPrior;
     };
-    const finalOf = (v: Visit, maxPrior = maxPriorOf()) => {
+    /** The best values among ALL visited candidates (as train.ts computes them over a question's candidates). */
+    const setStatsOf = (maxPrior: number): SetStats => (relativeModel ? candidateSetStats([...visited.values()].map((v) => featuresOf(v, maxPrior))) : null);
+    const finalOf = (v: Visit, maxPrior: number, set: SetStats) => {
       // supersededIds ⊆ {v : successorOf(v) ≠ null}, filled only when demote > 0
       const superseded = demote > 0 && isSuperseded(v.node);
       if (o.relevanceModel) {
         // learned p(evidence); a superseded memory still yields to its successor for "now" queries
-        let p = pOf(o.relevanceModel, v, maxPrior);
+        let p = pOf(o.relevanceModel, v, maxPrior, set);
         // the successor of a superseded memory is at least as relevant as what it replaces
-        for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, pOf(o.relevanceModel, u, maxPrior));
+        for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, pOf(o.relevanceModel, u, maxPrior, set));
         return superseded ? p * (1 - demote) : p;
       }
       const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
@@ -242,7 +250,8 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const ranked = (list: Iterable<Visit>) => {
       const arr = [...list];
       const maxPrior = maxPriorOf();
-      const f = new Map(arr.map((v) => [v, finalOf(v, maxPrior)]));
+      const set = setStatsOf(maxPrior);
+      const f = new Map(arr.map((v) => [v, finalOf(v, maxPrior, set)]));
       return arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
     };
     const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);

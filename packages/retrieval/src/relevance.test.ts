@@ -2,13 +2,18 @@ import { describe, expect, it, vi } from 'vitest';
 import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
 import { createJevRetriever } from './jev.js';
 import {
+  RELATIVE_FEATURES,
   RELEVANCE_FEATURES,
+  RELEVANCE_MODEL_FEATURES,
+  candidateSetStats,
   createRelevanceFeaturizer,
   defaultRelevanceModel,
   personShares,
   queryFirstPerson,
   rankFeature,
+  relativeFeatures,
   speakerStats,
+  type RelevanceFeature,
 } from './relevance.js';
 import { hashEmbedder, makeNode, memoryStore, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
 import type { RetrievalTrace } from './types.js';
@@ -54,12 +59,34 @@ describe('relevance features (dataset-neutral role signals)', () => {
   });
 });
 
+describe('features relative to the candidate set', () => {
+  const rec = (cosine: number, coverage: number, own: number, score: number, pos: number) =>
+    ({ ...Object.fromEntries(RELEVANCE_FEATURES.map((f) => [f, 0])), cosine, coverage, own_coverage: own, score, time_position: pos }) as Record<(typeof RELEVANCE_FEATURES)[number], number>;
+  it('are gaps to the best candidate (0 for the best, < 0 for the others), the time gap × r(q)', () => {
+    const a = rec(0.9, 0.5, 0.5, 0.7, 0.2);
+    const b = rec(0.6, 1, 0.25, 0.4, 1);
+    const set = candidateSetStats([a, b]);
+    expect(set).toEqual({ cosine: 0.9, coverage: 1, ownCoverage: 0.5, score: 0.7, timePosition: 1 });
+    const ra = relativeFeatures(a, set, 0.5);
+    expect(Object.keys(ra)).toEqual([...RELATIVE_FEATURES]);
+    expect(ra.cosine_gap).toBe(0);
+    expect(ra.coverage_gap).toBe(-0.5);
+    expect(ra.time_gap).toBeCloseTo(-0.8, 12);
+    expect(ra.recency_x_time_gap).toBeCloseTo(-0.4, 12);
+    const rb = relativeFeatures(b, set, 0.5);
+    expect(rb.cosine_gap).toBeCloseTo(-0.3, 12);
+    expect(rb.own_coverage_gap).toBe(-0.25);
+    expect(rb.time_gap).toBe(0); // the newest candidate
+    expect(candidateSetStats([])).toEqual({ cosine: 0, coverage: 0, ownCoverage: 0, score: 0, timePosition: 0 });
+  });
+});
+
 describe('the shipped relevance model', () => {
-  it('is a valid mem.learned/1 logistic model over RELEVANCE_FEATURES, trained by the script, with held-out metrics', () => {
+  it('is a valid mem.learned/1 logistic model over RELEVANCE_MODEL_FEATURES, trained by the script, with held-out metrics', () => {
     const m = defaultRelevanceModel();
     expect(m.name).toBe('retrieval.relevance');
     expect(m.kind).toBe('logistic');
-    expect(m.features).toEqual([...RELEVANCE_FEATURES]);
+    expect(m.features).toEqual([...RELEVANCE_MODEL_FEATURES]);
     expect(m.weights[0].some((w) => w !== 0)).toBe(true); // not a placeholder
     const t = m.training as { script: string; metrics: Record<string, { auc: number; ece: number }> };
     expect(t.script).toBe('apps/demo-agent/scripts/read-path/train.ts');
@@ -105,6 +132,25 @@ describe('jev with a learned relevance model', () => {
     const top = trace.candidates[0];
     expect(Object.keys(top.features!)).toEqual([...RELEVANCE_FEATURES]);
     expect(top.final).toBeCloseTo(predictProbability(model, top.features!), 12); // the evidence value is p(evidence)
+    // a model that reads the relative features: they are computed over the whole visited set
+    const relative: LearnedModel = parseLearnedModel(
+      JSON.stringify({
+        format: 'mem.learned/1',
+        name: 'toy-relative',
+        kind: 'logistic',
+        features: [...RELEVANCE_MODEL_FEATURES],
+        classes: ['other', 'evidence'],
+        weights: [RELEVANCE_MODEL_FEATURES.map((f) => (f === 'cosine_gap' ? 5 : f === 'qfp_x_turn_first_person' ? 3 : 0))],
+        bias: [0],
+        temperature: 1,
+      }),
+    );
+    const rel = (await make(relative).search(query)).trace as RetrievalTrace;
+    const feats = rel.candidates.map((c) => c.features as Record<RelevanceFeature, number>);
+    const set = candidateSetStats(feats);
+    rel.candidates.forEach((c, i) => {
+      expect(c.final).toBeCloseTo(predictProbability(relative, { ...feats[i], ...relativeFeatures(feats[i], set, routing.recencyImportance) }), 12);
+    });
     const hand = await make(null).search(query);
     expect((hand.trace as RetrievalTrace).candidates[0].features).toBeDefined();
     expect(hand.evidence.map((e) => e.score)).not.toEqual(learned.evidence.map((e) => e.score));

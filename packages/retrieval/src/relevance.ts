@@ -224,6 +224,59 @@ export function createRelevanceFeaturizer(input: {
   };
 }
 
+/**
+ * Features of a candidate relative to the query's other candidates (ours, issue 16: ordering): the gap
+ * to the best candidate of the same search in cosine, coverage (with the previous turn, and by the
+ * turn alone), controller score and position in time (0 for the newest candidate), and that time gap
+ * × the query's recency importance r(q). A memory is evidence less by its absolute cosine than by how
+ * it stands among what the search found.
+ */
+export const RELATIVE_FEATURES = ['cosine_gap', 'coverage_gap', 'own_coverage_gap', 'score_gap', 'time_gap', 'recency_x_time_gap'] as const;
+export type RelativeFeature = (typeof RELATIVE_FEATURES)[number];
+
+/** The features the shipped relevance model reads: per candidate, then relative to the candidate set. */
+export const RELEVANCE_MODEL_FEATURES = [...RELEVANCE_FEATURES, ...RELATIVE_FEATURES] as const;
+
+/** The best values among a search's candidates that {@link relativeFeatures} measures gaps to. */
+export interface CandidateSetStats {
+  cosine: number;
+  coverage: number;
+  ownCoverage: number;
+  score: number;
+  timePosition: number;
+}
+
+/** Maxima of cosine, coverage, own coverage, score and time position over `candidates` (all 0 when empty). */
+export function candidateSetStats(candidates: Iterable<Pick<Record<RelevanceFeature, number>, 'cosine' | 'coverage' | 'own_coverage' | 'score' | 'time_position'>>): CandidateSetStats {
+  let cosine = -Infinity;
+  let coverage = -Infinity;
+  let ownCoverage = -Infinity;
+  let score = -Infinity;
+  let timePosition = -Infinity;
+  for (const c of candidates) {
+    if (c.cosine > cosine) cosine = c.cosine;
+    if (c.coverage > coverage) coverage = c.coverage;
+    if (c.own_coverage > ownCoverage) ownCoverage = c.own_coverage;
+    if (c.score > score) score = c.score;
+    if (c.time_position > timePosition) timePosition = c.time_position;
+  }
+  const f = (x: number) => (Number.isFinite(x) ? x : 0);
+  return { cosine: f(cosine), coverage: f(coverage), ownCoverage: f(ownCoverage), score: f(score), timePosition: f(timePosition) };
+}
+
+/** The {@link RELATIVE_FEATURES} of one candidate: its value − the set's best (≤ 0), and time gap × r(q). */
+export function relativeFeatures(c: Record<RelevanceFeature, number>, set: CandidateSetStats, recencyImportance: number): Record<RelativeFeature, number> {
+  const timeGap = c.time_position - set.timePosition;
+  return {
+    cosine_gap: c.cosine - set.cosine,
+    coverage_gap: c.coverage - set.coverage,
+    own_coverage_gap: c.own_coverage - set.ownCoverage,
+    score_gap: c.score - set.score,
+    time_gap: timeGap,
+    recency_x_time_gap: recencyImportance * timeGap,
+  };
+}
+
 /** p(evidence) of a candidate under `model` (features by name). */
 export function relevanceProbability(model: LearnedModel, features: Record<RelevanceFeature, number>): number {
   return predictProbability(model, features);

@@ -30,7 +30,7 @@ import {
   withTemperature,
   type LearnedModel,
 } from '@mem/system-one';
-import { RELEVANCE_FEATURES } from '@mem/retrieval';
+import { RELEVANCE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures } from '@mem/retrieval';
 
 interface Row {
   dataset: string;
@@ -40,10 +40,11 @@ interface Row {
   type: string;
   question: string;
   evidence: string[];
+  routing?: { recencyImportance?: number };
   candidates: { sourceId: string; label: number; features: Record<string, number> }[];
 }
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false } } });
 const HIDDEN = Number(values.hidden);
 const ALPHA = values.balance === 'dataset' ? 1 : Number(values.balance);
 const rows: Row[] = values
@@ -51,7 +52,16 @@ const rows: Row[] = values
   .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row))
   .filter((r) => r.evidence.length > 0);
 const K = Number(values.k);
-const features = [...RELEVANCE_FEATURES];
+// --features relative (default): the per-candidate features plus the ones relative to the question's
+// other candidates (relevance.ts RELATIVE_FEATURES, computed here exactly as jev computes them over its
+// visited set); --features base: the per-candidate ones only (the model before this change).
+const features: string[] = values.features === 'base' ? [...RELEVANCE_FEATURES] : [...RELEVANCE_MODEL_FEATURES];
+if (values.features !== 'base') {
+  for (const r of rows) {
+    const set = candidateSetStats(r.candidates.map((c) => c.features as any));
+    for (const c of r.candidates) Object.assign(c.features, relativeFeatures(c.features as any, set, r.routing?.recencyImportance ?? 0));
+  }
+}
 const CAL: Record<string, number> = { locomo: 3, beam: 5 };
 
 /**
@@ -146,6 +156,31 @@ const header = () => {
 };
 
 const train = rows.filter((r) => r.split === 'train');
+
+if (values.cv) {
+  // --cv: choose settings on the TRAIN split only. Fold f (1–5) holds out BEAM train conversation f and
+  // LoCoMo train conversation f − 1 (none for f = 5), fits on the other train conversations, and
+  // predicts the held-out fold; every train question is predicted once, out of fold. Prints the
+  // out-of-fold recall@K per dataset, per BEAM type and per fold. The held-out split is not read.
+  const oof = new Map<Row, number>();
+  for (let f = 1; f <= 5; f++) {
+    const out = (r: Row) => (r.dataset === 'beam' ? r.conversation === f : r.conversation === f - 1);
+    const m = fit(train.filter((r) => !out(r)));
+    for (const r of train.filter(out)) oof.set(r, recallAt(r, (c) => predictProbability(m, c.features)));
+    process.stderr.write(`fold ${f} done\n`);
+  }
+  console.log(`\n## Cross-validation on the train split (out-of-fold recall@${K}; features ${values.features}, hidden ${HIDDEN}, ensemble ${values.ensemble}, balance ${values.balance}, l2 ${values.l2}, epochs ${values.epochs})\n`);
+  for (const d of [...new Set(train.map((r) => r.dataset))]) {
+    const sub = train.filter((r) => r.dataset === d);
+    console.log(`${d}: out-of-fold ${f3(mean(sub.map((r) => oof.get(r)!)))}, hand order ${f3(mean(sub.map((r) => recallAt(r, null))))} (${sub.length} questions)`);
+    const types = [...new Set(sub.map((r) => r.type))].sort();
+    if (d === 'beam') console.log(types.map((t) => `${t} ${f3(mean(sub.filter((r) => r.type === t).map((r) => oof.get(r)!)))}`).join(', '));
+    const convs = [...new Set(sub.map((r) => r.conversation))].sort((a, b) => a - b);
+    console.log(convs.map((c) => `${d} ${c} ${f3(mean(sub.filter((r) => r.conversation === c).map((r) => oof.get(r)!)))}`).join(', '));
+  }
+  process.exit(0);
+}
+
 const model = calibrated(train);
 const datasets = [...new Set(rows.map((r) => r.dataset))];
 console.log(`\n## Candidate relevance (trained on the train split: ${datasets.map((d) => `${d} ${[...new Set(train.filter((r) => r.dataset === d).map((r) => r.conversation))].join(',')}`).join('; ')}; temperature ${model.temperature.toFixed(3)})\n`);
@@ -213,6 +248,7 @@ if (values.write) {
       hidden: HIDDEN,
       seed: Number(values.seed),
       ensemble: Number(values.ensemble),
+      feature_set: values.features,
       metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
     },
   };
