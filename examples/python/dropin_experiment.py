@@ -315,7 +315,10 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             agg[pol] = f1
             calls = sum(r["llm_calls"] for r in rows)
             bcalls = sum(base[r["conversation"]]["llm_calls"] for r in rows if r["conversation"] in base)
-            df1 = (f1 - agg["none"]) if f1 is not None and agg.get("none") is not None else None
+            # Against the no-gate runs of the same conversations (a policy may lack a conversation's run).
+            bq = sum(base[r["conversation"]]["questions"] for r in rows if r["conversation"] in base)
+            bf1 = sum((base[r["conversation"]]["f1"] or 0) * base[r["conversation"]]["questions"] for r in rows if r["conversation"] in base) / bq if bq and agg.get("none") is not None else None
+            df1 = (f1 - bf1) if f1 is not None and bf1 is not None else None
             w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {pct(bcalls - calls, bcalls) if base else '–'} | {sum(r['llm_failures'] for r in rows)} / {sum(r.get('bad_json', 0) for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {sum(r.get('llm_seconds', 0) for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(f1)} | {'' if df1 is None else f'{df1:+.3f}'} |")
         w("(calls saved: against the same conversation's no-gate run; Δ token-F1: against it, in F1 points on a 0-1 scale)")
     if res["mem0"]:
