@@ -39,13 +39,15 @@ import { createEvalSystemOne } from '../src/eval/systems/mem';
 const THETA_REL = 0.6;
 const { values } = parseArgs({
   options: {
-    beam: { type: 'string', default: process.env.MEM_BEAM_DIR ?? resolve(process.cwd(), '../shared/data/beam/500K') },
+    // default: ../shared next to the repository; a relative --beam is read from where the command was typed
+    // (pnpm --filter runs this in apps/demo-agent and passes the caller's folder as INIT_CWD)
+    beam: { type: 'string', default: process.env.MEM_BEAM_DIR ?? resolve(import.meta.dirname, '../../../../shared/data/beam/500K') },
     'ku-convs': { type: 'string', default: '6,7,8,9,10' },
     stream: { type: 'string', default: '5200' },
     sample: { type: 'string', default: '20' },
   },
 });
-const beamDir = resolve(values.beam!);
+const beamDir = resolve(process.env.INIT_CWD ?? process.cwd(), values.beam!);
 const systemOne = createSystemOne({ cache: false });
 
 /** The edges the near-duplicate check would write for (older, newer). */
