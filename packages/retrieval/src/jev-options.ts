@@ -122,6 +122,13 @@ export interface JevRetrieverOptions {
    * shipped `models/relevance.json`; `null` keeps the hand-weighted order (ablation).
    */
   relevanceModel?: LearnedModel | null;
+  /**
+   * Embed the query for the vector anchor ranking and the cosine features without the names of the
+   * scope's speakers (ours, issue 16; `queryWithoutSpeakerNames` in dialogue.ts: a sentence encoder is
+   * pulled to the turns that name a speaker, which are rarely that speaker's own). Needs the scope
+   * snapshot (`snapshotMaxNodes` > 0) to know the speakers. Default true; false embeds the query as given.
+   */
+  stripQueryNames?: boolean;
   /** Put each candidate's relevance features in the trace (`candidates[i].features`; for training). Default false. */
   collectFeatures?: boolean;
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -154,6 +161,7 @@ export const JEV_DEFAULTS = {
   dialogueWeight: 0.2,
   dialogueWeights: DEFAULT_DIALOGUE_WEIGHTS,
   snapshotMaxNodes: 20_000,
+  stripQueryNames: true,
   scoreTopN: 5,
   priorRrfK: 30,
   recencyBeta: 0.1,
@@ -198,6 +206,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     ablation: options.ablation ?? {},
     relevanceModel: options.relevanceModel === undefined ? defaultRelevanceModel() : options.relevanceModel,
     collectFeatures: options.collectFeatures ?? false,
+    stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
   };
 }
 

@@ -8,7 +8,7 @@ import type { Evidence, MemoryNode, MemoryStore, ResolvedScope, SearchRequest } 
 import { activeViews, allocateBudgets, candidateScore, clamp01, reciprocalRankFusion, recencyAdjustedScore, recencyScore, stoppingDecision, traversalDepth, type RoutingProbabilities } from './equations.js';
 import { ROUTING_QUESTIONS, SCORING_QUESTIONS, STOPPING_QUESTIONS, probabilityOf, type Question } from './controller.js';
 import { contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
-import { createDialogueScorer, queryTimeInterval } from './dialogue.js';
+import { createDialogueScorer, queryTimeInterval, queryWithoutSpeakerNames } from './dialogue.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 import { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 import { byScore, dot, edgeDecay, nodeTimeMs, snapshotSpeakers, stateItem, successorOf, ZERO_BUDGET, type Visit } from './jev-visits.js';
@@ -91,8 +91,11 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const depth = traversalDepth(routing.multiHopNeed, o.maxDepth);
 
     // 5. Anchors: RRF of the vector ranking and the lexical rankings (store BM25, and lemma BM25 — ours).
-    const [qvec] = await embedder.embed([query]);
     const snap = o.snapshotMaxNodes > 0 ? await snapshots(store, scope) : null;
+    // The vector anchor and the cosine features embed the query without the scope's speakers' names
+    // (ours; `queryWithoutSpeakerNames`): who is asked about is the speaker signal's job.
+    const vectorQuery = o.stripQueryNames && snap ? queryWithoutSpeakerNames(query, snapshotSpeakers(snap)) : query;
+    const [qvec] = await embedder.embed([vectorQuery]);
     const [vec, lex] = await Promise.all([vectorHits(store, scope, snap, qvec, o.anchorPool), store.lexicalSearch(scope, query, o.anchorPool)]);
     const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
     const ctx = o.contextLexical && snap ? contextLemmaIndex(snap).search(query, o.anchorPool) : [];

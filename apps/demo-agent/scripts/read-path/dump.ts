@@ -14,16 +14,18 @@
  */
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createWinkEmbedder } from '@mem/core';
 import { createJevRetriever, type RetrievalTrace } from '@mem/retrieval';
+import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({
-  options: { locomo: { type: 'string' }, beam: { type: 'string' }, cache: { type: 'string' }, out: { type: 'string' }, datasets: { type: 'string' }, k: { type: 'string', default: '60' }, jev: { type: 'string', default: '{}' } },
+  options: { embedder: { type: 'string' }, locomo: { type: 'string' }, beam: { type: 'string' }, cache: { type: 'string' }, out: { type: 'string' }, datasets: { type: 'string' }, k: { type: 'string', default: '60' }, jev: { type: 'string', default: '{}' } },
 });
 if (!values.cache || !values.out) throw new Error('--cache and --out are required');
-const embedder = createWinkEmbedder();
+// --embedder glove|minilm|openai (else MEM_EMBEDDER, else glove; MEM_EMBED_CACHE_DIR caches vectors): the
+// cache folder holds one embedder's memories (opening it with another embedder is refused).
+const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
 const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined });
 const out = createWriteStream(values.out);
 for (const conv of corpus) {

@@ -13,8 +13,9 @@
  * train | held | all; `--conversations beam:6,locomo:4` picks conversations.
  */
 import { parseArgs } from 'node:util';
-import { createWinkEmbedder, type Retriever } from '@mem/core';
+import type { Retriever } from '@mem/core';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever, type JevRetrieverOptions } from '@mem/retrieval';
+import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { ABLATION_OPTIONS } from '../../src/eval/systems/index.js';
 import { percentile, recallAtK } from '../../src/eval/metrics.js';
@@ -22,6 +23,7 @@ import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({
   options: {
+    embedder: { type: 'string' },
     locomo: { type: 'string' },
     beam: { type: 'string' },
     cache: { type: 'string' },
@@ -39,7 +41,9 @@ const K = Number(values.k);
 const systems = values.systems!.split(',');
 const extra = JSON.parse(values.jev!) as Partial<JevRetrieverOptions>;
 const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
-const embedder = createWinkEmbedder();
+// --embedder glove|minilm|openai (else MEM_EMBEDDER, else glove; MEM_EMBED_CACHE_DIR caches vectors): the
+// cache folder holds one embedder's memories (opening it with another embedder is refused).
+const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
 const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }).filter(
   (c) => (values.split === 'all' || c.split === values.split) && (!pick || pick.has(`${c.dataset}:${c.index}`)),
 );

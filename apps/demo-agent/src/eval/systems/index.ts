@@ -35,6 +35,8 @@ export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 
   'jev-no-answer-act': { dialogueWeights: { answer: 0 } },
   'jev-no-speaker': { dialogueWeights: { speaker: 0 } },
   'jev-no-time': { dialogueWeights: { time: 0 } },
+  // The query embedded with the speakers' names (issue 16: names are removed before embedding by default).
+  'jev-query-names': { stripQueryNames: false },
   'jev-no-routing-no-demotion': { ablation: { routing: true }, obsoleteDemotion: 0 },
 };
 
