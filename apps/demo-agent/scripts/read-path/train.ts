@@ -3,7 +3,7 @@
  * packages/retrieval/src/models/relevance.json (`mem.learned/1`).
  *
  *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/read-path/train.ts \
- *     --data /tmp/mem-read-path/locomo.jsonl,/tmp/mem-read-path/beam.jsonl [--write]
+ *     --data /tmp/mem-read-path/locomo.jsonl,/tmp/mem-read-path/beam.jsonl [--write [--out file] [--embedder name]]
  *
  * - Training rows: every visited candidate of the TRAIN split's questions with evidence (LoCoMo 0–3,
  *   BEAM 1–5; corpus.ts), label = the candidate is one of the question's evidence turns. The held-out
@@ -44,7 +44,7 @@ interface Row {
   candidates: { sourceId: string; label: number; features: Record<string, number> }[];
 }
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false }, out: { type: 'string' }, embedder: { type: 'string' } } });
 const HIDDEN = Number(values.hidden);
 const ALPHA = values.balance === 'dataset' ? 1 : Number(values.balance);
 const rows: Row[] = values
@@ -238,6 +238,7 @@ if (values.write) {
     ...(model.hidden ? { hidden: { weights: model.hidden.weights.map((r) => r.map(round)), bias: model.hidden.bias.map(round) } } : {}),
     training: {
       script: 'apps/demo-agent/scripts/read-path/train.ts',
+      ...(values.embedder ? { embedder: values.embedder } : {}),
       data: 'visited jev candidates (hand-weighted order) of LoCoMo dev and BEAM 500K questions with evidence',
       train_split: { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
       held_out_split: { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
@@ -252,7 +253,9 @@ if (values.write) {
       metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
     },
   };
-  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../packages/retrieval/src/models/relevance.json');
+  // --out: another weights file (e.g. models/relevance.minilm.json, the model for one embedder; relevance.ts
+  // relevanceModelFor); default the shipped relevance.json. --embedder: the embedder the dumps were made with (metadata).
+  const file = values.out ? path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../packages/retrieval/src/models/relevance.json');
   writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
   console.log(`\nwritten ${file}`);
 }
