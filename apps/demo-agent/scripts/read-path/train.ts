@@ -25,10 +25,14 @@ import {
   fitTemperature,
   modelLogits,
   predictProbability,
+  fitPlatt,
   rocAuc,
   trainLearnedModel,
+  trainRankingModel,
+  withPlatt,
   withTemperature,
   type LearnedModel,
+  type RankObjective,
 } from '@mem/system-one';
 import { RELEVANCE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures } from '@mem/retrieval';
 
@@ -44,7 +48,13 @@ interface Row {
   candidates: { sourceId: string; label: number; features: Record<string, number> }[];
 }
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false }, out: { type: 'string' }, embedder: { type: 'string' } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false }, objective: { type: 'string', default: 'bce' }, mix: { type: 'string', default: '0' }, batch: { type: 'string', default: '8' }, lr: { type: 'string', default: '0.003' }, out: { type: 'string' }, embedder: { type: 'string' } } });
+// --objective bce (default: the pointwise fit of trainLearnedModel, rows in mini-batches, temperature
+// calibration) | pointwise | softmax | lambdarank (trainRankingModel of @mem/system-one: mini-batches of
+// --batch questions, each question's candidates one group; --mix μ adds μ × the pointwise loss to a
+// listwise one; Platt calibration, since a listwise logit has no fixed offset).
+const OBJECTIVE = values.objective as 'bce' | RankObjective;
+if (!['bce', 'pointwise', 'softmax', 'lambdarank'].includes(OBJECTIVE)) throw new Error(`--objective bce|pointwise|softmax|lambdarank, got ${OBJECTIVE}`);
 const HIDDEN = Number(values.hidden);
 const ALPHA = values.balance === 'dataset' ? 1 : Number(values.balance);
 const rows: Row[] = values
@@ -82,6 +92,7 @@ function fit(train: Row[], name = 'retrieval.relevance'): LearnedModel {
 }
 
 function fitOne(train: Row[], name: string, seed: number): LearnedModel {
+  if (OBJECTIVE !== 'bce') return fitRanker(train, name, seed);
   const X: number[][] = [];
   const y: number[] = [];
   const w: number[] = [];
@@ -99,6 +110,24 @@ function fitOne(train: Row[], name: string, seed: number): LearnedModel {
   return trainLearnedModel(X, y, { name, kind: 'logistic', features, classes: ['other', 'evidence'], l2: Number(values.l2), epochs: Number(values.epochs), learningRate: HIDDEN > 0 ? 0.003 : 0.05, sampleWeights: w, hidden: HIDDEN, seed });
 }
 
+/** `--objective pointwise|softmax|lambdarank`: one group per question; a question of dataset d weighs 1 / n_d^α as in fitOne. */
+function fitRanker(train: Row[], name: string, seed: number): LearnedModel {
+  const X: number[][] = [];
+  const y: number[] = [];
+  const groups: number[] = [];
+  const perDataset = new Map<string, number>();
+  for (const r of train) perDataset.set(r.dataset, (perDataset.get(r.dataset) ?? 0) + 1);
+  train.forEach((r, q) => {
+    for (const c of r.candidates) {
+      X.push(features.map((f) => c.features[f]));
+      y.push(c.label);
+      groups.push(q);
+    }
+  });
+  const groupWeights = train.filter((r) => r.candidates.length).map((r) => (values.balance === 'none' ? 1 : 1 / perDataset.get(r.dataset)! ** ALPHA));
+  return trainRankingModel(X, y, groups, { name, features, classes: ['other', 'evidence'], objective: OBJECTIVE as RankObjective, pointwiseMix: Number(values.mix), groupWeights, hidden: HIDDEN, l2: Number(values.l2), epochs: Number(values.epochs), learningRate: Number(values.lr), batchGroups: Number(values.batch), seed });
+}
+
 function calibrated(train: Row[]): LearnedModel {
   const first = fit(train.filter((r) => CAL[r.dataset] !== r.conversation));
   const cal = train.filter((r) => CAL[r.dataset] === r.conversation);
@@ -113,7 +142,8 @@ function calibrated(train: Row[]): LearnedModel {
     const sub = cal.filter((r) => r.dataset === d);
     console.log(`validation (${d} ${CAL[d]}, fitted without it): recall@${K} ${f3(mean(sub.map((r) => recallAt(r, (c) => predictProbability(first, c.features)))))}`);
   }
-  return withTemperature(fit(train), fitTemperature(logits, labels));
+  // bce: temperature scaling (as before); ranking objectives: Platt scaling σ(a z + b), both fitted on the calibration conversations
+  return OBJECTIVE === 'bce' ? withTemperature(fit(train), fitTemperature(logits, labels)) : withPlatt(fit(train), fitPlatt(logits, labels));
 }
 
 /** Recall@K of the candidates ordered by `score` (distinct source ids; split parts share one). */
@@ -169,7 +199,7 @@ if (values.cv) {
     for (const r of train.filter(out)) oof.set(r, recallAt(r, (c) => predictProbability(m, c.features)));
     process.stderr.write(`fold ${f} done\n`);
   }
-  console.log(`\n## Cross-validation on the train split (out-of-fold recall@${K}; features ${values.features}, hidden ${HIDDEN}, ensemble ${values.ensemble}, balance ${values.balance}, l2 ${values.l2}, epochs ${values.epochs})\n`);
+  console.log(`\n## Cross-validation on the train split (out-of-fold recall@${K}; objective ${OBJECTIVE}${OBJECTIVE === 'bce' ? '' : ` mix ${values.mix} batch ${values.batch} lr ${values.lr}`}, features ${values.features}, hidden ${HIDDEN}, ensemble ${values.ensemble}, balance ${values.balance}, l2 ${values.l2}, epochs ${values.epochs})\n`);
   for (const d of [...new Set(train.map((r) => r.dataset))]) {
     const sub = train.filter((r) => r.dataset === d);
     console.log(`${d}: out-of-fold ${f3(mean(sub.map((r) => oof.get(r)!)))}, hand order ${f3(mean(sub.map((r) => recallAt(r, null))))} (${sub.length} questions)`);
@@ -249,6 +279,8 @@ if (values.write) {
       hidden: HIDDEN,
       seed: Number(values.seed),
       ensemble: Number(values.ensemble),
+      objective: OBJECTIVE,
+      ...(OBJECTIVE === 'bce' ? {} : { pointwise_mix: Number(values.mix), batch_questions: Number(values.batch), learning_rate: Number(values.lr), calibration: 'platt' }),
       feature_set: values.features,
       metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
     },

@@ -19,4 +19,6 @@ export {
 export type { LearnedModel, FeatureInput } from './model';
 export { trainLearnedModel, fitTemperature } from './train';
 export type { TrainOptions } from './train';
+export { trainRankingModel, rankGradient, fitPlatt, withPlatt } from './rank';
+export type { RankObjective, RankTrainOptions } from './rank';
 export { rocAuc, expectedCalibrationError, logLoss, accuracy, argmax } from './metrics';
