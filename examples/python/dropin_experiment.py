@@ -109,6 +109,15 @@ def recall_at_k(retrieved_dia: List[str], evidence: List[str]) -> float:
     return sum(1 for e in evidence if e in got) / len(evidence)
 
 
+def covered_recall(retrieved_dia: List[str], evidence: List[str], nearest_of: Dict[str, str]) -> float:
+    """Recall that also counts a SKIPPED evidence turn as found when the written turn the gate judged
+    it redundant with (its nearest member when it was skipped) is retrieved (ours). SAGE's Noop means
+    "already in memory"; this measures whether the peer still surfaces that memory. Strict recall
+    (``recall_at_k``) is always reported beside it."""
+    got = set(retrieved_dia)
+    return sum(1 for e in evidence if e in got or (e in nearest_of and nearest_of[e] != "" and nearest_of[e] in got)) / len(evidence)
+
+
 def percentile(values: List[float], q: float) -> float:
     """Linear-interpolated quantile (same rule as apps/demo-agent/scripts/gate-measure.ts)."""
     s = sorted(values)
@@ -131,14 +140,31 @@ def calibrate_tau(gate: GateClient, scope: str, vectors: List[List[float]], quan
     return percentile(scores, quantile), len(scores)
 
 
-def skip_rate(gate: GateClient, scope: str, vectors: List[List[float]], policy: str, tau: Optional[float]) -> Tuple[int, int]:
-    """(skipped, total) of the pre-filter over a stream with drop semantics (no peer)."""
-    pre = GatePreFilter(gate, scope, policy=policy, tau_noop=tau)
-    for i, v in enumerate(vectors):
-        skip, _ = pre.check(vector=v)
-        if not skip:
+def evidence_skips(gate: GateClient, scope: str, turns: List[Dict[str, str]], vectors: List[List[float]], policy: str, tau_cal: float,
+                   questions: List[Dict[str, Any]]) -> Dict[str, Any]:  # fmt: skip
+    """Which turns a policy skips over a whole stream (gate only, drop semantics), against the gold evidence.
+
+    Returns counts: turns / skipped; evidence turns (of ``questions``) / skipped among them; questions
+    with at least one skipped evidence turn; skipped evidence turns whose nearest member (what the
+    gate judged them redundant with) is itself an evidence turn of the same question."""
+    pre = prefilter_for(gate, scope, policy, tau_cal)
+    assert pre is not None
+    nearest_of: Dict[str, str] = {}
+    for i, (t, v) in enumerate(zip(turns, vectors)):
+        skip, r = pre.check(vector=v)
+        if skip:
+            near = (r["decision"].get("nearest") or {}).get("id", "")
+            nearest_of[t["dia_id"]] = turns[int(near)]["dia_id"] if near.isdigit() else ""
+        else:
             pre.record(str(i), vector=v)
-    return pre.skipped, len(vectors)
+    ev = {e for q in questions for e in q["evidence"]}
+    hit_qs = [q for q in questions if any(e in nearest_of for e in q["evidence"])]
+    same_q = sum(1 for q in questions for e in q["evidence"] if e in nearest_of and nearest_of[e] in q["evidence"])
+    return {
+        "turns": len(turns), "skipped": len(nearest_of), "evidence_turns": len(ev), "evidence_skipped": sum(1 for e in ev if e in nearest_of),
+        "questions": len(questions), "questions_hit": len(hit_qs),
+        "evidence_refs_skipped": sum(1 for q in questions for e in q["evidence"] if e in nearest_of), "nearest_is_same_question_evidence": same_q,
+    }  # fmt: skip
 
 
 def kept_turns(gate: GateClient, scope: str, vectors: List[List[float]], policy: str, tau_cal: float) -> List[int]:
@@ -195,12 +221,15 @@ def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
         mem = env.make_amem(Path(tmp) / "chroma", llm)
         pre = prefilter_for(gate, f"{run_id}:amem:{policy}:{conv_idx}", policy, tau_cal)
         id_to_dia: Dict[str, str] = {}
+        skipped_turns: List[List[str]] = []  # [skipped turn's dia_id, dia_id of the gate's nearest member]
         add_calls = 0
         t0 = time.perf_counter()
         for i, (t, v) in enumerate(zip(turns, vectors)):
             if pre is not None:
-                skip, _ = pre.check(vector=v)
+                skip, r = pre.check(vector=v)
                 if skip:
+                    near = (r["decision"].get("nearest") or {}).get("id", "")
+                    skipped_turns.append([t["dia_id"], id_to_dia.get(near, "")])
                     continue
             mid = mem.add_note(t["text"], time=t["date"])
             add_calls += 1
@@ -211,11 +240,14 @@ def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
                 log(f"  amem conv {conv_idx} {policy}: {i + 1}/{len(turns)} turns, {llm.calls} LLM calls, {time.perf_counter() - t0:.0f}s")
         write_s = time.perf_counter() - t0
         write_llm_calls, write_llm_s = llm.calls, llm.seconds
-        recalls, f1s = [], []
+        nearest_of = dict((d, n) for d, n in skipped_turns)
+        recalls, covered, f1s, retrieved = [], [], [], []
         t1 = time.perf_counter()
         for q in questions:
             hits = mem.search(q["question"], k=10)
-            recalls.append(recall_at_k([id_to_dia.get(h["id"], "") for h in hits], q["evidence"]))
+            retrieved.append([id_to_dia.get(h["id"], "") for h in hits])
+            recalls.append(recall_at_k(retrieved[-1], q["evidence"]))
+            covered.append(covered_recall(retrieved[-1], q["evidence"], nearest_of))
             if answerer is not None:
                 contents = []
                 for h in hits:
@@ -230,7 +262,8 @@ def run_amem(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
         "skipped": len(turns) - add_calls, "llm_calls": write_llm_calls, "llm_failures": llm.failures, "bad_json": llm.bad_json, "llm_seconds": round(write_llm_s, 1),
         "write_seconds": round(write_s, 1), "answer_seconds": round(answer_s, 1), "questions": len(questions),
         "recall10": sum(recalls) / len(recalls) if recalls else None, "f1": sum(f1s) / len(f1s) if f1s else None,
-        "recalls": recalls, "f1s": f1s,
+        "recall10_covered": sum(covered) / len(covered) if covered else None,
+        "recalls": recalls, "f1s": f1s, "retrieved": retrieved, "evidence": [q["evidence"] for q in questions], "skipped_turns": skipped_turns,
     }  # fmt: skip
 
 
@@ -240,27 +273,34 @@ def run_mem0(conv_idx: int, turns: List[Dict[str, str]], vectors: List[List[floa
     user = f"locomo-{conv_idx}"
     pre = prefilter_for(gate, f"{run_id}:mem0:{policy}:{conv_idx}", policy, tau_cal)
     stored = 0
+    id_to_dia: Dict[str, str] = {}
+    nearest_of: Dict[str, str] = {}  # skipped turn's dia_id -> dia_id of the gate's nearest member
     t0 = time.perf_counter()
     for t, v in zip(turns, vectors):
         if pre is not None:
-            skip, _ = pre.check(vector=v)
+            skip, r = pre.check(vector=v)
             if skip:
+                nearest_of[t["dia_id"]] = id_to_dia.get((r["decision"].get("nearest") or {}).get("id", ""), "")
                 continue
         res = mem.add([{"role": "user", "content": t["text"]}], user_id=user, metadata={"dia_id": t["dia_id"]}, infer=False)
         for r in res.get("results", []):
             stored += 1
+            id_to_dia[r["id"]] = t["dia_id"]
             if pre is not None:
                 pre.record(r["id"], vector=v)
     ingest_s = time.perf_counter() - t0
-    recalls = []
+    recalls, covered = [], []
     for q in questions:
         hits = mem.search(q["question"], top_k=10, filters={"user_id": user})["results"]
-        recalls.append(recall_at_k([(h.get("metadata") or {}).get("dia_id", "") for h in hits], q["evidence"]))
+        got = [(h.get("metadata") or {}).get("dia_id", "") for h in hits]
+        recalls.append(recall_at_k(got, q["evidence"]))
+        covered.append(covered_recall(got, q["evidence"], nearest_of))
     log(f"  mem0 conv {conv_idx} {policy}: {stored} stored, {ingest_s:.0f}s")
     return {
         "peer": "Mem0", "conversation": conv_idx, "policy": policy, "turns": len(turns), "written": stored,
         "skipped": len(turns) - stored, "write_seconds": round(ingest_s, 1), "questions": len(questions),
-        "recall10": sum(recalls) / len(recalls) if recalls else None,
+        "recall10": sum(recalls) / len(recalls) if recalls else None, "recall10_covered": sum(covered) / len(covered) if covered else None,
+        "evidence_skipped": sum(1 for q in questions for e in q["evidence"] if e in nearest_of), "evidence_refs": sum(len(q["evidence"]) for q in questions),
     }  # fmt: skip
 
 
@@ -290,12 +330,24 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             tot.update({k: r[k] for k in ("turns", "noop-0.572", "noop-calibrated", "adaptive")})
         if tot["turns"]:
             w(f"| all | {tot['turns']} | {tot['noop-0.572']} ({tot['noop-0.572'] / tot['turns']:.1%}) | {tot['noop-calibrated']} ({tot['noop-calibrated'] / tot['turns']:.1%}) | {tot['adaptive']} ({tot['adaptive'] / tot['turns']:.1%}) |")
+        if all("evidence" in r for r in res["skip_rates"]):
+            w()
+            w("Are the skipped turns the evidence turns? Gate only, all turns, gold evidence of the category 1-4 questions:")
+            w("| conversation | policy | turns skipped | evidence turns skipped | questions with a skipped evidence turn | skipped evidence whose nearest member is evidence of the same question |")
+            w("|---|---|---:|---:|---:|---:|")
+            for pol in ("noop-0.572", "noop-calibrated", "adaptive"):
+                agg = Counter()
+                for r in res["skip_rates"]:
+                    e = r["evidence"][pol]
+                    agg.update(e)
+                    w(f"| {r['conversation']} | {pol} | {e['skipped']}/{e['turns']} ({e['skipped'] / e['turns']:.1%}) | {e['evidence_skipped']}/{e['evidence_turns']} ({e['evidence_skipped'] / max(e['evidence_turns'], 1):.1%}) | {e['questions_hit']}/{e['questions']} | {e['nearest_is_same_question_evidence']}/{e['evidence_refs_skipped']} |")
+                w(f"| all | {pol} | {agg['skipped']}/{agg['turns']} ({agg['skipped'] / max(agg['turns'], 1):.1%}) | {agg['evidence_skipped']}/{agg['evidence_turns']} ({agg['evidence_skipped'] / max(agg['evidence_turns'], 1):.1%}) | {agg['questions_hit']}/{agg['questions']} | {agg['nearest_is_same_question_evidence']}/{agg['evidence_refs_skipped']} |")
     if res["amem"]:
         w()
         w(f"A-Mem (a-mem {res['versions'].get('a-mem')}, LLM SmolLM2-135M-Instruct Q4_1 via {res.get('llm')}, max_tokens {res['llm_max_tokens']}), "
           f"first {res['turns']} turns per conversation (a subset), questions of categories 1-4 whose evidence lies in them:")
-        w("| conv | policy | add_note calls | skipped | LLM calls | calls saved | failed / bad JSON | write s | LLM s | questions | recall@10 | token-F1 | Δ token-F1 |")
-        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("| conv | policy | add_note calls | skipped | LLM calls | calls saved | failed / bad JSON | write s | LLM s | questions | recall@10 | recall@10 covered | token-F1 | Δ token-F1 |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         base = {r["conversation"]: r for r in res["amem"] if r["policy"] == "none"}
         pct = lambda a, b: f"{a} ({a / b:.1%})" if b else str(a)  # noqa: E731
         for r in res["amem"]:
@@ -303,7 +355,7 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             saved = pct(b["llm_calls"] - r["llm_calls"], b["llm_calls"]) if b else "–"
             df1 = (r["f1"] - b["f1"]) if b and r["f1"] is not None and b["f1"] is not None else None
             note = f" (keeps the same turns as {r['reused']}: that run)" if r.get("reused") else ""
-            w(f"| {r['conversation']} | {r['policy']}{note} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {saved} | {r['llm_failures']} / {r.get('bad_json', '?')} | {r['write_seconds']:.0f} | {r.get('llm_seconds', 0):.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r['f1'])} | {'' if df1 is None else f'{df1:+.3f}'} |")
+            w(f"| {r['conversation']} | {r['policy']}{note} | {r['written']} | {r['skipped']} | {r['llm_calls']} | {saved} | {r['llm_failures']} / {r.get('bad_json', '?')} | {r['write_seconds']:.0f} | {r.get('llm_seconds', 0):.0f} | {r['questions']} | {fmt(r['recall10'])} | {fmt(r.get('recall10_covered'))} | {fmt(r['f1'])} | {'' if df1 is None else f'{df1:+.3f}'} |")
         agg = {}
         for pol in POLICY_NAMES:
             rows = [r for r in res["amem"] if r["policy"] == pol]
@@ -311,6 +363,7 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
                 continue
             q = sum(r["questions"] for r in rows)
             rc = sum((r["recall10"] or 0) * r["questions"] for r in rows) / q if q else None
+            rcc = sum((r["recall10_covered"] or 0) * r["questions"] for r in rows) / q if q and all(r.get("recall10_covered") is not None for r in rows) else None
             f1 = sum((r["f1"] or 0) * r["questions"] for r in rows) / q if q and rows[0]["f1"] is not None else None
             agg[pol] = f1
             calls = sum(r["llm_calls"] for r in rows)
@@ -319,22 +372,26 @@ def print_tables(res: Dict[str, Any], out=sys.stdout) -> None:
             bq = sum(base[r["conversation"]]["questions"] for r in rows if r["conversation"] in base)
             bf1 = sum((base[r["conversation"]]["f1"] or 0) * base[r["conversation"]]["questions"] for r in rows if r["conversation"] in base) / bq if bq and agg.get("none") is not None else None
             df1 = (f1 - bf1) if f1 is not None and bf1 is not None else None
-            w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {pct(bcalls - calls, bcalls) if base else '–'} | {sum(r['llm_failures'] for r in rows)} / {sum(r.get('bad_json', 0) for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {sum(r.get('llm_seconds', 0) for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(f1)} | {'' if df1 is None else f'{df1:+.3f}'} |")
-        w("(calls saved: against the same conversation's no-gate run; Δ token-F1: against it, in F1 points on a 0-1 scale)")
+            w(f"| all | {pol} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {calls} | {pct(bcalls - calls, bcalls) if base else '–'} | {sum(r['llm_failures'] for r in rows)} / {sum(r.get('bad_json', 0) for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {sum(r.get('llm_seconds', 0) for r in rows):.0f} | {q} | {fmt(rc)} | {fmt(rcc)} | {fmt(f1)} | {'' if df1 is None else f'{df1:+.3f}'} |")
+        w("(calls saved: against the same conversation's no-gate run; Δ token-F1: against it, in F1 points on a 0-1 scale; recall@10 is strict"
+          " (an evidence turn counts only if its own note is retrieved); 'covered' also counts a skipped evidence turn whose nearest member"
+          " (the note the gate judged it redundant with) is retrieved; – = run recorded before that was measured)")
     if res["mem0"]:
         w()
         span = f"first {res['mem0_turns']} turns" if res.get("mem0_turns") else "all turns"
         w(f"Mem0 (mem0ai {res['versions'].get('mem0ai')}, infer=False, local Qdrant), {span} per conversation:")
-        w("| conv | policy | turns | memories stored | skipped | ingest s | questions | recall@10 |")
-        w("|---|---|---:|---:|---:|---:|---:|---:|")
+        w("| conv | policy | turns | memories stored | skipped | ingest s | questions | evidence refs skipped | recall@10 | recall@10 covered |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in res["mem0"]:
-            w(f"| {r['conversation']} | {r['policy']} | {r['turns']} | {r['written']} | {r['skipped']} | {r['write_seconds']:.0f} | {r['questions']} | {fmt(r['recall10'])} |")
+            w(f"| {r['conversation']} | {r['policy']} | {r['turns']} | {r['written']} | {r['skipped']} | {r['write_seconds']:.0f} | {r['questions']} | {r['evidence_skipped']}/{r['evidence_refs']} | {fmt(r['recall10'])} | {fmt(r['recall10_covered'])} |")
         for pol in POLICY_NAMES:
             rows = [r for r in res["mem0"] if r["policy"] == pol]
             if rows:
                 q = sum(r["questions"] for r in rows)
                 rc = sum((r["recall10"] or 0) * r["questions"] for r in rows) / q if q else None
-                w(f"| all | {pol} | {sum(r['turns'] for r in rows)} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {fmt(rc)} |")
+                rcc = sum((r["recall10_covered"] or 0) * r["questions"] for r in rows) / q if q else None
+                w(f"| all | {pol} | {sum(r['turns'] for r in rows)} | {sum(r['written'] for r in rows)} | {sum(r['skipped'] for r in rows)} | {sum(r['write_seconds'] for r in rows):.0f} | {q} | {sum(r['evidence_skipped'] for r in rows)}/{sum(r['evidence_refs'] for r in rows)} | {fmt(rc)} | {fmt(rcc)} |")
+        w("(recall@10 strict: an evidence turn counts only if its own memory is retrieved; covered: also a skipped evidence turn whose nearest member at skip time is retrieved)")
     w()
     w(f"total wall time {res['seconds']:.0f}s")
 
@@ -361,7 +418,12 @@ def run_amem_plan(args: Any, evals: List[int], convs: Dict[int, List[Dict[str, s
         for line in Path(args.rows).read_text().splitlines():
             if line.strip():
                 r = json.loads(line)
-                done[r["key"]] = r["row"]
+                row = r["row"]
+                if row.get("recall10_covered") is None and "retrieved" in row and row["questions"]:
+                    # rows written before the covered recall was computed in run_amem, from the same fields
+                    near = dict((d, n) for d, n in row["skipped_turns"])
+                    row["recall10_covered"] = sum(covered_recall(g, e, near) for g, e in zip(row["retrieved"], row["evidence"])) / row["questions"]
+                done[r["key"]] = row
     reuse: Dict[Tuple[int, str], str] = {}  # (conversation, policy) -> the policy whose run it reuses
     todo = []
     for i in evals:
@@ -536,10 +598,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         for i in convs:
             if i == args.calibration or args.no_skip_rates:
                 continue
-            row = {"conversation": i, "turns": len(convs[i])}
-            row["noop-0.572"] = skip_rate(gate, f"{run_id}:skip572:{i}", vecs[i], "noop-filter", PAPER_TAU)[0]
-            row["noop-calibrated"] = skip_rate(gate, f"{run_id}:skipcal:{i}", vecs[i], "noop-filter", tau_cal)[0]
-            row["adaptive"] = skip_rate(gate, f"{run_id}:skipada:{i}", vecs[i], "adaptive", None)[0]
+            row: Dict[str, Any] = {"conversation": i, "turns": len(convs[i]), "evidence": {}}
+            qs_all = questions_within(data[i], {t["dia_id"] for t in convs[i]})
+            for p in ("noop-0.572", "noop-calibrated", "adaptive"):
+                ev = evidence_skips(gate, f"{run_id}:skip:{p}:{i}", convs[i], vecs[i], p, tau_cal, qs_all)
+                row[p] = ev["skipped"]
+                row["evidence"][p] = ev
             skip_rows.append(row)
             log(f"skip rates conv {i}: {row}")
 
