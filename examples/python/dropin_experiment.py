@@ -531,6 +531,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--policies", default=",".join(POLICY_NAMES))
     ap.add_argument("--peers", default="amem,mem0")
     ap.add_argument("--no-skip-rates", action="store_true", help="leave out the gate-only skip-rate table")
+    ap.add_argument("--skip-rate-conversations", help="gate-only tables: these conversations (default: all but --calibration)")
     ap.add_argument("--no-answers", action="store_true", help="A-Mem: skip answer generation (no token-F1)")
     ap.add_argument("--llm", choices=["server", "in-process"], default="server",
                     help="A-Mem's LLM: llama.cpp server (default) or the same GGUF via transformers in-process")
@@ -595,7 +596,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         tau_cal, n_scores = calibrate_tau(gate, f"{run_id}:calibration", vecs[args.calibration])
         log(f"τ_noop calibrated = {tau_cal:.4f}")
         skip_rows = []
-        for i in convs:
+        skip_convs = [int(x) for x in args.skip_rate_conversations.split(",") if x.strip()] if args.skip_rate_conversations else list(convs)
+        for i in skip_convs:
             if i == args.calibration or args.no_skip_rates:
                 continue
             row: Dict[str, Any] = {"conversation": i, "turns": len(convs[i]), "evidence": {}}
