@@ -21,6 +21,7 @@ import {
 } from './index';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload';
+import { errorCodeOf } from '../../test/error-code';
 
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 
@@ -35,14 +36,7 @@ const logistic: LearnedModel = {
   temperature: 1,
 };
 
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    return SystemOneError.isInstance(e) ? e.code : `other: ${String(e)}`;
-  }
-  return 'no error';
-};
+const codeOf = errorCodeOf;
 
 describe('learned model format', () => {
   it('round-trips through JSON and computes W x + b', () => {

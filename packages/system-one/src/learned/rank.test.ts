@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { SystemOneError } from '../errors';
 import { expectedCalibrationError, fitPlatt, modelLogits, parseLearnedModel, predictProbability, rankGradient, sigmoid, trainRankingModel, withPlatt } from './index';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload';
+import { errorCodeOf } from '../../test/error-code';
 
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    return SystemOneError.isInstance(e) ? e.code : `other: ${String(e)}`;
-  }
-  return 'no error';
-};
+const codeOf = errorCodeOf;
 
 /** Softmax cross-entropy against the uniform distribution over the positives (the loss of `softmax`). */
 const softmaxLoss = (z: number[], y: number[]) => {

@@ -17,7 +17,7 @@
  */
 import { SystemOneError } from '../errors';
 import { LEARNED_FORMAT, sigmoid, type LearnedModel } from './model';
-import { seeded } from './train';
+import { seeded, standardise } from './train';
 
 export type RankObjective = 'pointwise' | 'softmax' | 'lambdarank';
 
@@ -124,12 +124,7 @@ export function trainRankingModel(X: readonly (readonly number[])[], y: readonly
   if (gw.length !== members.length || gw.some((w) => !(w >= 0) || !Number.isFinite(w))) throw bad(`groupWeights must be ${members.length} finite numbers ≥ 0 (one per distinct group, in order of first appearance)`);
   const meanGw = gw.reduce((a, c) => a + c, 0) / gw.length || 1;
 
-  const mean = new Array<number>(F).fill(0);
-  const std = new Array<number>(F).fill(0);
-  for (const row of X) for (let j = 0; j < F; j++) mean[j] += row[j] / n;
-  for (const row of X) for (let j = 0; j < F; j++) std[j] += (row[j] - mean[j]) ** 2 / n;
-  for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) || 1;
-  const Z = X.map((row) => row.map((v, j) => (v - mean[j]) / std[j]));
+  const { mean, std, Z } = standardise(X, F);
 
   const rnd = seeded(o.seed ?? 1);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());

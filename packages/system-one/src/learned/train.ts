@@ -62,13 +62,7 @@ export function trainLearnedModel(X: readonly (readonly number[])[], y: readonly
   const epochs = o.epochs ?? 400;
   const lr = o.learningRate ?? 0.05;
 
-  // standardise
-  const mean = new Array<number>(F).fill(0);
-  const std = new Array<number>(F).fill(0);
-  for (const row of X) for (let j = 0; j < F; j++) mean[j] += row[j] / n;
-  for (const row of X) for (let j = 0; j < F; j++) std[j] += (row[j] - mean[j]) ** 2 / n;
-  for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) || 1;
-  const Z = X.map((row) => row.map((v, j) => (v - mean[j]) / std[j]));
+  const { mean, std, Z } = standardise(X, F);
   if (o.hidden !== undefined && o.hidden > 0) {
     if (!Number.isInteger(o.hidden)) throw bad('hidden must be a positive integer');
     return trainHidden(Z, y, sw, mean, std, { ...o, hidden: o.hidden, l2, epochs, learningRate: lr });
@@ -130,6 +124,21 @@ function modelFile(o: TrainOptions, weights: number[][], bias: number[], hidden?
     ...(hidden ? { hidden } : {}),
     ...(o.training ? { training: o.training } : {}),
   };
+}
+
+/**
+ * Per-feature z-scores of a design matrix: mean and population standard deviation of each of the F
+ * columns (a constant column gets std 1) and the standardised rows Z[i][j] = (X[i][j] − mean[j]) / std[j].
+ * Shapes: X is n × F; mean and std have length F. Source: ours.
+ */
+export function standardise(X: readonly (readonly number[])[], F: number): { mean: number[]; std: number[]; Z: number[][] } {
+  const n = X.length;
+  const mean = new Array<number>(F).fill(0);
+  const std = new Array<number>(F).fill(0);
+  for (const row of X) for (let j = 0; j < F; j++) mean[j] += row[j] / n;
+  for (const row of X) for (let j = 0; j < F; j++) std[j] += (row[j] - mean[j]) ** 2 / n;
+  for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) || 1;
+  return { mean, std, Z: X.map((row) => row.map((v, j) => (v - mean[j]) / std[j])) };
 }
 
 /** mulberry32: a small seeded generator in [0, 1) (reproducible initialisation and shuffling; the benches' workloads too). */
