@@ -151,7 +151,7 @@ export interface ScoredNode {
   score: number;
 }
 
-/** A k-NN hit without its node (see `MemoryStore.vectorSearchIds`): score = cosine in [-1, 1]. */
+/** A hit without its node (see `MemoryStore.vectorSearchIds`, `lexicalSearchIds`): score = cosine in [-1, 1], or BM25 relevance. */
 export interface ScoredId {
   id: string;
   score: number;
@@ -226,6 +226,12 @@ export interface MemoryStore {
   vectorSearchIds?(scope: ResolvedScope, vector: Float32Array, k: number, options?: VectorSearchOptions): Promise<ScoredId[]>;
   /** BM25 within the scope; score = BM25 relevance (higher is better). Query text is never interpreted as syntax. */
   lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]>;
+  /**
+   * Optional fast path of `lexicalSearch` (ours): the same hits in the same order, as ids and BM25
+   * scores only (no node rows are read). The read path uses it when present and falls back to
+   * `lexicalSearch` otherwise, so adapters may omit it.
+   */
+  lexicalSearchIds?(scope: ResolvedScope, query: string, k: number): Promise<ScoredId[]>;
   neighbors(scope: ResolvedScope, ids: string[], query?: NeighborQuery): Promise<Neighbor[]>;
   relations(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<Relation[]>;
   /** Remove the node, its relations and index entries; appends a FORGET history row. Returns false if absent. */

@@ -38,6 +38,25 @@ export async function vectorHits(store: MemoryStore, scope: ResolvedScope, snap:
 }
 
 /**
+ * The store BM25 ranking (top `k`): with a snapshot, the store's id-only `lexicalSearchIds` (the same
+ * hits in the same order) mapped to the snapshot's nodes, so no node row is read (ours, for latency);
+ * without a snapshot, without `lexicalSearchIds`, or when a hit is not in the snapshot, `lexicalSearch`.
+ */
+export async function lexicalHits(store: MemoryStore, scope: ResolvedScope, snap: ScopeSnapshot | null, query: string, k: number): Promise<{ node: MemoryNode; score: number }[]> {
+  if (snap && store.lexicalSearchIds) {
+    const ids = await store.lexicalSearchIds(scope, query, k);
+    const out: { node: MemoryNode; score: number }[] = [];
+    for (const h of ids) {
+      const node = snap.byId.get(h.id);
+      if (!node) return store.lexicalSearch(scope, query, k);
+      out.push({ node, score: h.score });
+    }
+    return out;
+  }
+  return store.lexicalSearch(scope, query, k);
+}
+
+/**
  * Create the Jev-Mem retriever. `search()` returns `{ evidence: [{ node, score, path }], trace }`
  * with `score` = the evidence-order value (see `evidenceMix`, `dialogueWeight`; higher is better) and `trace` a {@link RetrievalTrace}. Throws MemValidationError on an
  * empty query, k < 1 or a bad `now`; store / controller errors propagate.
@@ -96,7 +115,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // (ours; `queryWithoutSpeakerNames`): who is asked about is the speaker signal's job.
     const vectorQuery = o.stripQueryNames && snap ? queryWithoutSpeakerNames(query, snapshotSpeakers(snap)) : query;
     const [qvec] = await embedder.embed([vectorQuery]);
-    const [vec, lex] = await Promise.all([vectorHits(store, scope, snap, qvec, o.anchorPool), store.lexicalSearch(scope, query, o.anchorPool)]);
+    const [vec, lex] = await Promise.all([vectorHits(store, scope, snap, qvec, o.anchorPool), lexicalHits(store, scope, snap, query, o.anchorPool)]);
     const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
     const ctx = o.contextLexical && snap ? contextLemmaIndex(snap).search(query, o.anchorPool) : [];
     const byId = new Map<string, MemoryNode>();
@@ -151,8 +170,17 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       if (s === undefined) supersededMemo.set(n.id, (s = successorOf(n, snap, o.supersedingSubtypes) !== null));
       return s;
     };
-    const featuresOf = (v: Visit, maxPrior: number): Record<RelevanceFeature, number> =>
-      featurize({ node: v.node, prior: v.prior, maxPrior, score: v.score, cosine: v.cosine, depth: v.depth, dialogue: dialoguePartsOf(v.node), superseded: isSuperseded(v.node), seedOnly: seedOnly.has(v.node.id) });
+    // A visit's features change only with its prior, the max prior and its score (its node, cosine,
+    // depth, dialogue parts, superseded and seed-only flags are fixed once it is visited): memoised on
+    // those three (ours, for latency: every ranking reads the features of every visited memory).
+    const featureMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; f: Record<RelevanceFeature, number> }>();
+    const featuresOf = (v: Visit, maxPrior: number): Record<RelevanceFeature, number> => {
+      const m = featureMemo.get(v);
+      if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score) return m.f;
+      const f = featurize({ node: v.node, prior: v.prior, maxPrior, score: v.score, cosine: v.cosine, depth: v.depth, dialogue: dialoguePartsOf(v.node), superseded: isSuperseded(v.node), seedOnly: seedOnly.has(v.node.id) });
+      featureMemo.set(v, { prior: v.prior, maxPrior, score: v.score, f });
+      return f;
+    };
     /** Anchors brought in by one ranking's top only (`seedsPerRanking`). */
     const seedOnly = new Set<string>();
     // Anchors (ours): the fused top `maxAnchors`, plus the top `seedsPerRanking` of EACH ranking, so a
@@ -225,7 +253,13 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       const m = pMemo.get(v);
       if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score && sameSet(m.set, set)) return m.p;
       const base = featuresOf(v, maxPrior);
-      const p = relevanceProbability(model, set ? { ...base, ...relativeFeatures(base, set, routing.recencyImportance) } : base);
+      let x: Record<RelevanceFeature, number> | number[] = base;
+      if (set) {
+        // = { ...base, ...relative } read in the model's feature order, without building the merged record (ours, for latency)
+        const rel = relativeFeatures(base, set, routing.recencyImportance) as Record<string, number>;
+        x = model.features.map((f) => (Object.prototype.hasOwnProperty.call(rel, f) ? rel[f] : (base as Record<string, number>)[f]));
+      }
+      const p = relevanceProbability(model, x);
       pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, set, p });
       return p;
     };

@@ -277,7 +277,7 @@ export function relativeFeatures(c: Record<RelevanceFeature, number>, set: Candi
   };
 }
 
-/** p(evidence) of a candidate under `model` (features by name). */
-export function relevanceProbability(model: LearnedModel, features: Record<RelevanceFeature, number>): number {
+/** p(evidence) of a candidate under `model` (features by name, or a vector in `model.features` order). */
+export function relevanceProbability(model: LearnedModel, features: Record<RelevanceFeature, number> | readonly number[]): number {
   return predictProbability(model, features);
 }

@@ -774,6 +774,36 @@ export class SqliteStore implements MemoryStore {
    */
   async lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]> {
     const { s, sid } = this.scoped(scope);
+    const top = this.lexicalTop(sid, query, k);
+    if (!top.length) return [];
+    try {
+      const nodes = this.nodesByRid(sid!, s, top.map((x) => x.rid));
+      return top.filter((x) => nodes.has(x.rid)).map((x) => ({ node: nodes.get(x.rid)!, score: x.score }));
+    } catch (e) {
+      throw wrap(e, 'lexicalSearch failed');
+    }
+  }
+
+  /**
+   * `lexicalSearch` without reading node rows: the same hits in the same order, as ids and BM25 scores.
+   * @throws as `lexicalSearch`
+   */
+  async lexicalSearchIds(scope: ResolvedScope, query: string, k: number): Promise<ScoredId[]> {
+    const { sid } = this.scoped(scope);
+    const top = this.lexicalTop(sid, query, k);
+    if (!top.length) return [];
+    try {
+      const sql = 'SELECT n.rid, n.id FROM json_each(?) AS j CROSS JOIN nodes n ON n.rid = j.value WHERE n.sid = ?';
+      const rows = this.stmt(sql).all(JSON.stringify(top.map((x) => x.rid)), sid) as { rid: number; id: string }[];
+      const ids = new Map(rows.map((r) => [r.rid, r.id]));
+      return top.filter((x) => ids.has(x.rid)).map((x) => ({ id: ids.get(x.rid)!, score: x.score }));
+    } catch (e) {
+      throw wrap(e, 'lexicalSearchIds failed');
+    }
+  }
+
+  /** Shared body of the two BM25 reads: checks, the scope's top `k` row ids by BM25, best first (ties: lower rid). */
+  private lexicalTop(sid: number | undefined, query: string, k: number): { rid: number; score: number }[] {
     if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
     checkCount(k, 'k', false);
     if (sid === undefined || k === 0) return [];
@@ -804,12 +834,10 @@ export class SqliteStore implements MemoryStore {
         for (const t of docTokens(r.text)) if (termSet.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
         let score = 0;
         for (const [t, f] of tf) score += bm25Term(f, df.get(t) ?? 1, r.doc_len, avgdl, stats.node_count);
-        return { r, score };
+        return { rid: r.rid, score };
       });
-      scored.sort((a, b) => b.score - a.score || a.r.rid - b.r.rid);
-      const top = scored.slice(0, k);
-      const nodes = this.nodesByRid(sid, s, top.map((x) => x.r.rid));
-      return top.filter((x) => nodes.has(x.r.rid)).map((x) => ({ node: nodes.get(x.r.rid)!, score: x.score }));
+      scored.sort((a, b) => b.score - a.score || a.rid - b.rid);
+      return scored.slice(0, k);
     } catch (e) {
       throw wrap(e, 'lexicalSearch failed');
     }

@@ -479,6 +479,26 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect(await store.lexicalSearch(A, 'hiking', 0)).toEqual([]);
       });
 
+      t('lexicalSearchIds (optional) returns the same hits as lexicalSearch, scoped', async (store) => {
+        if (!store.lexicalSearchIds) return; // optional method: adapters without it are not tested here
+        const words = ['hiking', 'dog', 'lake', 'sunrise', 'mountain'];
+        // 12 nodes with different counts of the query words, so the BM25 order has several levels and ties
+        const nodes = Array.from({ length: 12 }, (_, i) => makeNode(A, `note ${i}: ${words.filter((_, j) => (i + j) % 3 !== 0).join(' ')} ${i % 4 === 0 ? 'hiking hiking' : ''}`, unitVector(dim, 230 + i)));
+        await store.write({ scope: A, nodes });
+        await store.write({ scope: B, nodes: [makeNode(B, 'hiking dog lake in the other scope', unitVector(dim, 230))] });
+        for (const [query, k] of [['hiking dog', 5], ['lake sunrise mountain', 12], ['hiking', 30], ['"dog" AND (lake)', 3]] as const) {
+          const full = await store.lexicalSearch(A, query, k);
+          const ids = await store.lexicalSearchIds(A, query, k);
+          expect(full.length, query).toBeGreaterThan(0);
+          expect(ids.map((h) => h.id), query).toEqual(full.map((h) => h.node.id));
+          expect(ids.map((h) => h.score), query).toEqual(full.map((h) => h.score));
+        }
+        expect(await store.lexicalSearchIds(A, 'hiking', 0)).toEqual([]);
+        expect(await store.lexicalSearchIds(A, '   ', 5)).toEqual([]);
+        expect(await store.lexicalSearchIds({ ...A, userId: 'nobody-here' }, 'hiking', 5)).toEqual([]);
+        await expect(store.lexicalSearchIds(A, 42 as unknown as string, 5)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      });
+
       t('treats quotes, operators and punctuation in the query as plain text', async (store) => {
         const n = makeNode(A, 'Coffee AND tea: the "near" future -- my star recipe (v2)', unitVector(dim, 210));
         const m = makeNode(A, 'unrelated note about gardening', unitVector(dim, 211));
