@@ -330,6 +330,7 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
       questionCount += questions.length;
       const shared = new Map<string, unknown>();
       const deferred: (() => Promise<void> | void)[] = [];
+      let warmed = false;
       try {
         for (const s of systems) {
           const a = acc.get(s.name)!;
@@ -345,6 +346,7 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
             a.gate.update += stats.gate.update;
             a.gate.noop += stats.gate.noop;
             options.onProgress?.({ phase: 'built', system: s.name, conversation: c, seconds });
+            if (!warmed) warmed = await warmQuestionVectors(runShared.get('embedder'), questions);
             for (let i = 0; i < questions.length; i++) {
               const q = questions[i];
               const t1 = performance.now();
@@ -454,6 +456,22 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
     }
   }
   return report;
+}
+
+/**
+ * Fair query timing with an embedding cache (ours): when the run's embedder keeps vectors (core's
+ * `createCachedEmbedder`, MEM_EMBED_CACHE_DIR), every question of the conversation is embedded once
+ * before any system is timed, so each system reads its query vector from the cache. Otherwise the
+ * first system queried (jev) paid the encoder for a question new to the cache and the systems after it
+ * read the vector back. Returns whether the questions were embedded (false: no cached embedder yet).
+ * Without a cache nothing is embedded here and every system pays its own query embedding.
+ */
+async function warmQuestionVectors(embedder: unknown, questions: PreparedQuestion[]): Promise<boolean> {
+  const e = embedder as { embed?: (texts: string[]) => Promise<unknown>; stats?: () => unknown } | undefined;
+  if (!e || typeof e.embed !== 'function' || typeof e.stats !== 'function') return false;
+  // one text per call, as a system embeds its query (a batch can change an encoder's last bits)
+  for (const text of new Set(questions.map((q) => q.question))) await e.embed([text]);
+  return true;
 }
 
 /** Markdown tables of a report: recall@k per group for each k, then costs. */
