@@ -4,6 +4,7 @@
  * batched candidate scoring and stopping, under hard caps.
  */
 import { MemValidationError } from '@mem/core';
+import { compileLearnedModel } from '@mem/system-one';
 import type { Evidence, MemoryNode, MemoryStore, ResolvedScope, SearchRequest } from '@mem/core';
 import { activeViews, allocateBudgets, candidateScore, clamp01, reciprocalRankFusion, recencyAdjustedScore, recencyScore, stoppingDecision, traversalDepth, type RoutingProbabilities } from './equations.js';
 import { ROUTING_QUESTIONS, SCORING_QUESTIONS, STOPPING_QUESTIONS, probabilityOf, type Question } from './controller.js';
@@ -69,6 +70,9 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
   const o = resolveJevOptions(options);
   const name = options.name ?? 'jev';
   const snapshots = createSnapshotCache({ maxNodes: options.snapshotMaxNodes ?? JEV_DEFAULTS.snapshotMaxNodes });
+  // p(evidence) of a logistic relevance model = relevanceProbability(model, x), from a predictor with
+  // the weights packed once (the same probabilities bit for bit; ours, for latency)
+  const predictRelevance = o.relevanceModel?.kind === 'logistic' ? compileLearnedModel(o.relevanceModel) : null;
 
   async function search(req: SearchRequest): Promise<RetrievalResult> {
     const t0 = performance.now();
@@ -252,14 +256,11 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number, set: SetStats) => {
       const m = pMemo.get(v);
       if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score && sameSet(m.set, set)) return m.p;
-      const base = featuresOf(v, maxPrior);
-      let x: Record<RelevanceFeature, number> | number[] = base;
-      if (set) {
-        // = { ...base, ...relative } read in the model's feature order, without building the merged record (ours, for latency)
-        const rel = relativeFeatures(base, set, routing.recencyImportance) as Record<string, number>;
-        x = model.features.map((f) => (Object.prototype.hasOwnProperty.call(rel, f) ? rel[f] : (base as Record<string, number>)[f]));
-      }
-      const p = relevanceProbability(model, x);
+      const base = featuresOf(v, maxPrior) as Record<string, number>;
+      // = { ...base, ...relative } read in the model's feature order, without building the merged record (ours, for latency)
+      const rel = set ? (relativeFeatures(base as Record<RelevanceFeature, number>, set, routing.recencyImportance) as Record<string, number>) : null;
+      const x = model.features.map((f) => (rel && Object.prototype.hasOwnProperty.call(rel, f) ? rel[f] : base[f]));
+      const p = model === o.relevanceModel && predictRelevance ? predictRelevance(x)[1] : relevanceProbability(model, x);
       pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, set, p });
       return p;
     };

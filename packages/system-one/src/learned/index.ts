@@ -12,6 +12,7 @@ export {
   hiddenUnits,
   predictProbabilities,
   predictProbability,
+  compileLearnedModel,
   withTemperature,
   sigmoid,
   softmax,

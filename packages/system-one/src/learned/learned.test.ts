@@ -3,6 +3,7 @@ import { SystemOneError } from '../errors';
 import {
   LEARNED_FORMAT,
   accuracy,
+  compileLearnedModel,
   expectedCalibrationError,
   featureVector,
   fitTemperature,
@@ -100,6 +101,27 @@ describe('learned model format', () => {
     expect(codeOf(() => predictProbability(tinyT, [1, 1]))).toBe('INVALID_MODEL');
     // huge but finite inputs overflow too
     expect(codeOf(() => predictProbabilities(logistic, [1e308, 1e308]))).toBe('INVALID_MODEL');
+  });
+});
+
+describe('compiled predictor', () => {
+  it('gives the probabilities of predictProbabilities bit for bit (logistic with a hidden layer, softmax) and its errors', () => {
+    const r = rng(11);
+    const mat = (rows: number, cols: number) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => gauss(r)));
+    const features = ['a', 'b', 'c', 'd', 'e'];
+    const mlp: LearnedModel = { format: LEARNED_FORMAT, name: 'mlp', kind: 'logistic', features, classes: ['no', 'yes'], hidden: { weights: mat(7, 5), bias: mat(1, 7)[0] }, weights: mat(1, 7), bias: [0.3], temperature: 0.9 };
+    const soft: LearnedModel = { format: LEARNED_FORMAT, name: 'soft', kind: 'softmax', features, classes: ['x', 'y', 'z'], weights: mat(3, 5), bias: [0.1, -0.2, 0], temperature: 1.3 };
+    for (const m of [mlp, soft, logistic]) {
+      const predict = compileLearnedModel(m);
+      for (let n = 0; n < 200; n++) {
+        const x = m.features.map(() => (n % 10 === 0 ? 0 : gauss(r) * 3));
+        expect(predict(x)).toEqual(predictProbabilities(m, x));
+      }
+      expect(codeOf(() => predict([1]))).toBe('INVALID_MODEL');
+      expect(codeOf(() => predict(m.features.map(() => Number.NaN)))).toBe('INVALID_MODEL');
+    }
+    const huge = compileLearnedModel({ ...logistic, weights: [[1e308, 1e308]] });
+    expect(codeOf(() => huge([10, 10]))).toBe('INVALID_MODEL');
   });
 });
 

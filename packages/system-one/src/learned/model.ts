@@ -183,6 +183,66 @@ export function predictProbability(model: LearnedModel, x: FeatureInput, cls?: s
   return predictProbabilities(model, x)[k];
 }
 
+/**
+ * A predictor of `model` for hot loops (ours, for latency): the weights are packed once into typed
+ * arrays, and `predict(x)` computes {@link predictProbabilities} of a feature vector (in
+ * `model.features` order) with the same arithmetic in the same order, so the same probabilities bit
+ * for bit, without a new array per hidden row. The weights are read here: a model changed afterwards
+ * needs a new predictor. `predict` throws `INVALID_MODEL` as `predictProbabilities` does (wrong
+ * length, a non-finite feature, a logit overflow).
+ */
+export function compileLearnedModel(model: LearnedModel): (x: readonly number[]) => number[] {
+  const F = model.features.length;
+  const hidden = model.hidden;
+  const H = hidden ? hidden.weights.length : 0;
+  const hw = new Float64Array(H * F);
+  const hb = new Float64Array(H);
+  hidden?.weights.forEach((row, r) => {
+    hb[r] = hidden.bias[r];
+    for (let i = 0; i < F; i++) hw[r * F + i] = row[i];
+  });
+  const inputs = hidden ? H : F;
+  const rows = model.weights.length;
+  const w = new Float64Array(rows * inputs);
+  model.weights.forEach((row, r) => {
+    for (let i = 0; i < inputs; i++) w[r * inputs + i] = row[i];
+  });
+  const bias = Float64Array.from(model.bias);
+  const h = new Float64Array(H);
+  const z = new Array<number>(rows);
+  const { kind, temperature, name } = model;
+  return (x) => {
+    if (x.length !== F) throw invalid(`learned model ${name}: ${x.length} features given, expected ${F}`);
+    for (let i = 0; i < F; i++) {
+      if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw invalid(`learned model ${name}: feature "${model.features[i]}" is not a finite number`, { feature: model.features[i] });
+    }
+    let v: ArrayLike<number> = x;
+    if (hidden) {
+      for (let r = 0; r < H; r++) {
+        let a = hb[r];
+        const o = r * F;
+        for (let i = 0; i < F; i++) a += hw[o + i] * x[i];
+        h[r] = a > 0 ? a : 0;
+      }
+      v = h;
+    }
+    for (let r = 0; r < rows; r++) {
+      let a = bias[r];
+      const o = r * inputs;
+      for (let i = 0; i < inputs; i++) a += w[o + i] * v[i];
+      z[r] = a;
+    }
+    for (const zi of z) {
+      if (!Number.isFinite(zi / temperature)) throw invalid(`learned model ${name}: logit overflow (not a finite number after W·x + b and / T)`);
+    }
+    if (kind === 'logistic') {
+      const p = sigmoid(z[0] / temperature);
+      return [1 - p, p];
+    }
+    return softmax(z, temperature);
+  };
+}
+
 /** The same model with another temperature (e.g. from `fitTemperature`); checks T > 0. */
 export function withTemperature(model: LearnedModel, temperature: number): LearnedModel {
   if (!(Number.isFinite(temperature) && temperature > 0)) throw invalid(`learned model ${model.name}: temperature must be a finite number > 0`);
