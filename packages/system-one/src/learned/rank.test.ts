@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectedCalibrationError, fitPlatt, modelLogits, parseLearnedModel, predictProbability, rankGradient, sigmoid, trainRankingModel, withPlatt } from './index';
+import { compileLearnedModel, expectedCalibrationError, fitPlatt, modelLogits, parseLearnedModel, predictProbabilities, predictProbability, rankGradient, sigmoid, trainRankingModel, withPlatt } from './index';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload';
 import { errorCodeOf } from '../../test/error-code';
@@ -101,6 +101,16 @@ describe('ranking objectives', () => {
     const again = parseLearnedModel(JSON.stringify(m));
     expect(predictProbability(again, [0.5, -1])).toBeCloseTo(predictProbability(m, [0.5, -1]), 12);
     expect(trainRankingModel(tr.X, tr.y, tr.g, o).weights).toEqual(m.weights);
+  });
+
+  it('a Platt-scaled ranker predicts through compileLearnedModel with the probabilities of predictProbabilities, bit for bit', () => {
+    const tr = simpson(6, 60);
+    for (const hidden of [0, 4]) {
+      const m = trainRankingModel(tr.X, tr.y, tr.g, { name: 'c', features: ['a', 'c'], classes: ['n', 'y'], objective: 'softmax', hidden, epochs: 3, seed: 7 });
+      const scaled = withPlatt(m, fitPlatt(tr.X.map((x) => modelLogits(m, x)[0]), tr.y));
+      const predict = compileLearnedModel(scaled);
+      for (const x of tr.X.slice(0, 100)) expect(predict(x)).toEqual(predictProbabilities(scaled, x));
+    }
   });
 
   it('Platt scaling recovers a shifted, over-confident logit and keeps the order', () => {
