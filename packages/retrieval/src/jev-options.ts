@@ -129,6 +129,12 @@ export interface JevRetrieverOptions {
    * snapshot (`snapshotMaxNodes` > 0) to know the speakers. Default true; false embeds the query as given.
    */
   stripQueryNames?: boolean;
+  /**
+   * Ask the stopping Nouls once more on the anchors' evidence before the first round (depth 0) and
+   * stop there when they say so (ours, issue 16). Default false: replayed on the TRAIN conversations
+   * with the learned stopping models, stopping at depth 0 cost recall (read-path train-stopping.ts).
+   */
+  stopBeforeRounds?: boolean;
   /** Put each candidate's relevance features in the trace (`candidates[i].features`; for training). Default false. */
   collectFeatures?: boolean;
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -206,6 +212,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     ablation: options.ablation ?? {},
     relevanceModel: options.relevanceModel === undefined ? defaultRelevanceModel() : options.relevanceModel,
     collectFeatures: options.collectFeatures ?? false,
+    stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
   };
 }

@@ -294,6 +294,15 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     };
     const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);
     const evidenceItems = (n: number) => topVisits(n).map(stateItem);
+    /**
+     * The evidence of a stopping state (ours, issue 16): each item also carries `round` (the round that
+     * admitted it, 0 for anchors) and, with the learned relevance model, `relevance` = its p(evidence),
+     * which the learned stopping models of @mem/system-one read.
+     */
+    const stoppingItems = (n: number) =>
+      ranked(visited.values())
+        .slice(0, n)
+        .map(({ v, final: f }) => ({ ...stateItem(v), round: v.depth, ...(o.relevanceModel ? { relevance: f } : {}) }));
 
     // Batched candidate scoring: one ask for all candidates of a round.
     const scoreCandidates = async (all: Visit[]) => {
@@ -350,6 +359,26 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     let frontier = topVisits(o.beamWidth);
     if (!stopReason && o.ablation.traversal) stopReason = 'traversal_off';
     if (!stopReason && active.length === 0) stopReason = 'no_active_views';
+
+    // Stopping before the first round (ours, issue 16; option `stopBeforeRounds`, default off): the same
+    // Nouls on the anchors' evidence at depth 0, so a query whose anchors already hold what traversal
+    // could add skips the rounds. With `collectFeatures` they are asked (and traced) without stopping,
+    // for training the stopping models.
+    let anchorStopping: RetrievalTrace['anchorStopping'] = null;
+    if ((o.stopBeforeRounds || o.collectFeatures) && !stopReason && !o.ablation.stopping && depth >= 1 && calls < o.caps.controllerCalls) {
+      const qs: Record<string, Question> = {};
+      for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
+      const a = await ask({ query, evidence: stoppingItems(o.evidenceK), depth: 0 }, qs);
+      const answers = {
+        sufficient: probabilityOf(a.evidence_sufficient, 0),
+        continueUseful: probabilityOf(a.continue_useful, 1),
+        missing: probabilityOf(a.missing_evidence, 1),
+        contradiction: probabilityOf(a.contradiction, 0),
+      };
+      const decision = stoppingDecision(answers, o.stopping);
+      anchorStopping = { ...answers, stop: decision.stop, ...(o.collectFeatures ? { top: topVisits(k).map((v) => v.node.id) } : {}) };
+      if (decision.stop && o.stopBeforeRounds) stopReason = decision.reason;
+    }
 
     // 6. Rounds.
     for (let d = 1; !stopReason; d++) {
@@ -443,7 +472,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       else if (!o.ablation.stopping && d < depth && calls < o.caps.controllerCalls) {
         const qs: Record<string, Question> = {};
         for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
-        const a = await ask({ query, evidence: evidenceItems(o.evidenceK), depth: d }, qs);
+        const a = await ask({ query, evidence: stoppingItems(o.evidenceK), depth: d }, qs);
         stopping = {
           sufficient: probabilityOf(a.evidence_sufficient, 0),
           continueUseful: probabilityOf(a.continue_useful, 1),
@@ -461,6 +490,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         stop: decision.stop,
         reason: decision.reason,
         ms: performance.now() - tr,
+        ...(o.collectFeatures ? { top: topVisits(k).map((v) => v.node.id) } : {}),
       });
       if (decision.stop) stopReason = decision.reason;
     }
@@ -477,6 +507,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       budgets: { given, spent },
       episodeContext: episodeOnly,
       anchors: fused.map((f) => ({ id: f.id, rrf: f.score })),
+      anchorStopping,
       rounds,
       stopReason,
       controllerCalls: calls,

@@ -30,6 +30,8 @@ export interface RoundTrace {
   stop: boolean;
   reason: StopReason | null;
   ms: number;
+  /** Ids of the top k evidence after this round (only with `collectFeatures`; for training the stopping models). */
+  top?: string[];
 }
 
 /** What `createJevRetriever().search()` puts in `SearchResult.trace`. */
@@ -43,6 +45,12 @@ export interface RetrievalTrace {
   /** True when the temporal view was inactive and `budgets.given.temporal` is the episode-context budget (SAME_EPISODE edges only). */
   episodeContext: boolean;
   anchors: { id: string; rrf: number }[];
+  /**
+   * The stopping Nouls asked on the anchors' evidence before the first round (depth 0; ours, issue 16),
+   * and whether they stopped the search there; null when not asked (stopping ablated, no active views,
+   * traversal off, controller cap). `top`: ids of the top k then (only with `collectFeatures`).
+   */
+  anchorStopping?: { sufficient: number; continueUseful: number; missing: number; contradiction: number; stop: boolean; top?: string[] } | null;
   rounds: RoundTrace[];
   stopReason: StopReason | null;
   controllerCalls: number;

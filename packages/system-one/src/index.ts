@@ -11,6 +11,8 @@ export { createSystemOne, stableStringify } from './controller';
 export type { SystemOne, SystemOneOptions, SystemOneStats, AnswerTrace, AskResult } from './controller';
 export { createOfflineBackend, routeFeatures } from './offline/index';
 export type { OfflineBackendOptions } from './offline/index';
+export { STOPPING_DEPTH_FEATURES, STOPPING_FEATURES, STOPPING_HEADS, learnedStopping, learnedStoppingApplies, stoppingFeatureRecord, stoppingModels } from './offline/stopping-learned';
+export type { StoppingFeature, StoppingHead } from './offline/stopping-learned';
 export { createOpenAIBackend, buildPrompt } from './backends/openai';
 export type { OpenAIBackendOptions } from './backends/openai';
 export { parseLenientJson } from './backends/parse';

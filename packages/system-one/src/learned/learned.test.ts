@@ -255,3 +255,15 @@ describe('training and calibration', () => {
     expect(codeOf(() => trainLearnedModel([[1]], [1], { ...o, classes: ['a', 'b', 'c'] }))).toBe('INVALID_MODEL');
   });
 });
+
+describe('standardise (constant columns)', () => {
+  it('a column whose values are equal up to rounding gets std 1, so a fit stays finite', async () => {
+    const { standardise } = await import('./train');
+    const X = Array.from({ length: 7 }, (_, i) => [0.2 * (i % 3), 0.1 + 0.2]); // second column: the same float every row
+    const rows = X.map((r) => [r[0], r[1] * (1 + 1e-16)]);
+    const { std } = standardise(rows, 2);
+    expect(std[1]).toBe(1);
+    const { std: s2 } = standardise(Array.from({ length: 5 }, () => [1 / 3]).concat([[1 / 3 + 1e-17]]), 1);
+    expect(s2[0]).toBe(1);
+  });
+});

@@ -137,7 +137,8 @@ export function standardise(X: readonly (readonly number[])[], F: number): { mea
   const std = new Array<number>(F).fill(0);
   for (const row of X) for (let j = 0; j < F; j++) mean[j] += row[j] / n;
   for (const row of X) for (let j = 0; j < F; j++) std[j] += (row[j] - mean[j]) ** 2 / n;
-  for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) || 1;
+  // a constant column (std 0, or a rounding residue of its mean far below its scale) gets std 1
+  for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) > 1e-9 * (1 + Math.abs(mean[j])) ? Math.sqrt(std[j]) : 1;
   return { mean, std, Z: X.map((row) => row.map((v, j) => (v - mean[j]) / std[j])) };
 }
 

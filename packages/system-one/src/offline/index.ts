@@ -8,9 +8,10 @@ import type { BackendRequest, SystemOneBackend } from '../backend';
 import { SystemOneError } from '../errors';
 import { renderValue, setOwn, type Question, type ResolvedRef } from '../schema';
 import { SCORERS, textsOf, type ScoreContext, withCallCache } from './scorers';
-import { queryOf } from './inputs';
+import { depthOf, evidenceOf, queryOf } from './inputs';
 import { clamp01, features, logistic, setCosine, soft } from './text';
 import { ROUTING_HEADS, learnedRoute, type RoutingHead } from './routing-learned';
+import { learnedStopping, learnedStoppingApplies } from './stopping-learned';
 
 export interface OfflineBackendOptions {
   /**
@@ -33,6 +34,18 @@ export function scoreQuestion(q: Question, refs: ResolvedRef[], ctx: ScoreContex
   // routing: the learned models (routing.ts)
   if (q.type === 'noul' && q.kind?.startsWith('routing.') && (ROUTING_HEADS as readonly string[]).includes(q.kind.slice(8))) {
     return learnedRoute(queryOf(refs))[q.kind.slice(8) as RoutingHead];
+  }
+  // stopping: the learned models (stopping-learned.ts) when the evidence carries the read path's
+  // relevance and round; else the cue scorers
+  if (q.type === 'noul' && (q.kind === 'stopping.continue_useful' || q.kind === 'stopping.evidence_sufficient' || q.kind === 'stopping.missing_evidence')) {
+    const ev = evidenceOf(refs);
+    if (learnedStoppingApplies(ev)) {
+      const query = queryOf(refs);
+      const depth = depthOf(refs);
+      if (q.kind === 'stopping.continue_useful') return learnedStopping('continue_useful', query, ev, depth);
+      const s = learnedStopping('evidence_sufficient', query, ev, depth);
+      return q.kind === 'stopping.evidence_sufficient' ? s : 1 - s;
+    }
   }
   const scorer = q.kind ? SCORERS[q.kind] : undefined;
   if (scorer) {
