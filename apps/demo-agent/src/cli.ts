@@ -307,6 +307,8 @@ export function buildProgram(): Command {
     .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; stores?: string; maxQuestions?: number; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
       const engine = await import('./eval/engine.js');
+      engine.checkOutputPath(opts.out, '--out');
+      engine.checkOutputPath(opts.dump, '--dump');
       const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
       if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
       const progress = createProgress({ enabled: !o.json });
@@ -354,6 +356,8 @@ export function buildProgram(): Command {
       const o = globals(cmd);
       const engine = await import('./eval/engine.js');
       const beam = await import('./eval/beam.js');
+      engine.checkOutputPath(opts.out, '--out');
+      engine.checkOutputPath(opts.dump, '--dump');
       const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
       if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
       const progress = createProgress({ enabled: !o.json });

@@ -363,12 +363,15 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // Stopping before the first round (ours, issue 16; option `stopBeforeRounds`, default off): the same
     // Nouls on the anchors' evidence at depth 0, so a query whose anchors already hold what traversal
     // could add skips the rounds. With `collectFeatures` they are asked (and traced) without stopping,
-    // for training the stopping models.
+    // for training the stopping models, without counting against the controller-call cap.
     let anchorStopping: RetrievalTrace['anchorStopping'] = null;
     if ((o.stopBeforeRounds || o.collectFeatures) && !stopReason && !o.ablation.stopping && depth >= 1 && calls < o.caps.controllerCalls) {
       const qs: Record<string, Question> = {};
       for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
-      const a = await ask({ query, evidence: stoppingItems(o.evidenceK), depth: 0 }, qs);
+      const state = { query, evidence: stoppingItems(o.evidenceK), depth: 0 };
+      // asked for the trace only (collectFeatures without stopBeforeRounds): not counted against the
+      // controller-call cap, so collecting features does not change the search
+      const a = o.stopBeforeRounds ? await ask(state, qs) : (await systemOne.ask(state, qs)).answers;
       const answers = {
         sufficient: probabilityOf(a.evidence_sufficient, 0),
         continueUseful: probabilityOf(a.continue_useful, 1),

@@ -72,6 +72,15 @@ describe('jev stopping state (learned stopping)', () => {
     expect(t2.rounds.length).toBeGreaterThan(0);
   });
 
+  it('collectFeatures does not change the search, even at a tight controller-call cap (break-it)', async () => {
+    const run = async (collectFeatures: boolean) => {
+      const r = createJevRetriever({ store: await setup(), systemOne: scriptedSystemOne(ROUTE), embedder, seedsPerRanking: 0, maxAnchors: 1, caps: { controllerCalls: 3 }, collectFeatures });
+      const res = await r.search({ scope: SCOPE, query: QUERY, k: 5, now: NOW });
+      return { ids: res.evidence.map((e) => e.node.id), rounds: (res.trace as RetrievalTrace).rounds.length };
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+
   it('collectFeatures asks at depth 0 without stopping and traces the top ids of every step', async () => {
     const stopNow = scriptedSystemOne(ROUTE, () => ({ evidence_sufficient: 0.1, continue_useful: 0.01, missing_evidence: 0.9, contradiction: 0 }));
     const r = createJevRetriever({ store: await setup(), systemOne: stopNow, embedder, seedsPerRanking: 0, collectFeatures: true });

@@ -127,6 +127,31 @@ describe('BEAM data', () => {
     expect(code(() => beamObservations([{ time_anchor: 'May-01-2024', turns: [[{ role: 'user', id: 1, content: '  ->-> 1,1' }, bot(2, ' ')]] }], 1))).toBe('INVALID_INPUT');
   });
 
+  it('long messages are measured and split in the NFC form the memory stores; text the memory would refuse is refused before any build (break-it)', () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return MemError.isInstance(e) ? e.code : 'other';
+      }
+      return 'none';
+    };
+    // U+0958 is 3 bytes as written and 6 bytes in NFC (U+0915 U+093C): 60 000 B in the file, 120 000 B stored
+    const grows = '\u0958'.repeat(20_000);
+    expect(Buffer.byteLength(grows)).toBe(60_000);
+    const at = { time_anchor: 'May-01-2024' };
+    const { observations, split } = beamObservations([{ ...at, turns: [[user(1, 'hello'), bot(2, grows)]] }], 1);
+    const parts = observations.filter((o) => o.sourceId === '2');
+    expect(parts.length).toBe(2);
+    for (const p of parts) {
+      expect(p.text).toBe(p.text.normalize('NFC'));
+      expect(Buffer.byteLength(p.text)).toBeLessThanOrEqual(65_536);
+    }
+    expect(split).toEqual([{ conversation: 1, sourceId: '2', bytes: 120_000, parts: 2 }]);
+    expect(code(() => beamObservations([{ ...at, turns: [[user(1, 'a lone \ud800 surrogate')]] }], 1))).toBe('INVALID_INPUT');
+    expect(code(() => beamObservations([{ ...at, turns: [[{ role: 'user', id: 'x'.repeat(513), content: 'hi' }]] }], 1))).toBe('INVALID_INPUT');
+  });
+
   it('evidence in every shape; rubrics as lists or Python-list strings', () => {
     expect(beamEvidence({ source_chat_ids: [30, 31] })).toEqual(['30', '31']);
     expect(beamEvidence({ source_chat_ids: { first_statement: [398], second_statement: [330, 398] } })).toEqual(['398', '330']);

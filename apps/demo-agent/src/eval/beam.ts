@@ -54,6 +54,21 @@ export interface BeamBatch {
 }
 export type BeamProbing = Record<string, Record<string, unknown>[]>;
 
+/** The memory's limit on a sourceId (`@mem/core` validate.ts). */
+const MAX_SOURCE_ID_CHARS = 512;
+/** True when the string has no lone UTF-16 surrogate (the memory refuses such text). */
+function wellFormed(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return false;
+  }
+  return true;
+}
+
 /** A split message: `parts` observations share `sourceId`. */
 export interface SplitRecord {
   conversation: number;
@@ -156,7 +171,12 @@ export function beamObservations(chat: unknown, conversation: number, maxTextByt
       const sourceId = String(m.id);
       if (seen.has(sourceId)) throw new MemValidationError('INVALID_INPUT', `BEAM conversation ${conversation}: chat id ${sourceId} repeats`);
       seen.add(sourceId);
-      const text = m.role === 'user' ? stripBeamMarker(m.content) : m.content.trim();
+      // checked here, before any memory is built, as the memory's own validation would (break-it)
+      if (sourceId.length > MAX_SOURCE_ID_CHARS) throw new MemValidationError('INVALID_INPUT', `BEAM conversation ${conversation}: chat id ${sourceId.slice(0, 40)}… is longer than ${MAX_SOURCE_ID_CHARS} characters`);
+      if (!wellFormed(m.content) || !wellFormed(m.role)) throw new MemValidationError('INVALID_INPUT', `BEAM conversation ${conversation}: chat id ${sourceId} contains a lone UTF-16 surrogate`);
+      // the memory stores text in NFC, which can be longer in UTF-8 than the file's form: split the NFC form
+      const raw = m.role === 'user' ? stripBeamMarker(m.content) : m.content.trim();
+      const text = raw.normalize('NFC');
       if (!text) return;
       const observedAt = new Date(base + (i + 1) * 1000).toISOString();
       const pieces = splitLongText(text, maxTextBytes);

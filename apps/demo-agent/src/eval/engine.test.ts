@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemError } from '@mem/core';
-import { runEval, runLocomoEval, type PreparedConversation } from './engine.js';
+import { checkOutputPath, runEval, runLocomoEval, type PreparedConversation } from './engine.js';
 import type { EvalSystemFactory } from './types.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mem-eval-'));
@@ -38,6 +38,25 @@ describe('runLocomoEval input files', () => {
     const audit = await failure({ data: [{ sample_id: 'c', conversation: {}, qa: [] }], systems: ['bm25'], audit: path.join(dir, 'audit.json') });
     expect(audit.code).toBe('INVALID_INPUT');
     expect(audit.message).toMatch(/cannot read audit file .*audit\.json: no such file or directory$/);
+  });
+});
+
+describe('checkOutputPath (--out / --dump, checked before a run; break-it)', () => {
+  it('a missing folder or a folder as the file is INVALID_INPUT naming the flag; a writable path passes', () => {
+    const codeOf = (f: () => void) => {
+      try {
+        f();
+      } catch (e) {
+        return MemError.isInstance(e) ? `${e.code}: ${e.message}` : 'other';
+      }
+      return 'none';
+    };
+    expect(codeOf(() => checkOutputPath(path.join(dir, 'no-such-folder', 'r.json'), '--out'))).toMatch(/^INVALID_INPUT: --out .*does not exist/);
+    const sub = path.join(dir, 'a-folder');
+    mkdirSync(sub, { recursive: true });
+    expect(codeOf(() => checkOutputPath(sub, '--dump'))).toMatch(/^INVALID_INPUT: --dump .* is a folder/);
+    expect(codeOf(() => checkOutputPath(path.join(dir, 'r.json'), '--out'))).toBe('none');
+    expect(codeOf(() => checkOutputPath(undefined, '--out'))).toBe('none');
   });
 });
 

@@ -5,7 +5,7 @@
  * recall in the packed context, build seconds, query latency p50/p95, controller calls per query, gate
  * counts. `runEval` runs prepared conversations; `runLocomoEval` prepares LoCoMo (beam.ts: BEAM).
  */
-import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { MemError, MemValidationError } from '@mem/core';
 import {
@@ -243,6 +243,18 @@ export async function runLocomoEval(options: RunLocomoEvalOptions): Promise<Loco
     answerer: options.answerer && { systemTwo: options.answerer.systemTwo, judge: judge ? { model: judge.model, score: (q, text) => judge.judge(q.question, q.answer, text) } : null },
   });
   return { ...report, config: { ...report.config, audit: auditPath ?? (audit ? 'inline' : null), audited_questions: audited } };
+}
+
+/**
+ * Check, before a run, that `file` can be written as an output (`--out`, `--dump`): its folder exists
+ * and it is not a folder. Throws MemValidationError `INVALID_INPUT` naming `flag` (ours; a run used to
+ * find out only at the end, after minutes of work, and might have written the other file by then).
+ */
+export function checkOutputPath(file: string | undefined, flag: string): void {
+  if (file === undefined) return;
+  const dir = path.dirname(path.resolve(file));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new MemValidationError('INVALID_INPUT', `${flag} ${file}: the folder ${dir} does not exist`);
+  if (existsSync(file) && statSync(file).isDirectory()) throw new MemValidationError('INVALID_INPUT', `${flag} ${file} is a folder, not a file`);
 }
 
 /** Write `text` to `file` through a temporary file and a rename, so a failed run leaves no half-written file (ours). */

@@ -47,6 +47,9 @@ describe('metrics', () => {
   it('recall@k = share of evidence in the top k; null without evidence', () => {
     expect(recallAtK(['a', 'b'], ['x', 'a', 'y', 'b'], 2)).toBe(0.5);
     expect(recallAtK(['a', 'b'], ['x', 'a', 'y', 'b'], 4)).toBe(1);
+    // the parts of a split message share one id: top-k is the first k DISTINCT ids (break-it)
+    expect(recallAtK(['a', 'b'], ['x', 'x', 'x', 'a', 'b'], 3)).toBe(1);
+    expect(recallAtK(['a', 'b'], ['x', 'x', 'x', 'a', 'b'], 2)).toBe(0.5);
     expect(recallAtK(['a', 'a'], ['a'], 1)).toBe(1);
     expect(recallAtK([], ['a'], 1)).toBeNull();
     expect(recallAtK(['a'], [], 5)).toBe(0);

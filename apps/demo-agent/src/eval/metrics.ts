@@ -26,13 +26,19 @@ export function groupsOf(category: number): Group[] {
 }
 
 /**
- * Evidence recall@k: |evidence ∩ top-k retrieved| / |evidence| (duplicates ignored). Null when the
+ * Evidence recall@k: |evidence ∩ top-k| / |evidence|, top-k = the first k DISTINCT retrieved ids (the
+ * parts of a split message share one id and count once). Null when the
  * question has no evidence (such questions are left out of the recall means).
  */
 export function recallAtK(evidence: readonly string[], retrieved: readonly string[], k: number): number | null {
   const gold = new Set(evidence);
   if (gold.size === 0) return null;
-  const top = new Set(retrieved.slice(0, Math.max(0, k)));
+  // distinct ids in rank order: the parts of a split message share one id and count once (break-it)
+  const top = new Set<string>();
+  for (const id of retrieved) {
+    if (top.size >= Math.max(0, k)) break;
+    top.add(id);
+  }
   let hit = 0;
   for (const g of gold) if (top.has(g)) hit++;
   return hit / gold.size;

@@ -265,5 +265,10 @@ describe('standardise (constant columns)', () => {
     expect(std[1]).toBe(1);
     const { std: s2 } = standardise(Array.from({ length: 5 }, () => [1 / 3]).concat([[1 / 3 + 1e-17]]), 1);
     expect(s2[0]).toBe(1);
+    // real variation at a small scale, or on a large offset (epoch ms one second apart), keeps its std (break-it)
+    const tiny = standardise(Array.from({ length: 8 }, (_, i) => [(i % 2) * 1e-10]), 1).std[0];
+    expect(tiny).toBeCloseTo(5e-11, 20);
+    const epoch = standardise(Array.from({ length: 8 }, (_, i) => [1.7e12 + (i % 2) * 1000]), 1).std[0];
+    expect(epoch).toBeCloseTo(500, 6);
   });
 });

@@ -128,7 +128,7 @@ function modelFile(o: TrainOptions, weights: number[][], bias: number[], hidden?
 
 /**
  * Per-feature z-scores of a design matrix: mean and population standard deviation of each of the F
- * columns (a constant column gets std 1) and the standardised rows Z[i][j] = (X[i][j] − mean[j]) / std[j].
+ * columns (a constant column, or one constant up to rounding — std ≤ 1e-12 × its largest |value| — gets std 1) and the standardised rows Z[i][j] = (X[i][j] − mean[j]) / std[j].
  * Shapes: X is n × F; mean and std have length F. Source: ours.
  */
 export function standardise(X: readonly (readonly number[])[], F: number): { mean: number[]; std: number[]; Z: number[][] } {
@@ -137,8 +137,14 @@ export function standardise(X: readonly (readonly number[])[], F: number): { mea
   const std = new Array<number>(F).fill(0);
   for (const row of X) for (let j = 0; j < F; j++) mean[j] += row[j] / n;
   for (const row of X) for (let j = 0; j < F; j++) std[j] += (row[j] - mean[j]) ** 2 / n;
-  // a constant column (std 0, or a rounding residue of its mean far below its scale) gets std 1
-  for (let j = 0; j < F; j++) std[j] = Math.sqrt(std[j]) > 1e-9 * (1 + Math.abs(mean[j])) ? Math.sqrt(std[j]) : 1;
+  // a constant column (std 0, or the rounding residue of summing its values, far below the float
+  // precision of its largest magnitude) gets std 1; real variation at any scale keeps its std
+  const maxAbs = new Array<number>(F).fill(0);
+  for (const row of X) for (let j = 0; j < F; j++) maxAbs[j] = Math.max(maxAbs[j], Math.abs(row[j]));
+  for (let j = 0; j < F; j++) {
+    const sd = Math.sqrt(std[j]);
+    std[j] = sd > 1e-12 * maxAbs[j] && sd > 0 ? sd : 1;
+  }
   return { mean, std, Z: X.map((row) => row.map((v, j) => (v - mean[j]) / std[j])) };
 }
 

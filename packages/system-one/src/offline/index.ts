@@ -39,9 +39,9 @@ export function scoreQuestion(q: Question, refs: ResolvedRef[], ctx: ScoreContex
   // relevance and round; else the cue scorers
   if (q.type === 'noul' && (q.kind === 'stopping.continue_useful' || q.kind === 'stopping.evidence_sufficient' || q.kind === 'stopping.missing_evidence')) {
     const ev = evidenceOf(refs);
-    if (learnedStoppingApplies(ev)) {
+    const depth = depthOf(refs);
+    if (learnedStoppingApplies(ev, depth)) {
       const query = queryOf(refs);
-      const depth = depthOf(refs);
       if (q.kind === 'stopping.continue_useful') return learnedStopping('continue_useful', query, ev, depth);
       const s = learnedStopping('evidence_sufficient', query, ev, depth);
       return q.kind === 'stopping.evidence_sufficient' ? s : 1 - s;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSystemOne } from '../controller';
+import { SystemOneError } from '../errors';
 import { catalogue } from '../catalogue';
 import { createOfflineBackend } from './index';
 import { STOPPING_DEPTH_FEATURES, STOPPING_FEATURES, STOPPING_HEADS, learnedStopping, learnedStoppingApplies, stoppingFeatureRecord, stoppingModels } from './stopping-learned';
@@ -40,6 +41,29 @@ describe('learned stopping models', () => {
     expect(learnedStoppingApplies([{ text: 'x', relevance: 0.3 } as never])).toBe(false);
     expect(learnedStoppingApplies([item('x', 0.3, 0), { text: 'y', relevance: Number.NaN, round: 0 } as never])).toBe(false);
     expect(learnedStoppingApplies([item('x', 0.3, 0)])).toBe(true);
+  });
+
+  it('a non-finite or negative depth falls back to the cue scorers; bad heads and models are typed errors (break-it)', async () => {
+    const s1 = createSystemOne({ backend: createOfflineBackend(), cache: false });
+    const ev = [item('bike', 0.5, 0)];
+    const u = catalogue.stopping.continueUseful();
+    for (const depth of [Number.POSITIVE_INFINITY, Number.NaN, -1]) {
+      const r = await s1.ask({ query: 'bike?', evidence: ev, depth }, { u });
+      const cue = await s1.ask({ query: 'bike?', evidence: [{ text: 'bike' }], depth }, { u });
+      expect(r.answers.u).toBe(cue.answers.u);
+    }
+    expect(learnedStoppingApplies(ev, 2)).toBe(true);
+    expect(learnedStoppingApplies(ev, Number.NaN)).toBe(false);
+    const codeOf = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return SystemOneError.isInstance(e) ? e.code : 'untyped';
+      }
+      return 'none';
+    };
+    expect(codeOf(() => learnedStopping('bogus' as never, 'q', ev, 1))).toBe('INVALID_QUESTION');
+    expect(codeOf(() => learnedStopping('continue_useful', 'q', ev, 1, {} as never))).toBe('INVALID_MODEL');
   });
 
   it('a confident best candidate reads as more sufficient than a weak one', () => {

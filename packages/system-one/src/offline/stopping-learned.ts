@@ -16,6 +16,7 @@
  * `{{depth}}`, and the offline backend sees only a question's referenced fields. Without them (another caller, an older state) the
  * cue scorers of `stopping.ts` answer: `learnedStoppingApplies` tells which.
  */
+import { SystemOneError } from '../errors';
 import { parseLearnedModel, predictProbability, type LearnedModel } from '../learned/model';
 import type { Item } from './inputs';
 import { learnedRoute } from './routing-learned';
@@ -47,9 +48,13 @@ export const STOPPING_DEPTH_FEATURES = ['depth', 'new_in_top', 'new_best'] as co
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
-/** True when every evidence item carries a numeric `relevance` and `round` (and there is at least one). */
-export function learnedStoppingApplies(evidence: readonly Item[]): boolean {
+/**
+ * True when every evidence item carries a finite `relevance` and `round` (and there is at least one),
+ * and the depth, when given, is a finite number ≥ 0 (else the cue scorers answer).
+ */
+export function learnedStoppingApplies(evidence: readonly Item[], depth?: number): boolean {
   if (!evidence.length) return false;
+  if (depth !== undefined && !(Number.isFinite(depth) && depth >= 0)) return false;
   for (const e of evidence) {
     const r = e as unknown as Record<string, unknown>;
     if (num(r.relevance) === null || num(r.round) === null) return false;
@@ -94,14 +99,20 @@ export function stoppingModels(): Record<StoppingHead, LearnedModel> {
   if (!models) {
     const list = (stoppingJson as unknown[]).map((m) => parseLearnedModel(m));
     const by = Object.fromEntries(list.map((m) => [m.name.replace(/^stopping\./, ''), m])) as Record<StoppingHead, LearnedModel>;
-    for (const h of STOPPING_HEADS) if (!by[h]) throw new Error(`stopping model for ${h} missing`);
+    for (const h of STOPPING_HEADS) if (!by[h]) throw new SystemOneError('INVALID_MODEL', `models/stopping.json has no model stopping.${h}`);
     models = by;
   }
   return models;
 }
 
-/** p of one stopping head for a state (the shipped models unless `given`). */
+/**
+ * p of one stopping head for a state (the shipped models unless `given`). Throws SystemOneError
+ * `INVALID_QUESTION` for an unknown head, `INVALID_MODEL` when `given` lacks it or the features are not
+ * finite (check `learnedStoppingApplies` first).
+ */
 export function learnedStopping(head: StoppingHead, query: string, evidence: readonly Item[], depth: number, given?: Record<StoppingHead, LearnedModel>): number {
+  if (!(STOPPING_HEADS as readonly string[]).includes(head)) throw new SystemOneError('INVALID_QUESTION', `unknown stopping head ${String(head)} (known: ${STOPPING_HEADS.join(', ')})`);
   const m = (given ?? stoppingModels())[head];
+  if (!m) throw new SystemOneError('INVALID_MODEL', `no model for stopping head ${head}`);
   return predictProbability(m, stoppingFeatureRecord(query, evidence, depth));
 }
