@@ -237,7 +237,8 @@ describe('SIGKILL during the v3 → v4 migration and during 1 000-row batches', 
       const version = schemaVersionOf(path);
       outcome.push(`${version}${acked.has(`migrated-${run}`) ? '+' : ''}@${delay}ms`);
       // each migration is its own transaction: a kill leaves the file at a version between them
-      if (!acked.has(`migrated-${run}`)) expect([3, 4, SQLITE_SCHEMA_VERSION]).toContain(version);
+      // (any of v3 … the current one: a kill between the v4 → v5 and v5 → v6 steps leaves v5, seen on a quiet machine)
+      if (!acked.has(`migrated-${run}`)) expect(Array.from({ length: SQLITE_SCHEMA_VERSION - 2 }, (_, i) => i + 3)).toContain(version);
       else expect(version).toBe(SQLITE_SCHEMA_VERSION);
       await verify(path, v3, acked);
     }
