@@ -19,6 +19,16 @@ import type { DumpRow } from './engine.js';
 import type { EvalSystemFactory } from './types.js';
 import { main } from '../cli.js';
 
+/** The MemError code a call throws ('other' for an untyped error, 'none' when it returns). */
+const code = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    return MemError.isInstance(e) ? e.code : 'other';
+  }
+  return 'none';
+};
+
 // Our own tiny BEAM-shaped fixture (invented chats, not BEAM text).
 const user = (id: number, content: string, extra: Record<string, unknown> = {}) => ({ role: 'user', id, content: `${content} ->-> 1,1`, ...extra });
 const bot = (id: number, content: string) => ({ role: 'assistant', id, content });
@@ -109,14 +119,6 @@ describe('BEAM data', () => {
   });
 
   it('refuses malformed chats with typed errors', () => {
-    const code = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return MemError.isInstance(e) ? e.code : 'other';
-      }
-      return 'none';
-    };
     expect(code(() => beamObservations({}, 1))).toBe('INVALID_INPUT');
     expect(code(() => beamObservations([{ turns: [[{ role: 'user', id: 1, content: 'hi' }]] }], 1))).toBe('BAD_DATE');
     const dup = [{ turns: [[user(1, 'a', { time_anchor: 'May-01-2024' }), bot(1, 'b')]] }];
@@ -128,14 +130,6 @@ describe('BEAM data', () => {
   });
 
   it('long messages are measured and split in the NFC form the memory stores; text the memory would refuse is refused before any build (break-it)', () => {
-    const code = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return MemError.isInstance(e) ? e.code : 'other';
-      }
-      return 'none';
-    };
     // U+0958 is 3 bytes as written and 6 bytes in NFC (U+0915 U+093C): 60 000 B in the file, 120 000 B stored
     const grows = '\u0958'.repeat(20_000);
     expect(Buffer.byteLength(grows)).toBe(60_000);
