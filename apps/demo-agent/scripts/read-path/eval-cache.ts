@@ -10,11 +10,18 @@
  *
  * `--systems` takes any name of `mem eval`'s system list that reads the shared @mem memory (jev,
  * jev-no-*, bm25, dense, hybrid); `--jev '{…}'` adds options to every jev variant; `--split`
- * train | held | all; `--conversations beam:6,locomo:4` picks conversations.
+ * train | held | all; `--conversations beam:6,locomo:4` picks conversations; `--relevance-model file`
+ * reads jev's candidate-relevance model from a `mem.learned/1` file instead of the shipped one (e.g. the
+ * reverse fold of a cross-fit, `train.ts --swap-splits --write --out file`, read with `--split train`).
+ * `--cross-fit file` (2-fold cross-fit, with `--split all`): the train split's conversations are read
+ * with the model in `file` (fitted on the held-out split) and the held-out ones with the shipped model
+ * (fitted on the train split), so every conversation is scored by a relevance model that never saw it.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Retriever } from '@mem/core';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever, type JevRetrieverOptions } from '@mem/retrieval';
+import { parseLearnedModel } from '@mem/system-one';
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { ABLATION_OPTIONS } from '../../src/eval/systems/index.js';
@@ -34,12 +41,18 @@ const { values } = parseArgs({
     k: { type: 'string', default: '10' },
     jev: { type: 'string', default: '{}' },
     'per-conversation': { type: 'boolean', default: false },
+    'relevance-model': { type: 'string' },
+    'cross-fit': { type: 'string' },
   },
 });
 if (!values.cache) throw new Error('--cache is required');
 const K = Number(values.k);
 const systems = values.systems!.split(',');
 const extra = JSON.parse(values.jev!) as Partial<JevRetrieverOptions>;
+const readModel = (file: string) => parseLearnedModel(JSON.parse(readFileSync(file, 'utf8')));
+if (values['relevance-model'] && values['cross-fit']) throw new Error('--relevance-model and --cross-fit exclude each other');
+if (values['relevance-model']) extra.relevanceModel = readModel(values['relevance-model']);
+const reverseModel = values['cross-fit'] ? readModel(values['cross-fit']) : null;
 const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
 // --embedder glove|minilm|openai (else MEM_EMBEDDER, else glove; MEM_EMBED_CACHE_DIR caches vectors): the
 // cache folder holds one embedder's memories (opening it with another embedder is refused).
@@ -65,7 +78,10 @@ for (const conv of corpus) {
     if (name === 'hybrid') return createHybridRetriever({ store: m.store, embedder });
     const opts = ABLATION_OPTIONS[name];
     if (!opts) throw new Error(`unknown system ${name}`);
-    return createJevRetriever({ store: m.store, systemOne, embedder, ...extra, ...opts });
+    // --cross-fit: a train-split conversation gets the reverse fold's model (ablations that switch the
+    // learned order off keep it off)
+    const fold = reverseModel && conv.split === 'train' && opts.relevanceModel === undefined ? { relevanceModel: reverseModel } : {};
+    return createJevRetriever({ store: m.store, systemOne, embedder, ...extra, ...opts, ...fold });
   };
   const rs = systems.map((s) => [s, make(s)] as const);
   for (const q of conv.questions) {
@@ -89,7 +105,7 @@ for (const d of [...new Set(rows.map((r) => r.dataset))]) {
   const sub = rows.filter((r) => r.dataset === d);
   const convs = [...new Set(sub.map((r) => r.conversation))];
   const types = [...new Set(sub.map((r) => r.type))].sort();
-  console.log(`\n## ${d} (conversations ${convs.join(',')}; ${sub.length} questions with evidence) recall@${K}\n`);
+  console.log(`\n## ${d} (conversations ${convs.join(',')}; ${sub.length} questions with evidence) recall@${K}${reverseModel ? `; cross-fit: train-split conversations read with ${values['cross-fit']}, held-out ones with the shipped model` : ''}\n`);
   console.log(`| system | overall | ${types.join(' | ')} | p50 ms |`);
   console.log(`|---|---:|${types.map(() => '---:').join('|')}|---:|`);
   for (const s of systems) {

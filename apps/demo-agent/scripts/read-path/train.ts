@@ -48,7 +48,7 @@ interface Row {
   candidates: { sourceId: string; label: number; features: Record<string, number> }[];
 }
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false }, objective: { type: 'string', default: 'bce' }, mix: { type: 'string', default: '0' }, batch: { type: 'string', default: '8' }, lr: { type: 'string', default: '0.003' }, out: { type: 'string' }, embedder: { type: 'string' } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, write: { type: 'boolean', default: false }, k: { type: 'string', default: '10' }, l2: { type: 'string', default: '0.001' }, epochs: { type: 'string', default: '300' }, balance: { type: 'string', default: 'dataset' }, hidden: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, ensemble: { type: 'string', default: '1' }, features: { type: 'string', default: 'relative' }, cv: { type: 'boolean', default: false }, objective: { type: 'string', default: 'bce' }, mix: { type: 'string', default: '0' }, batch: { type: 'string', default: '8' }, lr: { type: 'string', default: '0.003' }, out: { type: 'string' }, embedder: { type: 'string' }, 'swap-splits': { type: 'boolean', default: false } } });
 // --objective bce (default: the pointwise fit of trainLearnedModel, rows in mini-batches, temperature
 // calibration) | pointwise | softmax | lambdarank (trainRankingModel of @mem/system-one: mini-batches of
 // --batch questions, each question's candidates one group; --mix μ adds μ × the pointwise loss to a
@@ -61,6 +61,15 @@ const rows: Row[] = values
   .data!.split(',')
   .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row))
   .filter((r) => r.evidence.length > 0);
+// --swap-splits: the reverse fold of a 2-fold cross-fit. The model is fitted on the HELD-OUT conversations
+// (LoCoMo 4–7, BEAM 6–10) and reported on the train ones (LoCoMo 0–3, BEAM 1–5), so that every dev
+// conversation has a relevance model that never saw it (write it with --out, never over the shipped file;
+// eval-cache.ts --relevance-model reads it). The temperature conversations become LoCoMo 7 and BEAM 10.
+const SWAP = values['swap-splits'] === true;
+if (SWAP) {
+  if (values.write && !values.out) throw new Error('--swap-splits --write needs --out: the shipped model is trained on the train split');
+  for (const r of rows) r.split = r.split === 'train' ? 'held' : 'train';
+}
 const K = Number(values.k);
 // --features relative (default): the per-candidate features plus the ones relative to the question's
 // other candidates (relevance.ts RELATIVE_FEATURES, computed here exactly as jev computes them over its
@@ -72,7 +81,7 @@ if (values.features !== 'base') {
     for (const c of r.candidates) Object.assign(c.features, relativeFeatures(c.features as any, set, r.routing?.recencyImportance ?? 0));
   }
 }
-const CAL: Record<string, number> = { locomo: 3, beam: 5 };
+const CAL: Record<string, number> = SWAP ? { locomo: 7, beam: 10 } : { locomo: 3, beam: 5 };
 
 /**
  * `--ensemble N` (with --hidden): N perceptrons fitted with seeds seed … seed + N − 1, merged into one
@@ -270,8 +279,8 @@ if (values.write) {
       script: 'apps/demo-agent/scripts/read-path/train.ts',
       ...(values.embedder ? { embedder: values.embedder } : {}),
       data: 'visited jev candidates (hand-weighted order) of LoCoMo dev and BEAM 500K questions with evidence',
-      train_split: { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
-      held_out_split: { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
+      train_split: SWAP ? { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] } : { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
+      held_out_split: SWAP ? { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] } : { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
       temperature_fitted_on: CAL,
       l2: Number(values.l2),
       epochs: Number(values.epochs),
