@@ -76,12 +76,17 @@ function intOption(name: string, min = 1) {
 }
 
 function intList(name: string) {
-  return (v: string) =>
-    v.split(',').map((s) => {
+  return (v: string) => {
+    const ns = v.split(',').map((s) => {
       const n = Number(s.trim());
       if (!Number.isInteger(n) || n < 0) throw new MemValidationError('INVALID_INPUT', `${name} must be a comma-separated list of integers, got "${v}"`);
       return n;
     });
+    // a repeated index would be evaluated twice and counted twice in every mean
+    const dup = ns.find((n, i) => ns.indexOf(n) !== i);
+    if (dup !== undefined) throw new MemValidationError('INVALID_INPUT', `${name} lists ${dup} twice in "${v}"`);
+    return ns;
+  };
 }
 
 /** The SQLite file a command would open (absolute), or null (`--store neo4j`, `--db :memory:`). */

@@ -373,10 +373,10 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       // controller-call cap, so collecting features does not change the search
       const a = o.stopBeforeRounds ? await ask(state, qs) : (await systemOne.ask(state, qs)).answers;
       const answers = {
-        sufficient: probabilityOf(a.evidence_sufficient, 0),
-        continueUseful: probabilityOf(a.continue_useful, 1),
-        missing: probabilityOf(a.missing_evidence, 1),
-        contradiction: probabilityOf(a.contradiction, 0),
+        sufficient: clamp01(probabilityOf(a.evidence_sufficient, 0)),
+        continueUseful: clamp01(probabilityOf(a.continue_useful, 1)),
+        missing: clamp01(probabilityOf(a.missing_evidence, 1)),
+        contradiction: clamp01(probabilityOf(a.contradiction, 0)),
       };
       const decision = stoppingDecision(answers, o.stopping);
       anchorStopping = { ...answers, stop: decision.stop, ...(o.collectFeatures ? { top: topVisits(k).map((v) => v.node.id) } : {}) };
@@ -477,10 +477,10 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
         const a = await ask({ query, evidence: stoppingItems(o.evidenceK), depth: d }, qs);
         stopping = {
-          sufficient: probabilityOf(a.evidence_sufficient, 0),
-          continueUseful: probabilityOf(a.continue_useful, 1),
-          missing: probabilityOf(a.missing_evidence, 1),
-          contradiction: probabilityOf(a.contradiction, 0),
+          sufficient: clamp01(probabilityOf(a.evidence_sufficient, 0)),
+          continueUseful: clamp01(probabilityOf(a.continue_useful, 1)),
+          missing: clamp01(probabilityOf(a.missing_evidence, 1)),
+          contradiction: clamp01(probabilityOf(a.contradiction, 0)),
         };
         decision = stoppingDecision(stopping, o.stopping);
       }

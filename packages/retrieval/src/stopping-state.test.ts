@@ -91,4 +91,17 @@ describe('jev stopping state (learned stopping)', () => {
     expect(t.rounds.length).toBeGreaterThan(0); // not stopped at depth 0
     expect(t.rounds[0].top).toHaveLength(3);
   });
+  it('a backend answering outside [0, 1] is clamped before the stopping rule and the trace (break-it)', async () => {
+    const wild = scriptedSystemOne(ROUTE, () => ({ evidence_sufficient: 7, continue_useful: -3, missing_evidence: 2.5, contradiction: -0.4 }));
+    const r = createJevRetriever({ store: await setup(), systemOne: wild, embedder, seedsPerRanking: 0, stopBeforeRounds: true });
+    const t = (await r.search({ scope: SCOPE, query: QUERY, k: 10, now: NOW })).trace as RetrievalTrace;
+    expect(t.anchorStopping).toMatchObject({ sufficient: 1, continueUseful: 0, missing: 1, contradiction: 0, stop: true });
+
+    const later = scriptedSystemOne(ROUTE, () => ({ evidence_sufficient: -2, continue_useful: 9, missing_evidence: -1, contradiction: 4 }));
+    const r2 = createJevRetriever({ store: await setup(), systemOne: later, embedder, seedsPerRanking: 0 });
+    const t2 = (await r2.search({ scope: SCOPE, query: QUERY, k: 10, now: NOW })).trace as RetrievalTrace;
+    const asked = t2.rounds.map((x) => x.stopping).filter((x) => x !== null);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const st of asked) expect(st).toEqual({ sufficient: 0, continueUseful: 1, missing: 0, contradiction: 1 });
+  });
 });
