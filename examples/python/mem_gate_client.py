@@ -18,6 +18,7 @@ Errors from the service raise GateServiceError with the service's error code
 
 from __future__ import annotations
 
+import http.client
 import json
 import sys
 import urllib.error
@@ -31,7 +32,9 @@ DEFAULT_URL = "http://127.0.0.1:8788"
 
 
 class GateServiceError(Exception):
-    """An error answered by the gate service (status, code, message) or a transport failure (status 0)."""
+    """An error answered by the gate service (status, code, message) or a transport failure (status 0:
+    UNREACHABLE — refused, closed or cut connection; TIMEOUT — no answer in time (a commit may still have
+    been applied: check stats() before retrying); BAD_RESPONSE — a 2xx answer that is not JSON)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(f"{status} {code}: {message}")
@@ -101,7 +104,11 @@ class GateClient:
             req.add_header("content-type", "application/json")
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return json.loads(resp.read().decode("utf-8"))
+                raw_ok = resp.read()
+            try:
+                return json.loads(raw_ok.decode("utf-8"))
+            except ValueError:
+                raise GateServiceError(0, "BAD_RESPONSE", f"{self.base_url}: the answer is not JSON (is the gate service on this port?)") from None
         except urllib.error.HTTPError as e:
             raw = e.read().decode("utf-8", "replace")
             try:
@@ -110,7 +117,15 @@ class GateClient:
             except (ValueError, KeyError, TypeError):
                 raise GateServiceError(e.code, "HTTP_ERROR", raw) from None
         except urllib.error.URLError as e:
+            if isinstance(e.reason, TimeoutError):
+                raise GateServiceError(0, "TIMEOUT", f"{self.base_url}: no answer within {self.timeout} s") from None
             raise GateServiceError(0, "UNREACHABLE", f"{self.base_url}: {e.reason}") from None
+        except TimeoutError:
+            # a commit that timed out may still have been applied: check with stats() before retrying
+            raise GateServiceError(0, "TIMEOUT", f"{self.base_url}: no answer within {self.timeout} s") from None
+        except (http.client.HTTPException, ConnectionError) as e:
+            # the service closed, reset or cut the connection (e.g. killed mid-request)
+            raise GateServiceError(0, "UNREACHABLE", f"{self.base_url}: connection lost ({type(e).__name__})") from None
 
 
 POLICIES = ("noop-filter", "adaptive")

@@ -154,20 +154,29 @@ export function createGateApp(options: GateAppOptions) {
   };
 
   /** Apply a mutation, persist, and roll back to the last persisted state when the write fails. */
+  // Mutations with a state file run one at a time: apply, write, then the next. A failed write then
+  // rolls back exactly its own change (the last persisted snapshot is the state before it), so a 200
+  // means written and visible, and a 503 means absent from memory and file (break-it: overlapping
+  // writes let one failure roll back a later, already-acknowledged change).
   const mutate = async <T>(fn: (g: NoveltyGate) => T): Promise<T> => {
-    const out = fn(gate);
-    if (!options.statePath) return out;
-    const snapshot = gate.serialize();
-    const write = chain.then(() => writeStateAtomic(options.statePath!, snapshot));
-    chain = write.catch(() => {});
-    try {
-      await write;
-      persisted = snapshot;
-    } catch (e) {
-      gate = createNoveltyGate({ state: persisted! });
-      throw new ServiceError(503, 'STATE_NOT_PERSISTED', `The gate state could not be written (${String((e as any)?.code ?? (e as any)?.message ?? e)}); the change was rolled back`);
-    }
-    return out;
+    if (!options.statePath) return fn(gate);
+    const run = chain.then(async () => {
+      const out = fn(gate);
+      const snapshot = gate.serialize();
+      try {
+        await writeStateAtomic(options.statePath!, snapshot);
+        persisted = snapshot;
+      } catch (e) {
+        gate = createNoveltyGate({ state: persisted! });
+        throw new ServiceError(503, 'STATE_NOT_PERSISTED', `The gate state could not be written (${String((e as any)?.code ?? (e as any)?.message ?? e)}); the change was rolled back`);
+      }
+      return out;
+    });
+    chain = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
   };
 
   const app = createJsonApp({
