@@ -79,6 +79,8 @@ describe('gate service (app.request)', () => {
       [{ scope: 'x', vector: ['a'] }, 400, 'INVALID_INPUT'],
       [{ scope: 'x', vector: [0, 0] }, 400, 'ZERO_VECTOR'],
       [{ scope: 'x', text: 'no embedder here' }, 400, 'TEXT_UNSUPPORTED'],
+      // a misspelt option is refused, not ignored (break-it: "tau_noop" fell back to the default)
+      [{ scope: 'x', vector: [1, 0], tau_noop: 0.99 }, 400, 'INVALID_INPUT'],
     ];
     for (const [body, status, code] of cases) {
       const r = await post(app, '/v1/gate/route', body);
@@ -95,6 +97,10 @@ describe('gate service (app.request)', () => {
     r = await post(app, '/v1/gate/commit', { scope: 'x', id: 'b', vector: [0, 1] });
     expect(r.status).toBe(400);
     expect(((await r.json()) as any).error.code).toBe('DIMENSION_MISMATCH');
+    r = await post(app, '/v1/gate/commit', { scope: 'x', id: 'c', vector: [0, 0, 1], replace_existing: true });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.code).toBe('INVALID_INPUT');
+    expect(app.gate.has('x', 'c')).toBe(false);
     r = await post(app, '/v1/gate/commit', { scope: 'x', id: 'a', vector: [0, 1, 0], replace: true });
     expect((await r.json()) as any).toMatchObject({ replaced: true, size: 1 });
     r = await app.request('/v1/gate/x/nope', { method: 'DELETE' });

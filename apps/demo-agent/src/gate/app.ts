@@ -50,6 +50,8 @@ const RouteBody = z
     text: Text.optional(),
     tauNoop: z.number().min(-1).max(1).optional().openapi({ description: `τ_noop of the fixed pre-filter (seed 001 §3.5). Default ${SAGE_DEFAULTS.tauNoop}` }),
   })
+  // unknown keys are refused (400), so a misspelt option such as "tau_noop" is not silently ignored
+  .strict()
   .openapi('RouteRequest');
 
 const CommitBody = z
@@ -60,6 +62,7 @@ const CommitBody = z
     text: Text.optional(),
     replace: z.boolean().optional().openapi({ description: 'Replace the vector when the id exists (after an Update merge); default false → 409 DUPLICATE_ID' }),
   })
+  .strict()
   .openapi('CommitRequest');
 
 const DecisionSchema = z
