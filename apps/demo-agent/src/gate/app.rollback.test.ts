@@ -1,28 +1,24 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createNoveltyGate } from '@mem/gate-vmf';
 
-// The first state write fails slowly (as when the target turned into a directory); later ones succeed.
-vi.mock('./state.js', async (importOriginal) => {
-  const real: any = await importOriginal();
-  let calls = 0;
-  return {
-    ...real,
-    writeStateAtomic: async (path: string, snapshot: unknown) => {
-      calls += 1;
-      if (calls === 1) {
-        await new Promise((r) => setTimeout(r, 50));
-        throw Object.assign(new Error('EISDIR: illegal operation on a directory'), { code: 'EISDIR' });
-      }
-      return real.writeStateAtomic(path, snapshot);
-    },
-  };
-});
+import { createGateApp } from './app.js';
+import { readState, writeStateAtomic } from './state.js';
 
-const { createGateApp } = await import('./app.js');
-const { readState } = await import('./state.js');
+/** The first state write fails slowly (as when the target turned into a directory); later ones succeed. */
+function failingFirstWrite() {
+  let calls = 0;
+  return async (path: string, snapshot: Parameters<typeof writeStateAtomic>[1]) => {
+    calls += 1;
+    if (calls === 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      throw Object.assign(new Error('EISDIR: illegal operation on a directory'), { code: 'EISDIR' });
+    }
+    return writeStateAtomic(path, snapshot);
+  };
+}
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -35,7 +31,7 @@ describe('gate service: a failed state write rolls back only its own change (bre
     const dir = await mkdtemp(join(tmpdir(), 'mem-gate-rollback-'));
     dirs.push(dir);
     const statePath = join(dir, 'gate.json');
-    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }), statePath });
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }), statePath, writeState: failingFirstWrite() });
     const commit = (id: string, i: number) =>
       app.request('/v1/gate/commit', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scope: 's', id, vector: unit(i) }) });
     const rs = await Promise.all([commit('a', 0), commit('b', 1)]);

@@ -30,6 +30,8 @@ export interface GateAppOptions {
   embedder?: Embedder;
   /** Where the state is written after each mutation; omitted = in-memory only. */
   statePath?: string;
+  /** Writes the state to `statePath` (default: `writeStateAtomic`, temp file + rename); for tests. */
+  writeState?: (path: string, snapshot: ReturnType<NoveltyGate['serialize']>) => Promise<void>;
   /** Max request body in bytes. Default 2 000 000. */
   bodyLimit?: number;
   /** Called with unexpected errors; default: one line on stderr. */
@@ -167,7 +169,7 @@ export function createGateApp(options: GateAppOptions) {
       const out = fn(gate);
       const snapshot = gate.serialize();
       try {
-        await writeStateAtomic(options.statePath!, snapshot);
+        await (options.writeState ?? writeStateAtomic)(options.statePath!, snapshot);
         persisted = snapshot;
       } catch (e) {
         gate = createNoveltyGate({ state: persisted! });
