@@ -6,7 +6,7 @@
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { GateSnapshot } from '@mem/gate-vmf';
+import { GateError, type GateSnapshot } from '@mem/gate-vmf';
 
 /** Write `snapshot` as JSON to `path` atomically (temp file + fsync + rename). */
 export async function writeStateAtomic(path: string, snapshot: GateSnapshot): Promise<void> {
@@ -28,7 +28,12 @@ export async function writeStateAtomic(path: string, snapshot: GateSnapshot): Pr
   }
 }
 
-/** Read a state file; null when it does not exist. Throws on unreadable / non-JSON content. */
+/**
+ * Read a state file; null when it does not exist (ours).
+ * @throws GateError BAD_SNAPSHOT when the file is empty, not JSON, or not a JSON object (the file
+ *   is named and left as it is: it is never treated as "no state" and overwritten). Other read
+ *   errors (EACCES, EISDIR, …) are rethrown.
+ */
 export async function readState(path: string): Promise<GateSnapshot | null> {
   let text: string;
   try {
@@ -37,5 +42,14 @@ export async function readState(path: string): Promise<GateSnapshot | null> {
     if (e?.code === 'ENOENT') return null;
     throw e;
   }
-  return JSON.parse(text) as GateSnapshot;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new GateError('BAD_SNAPSHOT', `The gate state file ${path} is not valid JSON (${(e as Error).message}); repair it, or move it away to start empty`, { cause: e });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new GateError('BAD_SNAPSHOT', `The gate state file ${path} does not hold a gate snapshot (a JSON object); repair it, or move it away to start empty`);
+  }
+  return parsed as GateSnapshot;
 }
