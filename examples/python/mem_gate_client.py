@@ -116,13 +116,11 @@ class GateClient:
                 raise GateServiceError(e.code, err.get("code", "HTTP_ERROR"), err.get("message", raw)) from None
             except (ValueError, KeyError, TypeError):
                 raise GateServiceError(e.code, "HTTP_ERROR", raw) from None
-        except urllib.error.URLError as e:
-            if isinstance(e.reason, TimeoutError):
+        except (urllib.error.URLError, TimeoutError) as e:
+            # a commit that timed out may still have been applied: check with stats() before retrying
+            if isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError):
                 raise GateServiceError(0, "TIMEOUT", f"{self.base_url}: no answer within {self.timeout} s") from None
             raise GateServiceError(0, "UNREACHABLE", f"{self.base_url}: {e.reason}") from None
-        except TimeoutError:
-            # a commit that timed out may still have been applied: check with stats() before retrying
-            raise GateServiceError(0, "TIMEOUT", f"{self.base_url}: no answer within {self.timeout} s") from None
         except (http.client.HTTPException, ConnectionError) as e:
             # the service closed, reset or cut the connection (e.g. killed mid-request)
             raise GateServiceError(0, "UNREACHABLE", f"{self.base_url}: connection lost ({type(e).__name__})") from None

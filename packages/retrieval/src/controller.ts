@@ -4,6 +4,7 @@
  * names the question ids (seed 000: candidate keys are prefixed `candidate_i_`) and reads answers.
  */
 import * as SystemOneModule from '@mem/system-one';
+import { clamp01 } from './equations.js';
 
 /** A Noul / Choice question as `@mem/system-one` defines it (structural, so stand-ins fit). */
 export type Question = { type: 'noul' | 'choice'; kind?: string; instructions: string; criteria: Record<string, string> };
@@ -52,6 +53,21 @@ export const STOPPING_QUESTIONS = {
   missing_evidence: () => pick('stopping', ['missingEvidence', 'missing_evidence'])(),
   contradiction: () => pick('stopping', ['contradiction'])(),
 } as const;
+
+/**
+ * The four stopping Nouls of `STOPPING_QUESTIONS` as probabilities clamped to [0, 1] (a backend may
+ * answer outside the range); a missing answer falls back to "go on": sufficient 0, continue useful 1,
+ * missing 1, contradiction 0 (ours).
+ */
+export function stoppingAnswers(a: Record<string, Answer>): { sufficient: number; continueUseful: number; missing: number; contradiction: number } {
+  const p = (x: Answer | undefined, fallback: number) => clamp01(probabilityOf(x, fallback));
+  return {
+    sufficient: p(a.evidence_sufficient, 0),
+    continueUseful: p(a.continue_useful, 1),
+    missing: p(a.missing_evidence, 1),
+    contradiction: p(a.contradiction, 0),
+  };
+}
 
 /** A Noul answer as a probability; a Choice answer as the probability of `true`/its chosen label; missing → `fallback`. */
 export function probabilityOf(a: Answer | undefined, fallback = 0.5): number {

@@ -7,7 +7,7 @@ import { MemValidationError } from '@mem/core';
 import { compileLearnedModel } from '@mem/system-one';
 import type { Evidence, MemoryNode, MemoryStore, ResolvedScope, SearchRequest } from '@mem/core';
 import { activeViews, allocateBudgets, candidateScore, clamp01, reciprocalRankFusion, recencyAdjustedScore, recencyScore, stoppingDecision, traversalDepth, type RoutingProbabilities } from './equations.js';
-import { ROUTING_QUESTIONS, SCORING_QUESTIONS, STOPPING_QUESTIONS, probabilityOf, type Question } from './controller.js';
+import { ROUTING_QUESTIONS, SCORING_QUESTIONS, STOPPING_QUESTIONS, probabilityOf, stoppingAnswers, type Question } from './controller.js';
 import { contextLemmaIndex, createSnapshotCache, previousTurn, snapshotNeighbors, type ScopeSnapshot } from './lexical.js';
 import { createDialogueScorer, queryTimeInterval, queryWithoutSpeakerNames } from './dialogue.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
@@ -372,12 +372,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       // asked for the trace only (collectFeatures without stopBeforeRounds): not counted against the
       // controller-call cap, so collecting features does not change the search
       const a = o.stopBeforeRounds ? await ask(state, qs) : (await systemOne.ask(state, qs)).answers;
-      const answers = {
-        sufficient: clamp01(probabilityOf(a.evidence_sufficient, 0)),
-        continueUseful: clamp01(probabilityOf(a.continue_useful, 1)),
-        missing: clamp01(probabilityOf(a.missing_evidence, 1)),
-        contradiction: clamp01(probabilityOf(a.contradiction, 0)),
-      };
+      const answers = stoppingAnswers(a);
       const decision = stoppingDecision(answers, o.stopping);
       anchorStopping = { ...answers, stop: decision.stop, ...(o.collectFeatures ? { top: topVisits(k).map((v) => v.node.id) } : {}) };
       if (decision.stop && o.stopBeforeRounds) stopReason = decision.reason;
@@ -476,12 +471,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         const qs: Record<string, Question> = {};
         for (const [id, f] of Object.entries(STOPPING_QUESTIONS)) qs[id] = f();
         const a = await ask({ query, evidence: stoppingItems(o.evidenceK), depth: d }, qs);
-        stopping = {
-          sufficient: clamp01(probabilityOf(a.evidence_sufficient, 0)),
-          continueUseful: clamp01(probabilityOf(a.continue_useful, 1)),
-          missing: clamp01(probabilityOf(a.missing_evidence, 1)),
-          contradiction: clamp01(probabilityOf(a.contradiction, 0)),
-        };
+        stopping = stoppingAnswers(a);
         decision = stoppingDecision(stopping, o.stopping);
       }
       rounds.push({

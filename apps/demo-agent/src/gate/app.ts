@@ -158,11 +158,11 @@ export function createGateApp(options: GateAppOptions) {
     return v;
   };
 
-  /** Apply a mutation, persist, and roll back to the last persisted state when the write fails. */
-  // Mutations with a state file run one at a time: apply, write, then the next. A failed write then
-  // rolls back exactly its own change (the last persisted snapshot is the state before it), so a 200
-  // means written and visible, and a 503 means absent from memory and file (break-it: overlapping
-  // writes let one failure roll back a later, already-acknowledged change).
+  /**
+   * Apply a mutation, persist, and roll back to the last persisted state when the write fails. With a
+   * state file, mutations run one at a time (apply, write, then the next), so a failed write rolls back
+   * exactly its own change: a 200 means written and visible, a 503 means absent from memory and file.
+   */
   const mutate = async <T>(fn: (g: NoveltyGate) => T): Promise<T> => {
     if (!options.statePath) return fn(gate);
     const run = chain.then(async () => {
