@@ -13,13 +13,18 @@ deleted (delete), per scope.
         gate.commit("user:alice", memory_id, text="I adopted a cat named Miso")
 
 Errors from the service raise GateServiceError with the service's error code
-(e.g. INVALID_INPUT, DUPLICATE_ID, UNKNOWN_ID, DIMENSION_MISMATCH, STATE_NOT_PERSISTED).
+(e.g. INVALID_INPUT, DUPLICATE_ID, UNKNOWN_ID, DIMENSION_MISMATCH, STATE_NOT_PERSISTED). A vector
+that is not a non-empty sequence of finite real numbers, a replace that is not a bool and a
+tau_noop outside [-1, 1] are refused before anything is sent: GateServiceError(0, "INVALID_INPUT").
+A commit of an id the scope already holds with the same vector (a retry) answers unchanged=True.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import math
+import numbers
 import sys
 import urllib.error
 import urllib.parse
@@ -32,9 +37,11 @@ DEFAULT_URL = "http://127.0.0.1:8788"
 
 
 class GateServiceError(Exception):
-    """An error answered by the gate service (status, code, message) or a transport failure (status 0:
-    UNREACHABLE — refused, closed or cut connection; TIMEOUT — no answer in time (a commit may still have
-    been applied: check stats() before retrying); BAD_RESPONSE — a 2xx answer that is not JSON)."""
+    """An error answered by the gate service (status, code, message), or status 0 for one the client
+    raises itself: a transport failure (UNREACHABLE — refused, closed or cut connection; TIMEOUT — no
+    answer in time (a commit may still have been applied; retrying it with the same vector is safe, the
+    service answers unchanged=True); BAD_RESPONSE — a 2xx answer that is not JSON) or an argument
+    refused before sending (INVALID_INPUT — a bad vector, replace or tau_noop)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(f"{status} {code}: {message}")
@@ -63,7 +70,7 @@ class GateClient:
         threshold, kappa, density, nearest, n}, "noopFilter": {tauNoop, noop}}. Give vector or text."""
         body: Dict[str, Any] = {"scope": scope, **self._payload(vector, text)}
         if tau_noop is not None:
-            body["tauNoop"] = tau_noop
+            body["tauNoop"] = _check_tau_noop(tau_noop)
         return self._request("POST", "/v1/gate/route", body)
 
     def commit(
@@ -74,7 +81,11 @@ class GateClient:
         text: Optional[str] = None,
         replace: bool = False,
     ) -> Dict[str, Any]:
-        """Record a stored memory: {"scope", "id", "size", "replaced"}."""
+        """Record a stored memory: {"scope", "id", "size", "replaced", "unchanged"}. unchanged is True when
+        the id already held this vector (a retried commit: nothing changed); another vector under a
+        stored id is DUPLICATE_ID (409) unless replace=True."""
+        if not isinstance(replace, bool):
+            raise _invalid(f"replace must be a bool, got {type(replace).__name__}")
         body: Dict[str, Any] = {"scope": scope, "id": memory_id, **self._payload(vector, text)}
         if replace:
             body["replace"] = True
@@ -94,7 +105,7 @@ class GateClient:
     def _payload(vector: Optional[Sequence[float]], text: Optional[str]) -> Dict[str, Any]:
         if (vector is None) == (text is None):
             raise ValueError("give exactly one of vector or text")
-        return {"vector": [float(x) for x in vector]} if vector is not None else {"text": text}
+        return {"vector": _check_vector(vector)} if vector is not None else {"text": text}
 
     def _request(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         data = json.dumps(body).encode("utf-8") if body is not None else None
@@ -151,6 +162,8 @@ class GatePreFilter:
     def __init__(self, gate: GateClient, scope: str, policy: str = "noop-filter", tau_noop: Optional[float] = None) -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}")
+        if tau_noop is not None:
+            tau_noop = _check_tau_noop(tau_noop)
         self.gate = gate
         self.scope = scope
         self.policy = policy
@@ -174,6 +187,43 @@ class GatePreFilter:
         """Tell the gate what the peer stored under ``memory_id`` (same vector/text as ``check``)."""
         self.gate.commit(self.scope, memory_id, vector=vector, text=text)
         self.forwarded += 1
+
+
+TAU_NOOP_RANGE = (-1.0, 1.0)  # what the service accepts for tauNoop (s_vMF is a cosine-like score)
+
+
+def _invalid(message: str) -> GateServiceError:
+    return GateServiceError(0, "INVALID_INPUT", message)
+
+
+def _real(x: Any) -> bool:
+    """A real number that is not a bool (True is an int in Python; numpy floats count, numpy bools do not)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and type(x).__name__ != "bool_"
+
+
+def _check_vector(vector: Any) -> List[float]:
+    """The vector as a list of floats, or INVALID_INPUT: a non-empty sequence (list, tuple, array) of
+    finite real numbers; a str, bytes or mapping, a bool, None or NaN/inf component is refused."""
+    if isinstance(vector, (str, bytes, bytearray, dict)) or not hasattr(vector, "__len__") or not hasattr(vector, "__iter__"):
+        raise _invalid(f"vector must be a non-empty list of finite numbers, got {type(vector).__name__}")
+    out: List[float] = []
+    for i, x in enumerate(vector):
+        if not _real(x):
+            raise _invalid(f"vector[{i}] is a {type(x).__name__}, not a finite real number")
+        f = float(x)
+        if not math.isfinite(f):
+            raise _invalid(f"vector[{i}] is {f}, not a finite real number")
+        out.append(f)
+    if not out:
+        raise _invalid("vector is empty")
+    return out
+
+
+def _check_tau_noop(tau_noop: Any) -> float:
+    lo, hi = TAU_NOOP_RANGE
+    if not _real(tau_noop) or not (lo <= float(tau_noop) <= hi):
+        raise _invalid(f"tau_noop must be a number in [{lo:g}, {hi:g}], got {tau_noop!r}")
+    return float(tau_noop)
 
 
 def _seg(value: str) -> str:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseScopeKey, resolveScope, scopeKey } from './scope.js';
+import { parseScopeKey, resolveScope, scopeKey, scopeValueProblem } from './scope.js';
 import { MemError } from './errors.js';
 
 function code(f: () => unknown): string | undefined {
@@ -36,6 +36,10 @@ describe('resolveScope', () => {
     // visible text around them is still a value (kept as given)
     expect(resolveScope({ userId: 'ma\u200bya' }).userId).toBe('ma\u200bya');
     expect(resolveScope({ userId: '👩\u200d💻' }).userId).toBe('👩\u200d💻');
+  });
+  it('scopeValueProblem: the character rules of resolveScope for opaque scope / id strings (used by the gate service)', () => {
+    for (const v of [' ', '\t\n', '\u200b', '\ufeff', '\u3164', 'a\u0000b', 'a\u007f', 'x\ny']) expect(scopeValueProblem(v), JSON.stringify(v)).not.toBeNull();
+    for (const v of ['user:alice', 'default|alice||run 1', 'ma\u200bya', 'Zoë 🐶 山田']) expect(scopeValueProblem(v), JSON.stringify(v)).toBeNull();
   });
   it('reads only own keys: an inherited (or prototype-polluted) key never changes the scope', () => {
     expect(code(() => resolveScope(Object.create({ userId: 'someone-else' })))).toBe('SCOPE_MISSING');

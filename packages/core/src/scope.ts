@@ -27,6 +27,18 @@ function isBlank(v: string): boolean {
   return v.replace(INVISIBLE_RE, '') === '';
 }
 
+/**
+ * The character rules every scope value obeys (ours), for services that take opaque scope or id
+ * strings (the gate service): what is wrong with `v` — control characters (U+0000–U+001F, U+007F),
+ * or nothing but whitespace and invisible characters (zero-width, format, default-ignorable) — or
+ * null when it is fine. Length and `|` are not checked here (resolveScope checks them for scope fields).
+ */
+export function scopeValueProblem(v: string): string | null {
+  if (/[\u0000-\u001f\u007f]/.test(v)) return 'must not contain control characters';
+  if (isBlank(v)) return 'must not be only whitespace or invisible characters (zero-width, format)';
+  return null;
+}
+
 /** The scope key an unknown key most likely meant (case-insensitive match, else a shared 4-letter prefix). */
 function nearestScopeKey(key: string): string | undefined {
   const low = key.toLowerCase();
@@ -75,8 +87,8 @@ export function resolveScope(scope: Scope | undefined | null): ResolvedScope {
     if (typeof v !== 'string') throw new MemValidationError('SCOPE_INVALID', `scope.${key} must be a string`);
     if (v.length > FIELD_MAX) throw new MemValidationError('SCOPE_INVALID', `scope.${key} is longer than ${FIELD_MAX}`);
     if (v.includes('|')) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not contain "|"`);
-    if (/[\u0000-\u001f\u007f]/.test(v)) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not contain control characters`);
-    if (isBlank(v)) throw new MemValidationError('SCOPE_INVALID', `scope.${key} must not be only whitespace or invisible characters (zero-width, format)`);
+    const problem = scopeValueProblem(v);
+    if (problem) throw new MemValidationError('SCOPE_INVALID', `scope.${key} ${problem}`);
     out[key] = v;
   }
   if (!out.userId && !out.agentId && !out.runId) {

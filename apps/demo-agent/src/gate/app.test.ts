@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createNoveltyGate } from '@mem/gate-vmf';
 import type { Embedder } from '@mem/core';
 import { createGateApp } from './app.js';
-import { readState } from './state.js';
+import { readState, writeStateAtomic } from './state.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -167,6 +167,123 @@ describe('gate service (app.request)', () => {
     expect(r.status).toBe(503);
     expect(((await r.json()) as any).error.code).toBe('STATE_NOT_PERSISTED');
     expect(app2.gate.size('s')).toBe(0); // rolled back
+  });
+
+  it('a retried commit (same id, same vector) is 200 unchanged and writes nothing; another vector stays 409 (break-it finding 4)', async () => {
+    const dir = await tempDir();
+    const statePath = join(dir, 'gate.json');
+    let writes = 0;
+    const app = createGateApp({
+      gate: createNoveltyGate({ normalize: true }),
+      statePath,
+      writeState: async (path, snapshot) => {
+        writes += 1;
+        await writeStateAtomic(path, snapshot);
+      },
+    });
+    const v = [0.3, -1.7, 2.2, 1e-3, 0];
+    let r = await post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: v });
+    expect((await r.json()) as any).toEqual({ scope: 's', id: 'a', size: 1, replaced: false, unchanged: false });
+    await post(app, '/v1/gate/commit', { scope: 's', id: 'b', vector: axis(5, 2) });
+    const before = app.gate.serialize();
+    expect(writes).toBe(2);
+    // the retry (also with replace: true, also concurrent ones) changes nothing: no τ EMA step, no write
+    const retries = await Promise.all([
+      post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: v }),
+      post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: v, replace: true }),
+    ]);
+    for (const x of retries) {
+      expect(x.status).toBe(200);
+      expect((await x.json()) as any).toEqual({ scope: 's', id: 'a', size: 2, replaced: false, unchanged: true });
+    }
+    expect(writes).toBe(2);
+    expect(app.gate.serialize()).toEqual(before);
+    expect(app.gate.stats('s')!.commits).toBe(2);
+    // the same direction at another length is the same stored unit vector: also unchanged
+    r = await post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: v.map((x) => x * 4) });
+    expect(((await r.json()) as any).unchanged).toBe(true);
+    // another vector under the same id is still a conflict (naming the way out), and changes nothing
+    r = await post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: axis(5, 1) });
+    expect(r.status).toBe(409);
+    const err = ((await r.json()) as any).error;
+    expect(err.code).toBe('DUPLICATE_ID');
+    expect(err.message).toMatch(/replace/);
+    expect(app.gate.serialize()).toEqual(before);
+    // a vector of another dimension under that id keeps its own error
+    r = await post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: [1, 0] });
+    expect(((await r.json()) as any).error.code).toBe('DIMENSION_MISMATCH');
+    // replace with a new vector still replaces (and is written)
+    r = await post(app, '/v1/gate/commit', { scope: 's', id: 'a', vector: axis(5, 1), replace: true });
+    expect((await r.json()) as any).toMatchObject({ replaced: true, unchanged: false });
+    expect(writes).toBe(3);
+    expect(JSON.parse(await readFile(statePath, 'utf8'))).toEqual(app.gate.serialize());
+    // in memory only (no state file) the same holds
+    const mem = createGateApp({ gate: createNoveltyGate({ normalize: true }) });
+    await post(mem, '/v1/gate/commit', { scope: 's', id: 'a', vector: v });
+    r = await post(mem, '/v1/gate/commit', { scope: 's', id: 'a', vector: v });
+    expect((await r.json()) as any).toMatchObject({ size: 1, unchanged: true });
+    expect(mem.gate.stats('s')!.commits).toBe(1);
+  });
+
+  it('scopes and ids follow core\'s scope rules, NFC, and are never "." or ".." (break-it findings 6 and 7)', async () => {
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }) });
+    const nfd = 'Zoe\u0301'; // "Zoé" decomposed
+    const bad = [' ', '\t\n', '\u200b', '\u200b\u200d', '\ufeff', '\u3164', 'a\u0000b', 'user:\u0007bell', 'x\u007f', nfd, '\ud800x', '.', '..'];
+    for (const v of bad) {
+      for (const [path, body, field] of [
+        ['/v1/gate/route', { scope: v, vector: [1, 0] }, 'scope'],
+        ['/v1/gate/commit', { scope: v, id: 'a', vector: [1, 0] }, 'scope'],
+        ['/v1/gate/commit', { scope: 's', id: v, vector: [1, 0] }, 'id'],
+      ] as const) {
+        const r = await post(app, path, body);
+        expect(r.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+        const err = ((await r.json()) as any).error;
+        expect(err.code).toBe('INVALID_INPUT');
+        expect(err.message.startsWith(`${field}: `), err.message).toBe(true);
+      }
+      // the path parameters obey the same rules ("." and ".." cannot even be sent as a segment)
+      if (v !== '.' && v !== '..' && v !== '\ud800x') {
+        const st = await app.request(`/v1/gate/${encodeURIComponent(v)}/stats`);
+        expect(st.status, JSON.stringify(v)).toBe(400);
+        expect(((await st.json()) as any).error.message).toMatch(/^scope: /);
+        const del = await app.request(`/v1/gate/s/${encodeURIComponent(v)}`, { method: 'DELETE' });
+        expect(del.status, JSON.stringify(v)).toBe(400);
+        expect(((await del.json()) as any).error.message).toMatch(/^id: /);
+      }
+    }
+    expect(app.gate.scopes()).toEqual([]);
+    // visible text with invisible characters inside, NFC accents, "|", "/", dots inside: accepted as given
+    for (const v of ['ma\u200bya', 'Zo\u00e9', '👩\u200d💻', 'default|alice||run 1', 'a/b', '...', '.hidden', 'v1.2']) {
+      const r = await post(app, '/v1/gate/commit', { scope: v, id: v, vector: [1, 0] });
+      expect(r.status, JSON.stringify(v)).toBe(200);
+      const del = await app.request(`/v1/gate/${encodeURIComponent(v)}/${encodeURIComponent(v)}`, { method: 'DELETE' });
+      expect(del.status, JSON.stringify(v)).toBe(200);
+    }
+  });
+
+  it('vectors with very large or very small finite components are normalised, not ZERO_VECTOR (break-it finding 10)', async () => {
+    const app = createGateApp({ gate: createNoveltyGate({ normalize: true }) });
+    for (let i = 0; i < 4; i++) await post(app, '/v1/gate/commit', { scope: 's', id: `m${i}`, vector: axis(4, i, 0.3) });
+    const want = ((await (await post(app, '/v1/gate/route', { scope: 's', vector: [1, 1, 0, 0] })).json()) as any).decision;
+    for (const scale of [1e200, 1.7e308, 1e-160, 1e-200, 5e-324]) {
+      const r = await post(app, '/v1/gate/route', { scope: 's', vector: [scale, scale, 0, 0] });
+      expect(r.status, String(scale)).toBe(200);
+      const got = ((await r.json()) as any).decision;
+      expect(got.action).toBe(want.action);
+      expect(got.score).toBeCloseTo(want.score, 12);
+    }
+    let r = await post(app, '/v1/gate/commit', { scope: 's', id: 'big', vector: [1e200, -3e199, 0, 2e200] });
+    expect(r.status).toBe(200);
+    // and a retry of it is the same stored vector
+    r = await post(app, '/v1/gate/commit', { scope: 's', id: 'big', vector: [1e200, -3e199, 0, 2e200] });
+    expect(((await r.json()) as any).unchanged).toBe(true);
+    // zero stays ZERO_VECTOR; a gate that expects unit vectors is not given a rescaled one
+    r = await post(app, '/v1/gate/route', { scope: 's', vector: [0, 0, 0, 0] });
+    expect(((await r.json()) as any).error.code).toBe('ZERO_VECTOR');
+    const unitOnly = createGateApp({ gate: createNoveltyGate({ normalize: false }) });
+    r = await post(unitOnly, '/v1/gate/commit', { scope: 's', id: 'a', vector: [1e200, 0] });
+    expect(r.status).toBe(400);
+    expect(unitOnly.gate.has('s', 'a')).toBe(false);
   });
 
   it('serves an OpenAPI 3.1 document with the four gate routes', async () => {

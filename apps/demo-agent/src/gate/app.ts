@@ -4,10 +4,16 @@
  * zod-validated; errors are JSON `{ error: { code, message } }` (validation 400, unknown id 404,
  * duplicate id 409, state not persisted 503, anything else 500 with a generic message).
  *
- * Endpoints (scopes are opaque strings, e.g. `user:alice`; URL-encode them in paths):
+ * Endpoints (scopes are opaque strings, e.g. `user:alice`; URL-encode them in paths). Scopes and ids
+ * follow core's scope character rules (`scopeValueProblem`: no control characters, not only
+ * whitespace or invisible characters), are well-formed Unicode in NFC, and are never "." or ".."
+ * (path segments a client resolves away); anything else is 400 INVALID_INPUT naming the field.
  * - `POST /v1/gate/route  { scope, vector | text, tauNoop? }` → the adaptive gate's decision plus the
  *   fixed-τ_noop pre-filter's verdict on the same score (read-only).
- * - `POST /v1/gate/commit { scope, id, vector | text, replace? }` → store the memory's vector.
+ * - `POST /v1/gate/commit { scope, id, vector | text, replace? }` → store the memory's vector. A
+ *   commit of an id the scope already holds with the same vector (a retry after a timeout) is a
+ *   200 `unchanged: true` that changes nothing; with another vector it is 409 DUPLICATE_ID unless
+ *   `replace: true`.
  * - `DELETE /v1/gate/{scope}/{id}` → forget it.
  * - `GET /v1/gate/{scope}/stats` → N, κ, τ, density, … of the scope.
  * - `GET /openapi.json`, `GET /healthz`.
@@ -19,8 +25,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
-import { createNoveltyGate, isNoopByScore, SAGE_DEFAULTS, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
-import type { Embedder } from '@mem/core';
+import { createNoveltyGate, GateError, isNoopByScore, SAGE_DEFAULTS, toUnitVector, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
+import { isWellFormed, scopeValueProblem, type Embedder } from '@mem/core';
 import { writeStateAtomic } from './state.js';
 
 export interface GateAppOptions {
@@ -41,7 +47,34 @@ export interface GateAppOptions {
 
 const ErrorSchema = errorSchema('GateError', 'DIMENSION_MISMATCH');
 
-const Scope = z.string().min(1).max(512).openapi({ example: 'user:alice', description: 'Opaque scope key; novelty is computed against all memories of the scope' });
+/**
+ * What is wrong with a scope or id string, or null (break-it findings 6 and 7): core's scope
+ * character rules, well-formed UTF-16, NFC (an NFD spelling of the same text would be a second key
+ * that looks the same), and not "." or ".." (URL path segments that clients resolve away, so
+ * DELETE and stats could never address what was committed under them).
+ */
+export function gateKeyProblem(v: string): string | null {
+  if (v === '.' || v === '..') return `must not be "${v}" (a URL path segment clients resolve away: it could not be deleted or read)`;
+  const p = scopeValueProblem(v);
+  if (p) return p;
+  if (!isWellFormed(v)) return 'must not contain a lone UTF-16 surrogate';
+  if (v.normalize('NFC') !== v) return 'must be in Unicode NFC (normalize it to NFC: an NFD spelling would be a second key that looks the same)';
+  return null;
+}
+
+/** A scope or id string: 1–512 characters that pass `gateKeyProblem`. */
+const key = () =>
+  z
+    .string()
+    .min(1)
+    .max(512)
+    .superRefine((v, ctx) => {
+      const problem = gateKeyProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+const Scope = key().openapi({ example: 'user:alice', description: 'Opaque scope key (NFC, no control characters, not blank, not "." or ".."); novelty is computed against all memories of the scope' });
+const Id = key().openapi({ description: 'Memory id (same rules as the scope)' });
 const Vector = z.array(z.number()).min(1).max(8192).openapi({ description: 'Embedding (normalised to unit length by the service)' });
 const Text = z.string().min(1).max(20_000).openapi({ description: 'Text embedded by the service (offline wink GloVe embedder by default)' });
 
@@ -59,10 +92,13 @@ const RouteBody = z
 const CommitBody = z
   .object({
     scope: Scope,
-    id: z.string().min(1).max(512),
+    id: Id,
     vector: Vector.optional(),
     text: Text.optional(),
-    replace: z.boolean().optional().openapi({ description: 'Replace the vector when the id exists (after an Update merge); default false → 409 DUPLICATE_ID' }),
+    replace: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Replace the vector when the id exists (after an Update merge); default false → 409 DUPLICATE_ID (the same vector again is a 200 unchanged, whatever replace says)' }),
   })
   .strict()
   .openapi('CommitRequest');
@@ -88,7 +124,15 @@ const RouteResult = z
   })
   .openapi('RouteResult');
 
-const CommitResult = z.object({ scope: z.string(), id: z.string(), size: z.number().int(), replaced: z.boolean() }).openapi('CommitResult');
+const CommitResult = z
+  .object({
+    scope: z.string(),
+    id: z.string(),
+    size: z.number().int(),
+    replaced: z.boolean(),
+    unchanged: z.boolean().openapi({ description: 'True when the id already held this vector (a retried commit): nothing was changed or written' }),
+  })
+  .openapi('CommitResult');
 const DeleteResult = z.object({ scope: z.string(), id: z.string(), removed: z.literal(true), size: z.number().int() }).openapi('DeleteResult');
 const StatsResult = z
   .object({
@@ -114,7 +158,7 @@ const StatsResult = z
 const ScopeParam = z.object({ scope: Scope.openapi({ param: { name: 'scope', in: 'path' } }) });
 const ScopeIdParam = z.object({
   scope: Scope.openapi({ param: { name: 'scope', in: 'path' } }),
-  id: z.string().min(1).max(512).openapi({ param: { name: 'id', in: 'path' } }),
+  id: Id.openapi({ param: { name: 'id', in: 'path' } }),
 });
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -136,6 +180,51 @@ class ServiceError extends Error {
 }
 
 
+/**
+ * The vector handed to the gate (break-it finding 10): when Σxᵢ² overflows (components near 1e200) or
+ * falls to the subnormal range (near 1e-160) although a component is non-zero, the vector is first
+ * divided by max |xᵢ| — the same direction, so the same unit vector — instead of failing as
+ * ZERO_VECTOR. Every other vector is passed as it is, so decisions stay bit for bit the library's.
+ * Only for a normalising gate (one with `normalize: false` expects unit vectors and says NOT_NORMALIZED).
+ */
+export function scaledForNorm(v: number[], normalize: boolean): number[] {
+  if (!normalize) return v;
+  let s = 0;
+  let m = 0;
+  for (const x of v) {
+    if (typeof x !== 'number' || !Number.isFinite(x)) return v; // the gate names the bad component
+    s += x * x;
+    const a = Math.abs(x);
+    if (a > m) m = a;
+  }
+  if (m === 0 || (Number.isFinite(s) && s >= 1e-290)) return v;
+  return v.map((x) => x / m);
+}
+
+/**
+ * True when `id` in `scope` already holds exactly the vector `v` would be stored as (its Float32
+ * unit vector; break-it finding 4: a retried commit). False when the id is absent or `v` is invalid
+ * (the commit then answers with its own error).
+ */
+function holdsSameVector(g: NoveltyGate, scope: string, id: string, v: ArrayLike<number>): boolean {
+  if (!g.has(scope, id)) return false;
+  const sc = g.serialize({ scopes: [scope] }).scopes.find((s) => s.scope === scope);
+  const row = sc?.vectors ? sc.ids.indexOf(id) : -1;
+  if (!sc || row < 0) return false;
+  let unit: Float64Array;
+  try {
+    unit = toUnitVector(v, sc.dimension, g.options.normalize, g.options.normTolerance);
+  } catch {
+    return false;
+  }
+  const bytes = Buffer.from(sc.vectors!, 'base64');
+  const d = sc.dimension;
+  for (let j = 0; j < d; j++) {
+    if (bytes.readFloatLE(4 * (row * d + j)) !== Math.fround(unit[j]!)) return false;
+  }
+  return true;
+}
+
 /** The public fields of a decision (drops internal bookkeeping such as `mode`). */
 function publicDecision(d: GateDecision) {
   return { action: d.action, novelty: d.novelty, score: d.score, threshold: d.threshold, kappa: d.kappa, density: d.density, nearest: d.nearest, n: d.n };
@@ -152,7 +241,7 @@ export function createGateApp(options: GateAppOptions) {
 
   const vectorOf = async (body: { vector?: number[]; text?: string }): Promise<ArrayLike<number>> => {
     if ((body.vector === undefined) === (body.text === undefined)) throw new ServiceError(400, 'INVALID_INPUT', 'Give exactly one of "vector" or "text"');
-    if (body.vector) return body.vector;
+    if (body.vector) return scaledForNorm(body.vector, gate.options.normalize);
     if (!options.embedder) throw new ServiceError(400, 'TEXT_UNSUPPORTED', 'This service has no embedder; send "vector"');
     const [v] = await options.embedder.embed([body.text!]);
     return v;
@@ -162,11 +251,13 @@ export function createGateApp(options: GateAppOptions) {
    * Apply a mutation, persist, and roll back to the last persisted state when the write fails. With a
    * state file, mutations run one at a time (apply, write, then the next), so a failed write rolls back
    * exactly its own change: a 200 means written and visible, a 503 means absent from memory and file.
+   * When `changed(out)` is false the mutation changed nothing and nothing is written.
    */
-  const mutate = async <T>(fn: (g: NoveltyGate) => T): Promise<T> => {
+  const mutate = async <T>(fn: (g: NoveltyGate) => T, changed: (out: T) => boolean = () => true): Promise<T> => {
     if (!options.statePath) return fn(gate);
     const run = chain.then(async () => {
       const out = fn(gate);
+      if (!changed(out)) return out;
       const snapshot = gate.serialize();
       try {
         await (options.writeState ?? writeStateAtomic)(options.statePath!, snapshot);
@@ -220,15 +311,27 @@ export function createGateApp(options: GateAppOptions) {
     async (c) => {
       const body = c.req.valid('json');
       const v = await vectorOf(body);
-      const replaced = await mutate((g) => {
-        if (body.replace && g.has(body.scope, body.id)) {
-          g.replace(body.scope, body.id, v);
-          return true;
-        }
-        g.commit(body.scope, body.id, v);
-        return false;
-      });
-      return c.json({ scope: body.scope, id: body.id, size: gate.size(body.scope), replaced }, 200);
+      const { replaced, unchanged } = await mutate(
+        (g) => {
+          // a retry of a commit that was applied (say, after a client timeout) changes nothing
+          if (holdsSameVector(g, body.scope, body.id, v)) return { replaced: false, unchanged: true };
+          if (body.replace && g.has(body.scope, body.id)) {
+            g.replace(body.scope, body.id, v);
+            return { replaced: true, unchanged: false };
+          }
+          try {
+            g.commit(body.scope, body.id, v);
+          } catch (e) {
+            if (GateError.isInstance(e) && e.code === 'DUPLICATE_ID') {
+              throw new ServiceError(409, 'DUPLICATE_ID', `${e.message} with another vector; send "replace": true to replace it (the same vector again is answered 200, unchanged)`);
+            }
+            throw e;
+          }
+          return { replaced: false, unchanged: false };
+        },
+        (out) => !out.unchanged,
+      );
+      return c.json({ scope: body.scope, id: body.id, size: gate.size(body.scope), replaced, unchanged }, 200);
     },
   );
 

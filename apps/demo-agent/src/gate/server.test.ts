@@ -1,7 +1,7 @@
 // Real listening servers on loopback: restart from the state file decides the same; the Python
 // standard-library client (examples/python) talks to the service and gets real decisions.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,6 +73,36 @@ describe('gate server (real loopback listen)', () => {
     lib.remove('user:a', 'm5');
     expect(after.map((d) => d.score)).toEqual(probes.map((p) => lib.route('user:a', p).score));
     await second.close();
+  });
+
+  it('on start, removes the temporary state files a SIGKILLed writer left, says so on stderr, and keeps a live writer\'s (break-it finding 9)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mem-gate-stale-'));
+    dirs.push(dir);
+    const statePath = join(dir, 'gate.json');
+    // a process that wrote a temporary file and was SIGKILLed before its rename
+    const child = await run(process.execPath, [
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(dir)} + '/.gate.json.' + process.pid + '.0badf00d.tmp', '{"format":'); process.kill(process.pid, 'SIGKILL')`,
+    ]).then(
+      () => null,
+      (e) => e,
+    );
+    expect(child?.signal).toBe('SIGKILL');
+    const names = await readdir(dir);
+    expect(names).toHaveLength(1);
+    const stale = names[0]!;
+    const live = `.gate.json.${process.pid}.12345678.tmp`;
+    await writeFile(join(dir, live), '{}');
+    await writeFile(join(dir, 'keep.txt'), 'x');
+    const lines: string[] = [];
+    const srv = await startGateServer({ port: 0, statePath, embedder: null, log: (l) => lines.push(l) });
+    servers.push(srv);
+    expect(srv.restored).toBe(false);
+    expect((await readdir(dir)).sort()).toEqual([live, 'keep.txt'].sort());
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(join(dir, stale));
+    expect((await postJson(`${srv.url}/v1/gate/commit`, { scope: 's', id: 'a', vector: [1, 0] })).status).toBe(200);
+    await srv.close();
   });
 
   it('the Python client (stdlib only) gets real decisions; the A-Mem example skips repeated notes', async () => {

@@ -1,13 +1,15 @@
 /**
  * `startGateServer` — the process behind `mem gate serve` (ours): restores the gate from
- * `statePath` (if the file exists), serves `createGateApp` on 127.0.0.1 by default.
+ * `statePath` (if the file exists), serves `createGateApp` on 127.0.0.1 by default. On start it
+ * removes the temporary state files a killed earlier run left next to `statePath` (see
+ * `removeStaleTempFiles`) and says so on stderr.
  */
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createNoveltyGate, type GateOptions, type NoveltyGate } from '@mem/gate-vmf';
 import { createWinkEmbedder, type Embedder } from '@mem/core';
 import { createGateApp, type GateApp } from './app.js';
-import { readState } from './state.js';
+import { readState, removeStaleTempFiles } from './state.js';
 import { listenError } from '../output.js';
 import { answerClientErrorsAsJson } from '../http-errors.js';
 
@@ -23,6 +25,10 @@ export interface GateServerOptions {
   /** Embedder for `text` requests. Default core's offline `createWinkEmbedder()`; `null` disables text. */
   embedder?: Embedder | null;
   bodyLimit?: number;
+  /** Start-up notices (stale temporary files removed). Default: a line on stderr. */
+  log?: (line: string) => void;
+  /** Whether a pid is a running process (for the stale temporary files); for tests. */
+  isProcessRunning?: (pid: number) => boolean;
 }
 
 export interface RunningGateServer {
@@ -38,6 +44,11 @@ export interface RunningGateServer {
 }
 
 export async function startGateServer(options: GateServerOptions = {}): Promise<RunningGateServer> {
+  if (options.statePath) {
+    const log = options.log ?? ((line: string) => console.error(line));
+    const removed = await removeStaleTempFiles(options.statePath, { isRunning: options.isProcessRunning });
+    for (const file of removed) log(`[mem gate] removed the stale temporary state file ${file} (left by a writer that is no longer running)`);
+  }
   const state = options.statePath ? await readState(options.statePath) : null;
   const gate = state ? createNoveltyGate({ state }) : createNoveltyGate({ normalize: true, ...(options.gateOptions ?? {}) });
   const embedder = options.embedder === null ? undefined : (options.embedder ?? createWinkEmbedder());
