@@ -10,4 +10,4 @@ export { createBm25Retriever, createDenseRetriever, createHybridRetriever } from
 export { toContext, renderContext, formatTime, formatDate, type ToContextOptions, type PackedContext } from './context.js';
 export { probabilityOf, type SystemOneLike, type Question, type Answer } from './controller.js';
 export type * from './types.js';
-export { RELEVANCE_FEATURES, RELATIVE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures, type CandidateSetStats, type RelativeFeature, createRelevanceFeaturizer, defaultRelevanceModel, relevanceProbability, personShares, queryFirstPerson, speakerStats, rankFeature, type RelevanceFeature, type CandidateView } from './relevance.js';
+export { RELEVANCE_FEATURES, RELATIVE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures, type CandidateSetStats, type RelativeFeature, createRelevanceFeaturizer, defaultRelevanceModel, relevanceModelFor, relevanceProbability, personShares, queryFirstPerson, speakerStats, rankFeature, turnNamesSpeaker, type RelevanceFeature, type CandidateView } from './relevance.js';

