@@ -429,7 +429,8 @@ export function buildProgram(): Command {
     .description('MCP server over stdio (tools remember, recall, forget, history, stats); scope from --user/--agent/--run, $MEM_USER or each call')
     .action(async (_opts: unknown, cmd: Command) => {
       const o = globals(cmd);
-      const [{ StdioServerTransport }, { createMemMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')]);
+      // our stdio transport: answers malformed JSON-RPC (-32700 / -32600, id null) instead of staying silent
+      const [{ JsonRpcStdioTransport }, { createMemMcpServer }] = await Promise.all([import('./mcp/stdio.js'), import('./mcp/server.js')]);
       // stdout carries the protocol: no progress bar, nothing printed there
       const stack = await createStack({ db: o.db, store: o.store, scope: scopeOf(o), retriever: o.retriever, embedder: o.embedder, timeZone: o.timeZone });
       const server = createMemMcpServer({ stack, scope: configuredScope(o) });
@@ -437,7 +438,7 @@ export function buildProgram(): Command {
       const close = () => (closing ??= server.close().then(() => stack.close()));
       stopOnSignalsAndOrphaning({ close, onStop: (why) => process.stderr.write(`mem mcp: stopping (${why})\n`) });
       process.stdin.once('end', () => void close().finally(() => process.exit(0)));
-      await server.connect(new StdioServerTransport());
+      await server.connect(new JsonRpcStdioTransport());
       process.stderr.write(`mem mcp: ready on stdio (${configuredScope(o) ? formatScope(scopeOf(o)) : 'no default scope: every call names its scope'})\n`);
     });
 
