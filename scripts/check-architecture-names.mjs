@@ -12,10 +12,14 @@
  *   declared as a function, method, property or const somewhere in the sources;
  * - other identifiers in camelCase, PascalCase with an inner capital, or CONSTANT_CASE: declared, or
  *   (relation subtypes) present as a string literal.
- * Prints every name it cannot find and exits 1 if there is one.
+ * Then (issue 36) the links and commands of README.md, docs/ and every package README
+ * (scripts/docs-links-commands.mjs): relative links resolve, anchors name a heading, each `pnpm …`
+ * names a script that exists and each `mem …` a CLI command and options that exist.
+ * Prints every name, link or command it cannot find and exits 1 if there is one.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { checkLinksAndCommands } from './docs-links-commands.mjs';
 
 const root = join(import.meta.dirname, '..');
 const docs = process.argv.slice(2).length
@@ -113,8 +117,17 @@ for (const doc of docs) {
     }
   });
 }
-if (missing.length) {
-  console.log(`${missing.length} name(s) not found in the sources:\n${missing.map((m) => `  ${m}`).join('\n')}`);
+const mdUnder = (dir) => (existsSync(join(root, dir)) ? readdirSync(join(root, dir), { recursive: true }).filter((f) => String(f).endsWith('.md') && !String(f).includes('node_modules')).map((f) => `${dir}/${f}`) : []);
+const linkDocs = [
+  'README.md',
+  ...mdUnder('docs'),
+  ...['packages', 'apps', 'examples'].flatMap((top) => readdirSync(join(root, top)).flatMap((d) => mdUnder(`${top}/${d}`).filter((f) => !/\/(CHANGELOG|dist|test-artifacts)/.test(f)))),
+];
+const lc = checkLinksAndCommands({ root, files: linkDocs });
+if (missing.length || lc.problems.length) {
+  if (missing.length) console.log(`${missing.length} name(s) not found in the sources:\n${missing.map((m) => `  ${m}`).join('\n')}`);
+  if (lc.problems.length) console.log(`${lc.problems.length} link(s) or command(s) that do not hold:\n${lc.problems.map((m) => `  ${m}`).join('\n')}`);
   process.exit(1);
 }
 console.log(`${docs.join(', ')}: ${checked} names and paths checked, all found (${files.length} source files, ${relative(process.cwd(), root) || '.'})`);
+console.log(`${linkDocs.length} markdown files: ${lc.links} links and ${lc.commands} commands checked, all hold`);
