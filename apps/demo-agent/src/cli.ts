@@ -482,7 +482,7 @@ export function buildProgram(): Command {
  */
 function restoreInvocationDirectory(): void {
   const init = process.env.INIT_CWD;
-  const viaScript = process.env.npm_lifecycle_event === 'mem' || process.env.npm_lifecycle_event === 'demo';
+  const viaScript = ['mem', 'mem:dev', 'demo'].includes(process.env.npm_lifecycle_event ?? '');
   if (init && viaScript && init !== process.cwd()) process.chdir(init);
 }
 
@@ -516,12 +516,15 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   }
 }
 
-const isEntry = process.argv[1] && /cli\.(ts|js)$/.test(process.argv[1]);
-if (isEntry) {
+/** Entry point of the `mem` bin (bin/mem.js runs the built bundle) and of `tsx src/cli.ts`. */
+export async function runCli(): Promise<void> {
   exitQuietlyOnBrokenPipe(process.stdout);
   exitQuietlyOnBrokenPipe(process.stderr);
-  void main();
+  await main();
 }
+
+const isEntry = process.argv[1] && /cli\.(ts|js)$/.test(process.argv[1]);
+if (isEntry) void runCli();
 
 /**
  * With MEM_LLM_BASE_URL / MEM_LLM_API_KEY / MEM_LLM_MODEL set, `mem eval locomo` also has System Two

@@ -332,14 +332,16 @@ function buildStack(p: Parts): Stack {
       // one strict reading of `now` for retrieval and System Two's "today" alike
       const now = options.now === undefined ? undefined : stack.readNow(options.now);
       const result = await stack.search(question, { k: options.k ?? 10, now });
-      const context = packContext(result, options.tokenBudget ?? 1200);
+      // packed on first read (the tokenizer costs ~0.15 s to load): System Two, --json and HTTP read it
+      let context: string | undefined;
+      const packed = () => (context ??= packContext(result, options.tokenBudget ?? 1200));
       const evidence = result.evidence.map(toEvidenceItem);
       let answer = '';
       let mode: AskResult['mode'] = 'evidence';
       let systemTwoError: AskResult['systemTwoError'] = null;
       if (p.systemTwo) {
         try {
-          answer = (await p.systemTwo.answer(question, context, { now })).text;
+          answer = (await p.systemTwo.answer(question, packed(), { now })).text;
           mode = 'llm';
         } catch (e) {
           // System Two down: answer offline from the evidence and say why (no data is lost).
@@ -351,7 +353,9 @@ function buildStack(p: Parts): Stack {
         const top = offlineAnswerEvidence(evidence);
         answer = top ? `${top.speaker ? `${top.speaker}: ` : ''}${top.text}` : '(no memory matches this question)';
       }
-      return { question, mode, answer, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context, trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
+      const out = { question, mode, answer, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
+      // an enumerable getter: JSON.stringify and spreads still see the packed text
+      return Object.defineProperty(out, 'context', { get: packed, enumerable: true, configurable: true });
     },
     async get(id) {
       const node = await memory.get(id, { scope });

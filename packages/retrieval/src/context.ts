@@ -4,7 +4,7 @@
  * with resolved event dates shown. Tokens are counted with `gpt-tokenizer` (o200k_base, the GPT-4o
  * family's encoding).
  */
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import { MemValidationError } from '@mem/core';
 import type { Evidence, MemoryNode, SearchResult } from '@mem/core';
 
@@ -24,6 +24,18 @@ export interface PackedContext {
   included: Evidence[];
   /** How many evidence items did not fit. */
   omitted: number;
+}
+
+let tokenCounter: ((text: string) => number) | null = null;
+
+/**
+ * o200k_base token count of `text`. gpt-tokenizer decodes its rank table when loaded (~0.15 s), so it
+ * is required on first use, not at import: a read that never packs context (the offline `mem ask`)
+ * does not pay for it.
+ */
+function countTokens(text: string): number {
+  tokenCounter ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  return tokenCounter(text);
 }
 
 const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

@@ -21,7 +21,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import * as chrono from 'chrono-node';
+// the English locale only: the same `casual` / `parse` / `Chrono` objects as the package root, without
+// loading the ten other locales (~2/3 of chrono-node's import time)
+import * as chrono from 'chrono-node/en';
 
 /** chrono-node version the gates below were derived from. */
 export const GATED_CHRONO_VERSION = '2.10.3';
