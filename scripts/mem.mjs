@@ -35,6 +35,8 @@ const stale =
   });
 if (stale) {
   const started = new Date();
+  // on stderr: `--json` output on stdout stays clean
+  process.stderr.write('mem: building the CLI and the packages it loads (turbo, cached; the first build takes a minute or two)…\n');
   const turbo = path.join(root, 'node_modules', '.bin', 'turbo');
   const build = spawnSync(turbo, ['run', 'build', '--filter=@mem/demo-agent...', '--output-logs=errors-only'], {
     cwd: root,
