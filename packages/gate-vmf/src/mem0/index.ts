@@ -4,7 +4,11 @@
  * the wrapper works on any object with Memory's method shapes).
  *
  * Each added message is embedded with your `embed` and routed in its scope (userId / agentId / runId):
- * - Noop → not forwarded (the result says so; with `infer: true` this saves mem0's extraction LLM call);
+ * - Noop → mem0's extraction is skipped (with `infer: true` that is one LLM call saved). With
+ *   `onNoop: 'annotate'` (the default) the message is still stored, raw, by `memory.add(message,
+ *   { ...config, infer: false })` with metadata `gate: 'noop'`, `duplicate_of` (the id of the memory
+ *   it repeats) and `gate_score`, so it can be searched, shown and deleted; it is not committed to
+ *   the gate. With `onNoop: 'skip'` it is dropped (SAGE's drop semantics);
  * - Add → forwarded to `memory.add` (all surviving messages of one call in one forwarded call);
  * - Update → `memory.update(nearest, merge(nearestText, message))` when the policy allows it,
  *   otherwise forwarded as an add.
@@ -62,6 +66,11 @@ export interface Mem0GatePolicy {
   tauNoop?: number;
   /** Merge for Update (System Two hook, e.g. an LLM call). Default: the new message replaces the nearest memory's text. */
   merge?: (existing: string, incoming: string) => string | Promise<string>;
+  /**
+   * What a Noop does (ours): 'annotate' stores the message raw (`infer: false`, metadata `gate`,
+   * `duplicate_of`, `gate_score`), skipping only the LLM; 'skip' drops it. Default 'annotate'.
+   */
+  onNoop?: 'annotate' | 'skip';
 }
 
 export interface WithNoveltyGateOptions {
@@ -81,8 +90,8 @@ export interface Mem0GateDecision {
   /** the message text */
   message: string;
   action: 'add' | 'update' | 'noop';
-  /** Whether the message went to mem0 (`add` for Add, `update` for an Update, nowhere for Noop). */
-  forwarded: 'add' | 'update' | false;
+  /** Where the message went: `add` (Add), `update` (an Update), `annotate` (a Noop stored raw, `infer: false`), nowhere (a skipped Noop). */
+  forwarded: 'add' | 'update' | 'annotate' | false;
   novelty: number;
   score: number;
   threshold: number;
@@ -92,7 +101,8 @@ export interface Mem0GateDecision {
 export interface Mem0GatedAddResult {
   /** mem0's results for the forwarded part, plus `{ event: 'UPDATE' }` items for gate updates. */
   results: Mem0MemoryItem[];
-  gate: { scope: string; decisions: Mem0GateDecision[]; skipped: number; forwardedAdd: boolean };
+  /** skipped: messages stored nowhere (Noops under onNoop 'skip'); annotated: Noops stored raw; forwardedAdd: whether memory.add ran with the caller's options. */
+  gate: { scope: string; decisions: Mem0GateDecision[]; skipped: number; annotated: number; forwardedAdd: boolean };
 }
 
 export interface Mem0GateStats {
@@ -100,9 +110,11 @@ export interface Mem0GateStats {
   noop: number;
   add: number;
   update: number;
-  /** memory.add calls made / avoided entirely (each avoided call with infer: true is one extraction LLM call saved). */
+  /** memory.add calls made with the caller's options / not made with them (each one not made with infer: true is one extraction LLM call saved). */
   addCallsForwarded: number;
   addCallsSkipped: number;
+  /** Noop messages stored raw (`infer: false`) under onNoop 'annotate'. */
+  annotated: number;
   seededScopes: number;
 }
 
@@ -144,6 +156,8 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
   const onUpdate = policy.onUpdate ?? 'update';
   const tauNoop = policy.tauNoop ?? SAGE_DEFAULTS.tauNoop;
   const merge = policy.merge ?? ((_old: string, incoming: string) => incoming);
+  const onNoop = policy.onNoop ?? 'annotate';
+  if (onNoop !== 'annotate' && onNoop !== 'skip') throw new GateError('BAD_OPTIONS', `withNoveltyGate: policy.onNoop must be 'annotate' or 'skip', got ${JSON.stringify(onNoop)}`);
   const scopeOf = options.scopeOf ?? defaultMem0Scope;
   const seedLimit = options.seedLimit ?? 100_000;
   const gate: NoveltyGate =
@@ -154,7 +168,7 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
   const seeded = new Map<string, Promise<void>>();
   const scopeOfId = new Map<string, string>();
   const queues = new Map<string, Promise<unknown>>();
-  const stats: Mem0GateStats = { messages: 0, noop: 0, add: 0, update: 0, addCallsForwarded: 0, addCallsSkipped: 0, seededScopes: 0 };
+  const stats: Mem0GateStats = { messages: 0, noop: 0, add: 0, update: 0, addCallsForwarded: 0, addCallsSkipped: 0, annotated: 0, seededScopes: 0 };
 
   const embed = async (text: string) => await options.embed(text);
 
@@ -178,6 +192,7 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
         const items: { id: string; vector: ArrayLike<number> }[] = [];
         for (const m of all.results ?? []) {
           if (!m?.id || typeof m.memory !== 'string' || gate.has(scope, m.id)) continue;
+          if (m.metadata?.gate === 'noop') continue; // a raw Noop memory: never in the gate (see onNoop)
           items.push({ id: m.id, vector: await embed(m.memory) });
           scopeOfId.set(m.id, scope);
         }
@@ -214,6 +229,7 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
       const decisions: Mem0GateDecision[] = [];
       const forward: Mem0Message[] = [];
       const updates: { text: string; nearest: string; v: ArrayLike<number> }[] = [];
+      const raw: { message: Mem0Message; nearest: string; score: number }[] = [];
       const cache = new Map<string, ArrayLike<number>>();
       for (const m of list) {
         const text = textOf(m);
@@ -234,6 +250,9 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
         } else if (d.action === 'update') {
           updates.push({ text, nearest: d.nearest!.id, v });
           forwarded = 'update';
+        } else if (onNoop === 'annotate') {
+          raw.push({ message: m, nearest: d.nearest?.id ?? '', score: d.score });
+          forwarded = 'annotate';
         }
         decisions.push({ message: text, action: d.action, forwarded, novelty: d.novelty, score: d.score, threshold: d.threshold, nearest: d.nearest });
       }
@@ -247,6 +266,13 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
       } else {
         stats.addCallsSkipped++;
       }
+      for (const r of raw) {
+        // mem0's own no-LLM path; one call per message, so each keeps its own link
+        const metadata = { ...(config?.metadata ?? {}), gate: 'noop', duplicate_of: r.nearest, gate_score: r.score };
+        const out = await memory.add([r.message], { ...config, infer: false, metadata });
+        stats.annotated++;
+        results.push(...(out?.results ?? []));
+      }
       for (const u of updates) {
         const existing = await memory.get(u.nearest);
         const merged = await merge(existing?.memory ?? '', u.text);
@@ -254,7 +280,7 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
         gate.replace(scope, u.nearest, merged === u.text ? u.v : await embed(merged));
         results.push({ id: u.nearest, memory: merged, metadata: { event: 'UPDATE', previous: existing?.memory ?? null } });
       }
-      return { results, gate: { scope, decisions, skipped: decisions.filter((d) => !d.forwarded).length, forwardedAdd: forwardAdd } };
+      return { results, gate: { scope, decisions, skipped: decisions.filter((d) => !d.forwarded).length, annotated: raw.length, forwardedAdd: forwardAdd } };
     });
   };
 

@@ -113,7 +113,7 @@ describe('withNoveltyGate on a real mem0ai Memory (loopback OpenAI-compatible se
     const baselineCalls = calls.chat - before;
     expect(baselineCalls).toBe(STREAM.length); // mem0 3.3: one extraction call per add
 
-    const gated = withNoveltyGate(newMemory('gated'), { embed: embedText, policy: { gate: 'adaptive', onUpdate: 'add' } });
+    const gated = withNoveltyGate(newMemory('gated'), { embed: embedText, policy: { gate: 'adaptive', onUpdate: 'add', onNoop: 'skip' } });
     const before2 = calls.chat;
     const outcomes: string[] = [];
     for (const m of STREAM) {
@@ -180,6 +180,48 @@ describe('withNoveltyGate on a real mem0ai Memory (loopback OpenAI-compatible se
     const r2 = await g2.add('I drive a red bicycle', { userId: 'u4', infer: false });
     expect(r2.gate.decisions[0]).toMatchObject({ action: 'update', forwarded: 'add' });
     expect(g2.gate.size('user:u4|agent:|run:')).toBe(2);
+  });
+
+  it("onNoop 'annotate' (the default) stores a Noop raw with infer: false and a link, and it can be searched", async () => {
+    const mem = newMemory('annotate');
+    const seen: { infer?: boolean; metadata?: Record<string, any> }[] = [];
+    const add = mem.add.bind(mem);
+    mem.add = (messages: any, config: any) => {
+      seen.push({ infer: config?.infer, metadata: config?.metadata });
+      return add(messages, config);
+    };
+    const gated = withNoveltyGate(mem, { embed: embedText, policy: 'noop-filter' });
+    const before = calls.chat;
+    const first = await gated.add(FACTS[2], { userId: 'u6', metadata: { source: 'chat' } });
+    const chatAfterFirst = calls.chat;
+    const dup = await gated.add(reorder(FACTS[2]), { userId: 'u6', metadata: { source: 'chat' } });
+    expect(chatAfterFirst - before).toBe(1); // the first message went through extraction
+    expect(calls.chat).toBe(chatAfterFirst); // the Noop made no LLM call
+    expect(dup.gate.decisions[0]).toMatchObject({ action: 'noop', forwarded: 'annotate' });
+    expect(dup.gate).toMatchObject({ skipped: 0, annotated: 1, forwardedAdd: false });
+    expect(seen.map((s) => s.infer)).toEqual([undefined, false]);
+    const originalId = first.results[0].id;
+    expect(seen[1].metadata).toEqual({ source: 'chat', gate: 'noop', duplicate_of: originalId, gate_score: dup.gate.decisions[0].score });
+    expect(dup.results).toHaveLength(1);
+    expect(dup.results[0].memory).toBe(reorder(FACTS[2]));
+    // stored, searchable (mem0's own search), and not in the gate
+    const hits = await gated.search(reorder(FACTS[2]), { filters: { user_id: 'u6' }, topK: 5 });
+    const raw = hits.results.find((h: any) => h.id === dup.results[0].id);
+    expect(raw?.metadata).toMatchObject({ gate: 'noop', duplicate_of: originalId });
+    expect(gated.gate.size('user:u6|agent:|run:')).toBe(1);
+    expect(gated.stats()).toMatchObject({ noop: 1, annotated: 1, addCallsSkipped: 1 });
+    // a new wrapper seeded from the store leaves the raw memory out of the gate
+    const reseeded = withNoveltyGate(mem, { embed: embedText });
+    await reseeded.add(FACTS[7], { userId: 'u6', infer: false });
+    expect(reseeded.gate.has('user:u6|agent:|run:', dup.results[0].id)).toBe(false);
+    expect(reseeded.gate.has('user:u6|agent:|run:', originalId)).toBe(true);
+    // deleting the raw memory through the wrapper works like any delete
+    await gated.delete(dup.results[0].id);
+    expect(await gated.get(dup.results[0].id)).toBeNull();
+  });
+
+  it('refuses an unknown onNoop', () => {
+    expect(() => withNoveltyGate(newMemory('bad'), { embed: embedText, policy: { onNoop: 'drop' as any } })).toThrow(/onNoop/);
   });
 
   it("the fixed-τ_noop filter policy ('noop-filter') never updates", async () => {
