@@ -3,6 +3,7 @@
 // retrieval imports core and system-one; graph-neo4j and ai-sdk import core; no cycles anywhere.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const layering = {
   'packages/gate-vmf': [],
@@ -15,16 +16,31 @@ const layering = {
 const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/ai-sdk', '@mem/demo-agent'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**', 'scripts/lint-fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.{ts,mts,cts}'],
     plugins: { 'import-x': importX },
+    // Without a TypeScript resolver import-x resolves none of the `.js` specifiers that point at
+    // `.ts` sources, and no-cycle / no-unresolved then check nothing (issue 35). The resolver reads
+    // every package's tsconfig, and the `@mem/source` condition maps @mem imports to sources.
+    settings: {
+      'import-x/extensions': ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts', '.cts'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: ['tsconfig.base.json', 'packages/*/tsconfig.json', 'apps/*/tsconfig.json'],
+          conditionNames: ['@mem/source', 'import', 'node', 'default'],
+          noWarnOnMultipleProjects: true,
+        }),
+      ],
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['warn', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
       'import-x/no-cycle': 'error',
+      'import-x/no-unresolved': 'error',
       'import-x/no-self-import': 'error',
     },
   },

@@ -35,6 +35,18 @@ export type MemErrorCode =
   | 'WRITE_FAILED'
   | 'INTERNAL';
 
+/**
+ * Whether `e` carries `marker` (ours; the vercel/ai pattern). Every error class of `@mem` sets its
+ * own `Symbol.for('@mem/error/<ClassName>')` marker, and its static `isInstance` checks that marker,
+ * so `StoreConflictError.isInstance(e)` is true only for a StoreConflictError (a subclass check
+ * never inherits its parent's answer), across duplicated module copies where `instanceof` fails.
+ * `MemError.isInstance(e)` checks the shared `Symbol.for('@mem/error')` marker, set on every error
+ * of every `@mem` package. One way to check errors everywhere: `XError.isInstance(e)`, then `e.code`.
+ */
+export function hasMarker(e: unknown, marker: symbol): boolean {
+  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[marker] === true;
+}
+
 export interface MemErrorOptions {
   cause?: unknown;
   details?: Record<string, unknown>;
@@ -56,7 +68,7 @@ export class MemError extends Error {
 
   /** True for any `@mem` error (this class, its subclasses, and gate-vmf / system-one errors). */
   static isInstance(e: unknown): e is MemError {
-    return typeof e === 'object' && e !== null && (e as any)[MEM_ERROR_MARKER] === true;
+    return hasMarker(e, MEM_ERROR_MARKER);
   }
 
   toJSON(): { name: string; code: string; category: string; message: string; details?: Record<string, unknown> } {
@@ -64,38 +76,71 @@ export class MemError extends Error {
   }
 }
 
+const MEM_VALIDATION_ERROR_MARKER = Symbol.for('@mem/error/MemValidationError');
 /** Bad caller input. Thrown before anything is written. */
 export class MemValidationError extends MemError {
+  readonly [MEM_VALIDATION_ERROR_MARKER] = true;
+
+  /** True for a `MemValidationError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is MemValidationError {
+    return hasMarker(e, MEM_VALIDATION_ERROR_MARKER);
+  }
+
   constructor(code: MemErrorCode, message: string, options?: MemErrorOptions) {
     super(code, 'validation', message, options);
     this.name = 'MemValidationError';
   }
 }
 
+const MEM_NOT_FOUND_ERROR_MARKER = Symbol.for('@mem/error/MemNotFoundError');
 /** A node id that does not exist in the given scope. */
 export class MemNotFoundError extends MemError {
+  readonly [MEM_NOT_FOUND_ERROR_MARKER] = true;
+
+  /** True for a `MemNotFoundError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is MemNotFoundError {
+    return hasMarker(e, MEM_NOT_FOUND_ERROR_MARKER);
+  }
+
   constructor(message: string, options?: MemErrorOptions) {
     super('NODE_NOT_FOUND', 'not_found', message, options);
     this.name = 'MemNotFoundError';
   }
 }
 
+const STORE_UNAVAILABLE_ERROR_MARKER = Symbol.for('@mem/error/StoreUnavailableError');
 /** A store could not be reached within its timeout (connection refused, DNS, auth). */
 export class StoreUnavailableError extends MemError {
+  readonly [STORE_UNAVAILABLE_ERROR_MARKER] = true;
+
+  /** True for a `StoreUnavailableError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is StoreUnavailableError {
+    return hasMarker(e, STORE_UNAVAILABLE_ERROR_MARKER);
+  }
+
   constructor(message: string, options?: MemErrorOptions) {
     super('STORE_UNAVAILABLE', 'unavailable', message, options);
     this.name = 'StoreUnavailableError';
   }
 }
 
+const STORE_META_MISMATCH_ERROR_MARKER = Symbol.for('@mem/error/StoreMetaMismatchError');
 /** The store was created with another schema version, embedding model or dimension. */
 export class StoreMetaMismatchError extends MemError {
+  readonly [STORE_META_MISMATCH_ERROR_MARKER] = true;
+
+  /** True for a `StoreMetaMismatchError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is StoreMetaMismatchError {
+    return hasMarker(e, STORE_META_MISMATCH_ERROR_MARKER);
+  }
+
   constructor(message: string, options?: MemErrorOptions) {
     super('STORE_META_MISMATCH', 'conflict', message, options);
     this.name = 'StoreMetaMismatchError';
   }
 }
 
+const STORE_CONFLICT_ERROR_MARKER = Symbol.for('@mem/error/StoreConflictError');
 /**
  * A write lost a race with another writer of the same store (ours): a uniqueness constraint
  * refused it, e.g. another process stored the same observation (same scope and content hash)
@@ -103,14 +148,29 @@ export class StoreMetaMismatchError extends MemError {
  * (`Memory.add` does so: the retry finds the stored observation and returns it as a duplicate).
  */
 export class StoreConflictError extends MemError {
+  readonly [STORE_CONFLICT_ERROR_MARKER] = true;
+
+  /** True for a `StoreConflictError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is StoreConflictError {
+    return hasMarker(e, STORE_CONFLICT_ERROR_MARKER);
+  }
+
   constructor(message: string, options?: MemErrorOptions) {
     super('STORE_CONFLICT', 'conflict', message, options);
     this.name = 'StoreConflictError';
   }
 }
 
+const STORE_ERROR_MARKER = Symbol.for('@mem/error/StoreError');
 /** Any other store failure (mapped from the driver's own error, kept as `cause`). */
 export class StoreError extends MemError {
+  readonly [STORE_ERROR_MARKER] = true;
+
+  /** True for a `StoreError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is StoreError {
+    return hasMarker(e, STORE_ERROR_MARKER);
+  }
+
   constructor(message: string, options?: MemErrorOptions) {
     super('STORE_ERROR', 'internal', message, options);
     this.name = 'StoreError';

@@ -6,7 +6,8 @@
  * Every method that throws a `GateError` leaves the gate state unchanged.
  */
 const MEM_ERROR_MARKER = Symbol.for('@mem/error');
-const GATE_ERROR_MARKER = Symbol.for('@mem/gate-vmf/error');
+/** This class's own marker (`Symbol.for('@mem/error/<ClassName>')`, the pattern of every `@mem` error class). */
+const GATE_ERROR_MARKER = Symbol.for('@mem/error/GateError');
 
 export type GateErrorCode =
   | 'DIMENSION_MISMATCH' // vector length differs from the scope's (or the gate's) dimension

@@ -4,6 +4,8 @@
  * `MemError.isInstance(e)` from `@mem/core` recognises it too.
  */
 export const SYSTEM_ONE_ERROR_MARKER: unique symbol = Symbol.for('@mem/error') as any;
+/** This class's own marker (`Symbol.for('@mem/error/<ClassName>')`, the pattern of every `@mem` error class). */
+const SYSTEM_ONE_CLASS_MARKER = Symbol.for('@mem/error/SystemOneError');
 
 export type SystemOneErrorCategory = 'validation' | 'not_found' | 'unavailable' | 'internal';
 
@@ -44,6 +46,7 @@ const CATEGORY: Record<SystemOneErrorCode, SystemOneErrorCategory> = {
 /** The one error class thrown by `@mem/system-one`. `code` is stable; `category` is coarse. */
 export class SystemOneError extends Error {
   readonly [SYSTEM_ONE_ERROR_MARKER] = true;
+  readonly [SYSTEM_ONE_CLASS_MARKER] = true;
   readonly code: SystemOneErrorCode;
   readonly category: SystemOneErrorCategory;
   readonly details?: Record<string, unknown>;
@@ -56,14 +59,9 @@ export class SystemOneError extends Error {
     this.details = options.details;
   }
 
-  /** True for a `SystemOneError` from any copy of this package (checks `code` + the `@mem` marker). */
+  /** True for a `SystemOneError` from any copy of this package (its own class marker, as every `@mem` error class has). */
   static isInstance(e: unknown): e is SystemOneError {
-    return (
-      typeof e === 'object' &&
-      e !== null &&
-      (e as any)[SYSTEM_ONE_ERROR_MARKER] === true &&
-      (e as any).name === 'SystemOneError'
-    );
+    return typeof e === 'object' && e !== null && (e as any)[SYSTEM_ONE_CLASS_MARKER] === true;
   }
 
   toJSON(): { name: string; code: string; category: string; message: string; details?: Record<string, unknown> } {

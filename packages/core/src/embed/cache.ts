@@ -9,7 +9,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Embedder } from '../types.js';
 import { MemValidationError } from '../errors.js';
-import { isWellFormed } from '../write/validate.js';
+import { isWellFormed } from '../unicode.js';
 import { EmbedderError, assertTexts } from './util.js';
 
 export interface CachedEmbedderOptions {

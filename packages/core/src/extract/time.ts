@@ -5,7 +5,7 @@
  */
 import type * as chrono from 'chrono-node';
 import { MemValidationError } from '../errors.js';
-import { timeZoneOffsetMs, zonedWallTimeToUtc } from '../write/time.js';
+import { looksLikeEpochSeconds, timeZoneOffsetMs, zonedWallTimeToUtc } from '../time/zone.js';
 import { gatedChronoParse } from './chrono-gate.js';
 
 /** Size of the period an expression names. */
@@ -333,16 +333,6 @@ const MAX_REFERENCE = Date.parse('9999-12-31T00:00:00Z'); // leaves room for "ne
 // The last valid string observedAt and its time (ms): consecutive observations usually share one.
 let lastObservedAt: string | null = null;
 let lastReference = 0;
-
-/**
- * Whether an epoch-ms number is more likely epoch **seconds** (ours): 0 ≤ value < 10¹¹, i.e. as ms
- * a time between 1970-01-01 and 1973-03-03, while every time in seconds from 1970 to 5138 falls in
- * that range. Such numbers are refused rather than stored half a century off; a real time of those
- * years can still be given as a Date or an ISO string.
- */
-export function looksLikeEpochSeconds(value: number): boolean {
-  return value >= 0 && value < 1e11;
-}
 
 function toReference(observedAt: string | Date | number): number {
   if (typeof observedAt === 'string' && observedAt === lastObservedAt) return lastReference;

@@ -5,7 +5,9 @@
  * wall-clock → UTC conversion uses `Intl.DateTimeFormat` (no tz database of our own).
  */
 import { MemValidationError } from '../errors.js';
-import { looksLikeEpochSeconds } from '../extract/time.js';
+import { assertTimeZone, looksLikeEpochSeconds, timeZoneOffsetMs, utcFromFields, zonedWallTimeToUtc } from '../time/zone.js';
+
+export { assertTimeZone, timeZoneOffsetMs, zonedWallTimeToUtc };
 
 /** `YYYY-MM-DD`, optional `THH:MM[:SS[.fff]]` (or a space), optional zone `Z` / `±HH:MM` / `±HHMM` / `±HH`. */
 const ISO_RE =
@@ -19,75 +21,6 @@ const MIN_MS = -62_167_219_200_000;
  * validation error (BAD_DATE) raised before any write work instead of a failed write.
  */
 const MAX_MS = Date.UTC(9999, 11, 30, 23, 59, 59, 999);
-
-const dtfCache = new Map<string, Intl.DateTimeFormat>();
-
-/** The `Intl.DateTimeFormat` for a zone; throws MemValidationError `INVALID_INPUT` for an unknown IANA name. */
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = dtfCache.get(timeZone);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-        era: 'short',
-      });
-    } catch (cause) {
-      throw new MemValidationError('INVALID_INPUT', `Unknown IANA time zone "${timeZone}"`, { cause, details: { timeZone } });
-    }
-    dtfCache.set(timeZone, f);
-  }
-  return f;
-}
-
-/** Throws `INVALID_INPUT` unless `timeZone` is a valid IANA zone name. */
-export function assertTimeZone(timeZone: string): void {
-  formatterFor(timeZone);
-}
-
-/**
- * Epoch ms of a UTC calendar time with a full proleptic-Gregorian year (ours): like `Date.UTC`, but
- * years 0–99 stay years 0–99 (`Date.UTC` maps them to 1900–1999). Month is 0-based, as in `Date.UTC`.
- */
-function utcFromFields(year: number, month0: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
-  const d = new Date(Date.UTC(2000, month0, day, hour, minute, second, ms));
-  // setUTCFullYear keeps month/day/time as they are and takes the year literally
-  if (year >= 0 && year < 100) return d.setUTCFullYear(year, d.getUTCMonth(), d.getUTCDate());
-  return Date.UTC(year, month0, day, hour, minute, second, ms);
-}
-
-/** Offset of `timeZone` from UTC at instant `utcMs`, in ms (e.g. +7 200 000 for CEST). */
-export function timeZoneOffsetMs(timeZone: string, utcMs: number): number {
-  const parts = formatterFor(timeZone).formatToParts(new Date(utcMs));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? '0');
-  let year = get('year');
-  if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
-  const wall = utcFromFields(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  const secondsFloor = utcMs - (((utcMs % 1000) + 1000) % 1000);
-  return wall - secondsFloor;
-}
-
-/**
- * UTC instant of a wall-clock time read in `timeZone` (ms since epoch). A time that does not
- * exist (spring-forward gap) is read with the offset before the transition (02:30 → 03:30 in
- * Paris), an ambiguous one (fall-back) as the earlier instant — Temporal's "compatible" rule.
- */
-export function zonedWallTimeToUtc(wallMs: number, timeZone: string): number {
-  // offsets a day before and after bracket any transition near this wall time
-  const before = timeZoneOffsetMs(timeZone, wallMs - 86_400_000);
-  const after = timeZoneOffsetMs(timeZone, wallMs + 86_400_000);
-  const valid = [...new Set([before, after])]
-    .map((o) => wallMs - o)
-    .filter((utc) => timeZoneOffsetMs(timeZone, utc) === wallMs - utc);
-  if (valid.length) return Math.min(...valid); // ambiguous (fall-back): the earlier instant
-  return wallMs - before; // gap (spring-forward): keep the pre-transition offset → a later wall time
-}
 
 /** Name of the field being read, for messages and details (`observedAt` for writes, `now` for searches). */
 type Field = 'observedAt' | 'now';

@@ -8,6 +8,9 @@ import { MemValidationError, type MemErrorCode } from '../errors.js';
 import { resolveScope, scopeKey } from '../scope.js';
 import type { ObservationInput, ResolvedScope } from '../types.js';
 import { normalizeObservedAt } from './time.js';
+import { isWellFormed } from '../unicode.js';
+
+export { isWellFormed };
 
 /** Default maximum UTF-8 size of an observation's text: 64 KiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
@@ -41,12 +44,6 @@ export interface ValidateOptions {
   timeZone?: string;
   /** Injected clock (ms) for the default observedAt. */
   now?: () => number;
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** True when the string has no lone UTF-16 surrogate (String#isWellFormed, ES2024). */
-export function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
 }
 
 /** A character other than whitespace, controls (NUL…) and format characters (zero-width space, BOM…). */
