@@ -50,7 +50,8 @@ export function createDenseRetriever(options: { store: MemoryStore; embedder: Em
 
 /**
  * Hybrid: RRF (k = `rrfK`, default 60) of the lexical and vector top-`pool` rankings (default
- * max(k, 50), the same pool Jev's anchors use); evidence score = fused RRF score.
+ * max(k, 50), the same pool Jev's anchors use); evidence score = fused RRF score. With the store's
+ * id-only searches (`vectorSearchIds`, `lexicalSearchIds`) only the k fused nodes are read.
  */
 export function createHybridRetriever(options: {
   store: MemoryStore;
@@ -70,6 +71,16 @@ export function createHybridRetriever(options: {
       const { k } = validateRequest(req);
       const pool = Math.max(k, options.pool ?? 50);
       const [v] = await embedder.embed([req.query]);
+      if (store.vectorSearchIds && store.lexicalSearchIds) {
+        // ids only for both rankings, then the k fused nodes in one read (ours, for latency)
+        const [vec, lex] = await Promise.all([store.vectorSearchIds(req.scope, v, pool), store.lexicalSearchIds(req.scope, req.query, pool)]);
+        const fused = reciprocalRankFusion([vec.map((h) => h.id), lex.map((h) => h.id)], rrfK).slice(0, k);
+        const nodes = new Map((await store.getMany(req.scope, fused.map((f) => f.id))).map((n) => [n.id, n]));
+        return {
+          evidence: fused.filter((f) => nodes.has(f.id)).map((f) => ({ node: nodes.get(f.id)!, score: f.score, path: [] })),
+          trace: trace(name, req.query, t0),
+        };
+      }
       const [vec, lex] = await Promise.all([store.vectorSearch(req.scope, v, pool), store.lexicalSearch(req.scope, req.query, pool)]);
       const nodes = new Map([...vec, ...lex].map((h) => [h.node.id, h.node]));
       const fused = reciprocalRankFusion([vec.map((h) => h.node.id), lex.map((h) => h.node.id)], rrfK).slice(0, k);

@@ -1,7 +1,8 @@
 /**
  * The default embedded store: one SQLite file via better-sqlite3 (ours, following the MemoryStore
- * contract of Jev-Mem seed 000 §3). WAL journal; one transaction per write batch; FTS5 finds
- * lexical matches, scored by Okapi BM25 with per-scope statistics; vectors as Float32 BLOBs with an
+ * contract of Jev-Mem seed 000 §3). WAL journal; one transaction per write batch; lexical search
+ * is Okapi BM25 with per-scope statistics over an in-process per-scope inverted index (FTS5 finds
+ * candidates for scopes too large for it); vectors as Float32 BLOBs with an
  * in-process per-scope vector cache (exact scan) and an HNSW index (hnswlib-node) for scopes above
  * `ann.threshold` nodes. A write batch is a handful of multi-row INSERTs (nodes, FTS rows,
  * relations, history, the batch's summed document-frequency changes); relations reference their
@@ -34,6 +35,7 @@ import { bm25Term } from './bm25.js';
 import { sweepAnnFolder } from './ann-files.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
+import { ScopeTerms } from './lexical-index.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
 export { bm25Term } from './bm25.js';
@@ -53,6 +55,12 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Upper bound of the in-process vector cache, in MiB (least recently searched scopes are dropped first). Default 1024. */
   vectorCacheMB?: number;
+  /**
+   * Upper bound of the in-process lexical (BM25) indexes, in MiB (least recently searched scopes are
+   * dropped first). A scope whose index alone would not fit is searched through FTS5 candidates
+   * instead (slower; see `lexicalSearch`). Default 512.
+   */
+  lexicalCacheMB?: number;
 }
 
 /** Entries of the known-node-rid cache of a connection (about 100 bytes each). */
@@ -85,6 +93,10 @@ export class SqliteStore implements MemoryStore {
   private annBase: string | null = null;
   private readonly sids = new Map<string, number>();
   private readonly vectors = new Map<number, ScopeVectors>();
+  /** Per-scope inverted indexes of the lexical search (built on first use; see lexical-index.ts). */
+  private readonly lexical = new Map<number, ScopeTerms>();
+  /** Scopes whose lexical index did not fit `lexicalCacheMB` (searched through FTS5 candidates). */
+  private readonly lexicalTooLarge = new Set<number>();
   private dataVersion = -1;
   private useClock = 0;
   private stmts: Record<string, Database.Statement> = {};
@@ -195,6 +207,8 @@ export class SqliteStore implements MemoryStore {
     if (v !== this.dataVersion) {
       for (const sv of this.vectors.values()) sv.dispose();
       this.vectors.clear();
+      this.lexical.clear();
+      this.lexicalTooLarge.clear();
       this.knownRids.clear();
       this.knownSize = 0;
       this.dataVersion = v;
@@ -283,6 +297,7 @@ export class SqliteStore implements MemoryStore {
     this.closed = true;
     for (const sv of this.vectors.values()) sv.dispose();
     this.vectors.clear();
+    this.lexical.clear();
     this.stmts = {};
     this.runImmediate = null;
     this.knownRids.clear();
@@ -303,6 +318,8 @@ export class SqliteStore implements MemoryStore {
     if (b.nodes.length + b.relations.length + b.history.length + b.nodeUpdates.length === 0) return;
     const key = scopeKey(b.scope);
     const vectorOps: { rid: number; v: Float32Array }[] = [];
+    /** The batch's nodes for the lexical index (applied after the commit): new tokens, and the replaced text's. */
+    const termOps: { id: string; tokens: string[]; old: string[] | null; rid?: number }[] = [];
     let sid = -1;
     let learned: Map<string, number>[] = [];
     try {
@@ -372,9 +389,12 @@ export class SqliteStore implements MemoryStore {
           const tokens = docTokens(n.text);
           if (stored.has(n.id)) {
             const old = this.stmt('SELECT text, doc_len FROM nodes WHERE rid = ?').get(stored.get(n.id)) as { text: string; doc_len: number };
-            count(docTokens(old.text), -1);
+            const oldTokens = docTokens(old.text);
+            count(oldTokens, -1);
             tokenDelta -= old.doc_len;
+            termOps.push({ id: n.id, tokens, old: oldTokens });
           } else {
+            termOps.push({ id: n.id, tokens, old: null });
             added++;
           }
           count(tokens, 1);
@@ -397,6 +417,7 @@ export class SqliteStore implements MemoryStore {
           if (stored.has(n.id)) this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(rid);
           ftsRows.push([rid, token, bodies[i]]);
           vectorOps.push({ rid, v: n.embedding });
+          termOps[i].rid = rid;
         }
         this.insertRows('fts', ftsRows);
         this.applyTermCounts(sid, df);
@@ -423,6 +444,14 @@ export class SqliteStore implements MemoryStore {
     this.learnNodes(sid, learned);
     const sv = this.vectors.get(sid);
     if (sv) for (const op of vectorOps) sv.upsert(op.rid, op.v);
+    const lx = this.lexical.get(sid);
+    if (lx) {
+      for (const op of termOps) {
+        if (op.old) lx.remove(op.rid!, op.old);
+        lx.add(op.rid!, op.tokens);
+      }
+      if (termOps.length) this.evictLexical(sid);
+    }
   }
 
   /** The scope's known node rids (see `knownRids`), dropped when another connection committed; call inside a transaction. */
@@ -500,6 +529,7 @@ export class SqliteStore implements MemoryStore {
     const s = resolveScope(scope);
     if (typeof id !== 'string' || !id) return false;
     let rid: number | null = null;
+    let forgotten: string[] = [];
     let sid: number | undefined;
     try {
       sid = this.sidOf(s);
@@ -510,7 +540,8 @@ export class SqliteStore implements MemoryStore {
           | { rid: number; text: string; doc_len: number }
           | undefined;
         if (!row) return;
-        this.applyTermCounts(theSid, new Map([...new Set(docTokens(row.text))].map((t) => [t, -1])));
+        forgotten = docTokens(row.text);
+        this.applyTermCounts(theSid, new Map([...new Set(forgotten)].map((t) => [t, -1])));
         rid = row.rid;
         // two index lookups (an OR of the two columns would scan the scope's relations)
         const rels =
@@ -535,6 +566,7 @@ export class SqliteStore implements MemoryStore {
     this.knownRids.get(sid)?.delete(id);
     if (rid === null) return false;
     this.vectors.get(sid)?.remove(rid);
+    this.lexical.get(sid)?.remove(rid, forgotten);
     return true;
   }
 
@@ -768,8 +800,11 @@ export class SqliteStore implements MemoryStore {
   }
 
   /**
-   * Okapi BM25 over the scope's nodes with the scope's own statistics (score > 0, higher is better).
-   * The query is plain text: words are extracted, quoted and OR-ed, never parsed as FTS5 syntax.
+   * Okapi BM25 over the scope's nodes with the scope's own statistics (score > 0, higher is better):
+   * every node of the scope holding a query word is scored, from the scope's in-process inverted index
+   * (lexical-index.ts; no text is read per query). A scope whose index does not fit `lexicalCacheMB`
+   * scores the best max(200, 20·k) FTS5 candidates (by FTS5's file-wide BM25) instead. The query is
+   * plain text: its words are extracted, never parsed as FTS5 syntax.
    * @throws MemValidationError INVALID_INPUT (non-string query, k not a non-negative integer)
    */
   async lexicalSearch(scope: ResolvedScope, query: string, k: number): Promise<ScoredNode[]> {
@@ -802,7 +837,11 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
-  /** Shared body of the two BM25 reads: checks, the scope's top `k` row ids by BM25, best first (ties: lower rid). */
+  /**
+   * Shared body of the two BM25 reads: checks, the scope's top `k` row ids by BM25, best first (ties:
+   * lower rid). From the scope's lexical index, else (a scope too large for `lexicalCacheMB`) by
+   * re-scoring FTS5's candidates.
+   */
   private lexicalTop(sid: number | undefined, query: string, k: number): { rid: number; score: number }[] {
     if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
     checkCount(k, 'k', false);
@@ -811,6 +850,8 @@ export class SqliteStore implements MemoryStore {
     if (!match) return [];
     const terms = searchTokens(query);
     try {
+      const index = this.scopeTerms(sid);
+      if (index) return index.search(terms, k);
       // 1. Candidates: FTS5 finds the scope's documents containing any query word (the scope
       //    column restricts the walk; the join on nodes.sid filters again). At most `pool` of them,
       //    preselected by FTS5's own (file-wide) BM25.
@@ -840,6 +881,56 @@ export class SqliteStore implements MemoryStore {
       return scored.slice(0, k);
     } catch (e) {
       throw wrap(e, 'lexicalSearch failed');
+    }
+  }
+
+  /**
+   * The scope's lexical index (see lexical-index.ts): built from its texts on first use, null when it
+   * does not fit `lexicalCacheMB` (the caller then scores FTS5 candidates).
+   */
+  private scopeTerms(sid: number): ScopeTerms | null {
+    this.syncCaches();
+    let index = this.lexical.get(sid);
+    if (!index) {
+      if (this.lexicalTooLarge.has(sid)) return null;
+      index = new ScopeTerms();
+      const limit = this.lexicalLimit();
+      let n = 0;
+      for (const r of this.stmt('SELECT rid, text FROM nodes WHERE sid = ? ORDER BY rid').iterate(sid) as Iterable<{ rid: number; text: string }>) {
+        index.add(r.rid, docTokens(r.text));
+        if (++n % 4096 === 0 && index.bytes > limit) break;
+      }
+      if (index.bytes > limit) {
+        this.lexicalTooLarge.add(sid);
+        return null;
+      }
+      this.lexical.set(sid, index);
+      this.evictLexical(sid);
+    }
+    index.lastUsed = ++this.useClock;
+    return index;
+  }
+
+  private lexicalLimit(): number {
+    return (this.options.lexicalCacheMB ?? 512) * 1024 * 1024;
+  }
+
+  /** Drop the least recently searched lexical indexes (never `keep`) until they fit `lexicalCacheMB`. */
+  private evictLexical(keep: number): void {
+    const limit = this.lexicalLimit();
+    let total = 0;
+    for (const ix of this.lexical.values()) total += ix.bytes;
+    if (total <= limit) return;
+    const order = [...this.lexical.entries()].filter(([sid]) => sid !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [sid, ix] of order) {
+      if (total <= limit) break;
+      total -= ix.bytes;
+      this.lexical.delete(sid);
+    }
+    // grown past the bound by writes: searched through FTS5 candidates from now on
+    if (total > limit && this.lexical.has(keep)) {
+      this.lexical.delete(keep);
+      this.lexicalTooLarge.add(keep);
     }
   }
 
