@@ -3,7 +3,7 @@
  * none taken from LoCoMo or any benchmark). Written before the scorers were tuned; labels are what a
  * careful human would answer, not what the scorers output. Pair questions always use candidate 0.
  */
-import type { CatalogueKind } from '../src/catalogue';
+import type { CatalogueKind } from '../src/catalogue.js';
 
 export interface LabelledCase {
   kind: CatalogueKind;

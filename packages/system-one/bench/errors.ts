@@ -1,7 +1,7 @@
 /** Lists the development-set cases the offline backend gets wrong (`npx tsx bench/errors.ts [kind-prefix]`). */
-import { createSystemOne } from '../src/controller';
-import { dataset } from './dataset';
-import { TEMPLATES } from './templates';
+import { createSystemOne } from '../src/controller.js';
+import { dataset } from './dataset.js';
+import { TEMPLATES } from './templates.js';
 
 const prefix = process.argv[2] ?? '';
 const s1 = createSystemOne({ cache: false });

@@ -3,7 +3,7 @@
  * run and BEFORE any tuning of the scorers. The scorers are never tuned on it: the bench reports
  * it separately as a held-out check of how much tuning on `dataset.ts` over-fitted.
  */
-import type { LabelledCase } from './dataset';
+import type { LabelledCase } from './dataset.js';
 
 const cases: LabelledCase[] = [];
 const add = (kind: LabelledCase['kind'], state: Record<string, unknown>, label: number | string | undefined) => {

@@ -14,18 +14,18 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { batches } from '../src/catalogue';
-import { createSystemOne } from '../src/controller';
-import { lexicalContext, scoreQuestion } from '../src/offline/index';
-import { withCallCache } from '../src/offline/scorers';
-import { type Question, resolveRefs } from '../src/schema';
-import { dataset, type LabelledCase } from './dataset';
-import { TEMPLATES } from './templates';
-import { holdout } from './holdout';
-import { locomoRouting } from './locomo-routing';
-import { auc, ece, percentile } from './metrics';
-import { loadReferenceController } from './reference';
-import { locomoObservations, type Observation, type Stage, syntheticObservations, type WriteCall, writeCalls } from './write-workload';
+import { batches } from '../src/catalogue.js';
+import { createSystemOne } from '../src/controller.js';
+import { lexicalContext, scoreQuestion } from '../src/offline/index.js';
+import { withCallCache } from '../src/offline/scorers.js';
+import { type Question, resolveRefs } from '../src/schema.js';
+import { dataset, type LabelledCase } from './dataset.js';
+import { TEMPLATES } from './templates.js';
+import { holdout } from './holdout.js';
+import { locomoRouting } from './locomo-routing.js';
+import { auc, ece, percentile } from './metrics.js';
+import { loadReferenceController } from './reference.js';
+import { locomoObservations, type Observation, type Stage, syntheticObservations, type WriteCall, writeCalls } from './write-workload.js';
 
 
 

@@ -3,11 +3,11 @@
  * integration-test helper, ours): accuracy at p ≥ 0.5 for Nouls, argmax for Choices; answers checked
  * to be valid distributions; fallbacks and errors counted from the traces.
  */
-import { createSystemOne } from '../src/controller';
-import type { SystemOneBackend } from '../src/backend';
-import type { CatalogueKind } from '../src/catalogue';
-import type { LabelledCase } from './dataset';
-import { TEMPLATES } from './templates';
+import { createSystemOne } from '../src/controller.js';
+import type { SystemOneBackend } from '../src/backend.js';
+import type { CatalogueKind } from '../src/catalogue.js';
+import type { LabelledCase } from './dataset.js';
+import { TEMPLATES } from './templates.js';
 
 export interface KindResult {
   kind: CatalogueKind;

@@ -10,11 +10,11 @@
  * Baseline: the majority label per kind. Prints accuracy per kind group and overall.
  */
 import { parseArgs } from 'node:util';
-import { createOfflineBackend } from '../src/offline/index';
-import { createOpenAIBackend } from '../src/backends/openai';
-import { dataset, type LabelledCase } from './dataset';
-import { holdout } from './holdout';
-import { runLabelled, type KindResult } from './labelled-run';
+import { createOfflineBackend } from '../src/offline/index.js';
+import { createOpenAIBackend } from '../src/backends/openai.js';
+import { dataset, type LabelledCase } from './dataset.js';
+import { holdout } from './holdout.js';
+import { runLabelled, type KindResult } from './labelled-run.js';
 
 const { values } = parseArgs({ options: { holdout: { type: 'boolean', default: false }, 'per-kind': { type: 'string' } } });
 const baseURL = process.env.MEM_LLM_BASE_URL;

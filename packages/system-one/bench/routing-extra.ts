@@ -6,7 +6,7 @@
  * multi_hop_need, recency_importance]. The paper's running example is NOT in this list (it is the
  * check the script prints).
  */
-import type { LabelledCase } from './dataset';
+import type { LabelledCase } from './dataset.js';
 
 const cases: LabelledCase[] = [];
 const R = ['routing.semantic', 'routing.temporal', 'routing.causal', 'routing.entity', 'routing.multi_hop_need', 'routing.recency_importance'] as const;

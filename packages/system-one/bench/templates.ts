@@ -1,6 +1,6 @@
 /** The catalogue template of each kind, candidate index 0 (bench helper). */
-import { catalogue, type CatalogueKind } from '../src/catalogue';
-import type { Question } from '../src/schema';
+import { catalogue, type CatalogueKind } from '../src/catalogue.js';
+import type { Question } from '../src/schema.js';
 
 export const TEMPLATES: Record<CatalogueKind, () => Question> = {
   'typing.episodic': catalogue.typing.episodic, 'typing.semantic': catalogue.typing.semantic,

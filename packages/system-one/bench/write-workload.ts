@@ -12,9 +12,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { batches, catalogue } from '../src/catalogue';
-import type { Question } from '../src/schema';
-import { seeded } from '../src/learned/train';
+import { batches, catalogue } from '../src/catalogue.js';
+import type { Question } from '../src/schema.js';
+import { seeded } from '../src/learned/train.js';
 
 export interface Observation {
   text: string;

@@ -18,7 +18,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compare, currentImpl, encode, goldenOf, type Golden, type Impl, SECTION_NAMES, SECTIONS } from '../test/identity-cases';
+import { compare, currentImpl, encode, goldenOf, type Golden, type Impl, SECTION_NAMES, SECTIONS } from '../test/identity-cases.js';
 
 export const GOLDEN_PATH = resolve(import.meta.dirname, '../test/identity.golden.json');
 

@@ -10,8 +10,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CUES, cueTest, features, intersectionSize } from '../src/offline/text';
-import { RELATION_LABELS, type RelationLabel } from '../src/offline/relation-model';
+import { CUES, cueTest, features, intersectionSize } from '../src/offline/text.js';
+import { RELATION_LABELS, type RelationLabel } from '../src/offline/relation-model.js';
 
 export interface LabelledPair {
   older: string;

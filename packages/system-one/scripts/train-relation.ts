@@ -19,9 +19,9 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { accuracy, expectedCalibrationError, fitTemperature, logLoss, modelLogits, predictProbabilities, trainLearnedModel, withTemperature, type LearnedModel } from '../src/learned';
-import { RELATION_CLASSES, RELATION_FEATURES, classOfLabel, relationFeatures } from '../src/offline/relation-model';
-import { BEAM_HELD_OUT, BEAM_TRAIN, beamPairs, defaultBeamDir, extraPairs, ourPairs, templatePairs, type LabelledPair } from './relation-data';
+import { accuracy, expectedCalibrationError, fitTemperature, logLoss, modelLogits, predictProbabilities, trainLearnedModel, withTemperature, type LearnedModel } from '../src/learned/index.js';
+import { RELATION_CLASSES, RELATION_FEATURES, classOfLabel, relationFeatures } from '../src/offline/relation-model.js';
+import { BEAM_HELD_OUT, BEAM_TRAIN, beamPairs, defaultBeamDir, extraPairs, ourPairs, templatePairs, type LabelledPair } from './relation-data.js';
 
 export const WEIGHTS_PATH = resolve(import.meta.dirname, '../src/offline/relation.weights.json');
 let TRAIN_OPTIONS = { l2: 0.3, epochs: 600, learningRate: 0.05 }; // l2 chosen by out-of-fold log loss over {0.03, 0.1, 0.3, 1}
@@ -160,7 +160,7 @@ async function main() {
   }
   const temperature = fitTemperature(oofLogits, oofLabels);
   {
-    const { softmax } = await import('../src/learned');
+    const { softmax } = await import('../src/learned/index.js');
     const oofProbs = oofLogits.map((z) => softmax(z, temperature));
     console.log(`out-of-fold (training pairs only): l2=${TRAIN_OPTIONS.l2} accuracy=${accuracy(oofProbs, oofLabels).toFixed(3)} logLoss=${logLoss(oofProbs, oofLabels).toFixed(3)}`);
     printDecisions('out-of-fold near-duplicate decisions (our pairs)', decisionsOf(oofProbs, oofPairs, (p) => p.source.startsWith('ours')));

@@ -20,14 +20,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dataset } from '../bench/dataset';
-import { holdout } from '../bench/holdout';
-import { routingExtra } from '../bench/routing-extra';
-import { expectedCalibrationError, rocAuc } from '../src/learned/metrics';
-import { fitTemperature, trainLearnedModel } from '../src/learned/train';
-import { modelLogits, predictProbability, withTemperature, type LearnedModel } from '../src/learned/model';
-import { ROUTING_HEADS, learnedRoute, routingFeatureRecord, routingFeatureVector, type RoutingHead } from '../src/offline/routing-learned';
-import { routeFeatures } from '../src/offline/routing';
+import { dataset } from '../bench/dataset.js';
+import { holdout } from '../bench/holdout.js';
+import { routingExtra } from '../bench/routing-extra.js';
+import { expectedCalibrationError, rocAuc } from '../src/learned/metrics.js';
+import { fitTemperature, trainLearnedModel } from '../src/learned/train.js';
+import { modelLogits, predictProbability, withTemperature, type LearnedModel } from '../src/learned/model.js';
+import { ROUTING_HEADS, learnedRoute, routingFeatureRecord, routingFeatureVector, type RoutingHead } from '../src/offline/routing-learned.js';
+import { routeFeatures } from '../src/offline/routing.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,14 +1,14 @@
 /** Regression tests from an adversarial pass: hostile inputs must give typed errors or correct answers. */
 import { describe, expect, it } from 'vitest';
-import type { SystemOneBackend } from './backend';
-import { createJevHttpBackend } from './backends/jev-http';
-import { choiceFromLogprobs, createOpenAIBackend, noulFromLogprobs } from './backends/openai';
-import { batches, catalogue } from './catalogue';
-import { createSystemOne } from './controller';
-import { createOfflineBackend } from './offline/index';
-import { SystemOneError } from './errors';
-import { parseTime } from './offline/text';
-import { choice, noul } from './schema';
+import type { SystemOneBackend } from './backend.js';
+import { createJevHttpBackend } from './backends/jev-http.js';
+import { choiceFromLogprobs, createOpenAIBackend, noulFromLogprobs } from './backends/openai.js';
+import { batches, catalogue } from './catalogue.js';
+import { createSystemOne } from './controller.js';
+import { createOfflineBackend } from './offline/index.js';
+import { SystemOneError } from './errors.js';
+import { parseTime } from './offline/text.js';
+import { choice, noul } from './schema.js';
 
 const isMem = (e: unknown) => typeof e === 'object' && e !== null && (e as any)[Symbol.for('@mem/error')] === true;
 async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {

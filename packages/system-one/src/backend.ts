@@ -4,7 +4,7 @@
  * `Error` for a question it could not answer; a missing id counts as a per-question failure.
  * Throwing fails the whole call (the controller then retries and falls back).
  */
-import type { Question, ResolvedRef, State } from './schema';
+import type { Question, ResolvedRef, State } from './schema.js';
 
 export interface BackendRequest {
   state: State;

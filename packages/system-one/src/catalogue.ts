@@ -6,8 +6,8 @@
  * A memory item in the state is either a string (its text) or a {@link MemoryItem}. Wording of the
  * instructions and criteria is ours, following the paper's examples.
  */
-import { SystemOneError } from './errors';
-import type { Choice, Noul } from './schema';
+import { SystemOneError } from './errors.js';
+import type { Choice, Noul } from './schema.js';
 
 /**
  * One memory in a state. Only `text` is required.

@@ -8,11 +8,11 @@
  * identity.test.ts (sections adversarial-*).
  */
 import { describe, expect, it } from 'vitest';
-import { everyKindQuestions } from '../bench/write-workload';
-import { adversarialStates, bucketEmbed } from '../test/identity-cases';
-import { batches } from './catalogue';
-import { createSystemOne, type AnswerTrace } from './controller';
-import { createOfflineBackend } from './offline/index';
+import { everyKindQuestions } from '../bench/write-workload.js';
+import { adversarialStates, bucketEmbed } from '../test/identity-cases.js';
+import { batches } from './catalogue.js';
+import { createSystemOne, type AnswerTrace } from './controller.js';
+import { createOfflineBackend } from './offline/index.js';
 
 const questions = everyKindQuestions;
 

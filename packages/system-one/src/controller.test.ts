@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { SystemOneBackend } from './backend';
-import { batches, catalogue } from './catalogue';
-import { createSystemOne } from './controller';
-import { SystemOneError } from './errors';
-import { choice, noul } from './schema';
+import type { SystemOneBackend } from './backend.js';
+import { batches, catalogue } from './catalogue.js';
+import { createSystemOne } from './controller.js';
+import { SystemOneError } from './errors.js';
+import { choice, noul } from './schema.js';
 
 const spyBackend = (answer: SystemOneBackend['answer'], name = 'spy'): SystemOneBackend & { answer: ReturnType<typeof vi.fn> } =>
   ({ name, answer: vi.fn(answer) }) as any;

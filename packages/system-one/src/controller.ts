@@ -11,14 +11,14 @@
  *    (default: offline); a question that fails there too gets a neutral answer (0.5 / uniform) and an
  *    `error` in its trace — one bad question never fails its batch.
  */
-import { MAX_TIMER_MS, type SystemOneBackend, sleep } from './backend';
-import { SystemOneError, toSystemOneError } from './errors';
-import { AnswerCache } from './lru';
-import { createOfflineBackend } from './offline/index';
+import { MAX_TIMER_MS, type SystemOneBackend, sleep } from './backend.js';
+import { SystemOneError, toSystemOneError } from './errors.js';
+import { AnswerCache } from './lru.js';
+import { createOfflineBackend } from './offline/index.js';
 import {
   type Answer, type Answers, type CompiledPath, compiledPathsOf, type Question, type ResolvedRef, type State, labelsOf,
   normalizeAnswer, resolveCompiledRefs, setOwn, validateQuestion,
-} from './schema';
+} from './schema.js';
 
 /** One answered question. `latencyMs` is the wall time of the backend call that answered it (0 for cache hits). */
 export interface AnswerTrace {

@@ -8,8 +8,8 @@
 // scripts/golden.ts (`pnpm --filter @mem/system-one golden --kinds <kind,...>`).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUE_KINDS } from './catalogue';
-import { compare, currentImpl, editsRun, type Golden, type Impl, SECTIONS, type SectionName, type SectionRun } from '../test/identity-cases';
+import { CATALOGUE_KINDS } from './catalogue.js';
+import { compare, currentImpl, editsRun, type Golden, type Impl, SECTIONS, type SectionName, type SectionRun } from '../test/identity-cases.js';
 
 const golden = JSON.parse(readFileSync(new URL('../test/identity.golden.json', import.meta.url), 'utf8')) as Golden;
 let impl: Impl;

@@ -3,21 +3,21 @@
  * questions over one shared state, answered in batches by an offline scorer, an OpenAI-compatible
  * model, a Transformers.js NLI model or a Jev HTTP server.
  */
-export * from './errors';
-export * from './schema';
-export * from './catalogue';
-export type { SystemOneBackend, BackendRequest, BackendCallOptions } from './backend';
-export { createSystemOne, stableStringify } from './controller';
-export type { SystemOne, SystemOneOptions, SystemOneStats, AnswerTrace, AskResult } from './controller';
-export { createOfflineBackend, routeFeatures } from './offline/index';
-export type { OfflineBackendOptions } from './offline/index';
-export { STOPPING_DEPTH_FEATURES, STOPPING_FEATURES, STOPPING_HEADS, learnedStopping, learnedStoppingApplies, stoppingFeatureRecord, stoppingModels } from './offline/stopping-learned';
-export type { StoppingFeature, StoppingHead } from './offline/stopping-learned';
-export { createOpenAIBackend, buildPrompt } from './backends/openai';
-export type { OpenAIBackendOptions } from './backends/openai';
-export { parseLenientJson } from './backends/parse';
-export { createJevHttpBackend } from './backends/jev-http';
-export type { JevHttpBackendOptions } from './backends/jev-http';
-export { createTransformersBackend, checkModelFolder } from './backends/transformers';
-export type { TransformersBackendOptions } from './backends/transformers';
-export * from './learned/index';
+export * from './errors.js';
+export * from './schema.js';
+export * from './catalogue.js';
+export type { SystemOneBackend, BackendRequest, BackendCallOptions } from './backend.js';
+export { createSystemOne, stableStringify } from './controller.js';
+export type { SystemOne, SystemOneOptions, SystemOneStats, AnswerTrace, AskResult } from './controller.js';
+export { createOfflineBackend, routeFeatures } from './offline/index.js';
+export type { OfflineBackendOptions } from './offline/index.js';
+export { STOPPING_DEPTH_FEATURES, STOPPING_FEATURES, STOPPING_HEADS, learnedStopping, learnedStoppingApplies, stoppingFeatureRecord, stoppingModels } from './offline/stopping-learned.js';
+export type { StoppingFeature, StoppingHead } from './offline/stopping-learned.js';
+export { createOpenAIBackend, buildPrompt } from './backends/openai.js';
+export type { OpenAIBackendOptions } from './backends/openai.js';
+export { parseLenientJson } from './backends/parse.js';
+export { createJevHttpBackend } from './backends/jev-http.js';
+export type { JevHttpBackendOptions } from './backends/jev-http.js';
+export { createTransformersBackend, checkModelFolder } from './backends/transformers.js';
+export type { TransformersBackendOptions } from './backends/transformers.js';
+export * from './learned/index.js';

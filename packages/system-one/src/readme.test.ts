@@ -1,6 +1,6 @@
 // Keeps the README quick start honest: the values its comments claim.
 import { expect, it } from 'vitest';
-import { batches, createSystemOne, noul } from './index';
+import { batches, createSystemOne, noul } from './index.js';
 
 it('README quick start', async () => {
   const s1 = createSystemOne();

@@ -7,7 +7,7 @@
  * as `{{path}}` (dot path; array items by index: `{{candidates.3.text}}` or `{{candidates[3].text}}`).
  */
 import { z } from 'zod';
-import { SystemOneError } from './errors';
+import { SystemOneError } from './errors.js';
 
 const nonEmpty = z.string().trim().min(1);
 

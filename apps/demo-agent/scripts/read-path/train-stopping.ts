@@ -20,7 +20,7 @@
  *   `stopBeforeRounds`): recall@10 and the stopping states passed, against never stopping early. The
  *   held-out split is only reported.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -176,7 +176,10 @@ if (values.write) {
       metrics: Object.fromEntries(Object.entries(metrics).filter(([k]) => k.startsWith(`${head}.`) || k.startsWith('replay.')).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
     },
   }));
-  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../packages/system-one/src/offline/models/stopping.json');
+  // Written beside this script; a script never writes into a package's src/ (issue 35). Ship it with the
+  // explicit step printed below.
+  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'out/stopping.json');
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(list) + '\n');
-  console.log(`\nwritten ${file}`);
+  console.log(`\nwritten ${file}\nship it with: pnpm models:install ${path.relative(process.cwd(), file)} system-one/src/offline/models/stopping.json`);
 }

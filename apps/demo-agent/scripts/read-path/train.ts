@@ -16,7 +16,7 @@
  *   per dataset × split, per question type and per conversation; and the two cross-dataset numbers
  *   (trained on all LoCoMo dev → BEAM, and on all BEAM → LoCoMo).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -294,9 +294,11 @@ if (values.write) {
       metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
     },
   };
-  // --out: another weights file (e.g. models/relevance.minilm.json, the model for one embedder; relevance.ts
-  // relevanceModelFor); default the shipped relevance.json. --embedder: the embedder the dumps were made with (metadata).
-  const file = values.out ? path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../packages/retrieval/src/models/relevance.json');
+  // --out: where to write (default out/relevance.json beside this script). A script never writes into a
+  // package's src/: `pnpm models:install <file> retrieval/src/models/relevance.json` (or relevance.minilm.json,
+  // the model for one embedder; relevance.ts relevanceModelFor) ships it. --embedder: the dumps' embedder (metadata).
+  const file = values.out ? path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'out/relevance.json');
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
-  console.log(`\nwritten ${file}`);
+  console.log(`\nwritten ${file}\nship it with: pnpm models:install ${path.relative(process.cwd(), file)} retrieval/src/models/relevance.json`);
 }

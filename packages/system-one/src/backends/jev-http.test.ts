@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { batches, catalogue } from '../catalogue';
-import { createSystemOne } from '../controller';
-import { startOpenAICompatibleServer, type MockOpenAIServer } from '../testing/index';
-import { createJevHttpBackend } from './jev-http';
+import { batches, catalogue } from '../catalogue.js';
+import { createSystemOne } from '../controller.js';
+import { startOpenAICompatibleServer, type MockOpenAIServer } from '../testing/index.js';
+import { createJevHttpBackend } from './jev-http.js';
 
 let server: MockOpenAIServer | undefined;
 afterEach(async () => {

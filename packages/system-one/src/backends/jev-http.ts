@@ -6,10 +6,10 @@
  * a number / `{p}` for a Noul and `{choice, probabilities}` / `{probabilities}` for a Choice (validated
  * by the controller). Retries 429 / 5xx / network errors with backoff (ours).
  */
-import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, sleep } from '../backend';
-import { SystemOneError, toSystemOneError } from '../errors';
-import { checkCount, checkMs } from './options';
-import { parseLenientJson } from './parse';
+import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, sleep } from '../backend.js';
+import { SystemOneError, toSystemOneError } from '../errors.js';
+import { checkCount, checkMs } from './options.js';
+import { parseLenientJson } from './parse.js';
 
 export interface JevHttpBackendOptions {
   /** Server URL; `/v1/systemone` is appended when the URL has no path. */

@@ -6,11 +6,11 @@
  * fallback and is counted. Skipped (reason printed) without the server: run `pnpm test:integration`.
  */
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE_KINDS } from '../catalogue';
-import { createOfflineBackend } from '../offline/index';
-import { createOpenAIBackend } from './openai';
-import { dataset } from '../../bench/dataset';
-import { runLabelled } from '../../bench/labelled-run';
+import { CATALOGUE_KINDS } from '../catalogue.js';
+import { createOfflineBackend } from '../offline/index.js';
+import { createOpenAIBackend } from './openai.js';
+import { dataset } from '../../bench/dataset.js';
+import { runLabelled } from '../../bench/labelled-run.js';
 
 const url = process.env.MEM_TEST_LLM_URL;
 const model = process.env.MEM_TEST_LLM_MODEL ?? 'smollm2';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { batches, catalogue } from '../catalogue';
-import { createSystemOne } from '../controller';
-import { chatCompletion, startOpenAICompatibleServer, type MockOpenAIServer } from '../testing/index';
-import { createOpenAIBackend, choiceFromLogprobs, noulFromLogprobs } from './openai';
-import { parseLenientJson } from './parse';
+import { batches, catalogue } from '../catalogue.js';
+import { createSystemOne } from '../controller.js';
+import { chatCompletion, startOpenAICompatibleServer, type MockOpenAIServer } from '../testing/index.js';
+import { createOpenAIBackend, choiceFromLogprobs, noulFromLogprobs } from './openai.js';
+import { parseLenientJson } from './parse.js';
 
 let server: MockOpenAIServer | undefined;
 afterEach(async () => {

@@ -15,11 +15,11 @@
  * `retry-after`); at most `concurrency` requests are in flight.
  */
 import OpenAI from 'openai';
-import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, mapLimit, sleep } from '../backend';
-import { SystemOneError, toSystemOneError } from '../errors';
-import { checkCount, checkMs } from './options';
-import { type Question, renderInstructions } from '../schema';
-import { parseLenientJson } from './parse';
+import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, mapLimit, sleep } from '../backend.js';
+import { SystemOneError, toSystemOneError } from '../errors.js';
+import { checkCount, checkMs } from './options.js';
+import { type Question, renderInstructions } from '../schema.js';
+import { parseLenientJson } from './parse.js';
 
 export interface OpenAIBackendOptions {
   /** e.g. `https://api.openai.com/v1` or `http://localhost:8000/v1`. Default: the `openai` package default. */

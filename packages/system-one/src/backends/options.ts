@@ -1,5 +1,5 @@
 /** Validation of numeric backend options (ours): a bad value throws `INVALID_OPTION` at construction. */
-import { SystemOneError } from '../errors';
+import { SystemOneError } from '../errors.js';
 
 /** An optional integer option >= `min` (counts: retries, concurrency). */
 export function checkCount(factory: string, name: string, v: unknown, min: number): void {

@@ -3,7 +3,7 @@
  * single quotes, trailing commas, unquoted keys and Python literals, then returns the parsed value.
  * Validation against the question happens afterwards (`normalizeAnswer`).
  */
-import { SystemOneError } from '../errors';
+import { SystemOneError } from '../errors.js';
 
 function firstBalanced(text: string): string | undefined {
   const start = text.search(/[{[]/);

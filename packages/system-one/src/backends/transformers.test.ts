@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSystemOne } from '../controller';
-import { SystemOneError } from '../errors';
-import { choice, noul, renderInstructions } from '../schema';
-import { referenceLogits, SPECIALS, type TinyNliWeights, writeTinyNliModel } from './tiny-nli.fixture';
-import { createTransformersBackend } from './transformers';
+import { createSystemOne } from '../controller.js';
+import { SystemOneError } from '../errors.js';
+import { choice, noul, renderInstructions } from '../schema.js';
+import { referenceLogits, SPECIALS, type TinyNliWeights, writeTinyNliModel } from './tiny-nli.fixture.js';
+import { createTransformersBackend } from './transformers.js';
 
 const words = ['is', 'it', 'a', 'an', 'cat', 'dog', 'car', 'bus', 'animal', 'vehicle', 'pet', 'thing', 'the', 'about'];
 // dim 3: [animal-ness, vehicle-ness, bias]; entailment <- animal-ness, contradiction <- vehicle-ness

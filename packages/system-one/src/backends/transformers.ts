@@ -12,9 +12,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BackendRequest, SystemOneBackend } from '../backend';
-import { SystemOneError, toSystemOneError } from '../errors';
-import { type Question, renderInstructions, setOwn } from '../schema';
+import type { BackendRequest, SystemOneBackend } from '../backend.js';
+import { SystemOneError, toSystemOneError } from '../errors.js';
+import { type Question, renderInstructions, setOwn } from '../schema.js';
 
 export interface TransformersBackendOptions {
   /** Path of the local model folder. */

@@ -16,10 +16,10 @@ export {
   withTemperature,
   sigmoid,
   softmax,
-} from './model';
-export type { LearnedModel, FeatureInput } from './model';
-export { trainLearnedModel, fitTemperature } from './train';
-export type { TrainOptions } from './train';
-export { trainRankingModel, rankGradient, fitPlatt, withPlatt } from './rank';
-export type { RankObjective, RankTrainOptions } from './rank';
-export { rocAuc, expectedCalibrationError, logLoss, accuracy, argmax } from './metrics';
+} from './model.js';
+export type { LearnedModel, FeatureInput } from './model.js';
+export { trainLearnedModel, fitTemperature } from './train.js';
+export type { TrainOptions } from './train.js';
+export { trainRankingModel, rankGradient, fitPlatt, withPlatt } from './rank.js';
+export type { RankObjective, RankTrainOptions } from './rank.js';
+export { rocAuc, expectedCalibrationError, logLoss, accuracy, argmax } from './metrics.js';

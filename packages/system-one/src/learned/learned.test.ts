@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SystemOneError } from '../errors';
+import { SystemOneError } from '../errors.js';
 import {
   LEARNED_FORMAT,
   accuracy,
@@ -19,10 +19,10 @@ import {
   trainLearnedModel,
   withTemperature,
   type LearnedModel,
-} from './index';
+} from './index.js';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
-import { rng } from '../../bench/write-workload';
-import { errorCodeOf } from '../../test/error-code';
+import { rng } from '../../bench/write-workload.js';
+import { errorCodeOf } from '../../test/error-code.js';
 
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 
@@ -258,7 +258,7 @@ describe('training and calibration', () => {
 
 describe('standardise (constant columns)', () => {
   it('a column whose values are equal up to rounding gets std 1, so a fit stays finite', async () => {
-    const { standardise } = await import('./train');
+    const { standardise } = await import('./train.js');
     const X = Array.from({ length: 7 }, (_, i) => [0.2 * (i % 3), 0.1 + 0.2]); // second column: the same float every row
     const rows = X.map((r) => [r[0], r[1] * (1 + 1e-16)]);
     const { std } = standardise(rows, 2);

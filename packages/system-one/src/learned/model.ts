@@ -23,7 +23,7 @@
  * - `training` is free-form metadata (data, split, sizes, metrics, script); never read by inference.
  */
 import { z } from 'zod';
-import { SystemOneError } from '../errors';
+import { SystemOneError } from '../errors.js';
 
 /** Format tag of the weights file. */
 export const LEARNED_FORMAT = 'mem.learned/1' as const;

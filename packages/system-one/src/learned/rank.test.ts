@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { compileLearnedModel, expectedCalibrationError, fitPlatt, modelLogits, parseLearnedModel, predictProbabilities, predictProbability, rankGradient, sigmoid, trainRankingModel, withPlatt } from './index';
+import { compileLearnedModel, expectedCalibrationError, fitPlatt, modelLogits, parseLearnedModel, predictProbabilities, predictProbability, rankGradient, sigmoid, trainRankingModel, withPlatt } from './index.js';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
-import { rng } from '../../bench/write-workload';
-import { errorCodeOf } from '../../test/error-code';
+import { rng } from '../../bench/write-workload.js';
+import { errorCodeOf } from '../../test/error-code.js';
 
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 

@@ -15,9 +15,9 @@
  * held-apart data, baked in by {@link withPlatt}. Used by training scripts only; nothing here runs at
  * query time.
  */
-import { SystemOneError } from '../errors';
-import { LEARNED_FORMAT, sigmoid, type LearnedModel } from './model';
-import { seeded, standardise } from './train';
+import { SystemOneError } from '../errors.js';
+import { LEARNED_FORMAT, sigmoid, type LearnedModel } from './model.js';
+import { seeded, standardise } from './train.js';
 
 export type RankObjective = 'pointwise' | 'softmax' | 'lambdarank';
 

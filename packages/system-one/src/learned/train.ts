@@ -5,8 +5,8 @@
  * fitted on held-apart data. Used by the training scripts in `packages/<pkg>/scripts/`; nothing here
  * runs at query time.
  */
-import { SystemOneError } from '../errors';
-import { LEARNED_FORMAT, sigmoid, softmax, type LearnedModel } from './model';
+import { SystemOneError } from '../errors.js';
+import { LEARNED_FORMAT, sigmoid, softmax, type LearnedModel } from './model.js';
 
 export interface TrainOptions {
   /** Model name written into the file, e.g. `retrieval.route`. */

@@ -1,10 +1,10 @@
 /** Offline scorers of candidate scoring on `{ query, candidates[i], evidence }` (ours): relevance, relation usefulness, new information, support. */
-import type { ResolvedRef } from '../schema';
-import { CUES, containment, cueTest, features, logistic, setCosine, sharedEntities, soft } from './text';
-import { contradictionScore } from './consolidation';
-import { candidateOf, evidenceOf, feat, type Item, queryOf, type ScoreContext } from './inputs';
-import { routeFeatures, type RouteFeatures } from './routing';
-import { num, queryMatch } from './similarity';
+import type { ResolvedRef } from '../schema.js';
+import { CUES, containment, cueTest, features, logistic, setCosine, sharedEntities, soft } from './text.js';
+import { contradictionScore } from './consolidation.js';
+import { candidateOf, evidenceOf, feat, type Item, queryOf, type ScoreContext } from './inputs.js';
+import { routeFeatures, type RouteFeatures } from './routing.js';
+import { num, queryMatch } from './similarity.js';
 
 // ---------------------------------------------------------------------------------------------
 // candidate scoring: on { query, candidates[i], evidence }

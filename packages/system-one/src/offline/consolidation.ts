@@ -1,9 +1,9 @@
 /** Offline scorers of consolidation on `{ new_memory, candidates[i] }` (ours): redundant, contradiction, obsolete, link, representation. */
-import type { ResolvedRef } from '../schema';
-import { CUES, antonymConflict, clamp01, containment, cueTest, intersectionSize, logistic, setCosine, soft, stem, type TextFeatures } from './text';
-import { feat, intervalOf, type Item, type ItemFeatures, kwOf, pair, type PairData, pairOf, type ScoreContext, sharedOf, type RedundancyLex } from './inputs';
-import { relationProbabilities } from './relation-model';
-import { num, relatedness } from './similarity';
+import type { ResolvedRef } from '../schema.js';
+import { CUES, antonymConflict, clamp01, containment, cueTest, intersectionSize, logistic, setCosine, soft, stem, type TextFeatures } from './text.js';
+import { feat, intervalOf, type Item, type ItemFeatures, kwOf, pair, type PairData, pairOf, type ScoreContext, sharedOf, type RedundancyLex } from './inputs.js';
+import { relationProbabilities } from './relation-model.js';
+import { num, relatedness } from './similarity.js';
 
 // ---------------------------------------------------------------------------------------------
 // consolidation: on { new_memory, candidates[i] }

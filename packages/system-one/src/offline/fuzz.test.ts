@@ -2,9 +2,9 @@
 // and every Choice answer is a distribution summing to 1.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { batches, catalogue } from '../catalogue';
-import { createSystemOne } from '../controller';
-import { normalizeAnswer } from '../schema';
+import { batches, catalogue } from '../catalogue.js';
+import { createSystemOne } from '../controller.js';
+import { normalizeAnswer } from '../schema.js';
 
 const item = fc.oneof(
   fc.string(),

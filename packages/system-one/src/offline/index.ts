@@ -4,14 +4,14 @@
  * embedding zero-shot score — the text of the referenced state fields against each criterion — which
  * is the weak path (lexical overlap when no embedder is injected).
  */
-import type { BackendRequest, SystemOneBackend } from '../backend';
-import { SystemOneError } from '../errors';
-import { renderValue, setOwn, type Question, type ResolvedRef } from '../schema';
-import { SCORERS, textsOf, type ScoreContext, withCallCache } from './scorers';
-import { depthOf, evidenceOf, queryOf } from './inputs';
-import { clamp01, features, logistic, setCosine, soft } from './text';
-import { ROUTING_HEADS, learnedRoute, type RoutingHead } from './routing-learned';
-import { learnedStopping, learnedStoppingApplies } from './stopping-learned';
+import type { BackendRequest, SystemOneBackend } from '../backend.js';
+import { SystemOneError } from '../errors.js';
+import { renderValue, setOwn, type Question, type ResolvedRef } from '../schema.js';
+import { SCORERS, textsOf, type ScoreContext, withCallCache } from './scorers.js';
+import { depthOf, evidenceOf, queryOf } from './inputs.js';
+import { clamp01, features, logistic, setCosine, soft } from './text.js';
+import { ROUTING_HEADS, learnedRoute, type RoutingHead } from './routing-learned.js';
+import { learnedStopping, learnedStoppingApplies } from './stopping-learned.js';
 
 export interface OfflineBackendOptions {
   /**
@@ -194,4 +194,4 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
   };
 }
 
-export { routeFeatures, aliasScore, jaroWinkler } from './scorers';
+export { routeFeatures, aliasScore, jaroWinkler } from './scorers.js';

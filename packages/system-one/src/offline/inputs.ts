@@ -1,6 +1,6 @@
 /** Offline scorers' inputs (ours): memory items from resolved refs, their cached text features and pair data, per-call caches. */
-import type { ResolvedRef } from '../schema';
-import { eventInterval, features, intersectionSize, type Interval, sharedEntities, stem, type TextFeatures } from './text';
+import type { ResolvedRef } from '../schema.js';
+import { eventInterval, features, intersectionSize, type Interval, sharedEntities, stem, type TextFeatures } from './text.js';
 
 /** A memory item as the scorers see it. */
 export interface Item {

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { batches, catalogue, CATALOGUE_KINDS } from '../catalogue';
-import { createSystemOne } from '../controller';
-import { createOfflineBackend } from './index';
-import { aliasScore } from './scorers';
-import { eventInterval, relativeInterval } from './text';
+import { batches, catalogue, CATALOGUE_KINDS } from '../catalogue.js';
+import { createSystemOne } from '../controller.js';
+import { createOfflineBackend } from './index.js';
+import { aliasScore } from './scorers.js';
+import { eventInterval, relativeInterval } from './text.js';
 
 const s1 = createSystemOne();
 const prefix = <T extends object>(p: string, o: T) => Object.fromEntries(Object.entries(o).map(([k, v]) => [p + k, v])) as Record<string, any>;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { catalogue } from '../catalogue';
-import { createSystemOne } from '../controller';
-import { ourPairs } from '../../scripts/relation-data';
-import { expectedCalibrationError } from '../learned';
-import { RELATION_CLASSES, RELATION_FEATURES, classOfLabel, relationFeatures, relationModel, relationProbabilities } from './relation-model';
+import { catalogue } from '../catalogue.js';
+import { createSystemOne } from '../controller.js';
+import { ourPairs } from '../../scripts/relation-data.js';
+import { expectedCalibrationError } from '../learned/index.js';
+import { RELATION_CLASSES, RELATION_FEATURES, classOfLabel, relationFeatures, relationModel, relationProbabilities } from './relation-model.js';
 
 describe('the pair-relation model (issue 17)', () => {
   it('the shipped weights are a valid mem.learned/1 softmax over RELATION_FEATURES, trained and calibrated', () => {

@@ -16,10 +16,10 @@
  * older text has, each hashed into `RELATION_HASH_BUCKETS` buckets (the model learns which of them
  * signal a change; nothing here lists such words).
  */
-import { SystemOneError } from '../errors';
-import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned';
+import { SystemOneError } from '../errors.js';
+import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/index.js';
 import weights from './relation.weights.json';
-import { CUES, antonymConflict, cueTest, features, intersectionSize, stem, type TextFeatures } from './text';
+import { CUES, antonymConflict, cueTest, features, intersectionSize, stem, type TextFeatures } from './text.js';
 
 /** The labels of the training pairs. */
 export const RELATION_LABELS = ['contradiction', 'update', 'same', 'related', 'unrelated'] as const;

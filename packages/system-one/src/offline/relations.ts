@@ -1,8 +1,8 @@
 /** Offline scorers of the pair relations on `{ new_memory, candidates[i] }` (ours): semantic, causes / caused_by, same_episode, entity_alias, temporal_order. */
-import type { ResolvedRef } from '../schema';
-import { clamp01, containment, cueTest, features, logistic, MS, soft, type TextFeatures } from './text';
-import { feat, intervalOf, type Item, type ItemFeatures, kwOf, pair, pairOf, type ScoreContext, sharedOf } from './inputs';
-import { num, relatedness } from './similarity';
+import type { ResolvedRef } from '../schema.js';
+import { clamp01, containment, cueTest, features, logistic, MS, soft, type TextFeatures } from './text.js';
+import { feat, intervalOf, type Item, type ItemFeatures, kwOf, pair, pairOf, type ScoreContext, sharedOf } from './inputs.js';
+import { num, relatedness } from './similarity.js';
 
 // ---------------------------------------------------------------------------------------------
 // pair relations: on { new_memory, candidates[i] }

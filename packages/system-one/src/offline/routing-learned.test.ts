@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTING_HEADS, learnedRoute, routingFeatureRecord, routingFeatureVector, routingModels } from './routing-learned';
-import { routeFeatures } from './routing';
+import { ROUTING_HEADS, learnedRoute, routingFeatureRecord, routingFeatureVector, routingModels } from './routing-learned.js';
+import { routeFeatures } from './routing.js';
 
 describe('learned routing models', () => {
   it('one shipped mem.learned/1 model per head, trained by the script, with the cue answer among the features', () => {

@@ -10,8 +10,8 @@
  * scorer's answer for the head (`cue`, its logit), so the model learns how far to trust it. `…, and why?` routes to the causal view because "why" carries weight wherever
  * it occurs, as the training data teaches.
  */
-import { parseLearnedModel, predictProbability, type LearnedModel } from '../learned/model';
-import { routeFeatures } from './routing';
+import { parseLearnedModel, predictProbability, type LearnedModel } from '../learned/model.js';
+import { routeFeatures } from './routing.js';
 import routingJson from './models/routing.json';
 
 /** The six routing heads, in catalogue order. */

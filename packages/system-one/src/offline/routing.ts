@@ -1,6 +1,6 @@
 /** Offline scorers of query routing on `{ query }` (ours): route features per query (semantic, temporal, causal, entity, multi-hop, recency). */
-import { CUES, features, logistic, soft } from './text';
-import { queryOf, type Scorer } from './inputs';
+import { CUES, features, logistic, soft } from './text.js';
+import { queryOf, type Scorer } from './inputs.js';
 
 // ---------------------------------------------------------------------------------------------
 // routing: on { query }

@@ -5,18 +5,18 @@
  * that prefers precomputed `cosine` fields, then injected embeddings, then lexical overlap.
  * The numbers (weights, offsets) are hand-set, not fitted; see the package README for measured accuracy.
  */
-import type { ResolvedRef } from '../schema';
-import { scNewInformation, scRelationUsefulness, scRelevance, scSupports } from './candidate-scoring';
-import { conContradiction, conLink, conObsolete, conRedundant, conRepresentation } from './consolidation';
-import { type Scorer, toItems } from './inputs';
-import { relCausedBy, relCauses, relEntityAlias, relSameEpisode, relSemantic, relTemporalOrder } from './relations';
-import { route } from './routing';
-import { stContinue, stContradiction, stEvidenceSufficient, stMissing } from './stopping';
-import { typingEpisodic, typingPreference, typingProcedural, typingSemantic } from './typing';
+import type { ResolvedRef } from '../schema.js';
+import { scNewInformation, scRelationUsefulness, scRelevance, scSupports } from './candidate-scoring.js';
+import { conContradiction, conLink, conObsolete, conRedundant, conRepresentation } from './consolidation.js';
+import { type Scorer, toItems } from './inputs.js';
+import { relCausedBy, relCauses, relEntityAlias, relSameEpisode, relSemantic, relTemporalOrder } from './relations.js';
+import { route } from './routing.js';
+import { stContinue, stContradiction, stEvidenceSufficient, stMissing } from './stopping.js';
+import { typingEpisodic, typingPreference, typingProcedural, typingSemantic } from './typing.js';
 
-export { withCallCache, toItem, type Item, type ScoreContext, type ScoreResult, type Scorer } from './inputs';
-export { routeFeatures, type RouteFeatures } from './routing';
-export { aliasScore, jaroWinkler } from './relations';
+export { withCallCache, toItem, type Item, type ScoreContext, type ScoreResult, type Scorer } from './inputs.js';
+export { routeFeatures, type RouteFeatures } from './routing.js';
+export { aliasScore, jaroWinkler } from './relations.js';
 
 /** The scorer of every catalogue kind. */
 export const SCORERS: Record<string, Scorer> = {

@@ -1,6 +1,6 @@
 /** Offline scorers' similarity (ours): relatedness of two items and query match, preferring a precomputed `cosine`, then injected embeddings, then lexical overlap. */
-import { clamp01, containment, setCosine, sharedEntities } from './text';
-import { feat, type Item, type ItemFeatures, pairOf, type ScoreContext, sharedOf } from './inputs';
+import { clamp01, containment, setCosine, sharedEntities } from './text.js';
+import { feat, type Item, type ItemFeatures, pairOf, type ScoreContext, sharedOf } from './inputs.js';
 
 // ---------------------------------------------------------------------------------------------
 // similarity

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createSystemOne } from '../controller';
-import { SystemOneError } from '../errors';
-import { catalogue } from '../catalogue';
-import { createOfflineBackend } from './index';
-import { STOPPING_DEPTH_FEATURES, STOPPING_FEATURES, STOPPING_HEADS, learnedStopping, learnedStoppingApplies, stoppingFeatureRecord, stoppingModels } from './stopping-learned';
+import { createSystemOne } from '../controller.js';
+import { SystemOneError } from '../errors.js';
+import { catalogue } from '../catalogue.js';
+import { createOfflineBackend } from './index.js';
+import { STOPPING_DEPTH_FEATURES, STOPPING_FEATURES, STOPPING_HEADS, learnedStopping, learnedStoppingApplies, stoppingFeatureRecord, stoppingModels } from './stopping-learned.js';
 
 const item = (text: string, relevance: number, round: number) => ({ text, relevance, round });
 

@@ -16,10 +16,10 @@
  * `{{depth}}`, and the offline backend sees only a question's referenced fields. Without them (another caller, an older state) the
  * cue scorers of `stopping.ts` answer: `learnedStoppingApplies` tells which.
  */
-import { SystemOneError } from '../errors';
-import { parseLearnedModel, predictProbability, type LearnedModel } from '../learned/model';
-import type { Item } from './inputs';
-import { learnedRoute } from './routing-learned';
+import { SystemOneError } from '../errors.js';
+import { parseLearnedModel, predictProbability, type LearnedModel } from '../learned/model.js';
+import type { Item } from './inputs.js';
+import { learnedRoute } from './routing-learned.js';
 import stoppingJson from './models/stopping.json';
 
 /** The learned stopping heads. */

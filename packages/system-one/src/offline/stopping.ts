@@ -1,11 +1,11 @@
 /** Offline scorers of stopping on `{ query, evidence, depth }` (ours): evidence sufficient, continue useful, missing evidence, contradiction. */
-import type { ResolvedRef } from '../schema';
-import { clamp01, containment, features, logistic, sharedEntities, soft } from './text';
-import { answerTypeFit } from './candidate-scoring';
-import { contradictionScore } from './consolidation';
-import { depthOf, evidenceOf, feat, type Item, queryOf, type ScoreContext } from './inputs';
-import { routeFeatures } from './routing';
-import { num, queryFeat, queryMatch } from './similarity';
+import type { ResolvedRef } from '../schema.js';
+import { clamp01, containment, features, logistic, sharedEntities, soft } from './text.js';
+import { answerTypeFit } from './candidate-scoring.js';
+import { contradictionScore } from './consolidation.js';
+import { depthOf, evidenceOf, feat, type Item, queryOf, type ScoreContext } from './inputs.js';
+import { routeFeatures } from './routing.js';
+import { num, queryFeat, queryMatch } from './similarity.js';
 
 // ---------------------------------------------------------------------------------------------
 // stopping: on { query, evidence, depth }

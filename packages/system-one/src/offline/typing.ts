@@ -1,7 +1,7 @@
 /** Offline scorers of the typing Nouls on `{ observation }` (ours): episodic, semantic, procedural, preference. */
-import type { ResolvedRef } from '../schema';
-import { CUES, cueTest, logistic, soft } from './text';
-import { feat, toItem } from './inputs';
+import type { ResolvedRef } from '../schema.js';
+import { CUES, cueTest, logistic, soft } from './text.js';
+import { feat, toItem } from './inputs.js';
 
 // ---------------------------------------------------------------------------------------------
 // typing: on { observation }

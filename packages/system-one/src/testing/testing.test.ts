@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatCompletion, embeddingsResponse, startOpenAICompatibleServer, type MockOpenAIServer } from './index';
+import { chatCompletion, embeddingsResponse, startOpenAICompatibleServer, type MockOpenAIServer } from './index.js';
 
 let server: MockOpenAIServer | undefined;
 afterEach(async () => {
