@@ -1,62 +1,16 @@
 // @mem playground: plain ES module, no bundler. Talks to the demo-agent HTTP API (/v1/*).
 import cytoscape from '/vendor/cytoscape.esm.min.mjs';
+// The plain words of every term: one source, shared with the mem CLI (`mem ask`).
+import { GATE_ACTIONS, GLOSSARY, STOP_REASONS, THETA_ACT } from '/wording.js';
 
 const TYPE_COLORS = { episodic: '#4c8bf5', semantic: '#34a853', procedural: '#f4a300', preference: '#e8467c' };
 const VIEW_COLORS = { semantic: '#2f6fed', temporal: '#00a3a3', causal: '#e0452b', entity: '#8a8f99' };
-const THETA_ACT = 0.1; // docs/design.md: a view is active when its routing probability ≥ θ_act = 0.10
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]);
 const f = (n, d = 3) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(d) : '–');
 const short = (t, n) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
-// Plain-language names and tooltips for every term the trace and gate panels show.
-const GLOSSARY = {
-  routing: ['Which kinds of links to follow', 'Routing probabilities: System One\'s estimate, per kind of link between memories, that following it helps answer this question.'],
-  semantic: ['similar meaning', 'Semantic links join memories that say similar things.'],
-  temporal: ['time order', 'Temporal links join memories by time: one before the other, the same conversation, or the same time.'],
-  causal: ['cause and effect', 'Causal links join a cause to its effect (e.g. a flat tire → a missed meeting).'],
-  entity: ['same person or thing', 'Entity links join memories that mention the same person, place or thing.'],
-  multiHop: ['needs several steps h(q)', 'h(q): how likely the answer needs a chain of memories rather than a single one. A higher value allows more steps.'],
-  recency: ['recent matters r(q)', 'r(q): how much newer memories should count more (e.g. “these days”, “now”).'],
-  thetaAct: ['follow-threshold θ_act', `θ_act = ${THETA_ACT}: a kind of link is followed only when its probability reaches this mark (✓ = followed).`],
-  budgets: ['How many memories each kind of link may add', 'Budget b_g: the number of memories the search may add through each kind of link; “used” is how many it did add.'],
-  given: ['allowed (b_g)', 'b_g: how many memories this kind of link may add, split from the total by the routing probabilities.'],
-  spent: ['used', 'How many memories were actually added through this kind of link.'],
-  depth: ['max steps D(q)', 'D(q): the largest number of link steps away from the first matches the search may go.'],
-  rounds: ['Search steps', 'Each step follows links one hop further out from the memories found so far, then asks whether to stop.'],
-  step: ['step', 'How many links away from the first matches this step reaches.'],
-  frontier: ['expanded', 'How many memories this step followed links from (the frontier).'],
-  admitted: ['added', 'Memories this step added, by kind of link.'],
-  edges: ['links looked at', 'How many links this step examined.'],
-  sufficient: ['enough? s', 's: System One\'s probability that the evidence found so far is enough to answer.'],
-  useful: ['worth going on? u', 'u: the probability that another step would find something useful.'],
-  missing: ['gap? m', 'm: the probability that something needed is still missing.'],
-  contradiction: ['conflict? c', 'c: the probability that the evidence contradicts itself.'],
-  stop: ['Why it stopped', 'The reason the search ended (hover the reason for what it means).'],
-  controllerCalls: ['System-One calls', 'How many small, typed questions the cheap System-One controller answered for this search (no LLM).'],
-  nodesVisited: ['memories looked at', 'How many stored memories the search scored.'],
-  novelty: ['novelty ν', 'ν = 1 − s_vMF: how new this observation is compared with everything already stored in this scope.'],
-  threshold: ['threshold τ', 'τ: the adaptive bar novelty must clear to count as new; it moves with how dense the memory already is.'],
-  score: ['similarity s_vMF', 's_vMF: the von Mises–Fisher kernel score of this observation against every stored memory (high = familiar).'],
-  kappa: ['concentration κ', 'κ: how tightly the stored memories cluster; estimated from their mean direction.'],
-  density: ['density ρ', 'ρ: how crowded the memory is around this observation (drives the threshold).'],
-  nearest: ['closest memory', 'The stored memory most similar to this observation (cosine similarity).'],
-};
-const STOP_REASONS = {
-  sufficient: 'enough evidence found',
-  not_useful: 'another step would not help',
-  depth: 'reached the step limit D(q)',
-  budget: 'every budget used up',
-  frontier_empty: 'nothing left to follow',
-  node_cap: 'looked at the maximum number of memories',
-  edge_cap: 'looked at the maximum number of links',
-  controller_cap: 'used the maximum number of System-One calls',
-  time_cap: 'ran out of time',
-  no_active_views: 'no kind of link was worth following',
-  traversal_off: 'link following is switched off',
-  no_anchors: 'nothing matched the question',
-};
 /** A term with its plain-language label and the tooltip that explains it. */
 function term(key) {
   const [label, tip] = GLOSSARY[key];
@@ -160,11 +114,6 @@ async function loadSample() {
 }
 
 // ---------- gate panel ----------
-const GATE_ACTIONS = {
-  add: 'add: new enough to be stored as a new memory and linked to others',
-  update: 'update: close to a stored memory; stored and linked to it as a possible update',
-  noop: 'noop: already known; stored (nothing is thrown away) but given no extra write work',
-};
 function gateMeter(g) {
   const max = Math.max(0.5, g.novelty * 1.15, g.threshold * 1.5);
   const pct = (v) => `${Math.min(100, Math.max(0, (v / max) * 100)).toFixed(1)}%`;

@@ -86,6 +86,86 @@ describe('mem CLI', () => {
     expect(stats.nodes).toBe(2);
   });
 
+  it('ask prints plain words, short ids and labelled scores; --trace the full trace; --help a legend (issue 36)', async () => {
+    const file = path.join(dir, 'readable.jsonl');
+    writeFileSync(file, [
+      JSON.stringify({ text: 'Yesterday I got a flat tire on the gravel path.', speaker: 'Maya', observedAt: '2025-03-18T18:30:00Z' }),
+      JSON.stringify({ text: 'Because of the flat tire I missed the planning meeting.', speaker: 'Maya', observedAt: '2025-03-18T18:31:00Z' }),
+      JSON.stringify({ text: 'The bridge on the river is closed for repairs.', observedAt: '2025-03-07T19:00:00Z' }),
+    ].join('\n'));
+    const rdb = path.join(dir, 'readable.sqlite');
+    expect((await mem('--db', rdb, '--user', 'r', 'ingest', file)).code).toBe(0);
+    const plain = await mem('--db', rdb, '--user', 'r', 'ask', 'Why did Maya miss the planning meeting?', '-k', '3');
+    expect(plain.code).toBe(0);
+    expect(plain.out).toMatch(/^Why these memories: the search started from the memories closest to the question/m);
+    expect(plain.out).toMatch(/^Why it stopped: [a-z]/m);
+    expect(plain.out).toMatch(/^How sure: (fairly sure|unsure|not sure)\. The top memory is evidence for this question with probability \d\.\d\d/m);
+    expect(plain.out).not.toMatch(/multiHopNeed|recencyImportance|controller calls|budgets:/);
+    const json = JSON.parse((await mem('--db', rdb, '--user', 'r', '--json', 'ask', 'Why did Maya miss the planning meeting?', '-k', '3')).out);
+    for (const e of json.evidence) {
+      // short id (last 8 characters), never the full id; a labelled score
+      expect(plain.out).toContain(`${e.id.slice(-8)}  ${e.observedAt.slice(0, 10)}  `);
+      expect(plain.out).not.toContain(e.id);
+    }
+    expect(plain.out).toMatch(/\(relevance \d\.\d\d/);
+    // a memory without a speaker prints without a colon
+    expect(plain.out).toMatch(/ {2}The bridge on the river is closed/);
+    expect(plain.out).not.toMatch(/: The bridge|\s:\s/);
+
+    const trace = await mem('--db', rdb, '--user', 'r', 'ask', 'Why did Maya miss the planning meeting?', '-k', '3', '--trace');
+    expect(trace.out).toMatch(/^routing: semantic \.\d\d .*multiHopNeed/m);
+    expect(trace.out).toMatch(/^budgets: .* stop \w+ · controller calls \d+/m);
+    expect(trace.out).toContain(json.evidence[0].id);
+    expect(trace.out).not.toContain('Why these memories');
+
+    const help = await mem('ask', '--help');
+    expect(help.code).toBe(0);
+    for (const term of ['Why these', 'Why it stopped', 'How sure', 'short id', '--trace', 'similar meaning']) expect(help.out + help.err).toContain(term);
+
+    // inspect / forget take the short id; an ambiguous start is a typed error (exit 2)
+    const target = json.evidence[0].id as string;
+    const inspect = JSON.parse((await mem('--db', rdb, '--user', 'r', '--json', 'inspect', target.slice(-8))).out);
+    expect(inspect.node.id).toBe(target);
+    const shared = json.evidence.map((e: any) => e.id as string).reduce((a: string, b: string) => {
+      let i = 0;
+      while (i < a.length && a[i] === b[i]) i++;
+      return a.slice(0, i);
+    });
+    // ids are time-ordered: memories written together share their first characters (why short ids are the last 8)
+    expect(shared.length).toBeGreaterThanOrEqual(8);
+    const amb = await mem('--db', rdb, '--user', 'r', '--json', 'inspect', shared);
+    expect(amb.code).toBe(2);
+    expect(JSON.parse(amb.out).error.code).toBe('AMBIGUOUS_ID');
+    // history shows the text of each memory, with its short id
+    const history = await mem('--db', rdb, '--user', 'r', 'history');
+    expect(history.out).toContain(`${target.slice(-8)} "`);
+    expect(history.out).toContain('"Maya: Yesterday I got a flat tire on the gravel path."');
+    expect(history.out).toContain('"The bridge on the river is closed for repairs."');
+    expect(history.out).toMatch(/gate add: novelty/);
+    const forget = await mem('--db', rdb, '--user', 'r', '--json', 'forget', target.slice(-8));
+    expect(JSON.parse(forget.out)).toEqual({ id: target, forgotten: true });
+    expect((await mem('--db', rdb, '--user', 'r', 'history')).out).toContain(`${target.slice(-8)} (forgotten: text removed)`);
+  });
+
+  it('reads zone-less JSONL and transcript times in --time-zone (UTC without it) (issue 36)', async () => {
+    const jsonl = path.join(dir, 'tz.jsonl');
+    writeFileSync(jsonl, `${JSON.stringify({ text: 'I planted tomatoes.', observedAt: '2025-07-25 02:00' })}\n${JSON.stringify({ text: 'Zoned stays zoned.', observedAt: '2025-07-25T02:00:00Z' })}\n`);
+    const transcript = path.join(dir, 'tz.txt');
+    writeFileSync(transcript, '## Session 1 — 2025-07-25 02:00\nMaya: I watered the tomatoes.\n');
+    const times = async (args: string[], file: string) => {
+      const tdb = path.join(dir, `tz-${Math.random().toString(36).slice(2)}.sqlite`);
+      expect((await mem('--db', tdb, '--user', 'tz', ...args, 'ingest', file)).code).toBe(0);
+      const ask = JSON.parse((await mem('--db', tdb, '--user', 'tz', '--json', 'ask', 'tomatoes', '-k', '5')).out);
+      return ask.evidence.map((e: any) => e.observedAt).sort();
+    };
+    expect(await times(['--time-zone', 'Asia/Tokyo'], jsonl)).toEqual(['2025-07-24T17:00:00.000Z', '2025-07-25T02:00:00.000Z']);
+    expect(await times([], jsonl)).toEqual(['2025-07-25T02:00:00.000Z', '2025-07-25T02:00:00.000Z']);
+    expect(await times(['--time-zone', 'Asia/Tokyo'], transcript)).toEqual(['2025-07-24T17:00:00.000Z']);
+    expect(await times([], transcript)).toEqual(['2025-07-25T02:00:00.000Z']);
+    const bad = await mem('--db', ':memory:', '--user', 'tz', '--time-zone', 'Mars/Olympus', '--json', 'ingest', jsonl);
+    expect(bad.code).toBe(2);
+  });
+
   it('names the embedder and suggests --embedder when a database was built with another embedder', async () => {
     const other = path.join(dir, 'other-embedder.sqlite');
     const store = createSqliteStore({ path: other });

@@ -6,18 +6,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
+import { assertTimeZone, MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
 import { EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
 import { parseIngestFile } from './ingest/formats.js';
+import { parseSessionDate } from './ingest/dates.js';
 import { createProgress } from './progress.js';
 import { runDemo } from './demo.js';
 import { createBuildLog } from './build-log.js';
 import type { EvalProgress } from './eval/engine.js';
 import { stopOnSignalsAndOrphaning } from './lifecycle.js';
-import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, roundNumbers, truncate } from './output.js';
+import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, shortId, truncate, withSpeaker, historyDetail } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
+import { offlineAnswerLabel } from './answer/when.js';
+import { ASK_LEGEND, howSure, linkWords, whyItStopped, whyTheseMemories } from '../public/wording.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -151,7 +154,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--store <kind>', 'store backend (neo4j reads MEM_NEO4J_URI/USER/PASSWORD)').choices(['sqlite', 'neo4j']).default('sqlite'))
     .addOption(new Option('--retriever <name>', 'read path').choices(['jev', 'bm25', 'dense', 'hybrid']).default('jev'))
     .addOption(new Option('--embedder <kind>', 'embedder: glove (offline default), minilm (`pnpm models:fetch`), openai (MEM_EMBED_*); default $MEM_EMBEDDER or glove').choices([...EMBEDDER_KINDS]))
-    .option('--time-zone <iana>', 'IANA zone (e.g. Europe/Paris): the calendar of relative dates ("today") and how serve/mcp read a zone-less `now` or `observedAt` (refused without it); default $MEM_TIME_ZONE')
+    .option('--time-zone <iana>', 'IANA zone (e.g. Europe/Paris): the calendar of relative dates ("today"), the zone of zone-less times in ingested files, and how ask/serve/mcp read a zone-less `now` or `observedAt` (refused without it); default $MEM_TIME_ZONE')
     .option('--json', 'machine-readable JSON output')
     .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -165,7 +168,10 @@ export function buildProgram(): Command {
     .action(async (file: string, opts: { conversations?: number[]; date?: string }, cmd: Command) => {
       const o = globals(cmd);
       const content = readInputFile(file);
-      const parsed = parseIngestFile(content, { now: opts.date ?? new Date().toISOString() });
+      // zone-less times in the file (and --date) are read in --time-zone / MEM_TIME_ZONE when set (issue 36)
+      const timeZone = o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined);
+      if (timeZone) assertTimeZone(timeZone);
+      const parsed = parseIngestFile(content, { now: opts.date === undefined ? new Date().toISOString() : parseSessionDate(opts.date, timeZone), timeZone });
       const groups = opts.conversations ? parsed.groups.filter((_, i) => opts.conversations!.includes(i)) : parsed.groups;
       const total = groups.reduce((a, g) => a + g.observations.length, 0);
       const progress = createProgress({ enabled: !o.json });
@@ -203,7 +209,9 @@ export function buildProgram(): Command {
     .option('-k, --k <n>', 'evidence items', intOption('--k'), 10)
     .option('--budget-tokens <n>', 'context token budget for System Two', intOption('--budget-tokens'), 1200)
     .option('--now <iso>', 'reference time for recency and "today": ISO-8601 with a zone, or zone-less with --time-zone (default: now)')
-    .action(async (question: string, opts: { k: number; budgetTokens: number; now?: string }, cmd: Command) => {
+    .option('--trace', 'print the full controller trace (routing, budgets, rounds, stop code, full ids, raw scores) instead of the plain summary')
+    .addHelpText('after', ASK_LEGEND)
+    .action(async (question: string, opts: { k: number; budgetTokens: number; now?: string; trace?: boolean }, cmd: Command) => {
       const o = globals(cmd);
       // strict like the HTTP API (issue 17): a zone, or the configured --time-zone; never silently UTC
       const now = opts.now === undefined ? undefined : normalizeNow(opts.now, o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined));
@@ -213,12 +221,26 @@ export function buildProgram(): Command {
       if (nothingStored && o.json) process.stderr.write(nothingStored);
       print(o, r, () => {
         if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
-        const offline = r.systemTwoError ? 'Answer (offline fallback, System Two unavailable: top evidence statement, not generated)' : 'Answer (offline: top evidence statement, not generated)';
+        const offline = offlineAnswerLabel(r.answerRank, !!r.systemTwoError);
         console.log(r.mode === 'llm' ? `${c.green('Answer')} (System Two, ${r.model}): ${r.answer}` : `${c.yellow(offline)}: ${r.answer}`);
-        console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
-        if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
-        console.log('evidence:');
-        r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${e.speaker ?? ''}: ${truncate(e.text, 90)} ${c.dim(`(${fmt(e.score, 3)})`)}`));
+        if (opts.trace) {
+          // the full trace, as `mem ask` printed it before issue 36
+          console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
+          if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
+          for (const x of r.trace.rounds) console.log(c.dim(`round ${x.depth}: expanded ${x.frontier} · added ${Object.entries(x.admitted).filter(([, n]) => n).map(([v, n]) => `${v} ${n}`).join(', ') || '0'} · links ${x.edgesExamined}${x.stopping ? ` · s ${fmt(x.stopping.sufficient, 2)} u ${fmt(x.stopping.continueUseful, 2)} m ${fmt(x.stopping.missing, 2)} c ${fmt(x.stopping.contradiction, 2)}` : ''}${x.reason ? ` · stop ${x.reason}` : ''}`));
+          console.log('evidence:');
+          r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${withSpeaker(e.speaker, truncate(e.text, 90))} ${c.dim(`(${fmt(e.score, 3)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`));
+        } else {
+          console.log(`${c.bold('Why these memories:')} ${whyTheseMemories(r.trace, r.evidence)}`);
+          console.log(`${c.bold('Why it stopped:')} ${whyItStopped(r.trace)}`);
+          console.log(`${c.bold('How sure:')} ${howSure(r.trace, r.evidence)}`);
+          const label = r.trace.routing ? 'relevance' : `${r.trace.retriever ?? 'flat'} score`;
+          console.log(`Evidence, best first (${label}; \`mem ask --help\` explains every term, --trace shows the full trace):`);
+          r.evidence.forEach((e, i) => {
+            const how = e.via.length ? ` · via ${e.via.map(linkWords).join(' → ')}` : '';
+            console.log(`  ${String(i + 1).padStart(2)}. ${shortId(e.id)}  ${e.observedAt.slice(0, 10)}  ${withSpeaker(e.speaker, truncate(e.text, 80))} ${c.dim(`(${label} ${fmt(e.score, 2)}${how})`)}`);
+          });
+        }
         if (nothingStored) process.stderr.write(nothingStored);
         else if (r.evidence.length === 0) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) they were stored under (`mem ingest` prints it)\n'));
       });
@@ -231,21 +253,22 @@ export function buildProgram(): Command {
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const o = globals(cmd);
       const { result: r } = await withReadStack(o, async (stack) => {
-        const node = await stack.get(id);
+        const node = await stack.get(await stack.resolveId(id));
+        id = node.id;
         const neighbors = await stack.neighbors(id);
         const history = await stack.history({ nodeId: id });
         return { node: { ...node, embedding: undefined }, neighbors: neighbors.map((n) => ({ relation: n.relation, node: { id: n.node.id, text: n.node.text } })), history };
       });
       print(o, r, () => {
         const n = r.node;
-        console.log(`${c.bold(n.id)}  ${n.observedAt}  ${n.speaker ?? ''}`);
+        console.log(`${c.bold(n.id)}  ${n.observedAt}${n.speaker ? `  ${n.speaker}` : ''}`);
         console.log(`  ${n.text}`);
         console.log(c.dim(`  types ${Object.entries(n.types).map(([k, v]) => `${k} ${fmt(v as number, 2)}`).join(' · ')}`));
         if (n.eventTime) console.log(c.dim(`  event time ${n.eventTime.start} ("${n.eventTime.expression}")`));
         if (n.entities.length) console.log(c.dim(`  entities ${n.entities.join(', ')}`));
         if (n.gate) console.log(c.dim(`  gate ${n.gate.action}: novelty ${fmt(n.gate.novelty)} vs threshold ${fmt(n.gate.threshold)} (κ ${fmt(n.gate.kappa, 1)})`));
         console.log(`relations (${r.neighbors.length}):`);
-        for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${nb.node.id} ${truncate(nb.node.text, 60)}`);
+        for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${shortId(nb.node.id)} ${truncate(nb.node.text, 60)}`);
         console.log(`history (${r.history.length}):`);
         for (const h of r.history) console.log(`  ${h.at} ${h.op}`);
       });
@@ -258,7 +281,7 @@ export function buildProgram(): Command {
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const o = globals(cmd);
       const { result: forgotten } = await withReadStack(o, async (stack) => {
-        await stack.get(id);
+        id = (await stack.get(await stack.resolveId(id))).id;
         return stack.forget(id);
       });
       print(o, { id, forgotten }, () => console.log(forgotten ? `Forgot ${id}` : `${id} was not found`));
@@ -271,10 +294,23 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'rows', intOption('--limit'), 50)
     .action(async (opts: { node?: string; limit: number }, cmd: Command) => {
       const o = globals(cmd);
-      const { result: rows } = await withReadStack(o, (stack) => stack.history({ nodeId: opts.node, limit: opts.limit }));
+      const { result: rows } = await withReadStack(o, async (stack) => {
+        const list = await stack.history({ nodeId: opts.node ? await stack.resolveId(opts.node) : undefined, limit: opts.limit });
+        // the text of each memory named (issue 36): the live node's, else the text the row recorded
+        const texts = new Map<string, string | null>();
+        for (const h of list) {
+          if (!h.nodeId || texts.has(h.nodeId)) continue;
+          const node = await stack.get(h.nodeId).catch(() => null);
+          texts.set(h.nodeId, node ? withSpeaker(node.speaker, node.text) : null);
+        }
+        return list.map((h) => ({ ...h, text: h.nodeId ? (texts.get(h.nodeId) ?? (typeof h.data?.text === 'string' ? h.data.text : null)) : null }));
+      });
       print(o, rows, () => {
         if (!rows.length) console.log(`(no history in ${formatScope(scopeOf(o))})`);
-        for (const h of rows) console.log(`${String(h.seq ?? '').padStart(5)} ${h.at} ${h.op.padEnd(11)} ${h.nodeId ?? ''} ${c.dim(truncate(JSON.stringify(roundNumbers(h.data)), 100))}`);
+        for (const h of rows) {
+          const what = h.nodeId ? `${shortId(h.nodeId)} ${h.text === null ? c.dim('(forgotten: text removed)') : `"${truncate(h.text, 70)}"`}` : '';
+          console.log(`${String(h.seq ?? '').padStart(5)} ${h.at.slice(0, 19).replace('T', ' ')} ${h.op.padEnd(8)} ${what} ${c.dim(truncate(historyDetail(h), what ? 60 : 100))}`);
+        }
       });
     });
 

@@ -13,7 +13,10 @@ import type { EmbedderKind } from './embedder.js';
 import { createStack, type AddedNode, type AskResult, type Stack } from './stack.js';
 import { createProgress } from './progress.js';
 import { formatBudgets, formatRouting } from './trace.js';
-import { c, fmt, readInputFile, truncate } from './output.js';
+import { c, fmt, readInputFile, truncate, withSpeaker } from './output.js';
+import { offlineAnswerLabel } from './answer/when.js';
+
+const lowerFirst = (t: string) => t[0]!.toLowerCase() + t.slice(1);
 
 export const SAMPLE_CONVERSATION = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'data', 'sample-conversation.json');
 
@@ -41,17 +44,73 @@ export interface DemoReport {
   graph: { nodes: number; relations: number; byView: Record<string, number>; bySubtype: Record<string, number> };
   /** Memories marked superseded (`obsoleteBy`), by source id: the older turn and the newer one that superseded it. */
   superseded: { older: string; by: string }[];
-  questions: (AskResult & { expected: string; expectedEvidence: string[]; evidenceHitAtK: boolean })[];
+  questions: (AskResult & { expected: string; expectedEvidence: string[]; evidenceHitAtK: boolean; answerHit: AnswerVerdict | null })[];
   evidenceHits: number;
-  /** Questions whose result #1 (the offline answer line) is an expected evidence turn. */
+  /** Questions whose result #1 is an expected evidence turn (a weaker count than `answerHits`). */
   topHits: number;
+  /**
+   * Offline: questions whose answer line itself answers them (see {@link judgeAnswerLine}); null when
+   * System Two wrote the answers (not judged here).
+   */
+  answerHits: number | null;
+  /** The questions the answer line missed, with why (offline only). */
+  misses: { question: number; why: string }[];
   mode: 'llm' | 'evidence';
 }
 
 interface SampleFile {
   title?: string;
   sessions: { id: number; date: string; turns: { id: string; speaker: string; text: string }[] }[];
-  questions?: { question: string; answer: string; evidence: string[] }[];
+  questions?: SampleQuestion[];
+}
+
+/**
+ * A demo question (data/sample-conversation.json): `evidence` = every turn that bears on it;
+ * `answers` = the turns whose statement alone answers it (the reason of a why-question, the event of a
+ * when-question; default `evidence`); `date` = for a when-question, the day (YYYY-MM-DD) the answer
+ * line must give.
+ */
+export interface SampleQuestion {
+  question: string;
+  answer: string;
+  evidence: string[];
+  answers?: string[];
+  date?: string;
+}
+
+/** Whether an offline answer line answers its question, and if not, why (issue 36; ours). */
+export interface AnswerVerdict {
+  hit: boolean;
+  why: string;
+}
+
+/**
+ * Judge an offline answer line (ours, issue 36): a hit only when the memory the line quotes (evidence
+ * #`answerRank`) is one of the question's `answers` turns and, for a when-question (`date` set), the
+ * event time the line gives contains that day. Being somewhere in the expected evidence is not enough
+ * (the old 15 km run does not answer "longest run?"; a turn that names the tire but not when does not
+ * answer "when?").
+ */
+export function judgeAnswerLine(q: SampleQuestion, r: Pick<AskResult, 'evidence' | 'answerRank'>): AnswerVerdict {
+  const answers = q.answers ?? q.evidence;
+  const quoted = r.answerRank ? r.evidence[r.answerRank - 1] : undefined;
+  const where = (id: string) => {
+    const i = r.evidence.findIndex((e) => e.sourceId === id);
+    return i < 0 ? `not in the top ${r.evidence.length}` : `#${i + 1}`;
+  };
+  const answering = answers.map((id) => `${id} ${where(id)}`).join(', ');
+  if (!quoted) return { hit: false, why: `no answer line (nothing matched); answering turn ${answering}` };
+  if (!answers.includes(quoted.sourceId ?? '')) return { hit: false, why: `the line quotes ${quoted.sourceId ?? quoted.id}, which does not answer it; answering turn ${answering}` };
+  if (q.date) {
+    const et = quoted.eventTime;
+    if (!et) return { hit: false, why: `the line quotes ${quoted.sourceId} but gives no date (expected ${q.date})` };
+    const day = Date.parse(`${q.date}T00:00:00Z`);
+    const start = Date.parse(et.start.slice(0, 10) + 'T00:00:00Z');
+    const end = et.end ? Date.parse(et.end) : start + 86_400_000;
+    if (!(day >= start && day < Math.max(end, start + 86_400_000))) return { hit: false, why: `the line gives ${et.start.slice(0, 10)}, not ${q.date}` };
+    return { hit: true, why: `gives ${q.date}` };
+  }
+  return { hit: true, why: `quotes ${quoted.sourceId}` };
 }
 
 export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
@@ -178,7 +237,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       const r = await stack.ask(q.question, { k, tokenBudget: options.tokenBudget ?? 1200, now: sample.sessions.at(-1)?.date });
       const ids = r.evidence.map((e) => e.sourceId);
       const hit = q.evidence.some((id) => ids.includes(id));
-      results.push({ ...r, expected: q.answer, expectedEvidence: q.evidence, evidenceHitAtK: hit });
+      const verdict = r.mode === 'evidence' ? judgeAnswerLine(q, r) : null;
+      results.push({ ...r, expected: q.answer, expectedEvidence: q.evidence, evidenceHitAtK: hit, answerHit: verdict });
       say('');
       say(c.bold(`Q${i + 1}. ${q.question}`));
       say(`   routing   ${formatRouting(r.trace.routing)}`);
@@ -189,20 +249,28 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       say('   evidence');
       for (const [j, e] of r.evidence.entries()) {
         const mark = q.evidence.includes(e.sourceId ?? '') ? c.green('✓') : ' ';
-        say(`   ${mark} ${j + 1}. ${String(e.sourceId ?? '').padEnd(5)} ${e.observedAt.slice(0, 10)} ${e.speaker ?? ''}: ${truncate(e.text, 78)} ${c.dim(`(${fmt(e.score, 2)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`);
+        say(`   ${mark} ${j + 1}. ${String(e.sourceId ?? '').padEnd(5)} ${e.observedAt.slice(0, 10)} ${withSpeaker(e.speaker, truncate(e.text, 78))} ${c.dim(`(${fmt(e.score, 2)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`);
         if (e.eventTime) say(c.dim(`              "${e.eventTime.expression}" → event time ${e.eventTime.start.slice(0, 10)}${e.eventTime.end ? ` … ${e.eventTime.end.slice(0, 10)}` : ''}`));
       }
       if (r.systemTwoError) say(`   ${c.yellow(`warning [${r.systemTwoError.code}]`)}: ${r.systemTwoError.message}`);
       if (r.mode === 'llm') say(`   ${c.green('answer (System Two)')}: ${r.answer}`);
-      else if (r.systemTwoError) say(`   ${c.yellow('answer (offline fallback, System Two unavailable: top evidence statement, not generated)')}: ${truncate(r.answer, 100)}`);
-      else say(`   ${c.yellow('answer (offline: top evidence statement, not generated)')}: ${truncate(r.answer, 100)}`);
+      else say(`   ${c.yellow(lowerFirst(offlineAnswerLabel(r.answerRank, !!r.systemTwoError)))}: ${truncate(r.answer, 220)}`);
       say(c.dim(`   expected: ${q.answer} [${q.evidence.join(', ')}]`));
+      if (verdict) say(verdict.hit ? `   ${c.green('✓ the answer line answers it')} (${verdict.why})` : `   ${c.red('✗ miss')}: ${verdict.why}`);
     }
     const evidenceHits = results.filter((r) => r.evidenceHitAtK).length;
     // result #1 is the offline answer line: how often it is an expected evidence turn
     const topHits = results.filter((r) => r.expectedEvidence.includes(r.evidence[0]?.sourceId ?? '')).length;
+    const judged = results.filter((r) => r.answerHit);
+    const answerHits = judged.length ? judged.filter((r) => r.answerHit!.hit).length : null;
+    const misses = results.flatMap((r, i) => (r.answerHit && !r.answerHit.hit ? [{ question: i + 1, why: r.answerHit.why }] : []));
     say('');
-    say(c.bold(`Summary: ${added.length} observations (add ${gate.add} / update ${gate.update} / noop ${gate.noop}), ${stats.relations} relations; an expected evidence turn was in the top ${k} for ${evidenceHits}/${results.length} questions and was result #1 (the offline answer line) for ${topHits}/${results.length}.`));
+    const answered =
+      answerHits === null
+        ? 'System Two wrote the answers (not judged here)'
+        : `the offline answer line answered ${answerHits}/${results.length} questions (a date for when, the reason for why)`;
+    say(c.bold(`Summary: ${added.length} observations (add ${gate.add} / update ${gate.update} / noop ${gate.noop}), ${stats.relations} relations; ${answered}; an expected evidence turn was in the top ${k} for ${evidenceHits}/${results.length}.`));
+    for (const m of misses) say(`  miss Q${m.question}. ${questions[m.question - 1]!.question} — ${m.why}`);
     return {
       conversation: sample.title ?? path.basename(file),
       observations: added.length,
@@ -214,6 +282,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       questions: results,
       evidenceHits,
       topHits,
+      answerHits,
+      misses,
       mode: stack.systemTwo ? 'llm' : 'evidence',
     };
   } finally {

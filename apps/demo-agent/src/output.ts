@@ -81,6 +81,36 @@ export function roundNumbers(value: unknown, digits = 3): unknown {
   return value;
 }
 
+/** `Maya: text`, or the text alone when the memory has no speaker (never `: text`). */
+export function withSpeaker(speaker: string | null | undefined, text: string): string {
+  return speaker ? `${speaker}: ${text}` : text;
+}
+
+/**
+ * The short id the CLI prints (issue 36; ours): the last 8 characters of a memory's id. Ids are
+ * time-ordered UUIDs (v7), whose first characters are the write time and repeat across memories
+ * written together; the end is random. `mem inspect` / `mem forget` take it (Stack.resolveId).
+ */
+export function shortId(id: string): string {
+  return id.length > 8 ? id.slice(-8) : id;
+}
+
+/**
+ * One history row's data in words for `mem history` (ours): the gate's decision of a write
+ * (`gate add: novelty 0.150 vs threshold 0.025`), the number of relations of a RELATE row, else the
+ * row's data as compact JSON with numbers rounded.
+ */
+export function historyDetail(h: { op: string; data?: Record<string, unknown> | null }): string {
+  const d = (h.data ?? {}) as Record<string, any>;
+  const g = d.gate;
+  if (g && typeof g === 'object' && typeof g.action === 'string') {
+    return `gate ${g.action}: novelty ${fmt(g.novelty)} vs threshold ${fmt(g.threshold)}`;
+  }
+  if (h.op === 'RELATE' && typeof d.count === 'number') return plural(d.count, 'relation');
+  const rest = roundNumbers(d);
+  return rest && typeof rest === 'object' && Object.keys(rest).length ? JSON.stringify(rest) : '';
+}
+
 export function truncate(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length <= max ? t : `${t.slice(0, max - 1)}…`;

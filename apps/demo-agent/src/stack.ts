@@ -35,7 +35,8 @@ import { assertTimeZone, normalizeNow, createMemory, createSqliteStore, type Win
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 import { toEvidenceItem, type EvidenceItem } from './evidence.js';
-import { formatScope } from './output.js';
+import { formatScope, withSpeaker } from './output.js';
+import { asksWhen, whenAnswer, whenNote } from './answer/when.js';
 import { createEmbedderFor, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 
 export type StoreKind = 'sqlite' | 'neo4j';
@@ -81,6 +82,12 @@ export interface AskResult {
   /** 'llm' = System Two wrote `answer`; 'evidence' = offline, `answer` is the top evidence statement (see offlineAnswerEvidence). */
   mode: 'llm' | 'evidence';
   answer: string;
+  /**
+   * Offline: the 1-based rank of the evidence item the answer line quotes (1, except for a
+   * when-question whose #1 has no date: see answer/when.ts). Null when System Two wrote the answer or
+   * nothing matched.
+   */
+  answerRank: number | null;
   model: string | null;
   /** Best first; the same shape as /v1/search and the MCP recall tool. */
   evidence: EvidenceItem[];
@@ -118,10 +125,22 @@ export interface Stack {
   readNow(now: string): string;
   /** Scope override for one call (e.g. LoCoMo conversations go to their own runId). */
   withScope(scope: Scope): Stack;
-  add(observations: Omit<ObservationInput, 'scope'>[], options?: { onProgress?: (done: number, total: number) => void; batchSize?: number }): Promise<AddedNode[]>;
+  /**
+   * Write observations in the stack's scope (validated all-or-nothing first). `timeZone` (IANA): the
+   * zone of zone-less `observedAt` strings and of relative dates for this call (default: the stack's).
+   */
+  add(observations: Omit<ObservationInput, 'scope'>[], options?: { onProgress?: (done: number, total: number) => void; batchSize?: number; timeZone?: string }): Promise<AddedNode[]>;
   search(query: string, options?: { k?: number; now?: string }): Promise<SearchResult>;
   ask(question: string, options?: { k?: number; tokenBudget?: number; now?: string }): Promise<AskResult>;
   get(id: string): Promise<MemoryNode>;
+  /**
+   * The full id a user typed in short (issue 36; ours): a full id is returned as is; a shorter one is
+   * the start or the end of the id of exactly one memory of the scope (the CLI prints the last 8
+   * characters), or of one forgotten in it (so `get` can say when). None: returned unchanged (`get`
+   * then throws NODE_NOT_FOUND). Throws MemValidationError AMBIGUOUS_ID naming the matches when more
+   * than one memory matches.
+   */
+  resolveId(ref: string): Promise<string>;
   neighbors(id: string, options?: { views?: string[]; limit?: number }): Promise<Neighbor[]>;
   forget(id: string): Promise<boolean>;
   history(options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
@@ -314,11 +333,12 @@ function buildStack(p: Parts): Stack {
       const batchSize = options.batchSize ?? 16;
       const scoped = observations.map((o) => ({ ...o, scope }));
       // all-or-nothing validation before the first slice is written (the error's index is the list's)
-      memory.validate(scoped);
+      const zone = options.timeZone === undefined ? {} : { timeZone: options.timeZone };
+      memory.validate(scoped, zone);
       const out: AddedNode[] = [];
       for (let i = 0; i < scoped.length; i += batchSize) {
         const batch = scoped.slice(i, i + batchSize);
-        out.push(...(await memory.add(batch)).map(toAdded));
+        out.push(...(await memory.add(batch, zone)).map(toAdded));
         options.onProgress?.(Math.min(i + batchSize, observations.length), observations.length);
       }
       return out;
@@ -349,13 +369,37 @@ function buildStack(p: Parts): Stack {
           systemTwoError = { code: e.code, message: e.message };
         }
       }
+      let answerRank: number | null = null;
       if (mode === 'evidence') {
-        const top = offlineAnswerEvidence(evidence);
-        answer = top ? `${top.speaker ? `${top.speaker}: ` : ''}${top.text}` : '(no memory matches this question)';
+        // a when-question is answered by a memory with a date, and the line gives both dates (issue 36)
+        const when = asksWhen(question) ? whenAnswer(evidence) : undefined;
+        const top = when?.item ?? offlineAnswerEvidence(evidence);
+        answerRank = top ? (when?.rank ?? 1) : null;
+        answer = top ? `${withSpeaker(top.speaker, top.text)}${when ? whenNote(when.item) : ''}` : '(no memory matches this question)';
       }
-      const out = { question, mode, answer, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
+      const out = { question, mode, answer, answerRank, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
       // an enumerable getter: JSON.stringify and spreads still see the packed text
       return Object.defineProperty(out, 'context', { get: packed, enumerable: true, configurable: true });
+    },
+    async resolveId(ref) {
+      const r = ref.trim().toLowerCase();
+      if (!r || r.length >= 36) return ref;
+      const matches = (id: string) => id.toLowerCase().startsWith(r) || id.toLowerCase().endsWith(r);
+      const found: string[] = [];
+      for (let offset = 0; ; offset += 1000) {
+        const page = await store.list(scope, { limit: 1000, offset, orderBy: 'createdAt', order: 'asc' });
+        for (const n of page) if (matches(n.id)) found.push(n.id);
+        if (page.length < 1000) break;
+      }
+      if (found.length === 0) {
+        const forgotten = [...new Set((await memory.history({ scope, limit: 100_000 })).filter((h) => h.op === 'FORGET' && h.nodeId && matches(h.nodeId)).map((h) => h.nodeId!))];
+        found.push(...forgotten);
+      }
+      if (found.length === 1) return found[0]!;
+      if (found.length > 1) {
+        throw new MemValidationError('AMBIGUOUS_ID', `"${ref}" names ${found.length} memories in ${formatScope(scope)}: ${found.slice(0, 5).join(', ')}${found.length > 5 ? ', …' : ''}; give more characters of the id`, { details: { ref, matches: found.slice(0, 20) } });
+      }
+      return ref;
     },
     async get(id) {
       const node = await memory.get(id, { scope });

@@ -26,6 +26,7 @@ export type MemErrorCode =
   | 'DIMENSION_MISMATCH'
   | 'INVALID_INPUT'
   | 'NODE_NOT_FOUND'
+  | 'AMBIGUOUS_ID' // a short id (start or end of an id) that names more than one memory
   | 'STORE_META_MISMATCH'
   | 'STORE_CONFLICT'
   | 'STORE_UNAVAILABLE'

@@ -301,7 +301,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       responses: {
         200: json(
           z
-            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), model: z.string().nullable(), evidence: z.array(EvidenceSchema), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
+            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), answerRank: z.number().int().nullable().describe('offline: the 1-based rank of the evidence item the answer line quotes (1, or the best-ranked dated item of the top 3 for a when-question); null when System Two answered'), model: z.string().nullable(), evidence: z.array(EvidenceSchema), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
             .openapi('AskResult'),
           'Answer, evidence and retrieval trace',
         ),

@@ -25,6 +25,7 @@ function files(): Record<string, string> {
     '/': path.join(PUBLIC_DIR, 'index.html'),
     '/index.html': path.join(PUBLIC_DIR, 'index.html'),
     '/app.js': path.join(PUBLIC_DIR, 'app.js'),
+    '/wording.js': path.join(PUBLIC_DIR, 'wording.js'),
     '/style.css': path.join(PUBLIC_DIR, 'style.css'),
     '/sample-conversation.json': path.join(PUBLIC_DIR, '..', 'data', 'sample-conversation.json'),
     // The package's exports map offers the ESM build only under "import"; locate it next to the CJS entry.

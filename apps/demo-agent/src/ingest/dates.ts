@@ -1,9 +1,9 @@
 /**
  * Session date parsing for the ingest formats (ours). Every result is a UTC ISO-8601 string.
- * Zone-less inputs (LoCoMo's "1:56 pm on 8 May, 2023", "2025-03-18 18:30") are read as UTC and
- * the caller is told so in the docs; strings with a zone keep it.
+ * Zone-less inputs ("2025-03-18 18:30") are read in the caller's time zone when it gives one, else as
+ * UTC; LoCoMo's "1:56 pm on 8 May, 2023" always as UTC; strings with a zone keep it.
  */
-import { MemValidationError } from '@mem/core';
+import { MemValidationError, normalizeObservedAt } from '@mem/core';
 
 const MONTHS: Record<string, number> = {
   jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, sept: 8, oct: 9, nov: 10, dec: 11,
@@ -33,11 +33,13 @@ function isWallTime(year: number, month: number, day: number, hour: number, minu
 }
 
 /**
- * Parse a session date: ISO-8601 with or without zone (zone-less → UTC), a date only
- * (`2025-03-18` → midnight UTC), or the LoCoMo stamp. Returns a UTC ISO string.
- * Throws MemValidationError `BAD_DATE` when nothing matches, or the date does not exist (02-30, 25:00).
+ * Parse a session date: ISO-8601 with or without zone, a date only (`2025-03-18` → midnight), or the
+ * LoCoMo stamp. A zone-less ISO date or date-time is read in `timeZone` (IANA, e.g. `Europe/Paris`;
+ * `mem --time-zone`, issue 36) when given, else as UTC; LoCoMo stamps are always UTC (the dataset's
+ * convention). Returns a UTC ISO string. Throws MemValidationError `BAD_DATE` when nothing matches, or
+ * the date does not exist (02-30, 25:00).
  */
-export function parseSessionDate(text: string): string {
+export function parseSessionDate(text: string, timeZone?: string): string {
   const t = text.trim();
   const locomo = parseLocomoDate(t);
   if (locomo) return locomo.toISOString();
@@ -45,6 +47,7 @@ export function parseSessionDate(text: string): string {
   if (iso && !isWallTime(Number(iso[1]), Number(iso[2]), Number(iso[3]), Number(iso[4] ?? 0), Number(iso[5] ?? 0), Number(iso[6] ?? 0))) {
     throw new MemValidationError('BAD_DATE', `"${t.slice(0, 80)}" is not a calendar date and time (e.g. 02-30, 25:00)`);
   }
+  if (iso && !iso[7] && timeZone) return normalizeObservedAt(t, timeZone);
   if (iso) {
     const zoned = iso[7] ? t.replace(' ', 'T') : `${t.replace(' ', 'T')}${iso[4] ? '' : 'T00:00'}Z`;
     const d = new Date(zoned);

@@ -10,6 +10,8 @@
  * - Session JSON (this demo's format, `data/sample-conversation.json`): `{ sessions: [{ date,
  *   turns: [{ id, speaker, text }] }] }`.
  * - JSONL: one `{ text, speaker?, observedAt?, sourceId?, metadata? }` object per line.
+ * Zone-less times (session dates, JSONL `observedAt`, transcript headers) are read in the caller's
+ * `timeZone` (`mem --time-zone` / MEM_TIME_ZONE) when given, else as UTC; LoCoMo's always as UTC.
  * - Transcript: `Speaker: text` lines; a header line such as `## Session 2 — 2025-03-18T18:30Z`,
  *   `# 2025-03-18` or `[2025-03-18 18:30]` starts a session at that date.
  * In session JSON and transcripts, turn i of a session is stamped session date + i × 30 s so turns
@@ -52,8 +54,12 @@ function stamp(sessionIso: string | undefined, index: number): string | undefine
   return new Date(Date.parse(sessionIso) + index * TURN_SPACING_SECONDS * 1000).toISOString();
 }
 
-/** Detect the format of `content` and parse it. `now` stamps transcript turns without a header. */
-export function parseIngestFile(content: string, options: { now?: string } = {}): ParsedFile {
+/**
+ * Detect the format of `content` and parse it. `now` stamps transcript turns without a header;
+ * `timeZone` (IANA) is the zone of zone-less times in session JSON, JSONL and transcripts (else UTC).
+ */
+export function parseIngestFile(content: string, options: { now?: string; timeZone?: string } = {}): ParsedFile {
+  const tz = options.timeZone;
   const trimmed = content.replace(/^\uFEFF/, '').trim();
   if (!trimmed) bad('The file is empty');
   if (trimmed.startsWith('[') || (trimmed.startsWith('{') && !isJsonl(trimmed))) {
@@ -61,16 +67,16 @@ export function parseIngestFile(content: string, options: { now?: string } = {})
     try {
       data = JSON.parse(trimmed);
     } catch (e) {
-      if (trimmed.startsWith('[') && /^\[[^\]\n]*\d/.test(trimmed)) return parseTranscript(trimmed, options.now);
+      if (trimmed.startsWith('[') && /^\[[^\]\n]*\d/.test(trimmed)) return parseTranscript(trimmed, options.now, tz);
       bad(`Invalid JSON: ${(e as Error).message}`);
     }
     if (Array.isArray(data)) return parseLocomo(data);
-    if (data && typeof data === 'object' && Array.isArray((data as any).sessions)) return parseSessions(data as any);
-    if (data && typeof data === 'object' && typeof (data as any).text === 'string') return { format: 'jsonl', groups: [{ id: null, observations: [jsonlObservation(data, 1)] }] };
+    if (data && typeof data === 'object' && Array.isArray((data as any).sessions)) return parseSessions(data as any, tz);
+    if (data && typeof data === 'object' && typeof (data as any).text === 'string') return { format: 'jsonl', groups: [{ id: null, observations: [jsonlObservation(data, 1, tz)] }] };
     bad('Unrecognised JSON: expected a LoCoMo array, { sessions: [...] } or an observation object');
   }
-  if (trimmed.startsWith('{')) return parseJsonl(trimmed);
-  return parseTranscript(trimmed, options.now);
+  if (trimmed.startsWith('{')) return parseJsonl(trimmed, tz);
+  return parseTranscript(trimmed, options.now, tz);
 }
 
 function isJsonl(text: string): boolean {
@@ -112,11 +118,11 @@ export function parseLocomo(samples: unknown[]): ParsedFile {
 }
 
 /** This repo's session JSON (see data/sample-conversation.json). */
-export function parseSessions(data: { sessions: any[] }): ParsedFile {
+export function parseSessions(data: { sessions: any[] }, timeZone?: string): ParsedFile {
   const observations: ParsedObservation[] = [];
   data.sessions.forEach((session, si) => {
     if (!session || !Array.isArray(session.turns)) bad(`sessions[${si}] has no "turns" array`);
-    const date = typeof session.date === 'string' ? parseSessionDate(session.date) : undefined;
+    const date = typeof session.date === 'string' ? parseSessionDate(session.date, timeZone) : undefined;
     session.turns.forEach((turn: any, ti: number) => {
       if (typeof turn?.text !== 'string' || !turn.text.trim()) bad(`sessions[${si}].turns[${ti}] has no text`);
       observations.push({
@@ -131,7 +137,7 @@ export function parseSessions(data: { sessions: any[] }): ParsedFile {
   return { format: 'sessions', groups: [{ id: null, observations }] };
 }
 
-function jsonlObservation(o: any, line: number): ParsedObservation {
+function jsonlObservation(o: any, line: number, timeZone?: string): ParsedObservation {
   if (!o || typeof o !== 'object' || Array.isArray(o)) bad(`line ${line}: expected a JSON object`);
   if (typeof o.text !== 'string' || !o.text.trim()) bad(`line ${line}: "text" must be a non-empty string`);
   for (const key of ['speaker', 'sourceId'] as const) {
@@ -153,7 +159,7 @@ function jsonlObservation(o: any, line: number): ParsedObservation {
       }
     } else if (typeof o.observedAt === 'string') {
       try {
-        observedAt = parseSessionDate(o.observedAt);
+        observedAt = parseSessionDate(o.observedAt, timeZone);
       } catch {
         bad(`line ${line}: "observedAt" is not a date: ${String(o.observedAt).slice(0, 60)}`);
       }
@@ -169,7 +175,7 @@ function jsonlObservation(o: any, line: number): ParsedObservation {
 }
 
 /** JSONL observations, one object per non-empty line. */
-export function parseJsonl(text: string): ParsedFile {
+export function parseJsonl(text: string, timeZone?: string): ParsedFile {
   const observations: ParsedObservation[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     if (!raw.trim()) return;
@@ -179,7 +185,7 @@ export function parseJsonl(text: string): ParsedFile {
     } catch (e) {
       bad(`line ${i + 1}: invalid JSON (${(e as Error).message})`);
     }
-    observations.push(jsonlObservation(o, i + 1));
+    observations.push(jsonlObservation(o, i + 1, timeZone));
   });
   return { format: 'jsonl', groups: [{ id: null, observations }] };
 }
@@ -188,7 +194,7 @@ const HEADER = /^(?:#{1,6}\s*|-{3,}\s*|\[\s*)(?:session\s*\d*\s*[—–:,(-]*\s*
 const TURN = /^([^:\n]{1,60}?):\s+(.+)$/;
 
 /** Plain transcript: `Speaker: text` lines with optional session date headers. */
-export function parseTranscript(text: string, now?: string): ParsedFile {
+export function parseTranscript(text: string, now?: string, timeZone?: string): ParsedFile {
   const observations: ParsedObservation[] = [];
   let session = 0;
   let sessionDate: string | undefined = now;
@@ -201,7 +207,7 @@ export function parseTranscript(text: string, now?: string): ParsedFile {
       const dateText = header[1];
       if (dateText) {
         try {
-          sessionDate = parseSessionDate(dateText);
+          sessionDate = parseSessionDate(dateText, timeZone);
         } catch {
           bad(`line ${i + 1}: session header without a readable date: "${line.slice(0, 80)}"`);
         }

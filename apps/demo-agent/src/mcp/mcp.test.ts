@@ -179,6 +179,33 @@ describe('MCP over streamable HTTP at /mcp of mem serve (SDK client)', () => {
     }
   }, 60_000);
 
+  it('remember takes observedAt and timeZone for one text (issue 36)', async () => {
+    const srv = await startServer({ stack: { db: ':memory:', scope: { userId: 'when' }, systemTwo: null }, port: 0, mcpScope: { userId: 'when' } });
+    try {
+      const client = new Client({ name: 'mem-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`)));
+      const zoned = await call(client, 'remember', { text: 'I ran 18 km.', speaker: 'Maya', observedAt: '2025-04-12T17:45:00Z' });
+      expect(zoned.isError).toBeFalsy();
+      expect((await srv.stack.get(zoned.structuredContent.added[0].id)).observedAt).toBe('2025-04-12T17:45:00.000Z');
+      // a zone-less time in the call's zone; "today" in that zone's calendar
+      const local = await call(client, 'remember', { text: 'I planted tomatoes today.', observedAt: '2025-07-25 02:00', timeZone: 'Asia/Tokyo' });
+      expect(local.isError).toBeFalsy();
+      const node = await srv.stack.get(local.structuredContent.added[0].id);
+      expect(node.observedAt).toBe('2025-07-24T17:00:00.000Z');
+      expect(node.eventTime?.start).toBe('2025-07-24T15:00:00.000Z'); // 25 July 00:00 in Tokyo
+      // timeZone also applies to a list of observations
+      const many = await call(client, 'remember', { observations: [{ text: 'I watered them.', observedAt: '2025-07-26 02:00' }], timeZone: 'Asia/Tokyo' });
+      expect((await srv.stack.get(many.structuredContent.added[0].id)).observedAt).toBe('2025-07-25T17:00:00.000Z');
+      // without a zone anywhere a zone-less time is refused; an unknown zone is a typed error
+      expect(await failure(client, 'remember', { text: 'x', observedAt: '2025-07-25 02:00' })).toContain('MISSING_TIMEZONE');
+      expect(await failure(client, 'remember', { text: 'x', observedAt: '2025-07-25 02:00', timeZone: 'Mars/Olympus' })).toContain('INVALID_INPUT');
+      expect(await failure(client, 'remember', { observations: [{ text: 'x' }], observedAt: '2025-07-25T02:00:00Z' })).toMatch(/go with text/);
+      await client.close();
+    } finally {
+      await srv.close();
+    }
+  }, 60_000);
+
   it('without a configured scope every call must name one (no guess)', async () => {
     const bare = await startServer({ stack: { db: ':memory:', scope: { userId: 'default' }, systemTwo: null }, port: 0 });
     try {

@@ -3,7 +3,8 @@
  * one `Stack`, served over stdio by `mem mcp` and over streamable HTTP at `/mcp` by `mem serve`.
  *
  * Tools (inputs are zod schemas; unknown keys are errors):
- * - `remember` { text | observations[], scope? } → the stored memories with their gate decision;
+ * - `remember` { text, speaker?, observedAt?, timeZone? | observations[], timeZone?, scope? } → the stored
+ *   memories with their gate decision;
  * - `recall` { query, k?, now?, scope? } → evidence (best first, `EvidenceItem`) + a compact trace;
  * - `forget` { id, scope? } → { id, forgotten: true } (a missing id is an error, code NODE_NOT_FOUND);
  * - `history` { nodeId?, limit?, scope? } → append-only history rows, oldest first;
@@ -19,7 +20,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MemValidationError, type Scope } from '@mem/core';
+import { assertTimeZone, MemValidationError, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
 import { compactTrace, toEvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
@@ -51,7 +52,7 @@ const Observation = z
   .object({
     text: z.string().min(1).max(20_000),
     speaker: z.string().max(200).optional(),
-    observedAt: z.string().max(64).optional().describe('ISO-8601 time of the observation with a zone (e.g. 2025-04-12T18:00:00Z); default now'),
+    observedAt: z.string().max(64).optional().describe('When it was said: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; default now'),
     sourceId: z.string().max(200).optional(),
   })
   .strict();
@@ -60,11 +61,14 @@ export const RememberInput = z
   .object({
     text: z.string().min(1).max(20_000).optional().describe('One thing to remember (or use observations)'),
     speaker: z.string().max(200).optional().describe('Who said it, with text'),
+    observedAt: z.string().max(64).optional().describe('When it was said, with text: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; default now'),
+    timeZone: z.string().max(64).optional().describe('IANA zone (e.g. Europe/Paris) of zone-less observedAt values and of relative dates ("yesterday") in this call; default the server\'s --time-zone'),
     observations: z.array(Observation).min(1).max(100).optional().describe('Several observations at once (instead of text)'),
     scope: ScopeArg.optional(),
   })
   .strict()
-  .refine((a) => (a.text === undefined) !== (a.observations === undefined), { message: 'give exactly one of text or observations' });
+  .refine((a) => (a.text === undefined) !== (a.observations === undefined), { message: 'give exactly one of text or observations' })
+  .refine((a) => a.text !== undefined || (a.speaker === undefined && a.observedAt === undefined), { message: 'speaker and observedAt go with text; with observations, give them per observation' });
 
 export const RecallInput = z
   .object({
@@ -159,10 +163,12 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
     (args) =>
       run(async () => {
         const s = scoped(args.scope);
-        const list = args.observations ?? [{ text: args.text!, speaker: args.speaker }];
-        // observedAt is checked by core's add (ISO-8601 with a zone, or zone-less in the configured
-        // time zone; else BAD_DATE / MISSING_TIMEZONE before anything is written)
-        const added = await exclusive(() => s.add(list));
+        const list = args.observations ?? [{ text: args.text!, speaker: args.speaker, ...(args.observedAt === undefined ? {} : { observedAt: args.observedAt }) }];
+        // observedAt is checked by core's add (ISO-8601 with a zone, or zone-less in the call's timeZone,
+        // else the configured one; else BAD_DATE / MISSING_TIMEZONE before anything is written); an
+        // unknown timeZone is INVALID_INPUT
+        if (args.timeZone !== undefined) assertTimeZone(args.timeZone);
+        const added = await exclusive(() => s.add(list, args.timeZone === undefined ? {} : { timeZone: args.timeZone }));
         const items = added.map((a) => ({ id: a.node.id, text: a.node.text, action: a.action, novelty: a.gate?.novelty ?? null }));
         return ok({ scope: s.scope, added: items }, `Stored ${items.length} in ${formatScope(s.scope)}:\n${items.map((a) => `- ${a.id} (${a.action}) ${truncate(a.text, 80)}`).join('\n')}`);
       }),
