@@ -82,7 +82,7 @@ try {
   for (const cmd of commands) {
     const out = run(cmd);
     console.log(`newcomer: ok — \`${cmd}\` exits 0`);
-    if (askShown && /\bask\b/.test(cmd) && !/--trace|--json/.test(cmd)) same(`\`${cmd}\` prints the README's answer`, askShown.body, out);
+    if (askShown && /\bask "/.test(cmd) && !/--trace|--json|--help/.test(cmd)) same(`\`${cmd}\` prints the README's answer`, askShown.body, out);
   }
 } finally {
   rmSync(data, { recursive: true, force: true });
