@@ -31,7 +31,8 @@ const stale =
   builtAt === 0 ||
   dirs.some((d) => {
     const abs = path.join(root, d);
-    return !existsSync(path.join(abs, 'dist')) || Math.max(newest(path.join(abs, 'src')), newest(path.join(abs, 'package.json')), newest(path.join(abs, 'tsup.config.ts'))) > builtAt;
+    // public/wording.js is bundled into the CLI (the plain words it shares with the playground)
+    return !existsSync(path.join(abs, 'dist')) || Math.max(newest(path.join(abs, 'src')), newest(path.join(abs, 'public')), newest(path.join(abs, 'package.json')), newest(path.join(abs, 'tsup.config.ts'))) > builtAt;
   });
 if (stale) {
   const started = new Date();

@@ -12,9 +12,11 @@
  * 3. The CLI block: every command runs and exits 0, against a fresh data folder (XDG_DATA_HOME in
  *    a temporary directory, so nothing of the user's is read or written); a ```text block after it
  *    is the exact output of its `ask` line (memory ids, random, compared as placeholders).
- * Prints what it compared; exits 1 on the first difference, with both sides.
+ * 4. The HTTP block: its `serve` line, on a free port (`--port 0`), serves the playground (/, /app.js,
+ *    /wording.js) and its `curl` lines (localhost:8787 → that port) answer with JSON, exit 0.
+ * Prints what it compared; exits 1 after all checks when one failed, with both sides.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +85,45 @@ try {
     const out = run(cmd);
     console.log(`newcomer: ok — \`${cmd}\` exits 0`);
     if (askShown && /\bask "/.test(cmd) && !/--trace|--json|--help/.test(cmd)) same(`\`${cmd}\` prints the README's answer`, askShown.body, out);
+  }
+
+  // 4. the HTTP block
+  const http = (blocks('HTTP API and playground').find((b) => b.lang === 'bash')?.body ?? '').split('\n').map((l) => l.replace(/\s+#\s.*$/, '').trim()).filter(Boolean);
+  const serveLine = http.find((l) => /\bmem\b.*\bserve\b/.test(l));
+  if (!serveLine) fail('the HTTP section needs a `mem … serve` line');
+  else {
+    const child = spawn('bash', ['-c', `exec ${serveLine} --port 0`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise((resolveUrl, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no URL from \`${serveLine}\` in 300 s: ${out}`)), 300_000);
+        child.stdout.on('data', (d) => {
+          out += d;
+          const m = /playground (http:\/\/[^\s/]+)\//.exec(out);
+          if (m) clearTimeout(timer), resolveUrl(m[1]);
+        });
+        child.on('exit', (code) => reject(new Error(`\`${serveLine}\` exited ${code}: ${out}`)));
+      });
+      for (const file of ['/', '/app.js', '/wording.js']) {
+        const res = await fetch(`${url}${file}`);
+        if (res.status === 200) console.log(`newcomer: ok — the playground serves ${file}`);
+        else fail(`GET ${file} of the playground: ${res.status}`);
+      }
+      for (const line of http.filter((l) => l.startsWith('curl '))) {
+        const cmd = line.replaceAll('localhost:8787', url.replace('http://', ''));
+        const out = run(cmd);
+        try {
+          JSON.parse(out);
+          console.log(`newcomer: ok — \`${line.slice(0, 70)}…\` answers with JSON`);
+        } catch {
+          fail(`\`${line}\` did not answer with JSON: ${out.slice(0, 200)}`);
+        }
+      }
+    } catch (e) {
+      fail(String(e.message ?? e));
+    } finally {
+      child.kill('SIGTERM');
+    }
   }
 } finally {
   rmSync(data, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // @mem playground: plain ES module, no bundler. Talks to the demo-agent HTTP API (/v1/*).
 import cytoscape from '/vendor/cytoscape.esm.min.mjs';
 // The plain words of every term: one source, shared with the mem CLI (`mem ask`).
-import { GATE_ACTIONS, GLOSSARY, STOP_REASONS, THETA_ACT } from '/wording.js';
+import { GATE_ACTIONS, GLOSSARY, offlineAnswerWords, STOP_REASONS, THETA_ACT } from '/wording.js';
 
 const TYPE_COLORS = { episodic: '#4c8bf5', semantic: '#34a853', procedural: '#f4a300', preference: '#e8467c' };
 const VIEW_COLORS = { semantic: '#2f6fed', temporal: '#00a3a3', causal: '#e0452b', entity: '#8a8f99' };
@@ -80,9 +80,9 @@ async function ask(text) {
   const r = await api('/v1/ask', { method: 'POST', body: { question: text, k: 5 } });
   const label = r.mode === 'llm'
     ? `<span class="label llm">System Two · ${esc(r.model)}</span>`
-    : '<span class="label evidence" title="No LLM is configured: the answer is evidence #1 below, exactly as ranked">offline: top evidence statement, not generated</span>';
+    : `<span class="label evidence" title="No LLM is configured: the answer is evidence #${r.answerRank ?? 1} below, exactly as ranked">${esc(offlineAnswerWords(r.answerRank))}</span>`;
   const items = r.evidence
-    .map((e, i) => `<li data-node="${esc(e.id)}" title="click: show it in the graph">${i === 0 && r.mode !== 'llm' ? '<span class="answer-mark">answer</span> ' : ''}${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · score ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
+    .map((e, i) => `<li data-node="${esc(e.id)}" title="click: show it in the graph">${i === (r.answerRank ?? 1) - 1 && r.mode !== 'llm' ? '<span class="answer-mark">answer</span> ' : ''}${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · score ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
     .join('');
   const li = addMessage('agent', `<span class="who">agent</span>${label}<span class="answer" data-testid="answer">${esc(r.answer)}</span><ol class="evidence-list" data-testid="evidence">${items}</ol>`);
   li.querySelectorAll('[data-node]').forEach((el) => el.addEventListener('click', () => focusNode(el.dataset.node)));

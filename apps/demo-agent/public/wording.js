@@ -114,6 +114,16 @@ export function howSure(trace, evidence, pEvidence) {
   return `${word}. ${parts.map((p) => p[0].toUpperCase() + p.slice(1)).join('; ')}.`;
 }
 
+/**
+ * What an offline answer line quotes, in words: `offline: top evidence statement, not generated`, or
+ * for a when-question whose #1 has no date `offline: evidence #2, the best-ranked with a date, not
+ * generated` (`answerRank`: the 1-based rank of the quoted evidence item, as /v1/ask returns it).
+ */
+export function offlineAnswerWords(answerRank) {
+  const what = answerRank && answerRank > 1 ? `evidence #${answerRank}, the best-ranked with a date` : 'top evidence statement';
+  return `offline: ${what}, not generated`;
+}
+
 /** The legend of `mem ask --help`: every word and number the default output and --trace show. */
 export const ASK_LEGEND = `
 What mem ask prints (offline: no LLM; the answer line is a stored memory, not a generated sentence):

@@ -7,6 +7,7 @@
  * that its text gives no date.
  */
 import type { EvidenceItem } from '../evidence.js';
+import { offlineAnswerWords } from '../../public/wording.js';
 
 /** How far down the evidence list a when-question's answer line may look for a dated memory. */
 export const WHEN_WINDOW = 3;
@@ -53,8 +54,8 @@ export function whenNote(item: Pick<EvidenceItem, 'eventTime' | 'observedAt'>): 
   return ` — happened ${eventDates(item.eventTime)} ("${item.eventTime.expression}"), ${said}`;
 }
 
-/** The label of an offline answer line: which evidence item it quotes, and that it was not generated. */
+/** The label of an offline answer line: which evidence item it quotes, and that it was not generated (words: public/wording.js). */
 export function offlineAnswerLabel(answerRank: number | null, fallback = false): string {
-  const what = answerRank && answerRank > 1 ? `evidence #${answerRank}, the best-ranked with a date` : 'top evidence statement';
-  return fallback ? `Answer (offline fallback, System Two unavailable: ${what}, not generated)` : `Answer (offline: ${what}, not generated)`;
+  const words = offlineAnswerWords(answerRank);
+  return fallback ? `Answer (${words.replace('offline: ', 'offline fallback, System Two unavailable: ')})` : `Answer (${words})`;
 }

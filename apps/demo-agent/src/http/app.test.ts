@@ -107,6 +107,7 @@ describe('POST /v1/search and /v1/ask', () => {
     expect(Object.keys(search.trace).sort()).toEqual(Object.keys(ask.trace).sort());
     const top = ask.evidence[0];
     expect(ask.answer).toBe(`${top.speaker ? `${top.speaker}: ` : ''}${top.text}`);
+    expect(ask.answerRank).toBe(1);
   });
   it('ask offline returns the top evidence as the answer, labelled mode "evidence"', async () => {
     const res = await post('/v1/ask', { question: 'Where does Lena live?', k: 3 });

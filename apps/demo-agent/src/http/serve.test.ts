@@ -28,6 +28,11 @@ describe('mem serve (real listen)', () => {
       expect(cy.headers.get('content-type')).toMatch(/javascript/);
       expect((await fetch(`${server.url}/../package.json`)).status).toBe(404);
       expect((await fetch(`${server.url}/sample-conversation.json`)).status).toBe(200);
+      // the plain words shared with the mem CLI (issue 36): served, and imported by the page's module
+      const words = await fetch(`${server.url}/wording.js`);
+      expect(words.headers.get('content-type')).toMatch(/javascript/);
+      expect(await words.text()).toContain("not_useful: 'another step would not help'");
+      expect(await (await fetch(`${server.url}/app.js`)).text()).toContain("from '/wording.js'");
     } finally {
       await server.close();
     }
