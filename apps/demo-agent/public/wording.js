@@ -124,28 +124,30 @@ export function offlineAnswerWords(answerRank) {
   return `offline: ${what}, not generated`;
 }
 
+/** Word-wrap `text` after `prefix` to `width` columns, every following line indented by `indent` spaces. */
+function wrap(text, width, indent, prefix = '') {
+  const lines = [];
+  let line = prefix;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line.trim() && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = ' '.repeat(indent) + word;
+    } else line = line.trim() ? `${line} ${word}` : `${line}${word}`;
+  }
+  if (line.trim()) lines.push(line);
+  return lines.join('\n');
+}
+const entry = (term, text) => wrap(text, 100, 19, `  ${term.padEnd(16)}`);
+
 /** The legend of `mem ask --help`: every word and number the default output and --trace show. */
-export const ASK_LEGEND = `
-What mem ask prints (offline: no LLM; the answer line is a stored memory, not a generated sentence):
-  Answer            the top memory, "speaker: text". For a when-question, the line also gives the
-                    date the memory's words point to ("yesterday" said on 18 March → 2025-03-17) and
-                    when it was said; offline it is the best-ranked memory of the top 3 that carries
-                    such a date (its rank is shown), else #1 with "no date in the text".
-  Why these         how the memories were found: the best matches of the question's words and meaning,
-                    then links between memories of the kinds the question seemed to need:
-                    ${Object.entries(VIEW_WORDS).map(([v, w]) => `${w} (${v})`).join(', ')}.
-                    The number after a kind is its routing probability: how likely following it helps
-                    (followed when ≥ ${THETA_ACT}).
-  Why it stopped    ${Object.values(STOP_REASONS).slice(0, 4).join('; ')}; …
-  How sure          probabilities between 0 and 1: that the top memory is evidence for this question
-                    (the read path's calibrated relevance model), and System One's answer to
-                    "is the evidence found so far enough?".
-  Evidence          best first: short id, date said, speaker: text, relevance (0–1, same scale as
-                    "How sure"; flat retrievers print their own score instead), and how it was reached
-                    when it came through a link.
-  short id          the last 8 characters of a memory's id (ids start with their write time, so the
-                    first characters repeat). mem inspect / mem forget take a short id, or any unique
-                    start or end of an id; an ambiguous one is refused with AMBIGUOUS_ID.
---trace prints the full trace instead: routing probabilities (multiHopNeed h(q), recencyImportance
-r(q)), budgets per kind of link (used/allowed), max steps D(q), rounds, the stop reason code, System-One
-calls, full ids and raw scores. --json prints everything as JSON.`;
+export const ASK_LEGEND = [
+  '',
+  'What mem ask prints (offline: no LLM; the answer line is a stored memory, not a generated sentence):',
+  entry('Answer', 'the top memory, "speaker: text". For a when-question the line also gives the date the memory\'s words point to ("yesterday" said on 18 March → 2025-03-17) and when it was said; it then quotes the best-ranked memory of the top 3 that carries such a date (its rank is in the label), else #1 with "the text gives no date".'),
+  entry('Why these', `how the memories were found: the closest matches of the question's words and meaning, then links between memories of the kinds the question seemed to need: ${Object.entries(VIEW_WORDS).map(([v, w]) => `${w} (${v})`).join(', ')}. The number after a kind is its routing probability, how likely following it helps (followed when ≥ ${THETA_ACT}).`),
+  entry('Why it stopped', `${Object.values(STOP_REASONS).join('; ')}.`),
+  entry('How sure', 'probabilities between 0 and 1: that the top memory is evidence for this question (the read path\'s calibrated relevance model), and System One\'s answer to "is the evidence found so far enough?". Fairly sure ≥ 0.7, unsure ≥ 0.4, else not sure.'),
+  entry('Evidence', 'best first: short id, date said, speaker: text, relevance (0–1, the same scale as "How sure"; flat retrievers print their own score instead), and the links it was reached through, if any.'),
+  entry('short id', 'the last 8 characters of a memory\'s id (ids start with their write time, so the first characters repeat). mem inspect and mem forget take a short id, or any unique start or end of an id; one that names several memories is refused with AMBIGUOUS_ID.'),
+  wrap('--trace prints the full trace instead: routing probabilities (with multiHopNeed h(q) and recencyImportance r(q)), budgets per kind of link (used/allowed), max steps D(q), rounds, the stop reason code, System-One calls, full ids and raw scores. --json prints everything as JSON.', 100, 0),
+].join('\n');
