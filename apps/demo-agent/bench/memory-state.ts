@@ -5,8 +5,8 @@
  *   pnpm --filter @mem/demo-agent bench:memory-state [--beam <dir>] [--ku-convs 6,7,8,9,10] [--stream 5200] [--sample 20]
  *
  * Every pair decision goes through the write path's own code: the offline System One answers the
- * near-duplicate check's three questions (`consolidation.{contradiction,obsolete,redundant}`, the
- * trained relation model) for (older, newer), and `nearDuplicateEdges` (θ_rel = 0.60) turns the
+ * near-duplicate check's state Choice (`state.change`, the trained state model) for (older, newer),
+ * and `nearDuplicateEdges` (θ_rel = 0.60) turns the
  * answers into CONTRADICTS / OBSOLETES / REDUNDANT_WITH edges — as for a gate Noop / Update.
  * 1. BEAM dev `contradiction_resolution`: share of pairs (the two statements' closest sentences) joined
  *    by a CONTRADICTS or OBSOLETES (supersedes) edge, per conversation; 1–5 were trained on, 6–10 not.
@@ -27,7 +27,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMemory, createSqliteStore, defaultQuestions, nearDuplicateEdges, nearDuplicateQuestions, resolveScope } from '@mem/core';
+import { createMemory, createSqliteStore, defaultQuestions, nearDuplicateEdges, resolveScope } from '@mem/core';
 import { createSystemOne } from '@mem/system-one';
 import { createJevRetriever } from '@mem/retrieval';
 import { createWinkEmbedder } from '@mem/core';
@@ -52,7 +52,7 @@ const systemOne = createSystemOne({ cache: false });
 
 /** The edges the near-duplicate check would write for (older, newer). */
 async function edgesOf(older: string, newer: string): Promise<string[]> {
-  const qs = nearDuplicateQuestions(defaultQuestions().consolidation(1, { representation: false }));
+  const qs = defaultQuestions().nearDuplicate(1);
   const { answers } = await systemOne.ask({ new_memory: { text: newer }, candidates: [{ text: older }] }, qs as never);
   return nearDuplicateEdges('new', ['old'], answers as never, THETA_REL, null).drafts.map((d) => d.subtype);
 }

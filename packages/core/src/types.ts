@@ -55,6 +55,11 @@ export interface GateDecisionRecord {
   scoreError?: number;
   /** False when `nearest` (of an Add) is the best memory the fast path scored, not certified as the exact nearest (ours). Absent = exact. */
   nearestExact?: boolean;
+  /**
+   * The gate's own routing when the write path changed it (ours, issue 37): `noop` when the gate routed
+   * Noop but the state question found a changed value, so `action` is `update`. Absent = `action`.
+   */
+  routed?: GateAction;
 }
 
 /** One canonical observation. Never thrown away by the library (forget is an explicit user action). */

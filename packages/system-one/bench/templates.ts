@@ -11,6 +11,7 @@ export const TEMPLATES: Record<CatalogueKind, () => Question> = {
   'consolidation.redundant': () => catalogue.consolidation.redundant(0), 'consolidation.contradiction': () => catalogue.consolidation.contradiction(0),
   'consolidation.obsolete': () => catalogue.consolidation.obsolete(0), 'consolidation.link': () => catalogue.consolidation.link(0),
   'consolidation.representation': () => catalogue.consolidation.representation(0),
+  'state.change': () => catalogue.state.change(0),
   'routing.semantic': catalogue.routing.semantic, 'routing.temporal': catalogue.routing.temporal, 'routing.causal': catalogue.routing.causal,
   'routing.entity': catalogue.routing.entity, 'routing.multi_hop_need': catalogue.routing.multiHopNeed,
   'routing.recency_importance': catalogue.routing.recencyImportance,

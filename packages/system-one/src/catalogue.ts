@@ -177,6 +177,34 @@ export const consolidation = {
   }),
 };
 
+/** Labels of the state Choice (issue 37): how a newer statement relates to an earlier one on the same subject. */
+export const STATE_LABELS = ['same', 'update', 'contradiction', 'compatible', 'unrelated'] as const;
+export type StateLabel = (typeof STATE_LABELS)[number];
+
+/**
+ * State (write path, issue 37; ours). State: `{ new_memory, candidates }` as for relations, with
+ * `new_memory` the NEWER statement and `candidates[i]` an EARLIER memory. One Choice per pair: does the
+ * new memory restate, change, contradict, add to, or have nothing to do with what the earlier one says
+ * about its subject (a person or thing and one attribute of it: where they live, their job, a
+ * relationship, a preference, a habit, a possession, a plan)? Core's `write/questions` turns the answer
+ * into the memory's only state edges (CONTRADICTS / OBSOLETES / REDUNDANT_WITH).
+ */
+export const state = {
+  /** same → REDUNDANT_WITH; update / contradiction → the earlier memory is superseded; compatible / unrelated → no state edge. */
+  change: (i: number): Choice<StateLabel> => ({
+    type: 'choice',
+    kind: 'state.change',
+    instructions: perIndex('state.change', idx(i), (k) => `{{new_memory}} was said after {{candidates.${k}}}. What does it do to what the earlier memory says about its subject (a person or thing and one attribute of it)?`),
+    criteria: {
+      same: 'it states the same fact again; nothing changed',
+      update: 'the value changed: the earlier statement was true then and is no longer current (moved, changed job, stopped, switched)',
+      contradiction: 'it makes an incompatible claim about the same subject and attribute; both cannot be true',
+      compatible: 'same subject, and both stay true (more detail, another attribute, a past event that stays true)',
+      unrelated: 'it is about another subject or attribute',
+    },
+  }),
+};
+
 /** Routing (read path). State: `{ query: string }`. Six independent Nouls. */
 export const routing = {
   /** Would semantically similar memories help? */
@@ -250,13 +278,14 @@ export const stopping = {
 };
 
 /** The whole catalogue. */
-export const catalogue = { typing, relation, consolidation, routing, scoring, stopping };
+export const catalogue = { typing, relation, consolidation, state, routing, scoring, stopping };
 
 /** Every catalogue kind (what the offline backend scores with a dedicated scorer). */
 export const CATALOGUE_KINDS = [
   'typing.episodic', 'typing.semantic', 'typing.procedural', 'typing.preference',
   'relation.semantic', 'relation.causes', 'relation.caused_by', 'relation.same_episode', 'relation.entity_alias', 'relation.temporal_order',
   'consolidation.redundant', 'consolidation.contradiction', 'consolidation.obsolete', 'consolidation.link', 'consolidation.representation',
+  'state.change',
   'routing.semantic', 'routing.temporal', 'routing.causal', 'routing.entity', 'routing.multi_hop_need', 'routing.recency_importance',
   'scoring.relevance', 'scoring.relation_usefulness', 'scoring.new_information', 'scoring.supports_current_evidence',
   'stopping.evidence_sufficient', 'stopping.continue_useful', 'stopping.missing_evidence', 'stopping.contradiction',

@@ -33,7 +33,8 @@ describe('System One = the answers recorded from the pre-optimisation controller
   it('on every hand-labelled state of the bench sets (1,139 questions, 29 kinds)', async () => {
     const run = await section('hand-labelled');
     expect(run.entries.length).toBe(1139);
-    expect(kindsOf(run).size).toBe(CATALOGUE_KINDS.length);
+    // every kind but state.change (issue 37), which has no hand-labelled bench states: its held-out pairs are in scripts/state-data.ts
+    expect([...kindsOf(run)].sort()).toEqual(CATALOGUE_KINDS.filter((k) => k !== 'state.change').sort());
     // the comparison is over varied answers, not a constant
     expect(new Set(run.entries.map((e) => JSON.stringify((e.value as { answer: unknown }).answer))).size).toBeGreaterThan(200);
   });
@@ -46,7 +47,9 @@ describe('System One = the answers recorded from the pre-optimisation controller
 
   it('on random states for every catalogue kind and free-form questions (lexical path, asked twice)', async () => {
     const run = await section('random-lexical');
-    expect(kindsOf(run).size).toBe(CATALOGUE_KINDS.length + 2);
+    // every kind but state.change (issue 37; recorded after the golden file, tested in state-model.test.ts) and two free-form ones
+    expect(kindsOf(run).size).toBe(CATALOGUE_KINDS.length - 1 + 2);
+    expect(kindsOf(run).has('state.change')).toBe(false);
   });
 
   it('on random states with an injected embedder (asynchronous path)', async () => {

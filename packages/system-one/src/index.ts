@@ -21,3 +21,4 @@ export type { JevHttpBackendOptions } from './backends/jev-http.js';
 export { createTransformersBackend, checkModelFolder } from './backends/transformers.js';
 export type { TransformersBackendOptions } from './backends/transformers.js';
 export * from './learned/index.js';
+export { STATE_KINDS, kindOf, kindProbabilities, stateProbabilities, stateModels, parseStateWeights, type StateKind } from './offline/state-model.js';

@@ -53,15 +53,33 @@ export {
   DEFAULT_RELATION_THRESHOLD,
   CONCURRENT_TOLERANCE_MS,
   temporalRuleEdge,
-  temporalOrderEdge,
-  edgesFromPairAnswers,
-  consolidationEdges,
   sharesEntity,
   finalizeEdges,
   type EdgeDraft,
-  type PairPlan,
 } from './relations.js';
 export { episodeKey, turnNumber } from './episode.js';
 export { uuidv7 } from './ids.js';
 export { KeyedQueue } from './queue.js';
-export { NEAR_DUPLICATE_PAIRS, changeProbability, nearDuplicateEdges, nearDuplicateQuestions, type NearDuplicateOutcome } from './near-duplicates.js';
+export {
+  NEAR_DUPLICATE_PAIRS,
+  STATE_LABELS,
+  SUPERSEDING_SUBTYPES,
+  changeProbability,
+  consolidationEdges,
+  nearDuplicateEdges,
+  noulValue,
+  relationEdges,
+  stateEdge,
+  stateJudgment,
+  stateKey,
+  supersessionOf,
+  temporalOrderEdge,
+  typeScores,
+  type PairPlan,
+  type StateJudgment,
+  type StateLabel,
+  type StateOutcome,
+  type StateThresholds,
+  type Supersession,
+  type SupersedingSubtype,
+} from './questions/index.js';

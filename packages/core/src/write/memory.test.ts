@@ -140,7 +140,10 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     // the near-duplicate check (issue 17): same fact for the Noop, nothing for the Update
     const { controller, stats } = scriptedController((k, _q, st) => {
       const text = (st as { new_memory?: { text?: string } }).new_memory?.text ?? '';
-      if (k.endsWith('_redundant')) return text.includes('really') ? 0.9 : 0.1;
+      if (k.endsWith('_state')) {
+        const probabilities: Record<string, number> = text.includes('really') ? { same: 0.9, compatible: 0.1 } : { compatible: 0.9, update: 0.05 };
+        return { choice: text.includes('really') ? 'same' : 'compatible', probabilities };
+      }
       return k.startsWith('pair_') ? 0.05 : 0.3;
     });
     const m = make({ gate, consolidateEvery: 0, systemOne: controller });
@@ -149,7 +152,7 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     expect(b.action).toBe('noop');
     expect(b.stored).toBe(true);
     expect(b.controllerCalls).toBe(2); // typing + the near-duplicate check
-    expect(stats.keys.filter((k) => k.startsWith('pair_0_')).sort()).toEqual(['pair_0_contradiction', 'pair_0_obsolete', 'pair_0_redundant']);
+    expect(stats.keys.filter((k) => k.startsWith('pair_0_')).sort()).toEqual(['pair_0_state']);
     expect(b.relations).toEqual([expect.objectContaining({ subtype: 'REDUNDANT_WITH', from: b.node.id, to: a.node.id, probability: 0.9 })]);
     const c = await m.add({ text: 'I now prefer black tea.', scope, observedAt: '2024-01-03T00:00:00Z' });
     expect(c.action).toBe('update');
@@ -199,11 +202,10 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     await m.close();
   });
 
-  it('consolidation every N writes: one change-of-state edge per pair (p_contradiction + p_obsolete ≥ θ_rel, the larger names it), REDUNDANT_WITH ≥ 0.85, obsolescence recorded, nothing deleted', async () => {
+  it('consolidation every N writes: one change-of-state edge per pair (p_contradiction + p_update ≥ θ_rel, the larger names it), REDUNDANT_WITH ≥ 0.85, obsolescence recorded, nothing deleted', async () => {
     const { controller, stats } = scriptedController((k) => {
-      if (k.endsWith('_obsolete')) return 0.9;
-      if (k.endsWith('_contradiction')) return 0.86;
-      if (k.endsWith('_redundant')) return 0.84; // below 0.85
+      // the state Choice (issue 37): same fact 0.05 (below 0.85), update 0.5 > contradiction 0.4
+      if (k.endsWith('_state')) return { choice: 'update', probabilities: { update: 0.5, contradiction: 0.4, same: 0.05, compatible: 0.05 } as Record<string, number> };
       if (k.endsWith('_representation')) return { choice: 'merge', probabilities: { merge: 0.95, keep_separate: 0.05 } };
       return 0.2;
     });
@@ -214,10 +216,10 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
       { text: 'The meeting is now on Wednesday.', scope, observedAt: '2024-01-03T00:00:00Z' },
     ]);
     // without a summarizer the representation Choice could not change anything: not asked
-    expect(stats.keys.some((k) => k.endsWith('_obsolete'))).toBe(true);
+    expect(stats.keys.some((k) => k.endsWith('_state'))).toBe(true);
     expect(stats.keys.some((k) => k.endsWith('_representation'))).toBe(false);
     const all = rs.flatMap((r) => r.relations);
-    // p_obsolete 0.9 > p_contradiction 0.86: the one change edge of each pair is OBSOLETES (issue 17)
+    // p_update 0.5 > p_contradiction 0.4: the one change edge of each pair is OBSOLETES (issue 17 / 37)
     expect(all.some((r) => r.subtype === 'CONTRADICTS' && r.origin === 'controller')).toBe(false);
     expect(all.some((r) => r.subtype === 'REDUNDANT_WITH')).toBe(false);
     const obs = all.filter((r) => r.subtype === 'OBSOLETES');

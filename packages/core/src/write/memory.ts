@@ -3,9 +3,10 @@
  * through the Jev-Mem write path behind the SAGE gate, searches through an injected `Retriever`,
  * and reads, lists, forgets and reports.
  */
+import { defaultQuestions } from './questions/index.js';
 import { createRequire } from 'node:module';
 import { createNoveltyGate, type GateOptions, type GateSnapshot, type NoveltyGate } from '@mem/gate-vmf';
-import { batches, catalogue, createSystemOne, stableStringify, type SystemOne } from '@mem/system-one';
+import { createSystemOne, stableStringify, type SystemOne } from '@mem/system-one';
 import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
 import { extract } from '../extract/index.js';
@@ -26,12 +27,12 @@ import {
   type SearchResult,
 } from '../types.js';
 import { GateRegistry, type GateStateCodec, type GateStateCounters } from './gates.js';
-import type { ControllerQuestion, Extractor, Summarizer, WriteController, WriteGate } from './ports.js';
+import type { Extractor, Summarizer, WriteController, WriteGate } from './ports.js';
 import { KeyedQueue } from './queue.js';
 import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
 import { assertTimeZone, normalizeNow } from './time.js';
 import { DEFAULT_MAX_TEXT_BYTES, validateObservation, type NormalizedObservation } from './validate.js';
-import { emptyCounters, Writer, type AddResult, type PreparedWrite, type QuestionSet, type WriteCounters } from './writer.js';
+import { emptyCounters, Writer, type AddResult, type PreparedWrite, type WriteCounters } from './writer.js';
 
 /** Version of the memory model written by this write path (recorded in the store's meta). */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -242,28 +243,6 @@ function checkNumber(name: string, v: number | undefined, min: number, max: numb
   }
 }
 
-/** Question set from `@mem/system-one`'s catalogue (seed 000 templates; keys `pair_i_*`). */
-export function defaultQuestions(): QuestionSet {
-  return {
-    typing: () => batches.typing() as Record<string, ControllerQuestion>,
-    relations: (count, opts) => {
-      const qs = batches.relations(count, opts) as Record<string, ControllerQuestion>;
-      if (opts.sameEpisode) for (let i = 0; i < count; i++) if (!opts.sameEpisode(i)) delete qs[`pair_${i}_same_episode`];
-      return qs;
-    },
-    consolidation: (count, opts = {}) => {
-      const out: Record<string, ControllerQuestion> = {};
-      for (let i = 0; i < count; i++) {
-        out[`pair_${i}_redundant`] = catalogue.consolidation.redundant(i);
-        out[`pair_${i}_contradiction`] = catalogue.consolidation.contradiction(i);
-        out[`pair_${i}_obsolete`] = catalogue.consolidation.obsolete(i);
-        out[`pair_${i}_link`] = catalogue.consolidation.link(i);
-        if (opts.representation !== false) out[`pair_${i}_representation`] = catalogue.consolidation.representation(i);
-      }
-      return out;
-    },
-  };
-}
 
 /**
  * Default extractor: `@mem/core`'s `extract` (wink-nlp entities and keywords, relative time against
@@ -349,6 +328,8 @@ function sumMatches(rows: ArrayLike<number>[], sc: { dimension: number; sum: str
  * const { evidence } = await memory.search('Why did Mira buy a bicycle?', { scope: { userId: 'mira' } });
  * @throws MemValidationError `INVALID_INPUT` for an invalid option (unknown option name, unknown time zone, out-of-range number, gate options `@mem/gate-vmf` refuses)
  */
+export { defaultQuestions };
+
 export function createMemory(options: MemoryOptions = {}): Memory {
   if (options === null || typeof options !== 'object') throw new MemValidationError('INVALID_INPUT', 'createMemory options must be an object');
   for (const key of Object.keys(options)) {

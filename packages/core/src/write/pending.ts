@@ -1,7 +1,8 @@
 /** The in-flight state of one observation during a scope's write (ours; see writer.ts). */
 import type { GateAction, MemoryNode } from '../types.js';
 import type { ScheduleRecord } from './gates.js';
-import type { EdgeDraft, PairPlan } from './relations.js';
+import type { EdgeDraft } from './relations.js';
+import type { PairPlan } from './questions/index.js';
 import type { NormalizedObservation } from './validate.js';
 
 export interface Candidate {

@@ -19,24 +19,25 @@ import { normalizeEntity } from '../extract/index.js';
 import { episodeKey, nodeEpisodeKey } from './episode.js';
 import { GateRegistry, isGateMember, SCHEDULE_FIELD, type RecentWrite, type ScopeRuntime } from './gates.js';
 import { uuidv7 } from './ids.js';
-import type { ControllerAnswer, ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
+import type { ControllerQuestion, Extractor, Summarizer, WriteController } from './ports.js';
+import { differentEpisodes, finalizeEdges, sharesEntity, temporalRuleEdge, type EdgeDraft } from './relations.js';
 import {
+  NEAR_DUPLICATE_PAIRS,
   consolidationEdges,
-  differentEpisodes,
-  edgesFromPairAnswers,
-  finalizeEdges,
-  sharesEntity,
+  nearDuplicateEdges,
   noulValue,
-  temporalRuleEdge,
-  type EdgeDraft,
-  type RelationBatchBuilder,
-} from './relations.js';
+  relationEdges,
+  stateJudgment,
+  stateKey,
+  typeScores,
+  type QuestionSet,
+  type StateOutcome,
+} from './questions/index.js';
 import { normalizeKeyword } from './signals.js';
 import { contentHash, type NormalizedObservation } from './validate.js';
 import { discoverCandidates } from './candidates.js';
 import { dot, unitEmbedding } from './embedding.js';
 import { memoryItem } from './items.js';
-import { NEAR_DUPLICATE_PAIRS, nearDuplicateEdges, nearDuplicateQuestions, type NearDuplicateOutcome } from './near-duplicates.js';
 import type { Candidate, Pending } from './pending.js';
 import { restoreSchedule } from './schedule.js';
 import { wrapError } from './write-errors.js';
@@ -46,24 +47,12 @@ export { PENDING_SCAN } from './candidates.js';
 export { unitEmbedding } from './embedding.js';
 export { memoryItem } from './items.js';
 export { addCounters, emptyCounters, WRITE_STAGES, type AddResult, type WriteCounters, type WriteStage } from './write-results.js';
-
-const TYPE_KEYS = ['episodic', 'semantic', 'procedural', 'preference'] as const;
+export type { QuestionSet } from './questions/index.js';
 
 /** A scope's write with all fallible work done except the store write (see `Writer.prepareScope`). */
 export interface PreparedWrite {
   commit(): Promise<{ index: number; result: AddResult }[]>;
   rollback(): void;
-}
-
-export interface QuestionSet {
-  /** The four typing Nouls on `{ observation }`. */
-  typing: () => Record<string, ControllerQuestion>;
-  relations: RelationBatchBuilder;
-  /**
-   * `pair_i_{redundant,contradiction,obsolete,link[,representation]}` on `{ new_memory, candidates }`;
-   * `representation` only when `opts.representation` (its answer is used only with a summarizer).
-   */
-  consolidation: (count: number, opts?: { representation?: boolean }) => Record<string, ControllerQuestion>;
 }
 
 export interface WriterConfig {
@@ -98,8 +87,8 @@ export class Writer {
   constructor(private readonly cfg: WriterConfig) {}
 
   /**
-   * The near-duplicate check of a Noop / Update (ours; near-duplicates.ts): one call with three
-   * questions per pair against the gate's nearest memory and the best other candidates (at most
+   * The near-duplicate check of a Noop / Update (ours; questions/): one call with the state Choice
+   * per pair against the gate's nearest memory and the best other candidates (at most
    * NEAR_DUPLICATE_PAIRS). Sets `p.candidates` to the memories compared (consolidation reviews them).
    */
   private async nearDuplicateCheck(
@@ -110,7 +99,7 @@ export class Writer {
     nearestCosine: number,
     pendingStored: Pending[],
     byId: Map<string, Pending>,
-  ): Promise<NearDuplicateOutcome> {
+  ): Promise<StateOutcome> {
     const cfg = this.cfg;
     let others = (await discoverCandidates(cfg, scope, rt, p, pendingStored, byId)).filter((c) => c.node.id !== nearest.id).slice(0, NEAR_DUPLICATE_PAIRS - 1);
     // memories of earlier writes must still exist (another connection may have forgotten one): one read
@@ -129,7 +118,7 @@ export class Writer {
       { node: nearest, cosine: dot(p.node.embedding, nearest.embedding), score: 1, sharedEntity: sharesEntity(p.node.entities, nearest.entities) },
       ...others,
     ];
-    const qs = nearDuplicateQuestions(cfg.questions.consolidation(checked.length, { representation: false }));
+    const qs = cfg.questions.nearDuplicate(checked.length);
     const state = { new_memory: memoryItem(p.node), candidates: checked.map((c) => memoryItem(c.node, c.cosine)) };
     const answers = await this.ask(state, qs, 'relations');
     p.calls++;
@@ -180,12 +169,6 @@ export class Writer {
     }
   }
 
-  private typeScores(answers: Record<string, ControllerAnswer>): TypeScores {
-    const out = {} as TypeScores;
-    for (const k of TYPE_KEYS) out[k] = noulValue(answers[k]);
-    return out;
-  }
-
   /** Build a derived node (System-Two merge / promotion); never called without a summarizer. */
   private async derivedNode(
     scope: ResolvedScope,
@@ -214,7 +197,7 @@ export class Writer {
     const [embedding] = await this.embedAll([text]);
     const ex = await this.extract(text, observedAt);
     const types = {} as TypeScores;
-    for (const k of TYPE_KEYS) types[k] = Math.max(...sources.map((s) => s.types[k] ?? 0));
+    for (const k of Object.keys(sources[0]!.types) as (keyof TypeScores)[]) types[k] = Math.max(...sources.map((s) => s.types[k] ?? 0));
     const metadata = { derivedFrom: ordered.map((n) => n.id), derivation: kind };
     return {
       id: uuidv7(this.cfg.now()),
@@ -328,7 +311,7 @@ export class Writer {
           eventTime: ex.eventTime,
           entities: ex.entities,
           keywords: ex.keywords,
-          types: this.typeScores(typed[i]!),
+          types: typeScores(typed[i]!),
           embedding,
           gate: {
             action: decision.action,
@@ -375,12 +358,17 @@ export class Writer {
             }
             if (p.nearest) rt.nodes.put(p.nearest);
           }
-          // the near-duplicate check (ours, near-duplicates.ts): contradicts / supersedes / same fact
+          // the near-duplicate check (ours, questions/): the state Choice — contradicts / supersedes / same fact
           if (p.nearest) {
             const nd = await this.nearDuplicateCheck(scope, rt, p, p.nearest, decision.nearest.cosine, pendingStored, byId);
             tick('relations');
-            // under `drop`, a Noop that changes what the memory holds is kept
-            if (!p.stored && nd.changesState) p.stored = true;
+            // the gate and the state question agree (issue 37): a Noop that changes a value is an
+            // Update — stored under every policy (`drop` included), linked, the old memory superseded
+            if (nd.changesState && p.action === 'noop') {
+              p.action = 'update';
+              p.stored = true;
+              node.gate = { ...node.gate!, action: 'update', routed: 'noop' };
+            }
             p.drafts.push(...nd.drafts);
             p.supersedes = nd.supersedes;
           }
@@ -403,11 +391,13 @@ export class Writer {
             if (c.sharedEntity) p.drafts.push({ from: node.id, to: c.node.id, subtype: 'SAME_ENTITY', probability: 1, origin: 'rule' });
           }
           const self = { eventTime: node.eventTime, observedAt: node.observedAt, episode: ep };
-          p.plans = p.candidates.map((c) => ({
+          p.plans = p.candidates.map((c, i) => ({
             candidateId: c.node.id,
             askAlias: !c.sharedEntity && node.entities.length > 0 && c.node.entities.length > 0,
             askTemporalOrder: temporalRuleEdge(node, c.node) === null,
             askEpisode: !differentEpisodes(self, { eventTime: c.node.eventTime, observedAt: c.node.observedAt, episode: nodeEpisodeKey(c.node) }),
+            // the state question (issue 37) for the best few candidates: an Add may change a value too
+            askState: i < NEAR_DUPLICATE_PAIRS,
           }));
           if (p.candidates.length) {
             p.relationState = { new_memory: memoryItem(node), candidates: p.candidates.map((c) => memoryItem(c.node, c.cosine)) };
@@ -441,14 +431,12 @@ export class Writer {
       await Promise.all(
         pendingStored.map(async (p) => {
           if (!p.relationState) return;
-          const qs = cfg.questions.relations(p.plans.length, {
-            alias: (i) => p.plans[i]!.askAlias,
-            temporalOrder: (i) => p.plans[i]!.askTemporalOrder,
-            sameEpisode: (i) => p.plans[i]!.askEpisode !== false,
-          });
+          const qs = cfg.questions.relations(p.plans);
           const answers = await this.ask(p.relationState, qs, 'relations');
           p.calls++;
-          p.drafts.push(...edgesFromPairAnswers(p.node.id, p.plans, answers, cfg.relationThreshold));
+          const out = relationEdges(p.node.id, p.plans, answers, cfg.relationThreshold);
+          p.drafts.push(...out.drafts);
+          if (out.supersedes.length) p.supersedes = [...(p.supersedes ?? []), ...out.supersedes];
         }),
       );
 
@@ -561,11 +549,9 @@ export class Writer {
               const th = cfg.consolidationThreshold;
               for (let i = 0; i < cands.length; i++) {
                 const c = cands[i]!.node;
-                const red = noulValue(answers[`pair_${i}_redundant`]);
-                const con = noulValue(answers[`pair_${i}_contradiction`]);
-                const obs = noulValue(answers[`pair_${i}_obsolete`]);
+                const state = stateJudgment(answers[stateKey(i)]);
                 const link = noulValue(answers[`pair_${i}_link`]);
-                const ce = consolidationEdges(w.node.id, c.id, { redundant: red, contradiction: con, obsolete: obs, link }, th, w.related.has(c.id), cfg.relationThreshold);
+                const ce = consolidationEdges(w.node.id, c.id, state, link, { change: cfg.relationThreshold, same: th }, w.related.has(c.id));
                 for (const d of ce.drafts) {
                   consolidationDrafts.push(d);
                   draftOwner.set(d, pass.owner);
@@ -578,7 +564,7 @@ export class Writer {
                 const rep = answers[`pair_${i}_representation`];
                 if (cfg.summarizer && rep && typeof rep === 'object' && (rep.choice === 'merge' || rep.choice === 'promote')) {
                   const pr = rep.probabilities?.[rep.choice] ?? 0;
-                  if (pr >= th && con < th) {
+                  if (pr >= th && (state?.p.contradiction ?? 0) < th) {
                     const d = await this.derivedNode(scope, key, rep.choice, [c, w.node], counters);
                     derived.push({
                       node: d,

@@ -75,7 +75,7 @@ describe('offline backend', () => {
     const all = {
       ...prefix('typing_', batches.typing()), ...prefix('routing_', batches.routing()), ...batches.stopping(), ...batches.relations(1), ...batches.scoring(1),
       red: catalogue.consolidation.redundant(0), con: catalogue.consolidation.contradiction(0), obs: catalogue.consolidation.obsolete(0),
-      link: catalogue.consolidation.link(0), rep: catalogue.consolidation.representation(0),
+      link: catalogue.consolidation.link(0), rep: catalogue.consolidation.representation(0), state: catalogue.state.change(0),
     };
     const kinds = new Set(Object.values(all).map((q) => q.kind));
     expect([...kinds].sort()).toEqual([...CATALOGUE_KINDS].sort());

@@ -11,6 +11,7 @@ import { conContradiction, conLink, conObsolete, conRedundant, conRepresentation
 import { type Scorer, toItems } from './inputs.js';
 import { relCausedBy, relCauses, relEntityAlias, relSameEpisode, relSemantic, relTemporalOrder } from './relations.js';
 import { route } from './routing.js';
+import { stateChange } from './state-model.js';
 import { stContinue, stContradiction, stEvidenceSufficient, stMissing } from './stopping.js';
 import { typingEpisodic, typingPreference, typingProcedural, typingSemantic } from './typing.js';
 
@@ -35,6 +36,7 @@ export const SCORERS: Record<string, Scorer> = {
   'consolidation.obsolete': conObsolete,
   'consolidation.link': conLink,
   'consolidation.representation': conRepresentation,
+  'state.change': stateChange,
   'routing.semantic': route('semantic'),
   'routing.temporal': route('temporal'),
   'routing.causal': route('causal'),

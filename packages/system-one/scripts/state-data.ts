@@ -1,0 +1,182 @@
+/**
+ * Labelled pairs of the state question (issue 37), shared by `scripts/train-state.ts` and the state
+ * bench (`apps/demo-agent bench:state`):
+ * - ours, `test/state-pairs.json`: 84 scenarios over seven subject kinds, each (older, same / update /
+ *   contradiction / compatible / unrelated); scenarios with index % 4 == 3 are HELD OUT;
+ * - the relation fixtures of issue 17 (`relation-pairs.json`, same split; `relation-pairs-extra.json`
+ *   and the templated hard negatives: training only), `related` read as `compatible`;
+ * - BEAM dev pairs (`relation-data.ts` `beamPairs`, read at run time, never copied): conversations
+ *   1–7 train, 8–10 HELD OUT.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { STATE_LABELS, type StateLabel } from '../src/catalogue.js';
+import { STATE_KINDS, type StateKind } from '../src/offline/state-model.js';
+import { beamPairs, extraPairs, ourPairs, templatePairs, type LabelledPair } from './relation-data.js';
+
+export interface StatePair {
+  older: string;
+  newer: string;
+  label: StateLabel;
+  /** Gold subject kind for our state pairs; null where the source has none. */
+  kind: StateKind | null;
+  /** `state:<i>`, `rel:<source>`, `beam:<conv>:…`. */
+  source: string;
+  heldOut: boolean;
+}
+
+export const STATE_BEAM_TRAIN = [1, 2, 3, 4, 5, 6, 7];
+export const STATE_BEAM_HELD_OUT = [8, 9, 10];
+
+const FIXTURE = resolve(import.meta.dirname, '../test/state-pairs.json');
+interface StateFixture {
+  columns: string[];
+  scenarios: string[][];
+  other: string[];
+}
+function fixture(): StateFixture {
+  return JSON.parse(readFileSync(FIXTURE, 'utf8')) as StateFixture;
+}
+
+/** Our state pairs (`test/state-pairs.json`). */
+export function statePairs(): StatePair[] {
+  const doc = fixture();
+  const cols = doc.columns.slice(2) as StateLabel[];
+  for (const c of cols) if (!STATE_LABELS.includes(c)) throw new Error(`state-pairs.json: unknown column ${c}`);
+  const out: StatePair[] = [];
+  doc.scenarios.forEach((s, i) => {
+    const kind = s[0] as StateKind;
+    if (!STATE_KINDS.includes(kind)) throw new Error(`state-pairs.json: unknown kind ${kind}`);
+    cols.forEach((label, k) => out.push({ older: s[1]!, newer: s[k + 2]!, label, kind, source: `state:${i}`, heldOut: i % 4 === 3 }));
+  });
+  return out;
+}
+
+/** Sentences with their subject kind, for the kind model: each scenario's first five statements, and the `other` list. */
+export function kindSentences(): { text: string; kind: StateKind; heldOut: boolean }[] {
+  const doc = fixture();
+  const out: { text: string; kind: StateKind; heldOut: boolean }[] = [];
+  doc.scenarios.forEach((s, i) => {
+    for (const t of s.slice(1, 6)) out.push({ text: t, kind: s[0] as StateKind, heldOut: i % 4 === 3 });
+  });
+  doc.other.forEach((t, i) => out.push({ text: t, kind: 'other', heldOut: i % 4 === 3 }));
+  return out;
+}
+
+const fromRelation = (p: LabelledPair, prefix: string): StatePair => ({
+  older: p.older,
+  newer: p.newer,
+  label: p.label === 'related' ? 'compatible' : p.label,
+  kind: null,
+  source: `${prefix}:${p.source}`,
+  heldOut: p.heldOut,
+});
+
+/** The issue-17 relation pairs as state pairs (their own split; extra and templated pairs are training only). */
+export function relationStatePairs(): StatePair[] {
+  return [...ourPairs().map((p) => fromRelation(p, 'rel')), ...extraPairs().map((p) => fromRelation(p, 'rel')), ...templatePairs().map((p) => fromRelation(p, 'rel'))];
+}
+
+/** BEAM dev state pairs of `convs` (held out iff in `STATE_BEAM_HELD_OUT`). */
+export function beamStatePairs(dir: string, convs: readonly number[]): StatePair[] {
+  return beamPairs(dir, convs).pairs.map((p) => {
+    const conv = Number(/^beam:(\d+):/.exec(p.source)?.[1]);
+    return { ...fromRelation(p, 'beam'), source: p.source, heldOut: STATE_BEAM_HELD_OUT.includes(conv) };
+  });
+}
+
+/** θ_rel: a change edge is written when p(update) + p(contradiction) ≥ this (core `write/questions` `stateEdge`). */
+export const STATE_THETA = 0.6;
+
+/** The edge the write path's rule gives a pair from its probabilities (mirrors core `stateEdge`; the bench checks it against the real rule). */
+export function edgeLabel(p: Record<StateLabel, number>, theta = STATE_THETA): 'update' | 'contradiction' | 'same' | null {
+  if (p.update + p.contradiction >= theta) return p.contradiction >= p.update ? 'contradiction' : 'update';
+  if (p.same >= theta) return 'same';
+  return null;
+}
+
+export interface LabelMetrics {
+  support: number;
+  /** Of the edge decision (`edgeLabel`). */
+  precision: number;
+  recall: number;
+  /** Expected calibration error of p(label) one-vs-rest, 10 equal-width bins. */
+  ece: number;
+}
+
+export interface StateMetrics {
+  n: number;
+  update: LabelMetrics;
+  contradiction: LabelMetrics;
+  /** Either change label, as one class (the memory is superseded either way). */
+  change: LabelMetrics;
+  /** Compatible pairs given a CONTRADICTS / OBSOLETES edge, and their count. */
+  falseOnCompatible: { n: number; edges: number; rate: number };
+  falseOnUnrelated: { n: number; edges: number; rate: number };
+}
+
+function ece(ps: number[], ys: boolean[], bins = 10): number {
+  const sum = new Array(bins).fill(0);
+  const hit = new Array(bins).fill(0);
+  const cnt = new Array(bins).fill(0);
+  ps.forEach((p, i) => {
+    const b = Math.min(bins - 1, Math.floor(p * bins));
+    sum[b] += p;
+    hit[b] += ys[i] ? 1 : 0;
+    cnt[b]++;
+  });
+  let e = 0;
+  for (let b = 0; b < bins; b++) if (cnt[b]) e += (cnt[b] / ps.length) * Math.abs(sum[b] / cnt[b] - hit[b] / cnt[b]);
+  return e;
+}
+
+/** Precision / recall of the edge decision, ECE per label, and false change edges, over labelled pairs with their probabilities. */
+export function stateMetrics(pairs: readonly StatePair[], probs: readonly Record<StateLabel, number>[], theta = STATE_THETA): StateMetrics {
+  const edges = probs.map((p) => edgeLabel(p, theta));
+  const isChange = (l: string | null) => l === 'update' || l === 'contradiction';
+  const one = (match: (l: string | null) => boolean, pOf: (p: Record<StateLabel, number>) => number): LabelMetrics => {
+    let tp = 0;
+    let fp = 0;
+    let fn = 0;
+    pairs.forEach((x, i) => {
+      const pred = match(edges[i]!);
+      const gold = match(x.label);
+      if (pred && gold) tp++;
+      else if (pred) fp++;
+      else if (gold) fn++;
+    });
+    return {
+      support: pairs.filter((x) => match(x.label)).length,
+      precision: tp + fp ? tp / (tp + fp) : 1,
+      recall: tp + fn ? tp / (tp + fn) : 1,
+      ece: ece(probs.map(pOf), pairs.map((x) => match(x.label))),
+    };
+  };
+  const falseOn = (label: StateLabel) => {
+    const idx = pairs.map((x, i) => (x.label === label ? i : -1)).filter((i) => i >= 0);
+    const e = idx.filter((i) => isChange(edges[i]!)).length;
+    return { n: idx.length, edges: e, rate: idx.length ? e / idx.length : 0 };
+  };
+  return {
+    n: pairs.length,
+    update: one((l) => l === 'update', (p) => p.update),
+    contradiction: one((l) => l === 'contradiction', (p) => p.contradiction),
+    change: one(isChange, (p) => Math.min(1, p.update + p.contradiction)),
+    falseOnCompatible: falseOn('compatible'),
+    falseOnUnrelated: falseOn('unrelated'),
+  };
+}
+
+/** One table row per group: `group  n  update P R ECE  contradiction P R ECE  change P R ECE  false edges on compatible`. */
+export function printStateTable(title: string, groups: [string, StateMetrics][]): void {
+  const f = (x: number) => x.toFixed(2);
+  console.log(`\n${title}`);
+  console.log('| group | pairs | update P | R | ECE | contradiction P | R | ECE | change P | R | ECE | compatible → edge | unrelated → edge |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [g, m] of groups) {
+    const c = (l: LabelMetrics) => (l.support ? `${f(l.precision)} | ${f(l.recall)} | ${f(l.ece)}` : `– | – | ${f(l.ece)}`);
+    console.log(
+      `| ${g} | ${m.n} | ${c(m.update)} | ${c(m.contradiction)} | ${c(m.change)} | ${m.falseOnCompatible.edges}/${m.falseOnCompatible.n} | ${m.falseOnUnrelated.edges}/${m.falseOnUnrelated.n} |`,
+    );
+  }
+}
