@@ -17,12 +17,13 @@ import { runDemo } from './demo.js';
 import { createBuildLog } from './build-log.js';
 import type { EvalProgress } from './eval/engine.js';
 import { stopOnSignalsAndOrphaning } from './lifecycle.js';
+import { appFile } from './app-root.js';
 import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, shortId, truncate, withSpeaker, historyDetail } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 import { offlineAnswerLabel } from './answer/when.js';
 import { ASK_LEGEND, howSure, linkWords, whyItStopped, whyTheseMemories } from '../public/wording.js';
 
-const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+const VERSION: string = JSON.parse(readFileSync(appFile('package.json'), 'utf8')).version;
 
 interface GlobalOpts {
   user?: string;

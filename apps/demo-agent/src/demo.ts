@@ -5,10 +5,10 @@
  * Offline, the "answer" is the top evidence, labelled as such; with MEM_LLM_* set, System Two
  * writes it from the packed context.
  */
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { MemValidationError } from '@mem/core';
 import { parseIngestFile } from './ingest/formats.js';
+import { appFile } from './app-root.js';
 import type { EmbedderKind } from './embedder.js';
 import { createStack, type AddedNode, type AskResult, type Stack } from './stack.js';
 import { createProgress } from './progress.js';
@@ -18,7 +18,7 @@ import { offlineAnswerLabel } from './answer/when.js';
 
 const lowerFirst = (t: string) => t[0]!.toLowerCase() + t.slice(1);
 
-export const SAMPLE_CONVERSATION = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'data', 'sample-conversation.json');
+export const SAMPLE_CONVERSATION = appFile('data', 'sample-conversation.json');
 
 export interface DemoOptions {
   data?: string;

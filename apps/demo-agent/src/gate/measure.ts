@@ -17,12 +17,13 @@ import { createWinkEmbedder, type Embedder } from '@mem/core';
 import { createNoopFilter, createNoveltyGate, SAGE_DEFAULTS } from '@mem/gate-vmf';
 import { type EvalObservation } from '../eval/locomo.js';
 import type { EvalSystem, EvalSystemContext, EvalSystemFactory } from '../eval/types.js';
+import { appFile } from '../app-root.js';
 
 export type Policy = 'all' | 'noop-filter' | 'noop-calibrated' | 'adaptive';
 export const POLICIES: readonly Policy[] = ['all', 'noop-filter', 'noop-calibrated', 'adaptive'];
 
 /** Sample conversation written for the demo (not LoCoMo): the calibration stream for τ_noop. */
-export const CALIBRATION_FILE = new URL('../../data/sample-conversation.json', import.meta.url).pathname;
+export const CALIBRATION_FILE = appFile('data', 'sample-conversation.json');
 
 /**
  * τ_noop calibrated as in seed 001 App. G: the `quantile` (0.8) of s_vMF over a calibration stream,

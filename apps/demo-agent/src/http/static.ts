@@ -3,25 +3,13 @@
  * cytoscape served straight from node_modules (never copied into git). No directory traversal is
  * possible because only listed names are served.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
+import { appFile } from '../app-root.js';
 
-/**
- * apps/demo-agent/public: two folders up from the sources (src/http/static.ts), one up from the
- * tsup bundle (dist/*.js, which `pnpm mem` and the `mem` bin run): the nearest ancestor holding
- * public/index.html.
- */
-export const PUBLIC_DIR = findPublicDir(path.dirname(fileURLToPath(import.meta.url)));
-
-function findPublicDir(from: string): string {
-  for (let dir = from, i = 0; i < 4; i++, dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'public', 'index.html'))) return path.join(dir, 'public');
-  }
-  return path.join(from, '..', '..', 'public');
-}
+export const PUBLIC_DIR = appFile('public');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
