@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,36 @@ afterEach(() => {
 });
 
 describe('mem CLI', () => {
+  it('forget --all --user x erases the scope: no byte of its text in any file of the database folder; other scopes stay (issue 32)', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'mem-cli-forget-'));
+    try {
+      const file = path.join(folder, 'db', 'm.sqlite');
+      const canary = 'Wendeline hid the Pellucidtower ledger behind the boiler.';
+      const chat = path.join(folder, 'chat.jsonl');
+      writeFileSync(chat, [canary, 'Wendeline likes rainy Sundays.'].map((text, i) => JSON.stringify({ text, speaker: 'Wen', observedAt: `2025-03-0${i + 1}T10:00:00Z` })).join('\n'));
+      expect((await mem('--db', file, '--user', 'wen', '--json', 'ingest', chat)).code).toBe(0);
+      expect((await mem('--db', file, '--user', 'other', '--json', 'ingest', chat)).code).toBe(0);
+      const noScope = await mem('--db', file, '--json', 'forget', '--all');
+      expect(noScope.code).not.toBe(0);
+      expect(JSON.parse(noScope.out).error.code).toBe('SCOPE_MISSING');
+      const r = await mem('--db', file, '--user', 'wen', '--json', 'forget', '--all');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ scope: { userId: 'wen' }, forgotten: 2 });
+      // the other scope still holds the same sentence: move it away too, then scan
+      expect(JSON.parse((await mem('--db', file, '--user', 'other', '--json', 'stats')).out).nodes).toBe(2);
+      expect(JSON.parse((await mem('--db', file, '--user', 'other', '--json', 'forget', '--all')).out).forgotten).toBe(2);
+      const dbDir = path.dirname(file);
+      for (const f of readdirSync(dbDir)) {
+        const bytes = readFileSync(path.join(dbDir, f));
+        for (const needle of [canary, 'Pellucidtower', 'pellucidtower', 'Wendeline', 'wendeline']) expect(bytes.includes(Buffer.from(needle)), `${f}: ${needle}`).toBe(false);
+      }
+      const h = JSON.parse((await mem('--db', file, '--user', 'wen', '--json', 'history')).out);
+      expect(h.filter((x: any) => x.op === 'FORGET')).toHaveLength(2);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('ingests a transcript, answers, inspects, forgets and shows history (JSON), scoped', async () => {
     const file = path.join(dir, 'chat.txt');
     writeFileSync(file, ['## Session 1 — 2025-03-07T19:00:00Z', 'Maya: I love a double espresso every morning.', 'Sam: Of course you do.', '## Session 2 — 2025-03-27T19:00:00Z', 'Maya: I switched to green tea last week.'].join('\n'));

@@ -277,15 +277,28 @@ export function buildProgram(): Command {
 
   program
     .command('forget')
-    .description('delete one memory and its relations (history keeps a FORGET row)')
-    .argument('<nodeId>')
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
+    .description('delete one memory (or, with --all, every memory of the scope) and its relations; the text is erased from the store files, history keeps a FORGET row without it')
+    .argument('[nodeId]')
+    .option('--all', 'forget every memory of the scope named by --user / --agent / --run (required with --all)')
+    .action(async (id: string | undefined, opts: { all?: boolean }, cmd: Command) => {
       const o = globals(cmd);
+      if (opts.all) {
+        if (id !== undefined) throw new MemValidationError('INVALID_INPUT', 'Give a node id or --all, not both');
+        refuseEmptyScopeFlags(o);
+        // never the default scope by accident: the scope is named on the command line
+        if (!o.user && !o.agent && !o.run) throw new MemValidationError('SCOPE_MISSING', 'forget --all needs the scope on the command line: --user, --agent or --run');
+        const { result: forgotten } = await withReadStack(o, (stack) => stack.forgetAll());
+        print(o, { scope: scopeOf(o), forgotten }, () => console.log(`Forgot ${plural(forgotten, 'memory', 'memories')} in ${formatScope(scopeOf(o))}`));
+        return;
+      }
+      if (id === undefined) throw new MemValidationError('INVALID_INPUT', 'Give the id of the memory to forget, or --all with a scope');
+      const given = id;
+      let nodeId = given;
       const { result: forgotten } = await withReadStack(o, async (stack) => {
-        id = (await stack.get(await stack.resolveId(id))).id;
-        return stack.forget(id);
+        nodeId = (await stack.get(await stack.resolveId(given))).id;
+        return stack.forget(nodeId);
       });
-      print(o, { id, forgotten }, () => console.log(forgotten ? `Forgot ${id}` : `${id} was not found`));
+      print(o, { id: nodeId, forgotten }, () => console.log(forgotten ? `Forgot ${nodeId}` : `${nodeId} was not found`));
     });
 
   program

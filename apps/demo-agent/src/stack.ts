@@ -143,6 +143,8 @@ export interface Stack {
   resolveId(ref: string): Promise<string>;
   neighbors(id: string, options?: { views?: string[]; limit?: number }): Promise<Neighbor[]>;
   forget(id: string): Promise<boolean>;
+  /** Forget every memory of this stack's scope (core's `Memory.forgetScope`); returns how many were removed. */
+  forgetAll(): Promise<number>;
   history(options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   list(options?: { limit?: number }): Promise<MemoryNode[]>;
   graph(options?: { limit?: number }): Promise<GraphView>;
@@ -423,6 +425,9 @@ function buildStack(p: Parts): Stack {
     async forget(id) {
       // Through the Memory facade so the node also leaves the scope's SAGE gate.
       return memory.forget(id, { scope });
+    },
+    async forgetAll() {
+      return memory.forgetScope({ scope });
     },
     async history(options = {}) {
       return memory.history({ scope, nodeId: options.nodeId, limit: options.limit ?? 100 });

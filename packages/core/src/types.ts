@@ -210,6 +210,16 @@ export interface MemoryStore {
    * (see `MemoryOptions.writers`). Absent / false: one writing process (the embedded SQLite store).
    */
   readonly concurrentWriters?: boolean;
+  /**
+   * Optional (ours, issue 32): run `fn` holding the store's write lock across processes; the store's
+   * writes made inside `fn` commit together when it resolves, or not at all when it throws, and no
+   * other writer can commit in between, so what `fn` read is still true when its writes land. With
+   * `writers: 'shared'`, `createMemory` runs each write (its dedup, gate sync and routing, and the
+   * store write) inside it. The SQLite file store implements it (`BEGIN IMMEDIATE`); stores without it
+   * rely on their own constraints (`STORE_CONFLICT`, retried).
+   * @throws StoreUnavailableError when the lock is not obtained in time, or what `fn` throws
+   */
+  exclusive?<T>(fn: () => Promise<T>): Promise<T>;
   /** Create or open; checks the recorded schema version, embedding model and dimension (StoreMetaMismatchError naming both on mismatch). */
   open(meta: StoreMeta): Promise<void>;
   /** The metadata recorded on first open, or null for a new store. */
@@ -239,8 +249,17 @@ export interface MemoryStore {
   lexicalSearchIds?(scope: ResolvedScope, query: string, k: number): Promise<ScoredId[]>;
   neighbors(scope: ResolvedScope, ids: string[], query?: NeighborQuery): Promise<Neighbor[]>;
   relations(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<Relation[]>;
-  /** Remove the node, its relations and index entries; appends a FORGET history row. Returns false if absent. */
+  /**
+   * Remove the node, its relations and index entries; appends a FORGET history row (no text). Returns
+   * false if absent. Stores should leave no copy of the text readable in their files (the SQLite
+   * store: `secure_delete`, FTS rewrite, WAL checkpoint, ANN files dropped; see docs/reliability.md).
+   */
   forget(scope: ResolvedScope, id: string): Promise<boolean>;
+  /**
+   * Optional (ours, issue 32): forget every node of the scope in one atomic step, one FORGET history
+   * row per node; returns how many were removed. Without it, `Memory.forgetScope` forgets node by node.
+   */
+  forgetScope?(scope: ResolvedScope): Promise<number>;
   /** Ascending seq; with `limit`, the latest `limit` rows (still ascending). */
   history(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   /** Every scope that holds at least one node. */

@@ -165,6 +165,20 @@ describe('nodes, neighbours, forget, history, stats', () => {
     await expectError(await app.request(`/v1/nodes/${id}/neighbors?limit=-1`), 400, 'INVALID_INPUT');
     await expectError(await app.request('/v1/nodes/nope/neighbors'), 404, 'NODE_NOT_FOUND');
   });
+  it('DELETE /v1/nodes?userId=… forgets every memory of that scope (issue 32); without a scope in the query it refuses', async () => {
+    expect((await post('/v1/observations?userId=erase-me', { observations: [{ text: 'Erase-me note one about the harbour.' }, { text: 'Erase-me note two about the violin.' }] })).status).toBe(200);
+    const before = (await stack.list()).length;
+    await expectError(await app.request('/v1/nodes', { method: 'DELETE' }), 400, 'SCOPE_MISSING');
+    await expectError(await app.request('/v1/nodes?namespace=default', { method: 'DELETE' }), 400, 'SCOPE_MISSING');
+    const del = await app.request('/v1/nodes?userId=erase-me', { method: 'DELETE' });
+    expect(del.status).toBe(200);
+    expect(((await del.json()) as any).forgotten).toBe(2);
+    expect(((await (await app.request('/v1/stats?userId=erase-me')).json()) as any).nodes).toBe(0);
+    const h = (await (await app.request('/v1/history?userId=erase-me')).json()) as any;
+    expect(h.history.filter((r: any) => r.op === 'FORGET').length).toBe(2);
+    expect(JSON.stringify(h)).not.toContain('Erase-me note');
+    expect((await stack.list()).length).toBe(before); // the default scope is untouched
+  });
   it('forgets a node (then 404), and history keeps a FORGET row', async () => {
     const id = (await stack.list())[0].id;
     const del = await app.request(`/v1/nodes/${id}`, { method: 'DELETE' });

@@ -375,6 +375,24 @@ export function createApi(options: ApiOptions): OpenAPIHono {
 
   app.openapi(
     createRoute({
+      method: 'delete',
+      path: '/v1/nodes',
+      summary: 'Forget every memory of a scope (named in the query: userId, agentId or runId); the text leaves the store files, history keeps one FORGET row per memory',
+      request: { query: ScopeQuery },
+      responses: { 200: json(z.object({ scope: z.any(), forgotten: z.number().int() }).openapi('ScopeForgotten'), 'How many memories were forgotten'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      // never the server's default scope by accident
+      if (!q.userId && !q.agentId && !q.runId) throw new MemValidationError('SCOPE_MISSING', 'DELETE /v1/nodes needs the scope in the query: userId, agentId or runId');
+      const s = scoped(c);
+      const forgotten = await exclusive(() => s.forgetAll());
+      return c.json({ scope: s.scope, forgotten }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
       method: 'get',
       path: '/v1/history',
       summary: 'Append-only history of the scope',

@@ -112,6 +112,15 @@ async function exerciseTools(client: Client) {
   const h = await call(client, 'history', { nodeId: aliceId });
   expect(h.structuredContent.history.map((x: any) => x.op)).toEqual(expect.arrayContaining(['ADD', 'FORGET']));
   expect((await call(client, 'stats', {})).structuredContent.nodes).toBe(1);
+
+  // forget { all: true, scope }: every memory of the scope named in the call (issue 32); never the default scope
+  await call(client, 'remember', { observations: [{ text: 'Carol keeps bees.' }, { text: 'Carol moved to Porto.' }], scope: { userId: 'carol' } });
+  expect(await failure(client, 'forget', { all: true })).toMatch(/needs the scope in the call/);
+  expect(await failure(client, 'forget', { all: true, id: aliceId, scope: { userId: 'carol' } })).toMatch(/exactly one of id or all/);
+  const all = await call(client, 'forget', { all: true, scope: { userId: 'carol' } });
+  expect(all.structuredContent).toEqual({ scope: expect.objectContaining({ userId: 'carol' }), forgotten: 2 });
+  expect((await call(client, 'stats', { scope: { userId: 'carol' } })).structuredContent.nodes).toBe(0);
+  expect((await call(client, 'stats', {})).structuredContent.nodes).toBe(1);
 }
 
 describe('mem mcp over stdio (SDK client, child process)', () => {

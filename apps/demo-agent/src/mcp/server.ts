@@ -7,6 +7,7 @@
  *   memories with their gate decision;
  * - `recall` { query, k?, now?, scope? } → evidence (best first, `EvidenceItem`) + a compact trace;
  * - `forget` { id, scope? } → { id, forgotten: true } (a missing id is an error, code NODE_NOT_FOUND);
+ *   { all: true, scope } → { scope, forgotten: n } (every memory of the scope named in the call);
  * - `history` { nodeId?, limit?, scope? } → append-only history rows, oldest first;
  * - `stats` { scope? } → counts of the scope.
  *
@@ -79,7 +80,15 @@ export const RecallInput = z
   })
   .strict();
 
-export const ForgetInput = z.object({ id: id.describe('Memory id (from recall or remember)'), scope: ScopeArg.optional() }).strict();
+export const ForgetInput = z
+  .object({
+    id: id.optional().describe('Memory id (from recall or remember)'),
+    all: z.literal(true).optional().describe('Forget every memory of the scope given in this call (instead of id)'),
+    scope: ScopeArg.optional(),
+  })
+  .strict()
+  .refine((a) => (a.id === undefined) !== (a.all === undefined), { message: 'give exactly one of id or all' })
+  .refine((a) => !a.all || a.scope !== undefined, { message: 'all: true needs the scope in the call (never the default scope)' });
 
 export const HistoryInput = z
   .object({
@@ -197,17 +206,22 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
     'forget',
     {
       title: 'Forget',
-      description: 'Delete one memory by id (its relations go too; the history keeps a FORGET row).',
+      description: 'Delete one memory by id, or with all: true every memory of the scope named in the call (relations go too; the text is erased from the store; the history keeps a FORGET row without it).',
       inputSchema: ForgetInput,
       annotations: { destructiveHint: true, idempotentHint: false },
     },
     (args) =>
       run(async () => {
         const s = scoped(args.scope);
-        await s.get(args.id); // NODE_NOT_FOUND (or "was forgotten at …") when absent in this scope
-        const removed = await exclusive(() => s.forget(args.id));
-        if (!removed) await s.get(args.id);
-        return ok({ id: args.id, forgotten: true }, `Forgot ${args.id}`);
+        if (args.all) {
+          const forgotten = await exclusive(() => s.forgetAll());
+          return ok({ scope: s.scope, forgotten }, `Forgot ${forgotten} memories in ${formatScope(s.scope)}`);
+        }
+        const nodeId = args.id!;
+        await s.get(nodeId); // NODE_NOT_FOUND (or "was forgotten at …") when absent in this scope
+        const removed = await exclusive(() => s.forget(nodeId));
+        if (!removed) await s.get(nodeId);
+        return ok({ id: nodeId, forgotten: true }, `Forgot ${nodeId}`);
       }),
   );
 

@@ -289,6 +289,11 @@ export class GateRegistry {
     if ('shared' in this.source) for (const id of committedIds) this.source.shared.remove(key, id);
   }
 
+  /** True when one caller-supplied gate instance serves every scope (its rows must be removed one by one on forget). */
+  get sharedInstance(): boolean {
+    return 'shared' in this.source;
+  }
+
   /** Remove one node from a scope's gate (forget); the scope's other in-process state is rebuilt on next use. */
   async forget(key: string, id: string): Promise<void> {
     if ('shared' in this.source) this.source.shared.remove(key, id);

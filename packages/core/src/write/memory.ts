@@ -125,10 +125,13 @@ export interface MemoryOptions {
    * Memory reads the scope's latest history `seq` and, when another writer moved it since this
    * Memory's last write, drops that scope's in-process state, which is then rebuilt from the store
    * (snapshot + replay), so the gate routes against every stored memory. Costs two small reads per
-   * write. A write that loses a race on the store's content-key constraint (`STORE_CONFLICT`: the
+   * write. On a store with a cross-process write lock (`store.exclusive`: the SQLite file store) the
+   * whole add (dedup, sync, gate routing, the store write) runs under that lock, so no other process
+   * commits in between: exactly once across processes, and a multi-scope add is then all or nothing.
+   * A write that loses a race on the store's content-key constraint (`STORE_CONFLICT`: the
    * same observation stored by another writer first) is retried, up to 3 attempts, and returns that
-   * node as a `duplicate`. Default: `'shared'` when `store.concurrentWriters` (the Neo4j store),
-   * else `'single'`. A caller-supplied shared gate instance (`gate`) is process-local either way.
+   * node as a `duplicate`. Default: `'shared'` when `store.concurrentWriters` (the Neo4j store and
+   * SQLite file stores), else `'single'` (`:memory:`). A caller-supplied shared gate instance (`gate`) is process-local either way.
    */
   writers?: 'single' | 'shared';
 }
@@ -224,6 +227,12 @@ export interface Memory {
    * @throws MemValidationError `INVALID_INPUT` when `id` is not a non-empty string, `SCOPE_*` for a bad scope
    */
   forget(id: string, options: { scope: Scope }): Promise<boolean>;
+  /**
+   * Forget every memory of a scope (ours, issue 32): nodes, relations, index entries and the scope's
+   * gate; the history keeps one FORGET row per memory (no text). Returns how many were removed.
+   * @throws MemValidationError `SCOPE_*` for a bad scope, `INVALID_INPUT` for an unknown option key
+   */
+  forgetScope(options: { scope: Scope }): Promise<number>;
   history(options: { scope: Scope; nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   stats(): Promise<MemoryStats>;
   /** Wait for every call made before it (writes and reads), then close the store; later calls throw `STORE_UNAVAILABLE`. Idempotent. */
@@ -398,6 +407,9 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   });
   const queue = new KeyedQueue();
   const shared = (options.writers ?? ((store as MemoryStore).concurrentWriters ? 'shared' : 'single')) === 'shared';
+  // 'shared' on a store with a cross-process write lock (the SQLite file): sync, dedup, routing and
+  // the store write of each add run under it, so no other process commits in between (issue 32)
+  const locked = shared && typeof store.exclusive === 'function';
   // 'shared' writers: per scope key, the latest history seq this Memory knows it has fully seen
   const seenSeq = new Map<string, number>();
   const latestSeq = async (scope: ResolvedScope): Promise<number> => {
@@ -429,10 +441,20 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     before: Map<string, number>,
     done: string[],
     out: AddResult[],
+    locked: boolean,
   ): Promise<void> => {
     for (const [key, items] of groups) {
       seenSeq.delete(key);
       if (!done.includes(key)) continue;
+      if (locked) {
+        // under the store's write lock no other writer committed since `before`: every newer row is ours
+        try {
+          seenSeq.set(key, await latestSeq(items[0]!.obs.scope));
+        } catch {
+          // unknown: the next write rebuilds the scope
+        }
+        continue;
+      }
       const ours = new Set<string>();
       for (const { index } of items) {
         const r = out[index];
@@ -525,33 +547,16 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     const out: AddResult[] = new Array(validated.length);
     for (let attempt = 1; ; attempt++) {
       try {
-        await queue.run([...groups.keys()], async () => {
-          const before = shared ? await syncScopes(groups) : null;
-          // all fallible work of every scope first, then one atomic store write per scope
-          const prepared: PreparedWrite[] = [];
-          try {
-            for (const [key, items] of groups) prepared.push(await writer.prepareScope(items[0]!.obs.scope, key, items));
-          } catch (e) {
-            for (const p of prepared.reverse()) p.rollback();
-            throw e;
-          }
-          const done: string[] = [];
-          try {
-            for (let i = 0; i < prepared.length; i++) {
-              try {
-                for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
-                done.push([...groups.keys()][i]!);
-              } catch (e) {
-                for (const p of prepared.slice(i + 1)) p.rollback();
-                throw e;
-              }
-            }
-          } finally {
-            if (before) await recordScopes(groups, before, done, out);
-          }
-        });
+        await queue.run([...groups.keys()], () => (locked ? store.exclusive!(writeGroups) : writeGroups()));
         break;
       } catch (e) {
+        if (locked) {
+          // the section rolled back every scope's write: no in-process state of this add may stay
+          for (const key of groups.keys()) {
+            gates.invalidate(key);
+            seenSeq.delete(key);
+          }
+        }
         if (attempt < 3 && isStoreConflict(e)) {
           for (const key of groups.keys()) gates.invalidate(key);
           continue;
@@ -560,6 +565,32 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       }
     }
     return many ? out : out[0];
+
+    async function writeGroups(): Promise<void> {
+      const before = shared ? await syncScopes(groups) : null;
+      // all fallible work of every scope first, then one atomic store write per scope
+      const prepared: PreparedWrite[] = [];
+      try {
+        for (const [key, items] of groups) prepared.push(await writer.prepareScope(items[0]!.obs.scope, key, items));
+      } catch (e) {
+        for (const p of prepared.reverse()) p.rollback();
+        throw e;
+      }
+      const done: string[] = [];
+      try {
+        for (let i = 0; i < prepared.length; i++) {
+          try {
+            for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
+            done.push([...groups.keys()][i]!);
+          } catch (e) {
+            for (const p of prepared.slice(i + 1)) p.rollback();
+            throw e;
+          }
+        }
+      } finally {
+        if (before) await recordScopes(groups, before, done, out, locked);
+      }
+    }
   }
 
   const memory: Memory = {
@@ -620,6 +651,43 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       });
     },
 
+    async forgetScope(opts) {
+      const unknownKeys = Object.keys(opts ?? {}).filter((key) => key !== 'scope');
+      if (unknownKeys.length) throw new MemValidationError('INVALID_INPUT', `Unknown forgetScope option(s) ${unknownKeys.join(', ')}; forgetScope takes scope`, { details: { unknownKeys } });
+      const scope = resolveScope(opts?.scope);
+      const key = scopeKey(scope);
+      await ready();
+      return queue.run([key], async () => {
+        let removed = 0;
+        // a caller-supplied gate instance shared by every scope keeps its rows: remove them one by one
+        const ids: string[] = [];
+        if (gates.sharedInstance) {
+          for (let offset = 0; ; offset += 1000) {
+            const page = await store.list(scope, { limit: 1000, offset });
+            ids.push(...page.map((n) => n.id));
+            if (page.length < 1000) break;
+          }
+        }
+        try {
+          if (typeof store.forgetScope === 'function') removed = await store.forgetScope(scope);
+          else {
+            for (;;) {
+              const page = await store.list(scope, { limit: 500 });
+              if (!page.length) break;
+              for (const n of page) if (await store.forget(scope, n.id)) removed++;
+            }
+          }
+        } catch (e) {
+          gates.invalidate(key);
+          throw e;
+        }
+        // the scope's gate and caches are rebuilt from the store on next use
+        for (const id of ids) await gates.forget(key, id);
+        gates.invalidate(key);
+        return removed;
+      });
+    },
+
     async history(opts) {
       const scope = resolveScope(opts?.scope);
       await ready();
@@ -664,7 +732,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       return closing;
     },
   };
-  for (const key of ['search', 'get', 'list', 'forget', 'history', 'stats'] as const) {
+  for (const key of ['search', 'get', 'list', 'forget', 'forgetScope', 'history', 'stats'] as const) {
     const call = memory[key] as (...args: unknown[]) => Promise<unknown>;
     (memory as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => track(call(...args));
   }

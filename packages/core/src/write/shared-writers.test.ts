@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StoreConflictError } from '../errors.js';
 import { createSqliteStore } from '../store/index.js';
 import type { MemoryStore } from '../types.js';
+import { makeNode, testMeta, testScope } from '../testing/fixtures.js';
 import { createMemory } from './memory.js';
 import { simpleExtractor } from './test-kit.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';
@@ -62,8 +63,11 @@ describe('several writers on one store', () => {
       }
       return inner.write(batch);
     };
+    // a store without a cross-process write lock (like Neo4j): under SQLite's `exclusive` no other
+    // writer can commit between the dedup read and the write, so this race cannot happen there
     const racing = new Proxy(inner, {
-      get: (target, key) => (key === 'write' ? write : typeof (target as any)[key] === 'function' ? (target as any)[key].bind(target) : (target as any)[key]),
+      get: (target, key) =>
+        key === 'write' ? write : key === 'exclusive' ? undefined : typeof (target as any)[key] === 'function' ? (target as any)[key].bind(target) : (target as any)[key],
     }) as MemoryStore;
     const mem = createMemory({ store: racing, embedder: hashEmbedder(), extractor: simpleExtractor, writers: 'shared' });
     try {
@@ -75,6 +79,52 @@ describe('several writers on one store', () => {
     } finally {
       await mem.close();
       await other.close();
+    }
+  });
+
+  it("a SQLite file store defaults to 'shared' (the gate sees another connection's commits), ':memory:' to 'single'", async () => {
+    const path = join(dir, `w${++n}.db`);
+    const open = () => createMemory({ store: createSqliteStore({ path }), embedder: hashEmbedder(), extractor: simpleExtractor });
+    const a = open();
+    const b = open();
+    try {
+      expect(createSqliteStore({ path: ':memory:' }).concurrentWriters).toBe(false);
+      expect(createSqliteStore({ path }).concurrentWriters).toBe(true);
+      await b.add({ text: 'the weather in Lisbon was mild in spring', scope, observedAt: at(1) });
+      const x = await a.add({ text: 'Maria adopted a grey cat called Pixel', scope, observedAt: at(2) });
+      const y = await b.add({ text: 'Maria adopted a grey cat called Pixel today', scope, observedAt: at(3) });
+      expect(y.node.gate?.nearest?.id).toBe(x.node.id);
+      // the same observation through the other connection is a duplicate of the stored node
+      const again = await b.add({ text: 'Maria adopted a grey cat called Pixel', scope, observedAt: at(2) });
+      expect(again).toMatchObject({ action: 'duplicate', stored: false, node: { id: x.node.id } });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('the SQLite store refuses a second node with the same content hash in a scope (STORE_CONFLICT), writing nothing of the batch', async () => {
+    const store = createSqliteStore({ path: join(dir, `w${++n}.db`) });
+    await store.open(testMeta(4));
+    try {
+      const s = testScope('conflict');
+      const a = makeNode(s, 'one observation', [1, 0, 0, 0], { id: 'a' });
+      await store.write({ scope: s, nodes: [a] });
+      const twin = makeNode(s, 'one observation', [0, 1, 0, 0], { id: 'b', provenance: a.provenance });
+      const other = makeNode(s, 'another observation', [0, 0, 1, 0], { id: 'c' });
+      const err = await store.write({ scope: s, nodes: [other, twin] }).catch((e) => e);
+      expect(err).toBeInstanceOf(StoreConflictError);
+      expect(err.details).toMatchObject({ nodeId: 'b', existingId: 'a' });
+      const inBatch = await store.write({ scope: s, nodes: [other, { ...makeNode(s, 'x', [0, 0, 0, 1], { id: 'd' }), provenance: other.provenance }] }).catch((e) => e);
+      expect(inBatch).toBeInstanceOf(StoreConflictError);
+      expect((await store.list(s)).map((x) => x.id)).toEqual(['a']);
+      // an upsert of the same id keeps its hash; the same content in another scope is another observation
+      await store.write({ scope: s, nodes: [{ ...a, text: 'one observation, edited' }] });
+      const elsewhere = testScope('conflict-2');
+      await store.write({ scope: elsewhere, nodes: [{ ...twin, scope: elsewhere }] });
+      expect(await store.count(elsewhere)).toBe(1);
+    } finally {
+      await store.close();
     }
   });
 
