@@ -1,6 +1,7 @@
 // Lint config. The import rules enforce the layering table in docs/design.md:
 // gate-vmf and system-one import nothing from @mem; core imports only gate-vmf and system-one;
-// retrieval imports core and system-one; graph-neo4j and ai-sdk import core; no cycles anywhere.
+// retrieval imports core and system-one; graph-neo4j and ai-sdk import core; gate-service imports
+// gate-vmf (its tests also core, for a real text embedder); no cycles anywhere.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -12,8 +13,10 @@ const layering = {
   'packages/retrieval': ['@mem/core', '@mem/system-one'],
   'packages/graph-neo4j': ['@mem/core'],
   'packages/ai-sdk': ['@mem/core'],
+  'packages/gate-service': ['@mem/gate-vmf'],
+  'packages/gate-service/**/*.test.ts': ['@mem/gate-vmf', '@mem/core'],
 };
-const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/ai-sdk', '@mem/demo-agent'];
+const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/ai-sdk', '@mem/gate-service', '@mem/demo-agent'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**', 'scripts/lint-fixtures/**'] },
@@ -45,7 +48,7 @@ export default tseslint.config(
     },
   },
   ...Object.entries(layering).map(([dir, allowed]) => ({
-    files: [`${dir}/**/*.{ts,mts,cts}`],
+    files: [dir.includes('*') ? dir : `${dir}/**/*.{ts,mts,cts}`],
     rules: {
       'no-restricted-imports': [
         'error',

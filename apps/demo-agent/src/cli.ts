@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
+import { assertTimeZone, createWinkEmbedder, MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
 import { EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -503,7 +503,7 @@ export function buildProgram(): Command {
     .action(async (opts: { port: number; host: string; state?: string; bodyLimit: number }, cmd: Command) => {
       const o = globals(cmd);
       const { startGateServer } = await import('./gate/index.js');
-      const server = await startGateServer({ port: opts.port, host: opts.host, statePath: opts.state, bodyLimit: opts.bodyLimit });
+      const server = await startGateServer({ port: opts.port, host: opts.host, statePath: opts.state, bodyLimit: opts.bodyLimit, embedder: createWinkEmbedder() });
       stopOnSignalsAndOrphaning({ close: () => server.close(), onStop: (why) => process.stderr.write(c.dim(`mem gate serve: stopping (${why})\n`)) });
       print(o, { url: server.url, restored: server.restored }, () =>
         console.log(`mem gate serve: ${server.url}  ·  OpenAPI ${server.url}/openapi.json${opts.state ? `  ·  state ${opts.state}${server.restored ? ' (restored)' : ' (new)'}` : '  ·  state in memory only (pass --state <file> to persist)'}`),

@@ -124,27 +124,5 @@ const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const wrap = (code: number) => (s: string) => (useColor ? `\u001b[${code}m${s}\u001b[0m` : s);
 export const c = { bold: wrap(1), dim: wrap(2), green: wrap(32), yellow: wrap(33), cyan: wrap(36), magenta: wrap(35), red: wrap(31) };
 
-/** A listen failure the user can act on (ours): `code` PORT_IN_USE, PORT_NOT_ALLOWED or HOST_UNAVAILABLE. */
-export class ListenError extends Error {
-  constructor(
-    readonly code: 'PORT_IN_USE' | 'PORT_NOT_ALLOWED' | 'HOST_UNAVAILABLE',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'ListenError';
-  }
-}
-
-/**
- * Turn a `listen` error into a message naming the address and what to do (a port in use, a
- * privileged port, an address this machine does not have); other errors are returned unchanged.
- */
-export function listenError(e: unknown, host: string, port: number): unknown {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (code === 'EADDRINUSE') return new ListenError('PORT_IN_USE', `cannot listen on ${where}: the port is already in use (another server?); pass --port <n>, or --port 0 for any free port`, { cause: e });
-  if (code === 'EACCES') return new ListenError('PORT_NOT_ALLOWED', `cannot listen on ${where}: permission denied (ports below 1024 need privileges); pass --port <n> with n ≥ 1024`, { cause: e });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ListenError('HOST_UNAVAILABLE', `cannot listen on ${where}: this machine has no such address; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)`, { cause: e });
-  return e;
-}
+// ListenError / listenError are shared with the gate service.
+export { ListenError, listenError } from '@mem/gate-service/http';

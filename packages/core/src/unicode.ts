@@ -1,10 +1,6 @@
 /**
  * Unicode checks shared by validation (src/write) and the embedding cache (src/embed) (ours); a leaf
- * module, so neither folder imports the other for it.
+ * module, so neither folder imports the other for it. `isWellFormed` (no lone UTF-16 surrogate) is
+ * defined in @mem/gate-vmf, where the gate service shares it.
  */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** True when the string has no lone UTF-16 surrogate (String#isWellFormed, ES2024). */
-export function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
-}
+export { isWellFormed } from '@mem/gate-vmf';

@@ -9,6 +9,7 @@ export type { NoopDecision, NoopFilter, NoopFilterOptions } from './noop.js';
 export type { GateOptions, ResolvedGateOptions } from './options.js';
 export type { GateSnapshot, ScopeSnapshot, IvfSnapshot, VectorSource } from './snapshot.js';
 export { GateError } from './errors.js';
+export { scopeValueProblem, isWellFormed } from './keys.js';
 export type { GateErrorCode, GateErrorCategory } from './errors.js';
 export {
   SAGE_DEFAULTS,

@@ -1,4 +1,2 @@
-// The HTTP gate service (`mem gate serve`): SAGE novelty gate over HTTP for memory systems in any language.
-export { createGateApp, type GateApp, type GateAppOptions } from './app.js';
-export { startGateServer, type GateServerOptions, type RunningGateServer } from './server.js';
-export { writeStateAtomic, readState } from './state.js';
+// The HTTP gate service (`mem gate serve`) lives in @mem/gate-service (its bin: `mem-gate serve`).
+export { createGateApp, startGateServer, writeStateAtomic, readState, type GateApp, type GateAppOptions, type GateServerOptions, type RunningGateServer } from '@mem/gate-service';

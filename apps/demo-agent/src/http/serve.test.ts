@@ -1,7 +1,7 @@
 import { maxHeaderSize } from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startGateServer } from '../gate/server.js';
+import { startGateServer } from '../gate/index.js';
 import { errorBody, exitCodeFor, listenError } from '../output.js';
 import { startServer } from './serve.js';
 

@@ -4,14 +4,11 @@ sockets only: no venv packages, no gate service."""
 from __future__ import annotations
 
 import socket
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from mem_gate_client import GateClient, GateServiceError  # noqa: E402
+from mem_gate import GateClient, GateServiceError
 
 
 def _stub(behaviour: str) -> str:

@@ -1,11 +1,11 @@
-"""Client for the @mem gate service (`mem gate serve`), standard library only (urllib, json).
+"""Client for the @mem gate service (`mem-gate serve`), standard library only (urllib, json).
 
 The service runs the SAGE von Mises-Fisher novelty gate (seed 001, section 3): ask it before you
 write a memory whether the new fact is novel (add), a near-duplicate (noop) or in the narrow band
 where a merge with the nearest memory pays (update); tell it what you stored (commit) and what you
 deleted (delete), per scope.
 
-    from mem_gate_client import GateClient
+    from mem_gate import GateClient
     gate = GateClient("http://127.0.0.1:8788")
     d = gate.route("user:alice", text="I adopted a cat named Miso")
     if d["decision"]["action"] != "noop":
@@ -29,9 +29,9 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
-__all__ = ["GateClient", "GateServiceError", "GatePreFilter", "POLICIES"]
+__all__ = ["GateClient", "GateServiceError", "DEFAULT_URL"]
 
 DEFAULT_URL = "http://127.0.0.1:8788"
 
@@ -137,58 +137,6 @@ class GateClient:
             raise GateServiceError(0, "UNREACHABLE", f"{self.base_url}: connection lost ({type(e).__name__})") from None
 
 
-POLICIES = ("noop-filter", "adaptive")
-
-
-class GatePreFilter:
-    """The gate in front of any memory system's write call (SAGE drop-in, seed 001 section 3.5).
-
-    Call ``check`` before the peer's write and ``record`` after it stored something:
-
-        pre = GatePreFilter(GateClient(url), "user:alice", policy="noop-filter", tau_noop=0.572)
-        skip, decision = pre.check(vector=v)
-        if not skip:
-            pre.record(peer.add(text), vector=v)
-
-    policy="noop-filter": skip iff the scope is non-empty and s_vMF > tau_noop (the fixed pre-filter;
-    tau_noop None = the service default, the paper's 0.572). policy="adaptive": skip iff the
-    adaptive gate (section 3.4) says noop; add and update are both forwarded (the peer merges).
-    A skipped candidate is neither written nor committed (SAGE's drop semantics).
-    Send ``vector`` from the embedder your memory system uses so the gate and the peer share one
-    geometry; ``text`` makes the service embed it with its own (offline GloVe) embedder.
-    Counters: ``checked``, ``skipped``, ``forwarded``; ``decisions`` keeps one dict per check.
-    """
-
-    def __init__(self, gate: GateClient, scope: str, policy: str = "noop-filter", tau_noop: Optional[float] = None) -> None:
-        if policy not in POLICIES:
-            raise ValueError(f"policy must be one of {POLICIES}")
-        if tau_noop is not None:
-            tau_noop = _check_tau_noop(tau_noop)
-        self.gate = gate
-        self.scope = scope
-        self.policy = policy
-        self.tau_noop = tau_noop
-        self.checked = 0
-        self.skipped = 0
-        self.forwarded = 0
-        self.decisions: List[Dict[str, Any]] = []
-
-    def check(self, vector: Optional[Sequence[float]] = None, text: Optional[str] = None) -> Tuple[bool, Dict[str, Any]]:
-        """(skip, route answer) for one candidate; read-only on the service."""
-        r = self.gate.route(self.scope, vector=vector, text=text, tau_noop=self.tau_noop)
-        skip = bool(r["noopFilter"]["noop"]) if self.policy == "noop-filter" else r["decision"]["action"] == "noop"
-        self.checked += 1
-        if skip:
-            self.skipped += 1
-        self.decisions.append({"action": r["decision"]["action"], "score": r["decision"]["score"], "skipped": skip})
-        return skip, r
-
-    def record(self, memory_id: str, vector: Optional[Sequence[float]] = None, text: Optional[str] = None) -> None:
-        """Tell the gate what the peer stored under ``memory_id`` (same vector/text as ``check``)."""
-        self.gate.commit(self.scope, memory_id, vector=vector, text=text)
-        self.forwarded += 1
-
-
 TAU_NOOP_RANGE = (-1.0, 1.0)  # what the service accepts for tauNoop (s_vMF is a cosine-like score)
 
 
@@ -231,7 +179,7 @@ def _seg(value: str) -> str:
 
 
 def _main(argv: Sequence[str]) -> int:
-    """python3 mem_gate_client.py [--url URL] route|commit|delete|stats SCOPE [ID] [TEXT]"""
+    """python -m mem_gate.client [--url URL] route|commit|delete|stats SCOPE [ID] [TEXT]"""
     args = list(argv)
     url = DEFAULT_URL
     if len(args) >= 2 and args[0] == "--url":

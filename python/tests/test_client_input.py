@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 import threading
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from mem_gate_client import GateClient, GatePreFilter, GateServiceError  # noqa: E402
+from mem_gate import GateClient, GatePolicy, GateServiceError
 
 
 class _Stub:
@@ -96,7 +93,7 @@ def test_tau_noop_outside_the_service_range_is_refused(stub: _Stub, tau: Any) ->
         client.route("s", vector=[1.0, 0.0], tau_noop=tau)
     assert info.value.code == "INVALID_INPUT"
     with pytest.raises(GateServiceError):
-        GatePreFilter(client, "s", tau_noop=tau)
+        GatePolicy(client, "s", tau_noop=tau)
     assert stub.bodies == []
 
 
@@ -112,6 +109,6 @@ def test_valid_arguments_are_sent_as_json_numbers(stub: _Stub) -> None:
         {"scope": "s", "id": "a", "vector": [0.5, 0.5], "replace": True},
         {"scope": "s", "id": "b", "vector": [0.5, 0.5]},
     ]
-    pre = GatePreFilter(client, "s", tau_noop=0.572)
-    assert pre.check(vector=[1.0, 0.0])[0] is False
+    pre = GatePolicy(client, "s", tau_noop=0.572)
+    assert pre.check(vector=[1.0, 0.0]).action == "write"
     assert stub.bodies[-1]["tauNoop"] == 0.572

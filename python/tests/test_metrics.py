@@ -1,12 +1,8 @@
-"""The experiment's metrics (pure functions; no venv packages needed, runs in the same tier)."""
+"""The experiment's metrics (pure functions)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dropin_experiment import covered_recall, recall_at_k, token_f1  # noqa: E402
+from mem_gate.metrics import covered_recall, recall_at_k, spread, token_f1
 
 
 def test_strict_recall_counts_only_retrieved_evidence_turns():
@@ -30,3 +26,9 @@ def test_token_f1_is_squad_style():
     assert token_f1("The cat, Miso!", "miso cat") == 1.0
     assert abs(token_f1("a grey cat", "grey dog") - 0.5) < 1e-9
     assert token_f1("", "x") == 0.0
+
+
+def test_spread_is_over_conversations():
+    sp = spread([0.5, 0.7])
+    assert abs(sp["mean"] - 0.6) < 1e-12 and abs(sp["sd"] - 0.1) < 1e-12 and sp["min"] == 0.5 and sp["max"] == 0.7
+    assert spread([0.3])["sd"] == 0.0

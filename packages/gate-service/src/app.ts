@@ -1,5 +1,5 @@
 /**
- * The HTTP gate service (ours; the gate itself is SAGE, seed 001 §3): lets a memory system in any
+ * The HTTP gate service (`mem-gate serve`; ours; the gate itself is SAGE, seed 001 §3): lets a memory system in any
  * language ask the novelty gate before it writes. hono + @hono/zod-openapi; every body is
  * zod-validated; errors are JSON `{ error: { code, message } }` (validation 400, unknown id 404,
  * duplicate id 409, state not persisted 503, anything else 500 with a generic message).
@@ -23,17 +23,21 @@
  * is returned, so the file and the memory never disagree.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
+import { createJsonApp, errorJson, errorSchema } from './http.js';
 import { bodyLimit } from 'hono/body-limit';
-import { createNoveltyGate, GateError, isNoopByScore, SAGE_DEFAULTS, toUnitVector, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
-import { isWellFormed, scopeValueProblem, type Embedder } from '@mem/core';
+import { createNoveltyGate, GateError, isNoopByScore, isWellFormed, SAGE_DEFAULTS, scopeValueProblem, toUnitVector, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
 import { writeStateAtomic } from './state.js';
+
+/** What the service needs of an embedder for `text` requests (structural: @mem/core's embedders fit). */
+export interface TextEmbedder {
+  embed(texts: string[]): Promise<ArrayLike<number>[]> | ArrayLike<number>[];
+}
 
 export interface GateAppOptions {
   /** The gate to serve (its state is replaced on a failed persist, see above). */
   gate: NoveltyGate;
-  /** Embeds `text` requests (core's `createWinkEmbedder()` by default in `startGateServer`). */
-  embedder?: Embedder;
+  /** Embeds `text` requests; omitted = `text` is answered 400 TEXT_UNSUPPORTED (send `vector`). */
+  embedder?: TextEmbedder;
   /** Where the state is written after each mutation; omitted = in-memory only. */
   statePath?: string;
   /** Writes the state to `statePath` (default: `writeStateAtomic`, temp file + rename); for tests. */

@@ -1,5 +1,5 @@
 /**
- * `startGateServer` — the process behind `mem gate serve` (ours): restores the gate from
+ * `startGateServer` — the process behind `mem-gate serve` and `mem gate serve` (ours): restores the gate from
  * `statePath` (if the file exists), serves `createGateApp` on 127.0.0.1 by default. On start it
  * removes the temporary state files a killed earlier run left next to `statePath` (see
  * `removeStaleTempFiles`) and says so on stderr.
@@ -7,11 +7,9 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createNoveltyGate, type GateOptions, type NoveltyGate } from '@mem/gate-vmf';
-import { createWinkEmbedder, type Embedder } from '@mem/core';
-import { createGateApp, type GateApp } from './app.js';
+import { createGateApp, type GateApp, type TextEmbedder } from './app.js';
 import { readState, removeStaleTempFiles } from './state.js';
-import { listenError } from '../output.js';
-import { answerClientErrorsAsJson } from '../http-errors.js';
+import { answerClientErrorsAsJson, listenError } from './http.js';
 
 export interface GateServerOptions {
   /** Default 127.0.0.1 (loopback only). */
@@ -22,8 +20,8 @@ export interface GateServerOptions {
   statePath?: string;
   /** Gate options for a new state (ignored when a state file is restored: it carries its options). Default `{ normalize: true }`. */
   gateOptions?: GateOptions;
-  /** Embedder for `text` requests. Default core's offline `createWinkEmbedder()`; `null` disables text. */
-  embedder?: Embedder | null;
+  /** Embedder for `text` requests (e.g. @mem/core's offline `createWinkEmbedder()`); omitted or null = vectors only. */
+  embedder?: TextEmbedder | null;
   bodyLimit?: number;
   /** Start-up notices (stale temporary files removed). Default: a line on stderr. */
   log?: (line: string) => void;
@@ -51,7 +49,7 @@ export async function startGateServer(options: GateServerOptions = {}): Promise<
   }
   const state = options.statePath ? await readState(options.statePath) : null;
   const gate = state ? createNoveltyGate({ state }) : createNoveltyGate({ normalize: true, ...(options.gateOptions ?? {}) });
-  const embedder = options.embedder === null ? undefined : (options.embedder ?? createWinkEmbedder());
+  const embedder = options.embedder ?? undefined;
   const app = createGateApp({ gate, embedder, statePath: options.statePath, bodyLimit: options.bodyLimit });
   const host = options.host ?? '127.0.0.1';
   const wanted = options.port ?? 8788;

@@ -1,5 +1,5 @@
 // Real listening servers on loopback: restart from the state file decides the same; the Python
-// standard-library client (examples/python) talks to the service and gets real decisions.
+// standard-library client (python/, package mem-gate) talks to the service and gets real decisions.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,8 @@ import { createWinkEmbedder } from '@mem/core';
 import { startGateServer, type RunningGateServer } from './server.js';
 
 const run = promisify(execFile);
-const PY_DIR = resolve(__dirname, '../../../../examples/python');
+const PY_SRC = resolve(__dirname, '../../../python/src');
+const EXAMPLE = resolve(__dirname, '../../../examples/python/policy_example.py');
 const dirs: string[] = [];
 const servers: RunningGateServer[] = [];
 afterAll(async () => {
@@ -105,7 +106,7 @@ describe('gate server (real loopback listen)', () => {
     await srv.close();
   });
 
-  it('the Python client (stdlib only) gets real decisions; the A-Mem example skips repeated notes', async () => {
+  it('the Python client (stdlib only) gets real decisions; the policy example keeps repeated notes raw', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mem-gate-py-'));
     dirs.push(dir);
     const embedder = createWinkEmbedder();
@@ -113,7 +114,7 @@ describe('gate server (real loopback listen)', () => {
     servers.push(srv);
     const py = `
 import json, sys
-from mem_gate_client import GateClient, GateServiceError
+from mem_gate import GateClient, GateServiceError
 g = GateClient(sys.argv[1])
 out = {}
 out["empty"] = g.route("py:user", text="I adopted a grey cat named Miso")
@@ -134,7 +135,7 @@ except GateServiceError as e:
     out["dim"] = {"status": e.status, "code": e.code}
 print(json.dumps(out))
 `;
-    const { stdout } = await run('python3', ['-c', py, srv.url], { env: { ...process.env, PYTHONPATH: PY_DIR }, timeout: 60_000 });
+    const { stdout } = await run('python3', ['-c', py, srv.url], { env: { ...process.env, PYTHONPATH: PY_SRC }, timeout: 60_000 });
     const out = JSON.parse(stdout);
     expect(out.empty.decision).toMatchObject({ action: 'add', n: 0 });
     expect(out.repeat.decision.nearest.id).toBe('n1');
@@ -153,16 +154,22 @@ print(json.dumps(out))
     vs.forEach((x, i) => lib.commit('py:user', `n${i + 1}`, x));
     expect(out.repeat.decision.score).toBe(lib.route('py:user', v).score);
 
-    const ex = await run('python3', [join(PY_DIR, 'amem_example.py'), '--url', srv.url, '--json'], { timeout: 60_000 });
+    const env = { ...process.env, PYTHONPATH: PY_SRC };
+    const ex = await run('python3', [EXAMPLE, '--url', srv.url, '--json'], { env, timeout: 60_000 });
     const summary = JSON.parse(ex.stdout);
-    expect(summary.amem).toMatch(/STAND-IN/);
     expect(summary.notes).toBe(8);
-    // the two verbatim repeats are skipped by the noop filter; the first mention of each fact is not
-    const skippedTexts = summary.decisions.filter((d: any) => d.skipped).map((d: any) => d.text);
-    expect(skippedTexts).toEqual(expect.arrayContaining(['I adopted a grey cat named Miso last spring.', 'I started learning to play the cello in September.']));
-    expect(summary.decisions[0].skipped).toBe(false);
-    expect(summary.decisions[2].skipped).toBe(false);
-    expect(summary.forwarded + summary.skipped).toBe(8);
+    // annotate (the default): the two verbatim repeats are Noops kept raw, linked to their first mention
+    const raw = summary.decisions.filter((d: any) => d.action === 'annotate');
+    expect(raw.map((d: any) => d.text)).toEqual(expect.arrayContaining(['I adopted a grey cat named Miso last spring.', 'I started learning to play the cello in September.']));
+    expect(raw.every((d: any) => typeof d.duplicate_of === 'string')).toBe(true);
+    expect(summary.decisions[0].action).toBe('write');
+    expect(summary.decisions[2].action).toBe('write');
+    expect(summary.stored).toBe(8);
+    expect(summary.written + summary.annotated).toBe(8);
+    // skip (the old behaviour): the same Noops are dropped
+    const skip = JSON.parse((await run('python3', [EXAMPLE, '--url', srv.url, '--json', '--policy', 'skip'], { env, timeout: 60_000 })).stdout);
+    expect(skip.skipped).toBe(summary.annotated);
+    expect(skip.stored).toBe(8 - summary.annotated);
     await srv.close();
   });
 });

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# CI for the Python package and the gate service without the monorepo (issue 34), run by .ci/run:
+#  1. packs @mem/gate-vmf and @mem/gate-service (pnpm pack builds them), installs the tarballs with npm
+#     into an empty folder outside the checkout and starts `npx mem-gate serve --port 0 --state gate.json`
+#     there (the README's first command);
+#  2. builds the wheel and the sdist of python/ (python -m build), installs the wheel into a fresh venv
+#     (the README's second command) and runs python/tests against that service (MEM_GATE_URL); the
+#     real-peer tests skip there (no A-Mem / Mem0 in this venv), every other test runs;
+#  3. stops the service and checks that its state file was written.
+# Needs the npm registry and PyPI. About 2-4 minutes on 2 shared cores.
+#
+#   bash python/scripts/ci.sh            # keeps nothing: everything happens in a temp folder
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PY=${PYTHON:-python3}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mem-python-ci-XXXXXX")
+SVC_PID=""
+cleanup() {
+  if [ -n "$SVC_PID" ]; then kill "$SVC_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+t0=$(date +%s)
+
+echo "python ci: packing @mem/gate-vmf and @mem/gate-service"
+mkdir -p "$WORK/tarballs" "$WORK/app"
+for pkg in gate-vmf gate-service; do
+  (cd "$ROOT/packages/$pkg" && pnpm pack --pack-destination "$WORK/tarballs" >/dev/null)
+done
+ls "$WORK/tarballs"
+
+echo "python ci: npm install of the tarballs into an empty folder"
+cd "$WORK/app"
+printf '{ "name": "gate-app", "version": "1.0.0", "private": true }\n' > package.json
+npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz >/dev/null
+
+echo "python ci: npx mem-gate serve --port 0 --state gate.json"
+npx mem-gate serve --port 0 --state "$WORK/app/gate.json" > "$WORK/service.out" 2> "$WORK/service.err" &
+SVC_PID=$!
+URL=""
+for _ in $(seq 1 120); do
+  URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$WORK/service.out" | head -n1 || true)
+  [ -n "$URL" ] && break
+  if ! kill -0 "$SVC_PID" 2>/dev/null; then cat "$WORK/service.err" >&2; echo "python ci: mem-gate exited" >&2; exit 1; fi
+  sleep 0.5
+done
+[ -n "$URL" ] || { cat "$WORK/service.err" >&2; echo "python ci: mem-gate printed no URL" >&2; exit 1; }
+head -n1 "$WORK/service.out"
+
+echo "python ci: wheel and sdist"
+"$PY" -m venv "$WORK/build-venv"
+"$WORK/build-venv/bin/pip" install -q --disable-pip-version-check build
+"$WORK/build-venv/bin/python" -m build --outdir "$WORK/dist" "$ROOT/python" >/dev/null
+ls "$WORK/dist"
+WHEEL=$(ls "$WORK"/dist/mem_gate-*.whl)
+SDIST=$(ls "$WORK"/dist/mem_gate-*.tar.gz)
+tar tzf "$SDIST" | grep -q 'src/mem_gate/py.typed' || { echo "python ci: sdist lacks py.typed" >&2; exit 1; }
+unzip -l "$WHEEL" | grep -q 'mem_gate/py.typed' || { echo "python ci: wheel lacks py.typed" >&2; exit 1; }
+
+echo "python ci: pip install the wheel into a fresh venv; pytest against the service"
+"$PY" -m venv "$WORK/venv"
+"$WORK/venv/bin/pip" install -q --disable-pip-version-check "$WHEEL" pytest
+cd "$ROOT/python"
+MEM_GATE_URL="$URL" MEM_GATE_REQUIRED=1 "$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider -rs tests
+"$WORK/venv/bin/python" -c "import mem_gate, pathlib; p = pathlib.Path(mem_gate.__file__).parent; assert (p / 'py.typed').exists() and 'site-packages' in str(p), p; print('python ci: tested the installed wheel at', p)"
+
+kill "$SVC_PID"
+wait "$SVC_PID" 2>/dev/null || true
+SVC_PID=""
+[ -s "$WORK/app/gate.json" ] || { echo "python ci: the service wrote no state file" >&2; exit 1; }
+echo "python ci: ok in $(( $(date +%s) - t0 )) s"
