@@ -251,6 +251,28 @@ export function buildForgetQuery(scope: ResolvedScope, id: string): CypherQuery 
   );
 }
 
+/** How many memories a scope holds (read inside `forgetScope`'s transaction, to reserve history numbers). */
+export function buildCountScopeForForgetQuery(scope: ResolvedScope): CypherQuery {
+  return q('write.forgetScope.count', `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey RETURN count(m) AS n`, { scopeKey: scopeKey(scope) });
+}
+
+/**
+ * Delete up to `limit` memories of a scope with their relationships (and so their index entries);
+ * one row per node: `id` and `rels` = its relationships removed (a relationship between two deleted
+ * nodes is counted at both ends). Ordered by id, so history rows follow write order.
+ */
+export function buildForgetScopeQuery(scope: ResolvedScope, limit: number): CypherQuery {
+  return q(
+    'write.forgetScope',
+    `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey
+     WITH m ORDER BY m.id LIMIT $limit
+     WITH m, m.id AS id, COUNT { (m)-[:${relTypesFor()}]-() } AS rels
+     DETACH DELETE m
+     RETURN id, rels`,
+    { scopeKey: scopeKey(scope), limit: int(limit) },
+  );
+}
+
 /** Key of a `:MemoryState` node: scope key and name, JSON-encoded (unambiguous for any strings). */
 export function stateKeyOf(scope: ResolvedScope, name: string): string {
   return JSON.stringify([scopeKey(scope), name]);

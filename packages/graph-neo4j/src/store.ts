@@ -38,6 +38,8 @@ import {
   buildDeleteStateQuery,
   buildDropScopeStateQuery,
   buildForgetQuery,
+  buildForgetScopeQuery,
+  buildCountScopeForForgetQuery,
   buildLoadStateQuery,
   buildSaveStateQuery,
   buildGetManyQuery,
@@ -342,6 +344,34 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
           const row: HistoryEntry = { scope: s, op: 'FORGET', nodeId: id, at: new Date().toISOString(), data: { relationsRemoved: toNum(rows[0].rels) } };
           await tx.run(buildAppendHistoryQuery(s, [row], [seq]));
           return true;
+        }),
+      );
+    },
+
+    async forgetScope(scope) {
+      requireOpen();
+      const s = checkScope(scope);
+      return guarded('forgetScope', (r) =>
+        r.write(async (tx) => {
+          let removed = 0;
+          // rounds: a node another writer adds meanwhile is taken by the next round (or waits on our locks)
+          for (;;) {
+            const n = toNum((await tx.run(buildCountScopeForForgetQuery(s)))[0]?.n ?? 0);
+            if (n === 0) break;
+            // reserve first, as forget: every write transaction locks the meta counter before any node
+            const reserved = await tx.run(buildReserveSeqQuery(n));
+            if (!reserved.length) throw new StoreError('The store metadata node is missing (was open() run on this database?)');
+            const base = toNum(reserved[0].base);
+            const rows = await tx.run(buildForgetScopeQuery(s, n));
+            if (!rows.length) break;
+            const at = new Date().toISOString();
+            const history: HistoryEntry[] = rows.map((row) => ({ scope: s, op: 'FORGET', nodeId: String(row.id), at, data: { relationsRemoved: toNum(row.rels), scope: true } }));
+            await tx.run(buildAppendHistoryQuery(s, history, history.map((_, i) => base + 1 + i)));
+            removed += rows.length;
+          }
+          // derived state may hold aggregates of the forgotten nodes (MemoryStore.loadState)
+          if (removed) await tx.run(buildDropScopeStateQuery(s));
+          return removed;
         }),
       );
     },

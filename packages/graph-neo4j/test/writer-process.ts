@@ -1,35 +1,15 @@
 // One writer process of the many-writers integration test (src/many-writers.integration.test.ts):
 // opens a Memory on the Neo4j store named by MEM_NEO4J_URI / MEM_NEO4J_PASSWORD, prints READY, waits
 // for one line on stdin (so every process starts writing at once), adds the observations of
-// MEM_WRITER_JOB one by one, printing one `ACK {json}` line per acknowledged add, then DONE.
+// MEM_WRITER_JOB one by one (an item's `user` overrides the job's scope), printing one `ACK {json}`
+// line per acknowledged add, then DONE.
 import { createInterface } from 'node:readline';
-import { createMemory, type Embedder } from '@mem/core';
+import { createMemory } from '@mem/core';
 import { createNeo4jStore } from '../src/index.js';
-
-/** Deterministic 32-d word-hash embedder (the same vectors in every process). */
-export function wordHashEmbedder(): Embedder {
-  const d = 32;
-  return {
-    model: 'test-word-hash-32',
-    dimension: d,
-    async embed(texts: string[]) {
-      return texts.map((t) => {
-        const v = new Float32Array(d);
-        v[0] = 1e-3;
-        for (const w of t.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-          if (!w) continue;
-          let h = 0x811c9dc5;
-          for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193) >>> 0;
-          v[h % d] += h & 0x100 ? 1 : -1;
-        }
-        return v;
-      });
-    },
-  };
-}
+import { wordHashEmbedder } from './word-hash-embedder.js';
 
 async function main(): Promise<void> {
-  const job = JSON.parse(process.env.MEM_WRITER_JOB ?? '{}') as { scope: { userId: string }; items: { text: string; observedAt: string }[] };
+  const job = JSON.parse(process.env.MEM_WRITER_JOB ?? '{}') as { scope: { userId: string }; items: { text: string; observedAt: string; user?: string }[] };
   const store = createNeo4jStore({ uri: process.env.MEM_NEO4J_URI!, user: process.env.MEM_NEO4J_USER ?? 'neo4j', password: process.env.MEM_NEO4J_PASSWORD ?? '', connectionTimeoutMs: 20_000 });
   const memory = createMemory({ store, embedder: wordHashEmbedder() });
   await memory.add({ text: 'writer warm-up note', scope: { userId: `${job.scope.userId}-warmup-${process.pid}` }, observedAt: '2024-01-01T00:00:00Z' });
@@ -38,8 +18,9 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => rl.once('line', () => resolve()));
   rl.close();
   for (const item of job.items) {
-    const r = await memory.add({ text: item.text, scope: job.scope, observedAt: item.observedAt });
-    console.log(`ACK ${JSON.stringify({ text: item.text, id: r.node.id, action: r.action, stored: r.stored })}`);
+    const scope = item.user ? { userId: item.user } : job.scope;
+    const r = await memory.add({ text: item.text, scope, observedAt: item.observedAt });
+    console.log(`ACK ${JSON.stringify({ text: item.text, user: scope.userId, id: r.node.id, action: r.action, stored: r.stored })}`);
   }
   await memory.close();
   console.log('DONE');

@@ -23,6 +23,8 @@ export function allQueries(): Q.CypherQuery[] {
     Q.buildReserveSeqQuery(3),
     Q.buildAppendHistoryQuery(scopeA, [{ scope: scopeA, op: 'ADD', nodeId: HOSTILE[3], at: '2024-01-01T00:00:00Z', data: { t: HOSTILE[0] } }]),
     Q.buildForgetQuery(scopeA, HOSTILE[1]),
+    Q.buildCountScopeForForgetQuery(scopeA),
+    Q.buildForgetScopeQuery(scopeA, 10),
     Q.buildGetQuery(scopeA, HOSTILE[0]),
     Q.buildGetManyQuery(scopeA, HOSTILE),
     Q.buildListQuery(scopeA, { limit: 5, offset: 1, orderBy: 'createdAt', order: 'desc' }),
