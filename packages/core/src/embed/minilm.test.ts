@@ -61,6 +61,13 @@ describe.skipIf(!available && !required)('all-MiniLM-L6-v2 via Transformers.js v
     expect(cosine(vs[0], ref[kind][4])).toBeLessThan(0.9);
   }, 120_000);
 
+  it('threads (onnxruntime intra-op threads, default 1): 2 threads give the reference vectors too; a bad count is INVALID_INPUT', async () => {
+    const vs = await createMiniLmEmbedder({ modelPath: folder, threads: 2, batchSize: 1 }).embed(ref.sentences.slice(0, 3));
+    vs.forEach((v, i) => expect(cosine(v, ref.fp32[i])).toBeGreaterThanOrEqual(0.9999));
+    expect(() => createMiniLmEmbedder({ modelPath: folder, threads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => createMiniLmEmbedder({ modelPath: folder, env: { MEM_MINILM_THREADS: 'two' } })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+  }, 120_000);
+
   it('fp32 and quantized differ (two models checked, not one twice)', () => {
     const c = ref.fp32.map((v, i) => cosine(v, ref.q8[i]));
     expect(Math.min(...c)).toBeLessThan(0.9999);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Embedder } from '../types.js';
 import { createTransformersEmbedder } from './transformers.js';
 import { ModelNotFoundError } from './util.js';
+import { MemValidationError } from '../errors.js';
 
 /** Folder name of the MiniLM model inside the models folder. */
 export const MINILM_FOLDER = 'all-MiniLM-L6-v2';
@@ -33,6 +34,13 @@ export interface MiniLmEmbedderOptions {
   maxTokens?: number;
   /** Environment for the defaults. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * onnxruntime intra-op threads. Default: `MEM_MINILM_THREADS`, else 1: a sentence or a batch of 32
+   * short turns is too small to split across threads, and onnxruntime's spinning worker threads cost
+   * CPU (measured on 2 cores, issue 33: one at a time 2.0× the sentences per CPU second of the
+   * two-thread default, batched 1.9×; bench/minilm-ort.ts). Set more for long texts on an idle machine.
+   */
+  threads?: number;
 }
 
 /**
@@ -53,6 +61,10 @@ export function createMiniLmEmbedder(options: MiniLmEmbedderOptions = {}): Embed
       { details: { path: modelPath } },
     );
   }
+  const threads = options.threads ?? (env.MEM_MINILM_THREADS ? Number(env.MEM_MINILM_THREADS) : 1);
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new MemValidationError('INVALID_INPUT', `MiniLM threads must be a positive integer (option threads or MEM_MINILM_THREADS), got ${threads}`);
+  }
   return createTransformersEmbedder({
     modelPath,
     dtype: options.quantized ? 'q8' : 'fp32',
@@ -60,6 +72,7 @@ export function createMiniLmEmbedder(options: MiniLmEmbedderOptions = {}): Embed
     dimension: 384,
     batchSize: options.batchSize,
     maxTokens: options.maxTokens ?? 256,
+    sessionOptions: { intraOpNumThreads: threads },
     modelName: options.quantized ? 'all-MiniLM-L6-v2:q8' : 'all-MiniLM-L6-v2',
   });
 }

@@ -48,6 +48,11 @@ export interface TransformersEmbedderOptions {
   dtype?: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
   /** Stored as the embedder's `model`. Default `transformers:<folder name>:<pooling>`. */
   modelName?: string;
+  /**
+   * onnxruntime session options passed through Transformers.js (`session_options`), e.g.
+   * `{ intraOpNumThreads: 1 }`. Default: onnxruntime's (one intra-op thread per core).
+   */
+  sessionOptions?: { intraOpNumThreads?: number; interOpNumThreads?: number; executionMode?: 'sequential' | 'parallel'; graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all' };
 }
 
 function readDimension(modelPath: string): number | null {
@@ -157,6 +162,7 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
             local_files_only: src.remote === null,
             dtype,
             device: 'cpu',
+            ...(options.sessionOptions ? { session_options: { ...options.sessionOptions } } : {}),
           });
           // the pipeline truncates at the tokenizer's model_max_length
           if (maxTokens !== undefined && pipe.tokenizer) pipe.tokenizer.model_max_length = Math.min(pipe.tokenizer.model_max_length ?? Infinity, maxTokens);
