@@ -79,9 +79,14 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const { k, nowMs } = validateRequest(req);
     const { scope, query } = req;
     let calls = 0;
+    /** ms per stage (trace.timings.stages). */
+    const st = { snapshotMs: 0, embedMs: 0, rankingsMs: 0, controllerMs: 0, relevanceMs: 0, expansionMs: 0 };
     const ask = async (state: Record<string, unknown>, questions: Record<string, Question>) => {
       calls++;
-      return (await systemOne.ask(state, questions)).answers;
+      const t = performance.now();
+      const a = (await systemOne.ask(state, questions)).answers;
+      st.controllerMs += performance.now() - t;
+      return a;
     };
 
     // 1. Routing: six Nouls on {query}.
@@ -114,11 +119,16 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const depth = traversalDepth(routing.multiHopNeed, o.maxDepth);
 
     // 5. Anchors: RRF of the vector ranking and the lexical rankings (store BM25, and lemma BM25 — ours).
+    let ts = performance.now();
     const snap = o.snapshotMaxNodes > 0 ? await snapshots(store, scope) : null;
+    st.snapshotMs += performance.now() - ts;
     // The vector anchor and the cosine features embed the query without the scope's speakers' names
     // (ours; `queryWithoutSpeakerNames`): who is asked about is the speaker signal's job.
     const vectorQuery = o.stripQueryNames && snap ? queryWithoutSpeakerNames(query, snapshotSpeakers(snap)) : query;
+    ts = performance.now();
     const [qvec] = await embedder.embed([vectorQuery]);
+    st.embedMs += performance.now() - ts;
+    ts = performance.now();
     const [vec, lex] = await Promise.all([vectorHits(store, scope, snap, qvec, o.anchorPool), lexicalHits(store, scope, snap, query, o.anchorPool)]);
     const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
     const ctx = o.contextLexical && snap ? contextLemmaIndex(snap).search(query, o.anchorPool) : [];
@@ -132,6 +142,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     ].filter((r) => r.on);
     const rankings = used.map((r) => r.hits.map((h) => h.node.id));
     const fusedAll = reciprocalRankFusion(rankings, o.rrfK);
+    st.rankingsMs += performance.now() - ts;
     // The anchors' retrieval prior: the same fusion with k = priorRrfK (ours), sharper at the top.
     const priorOf = new Map(
       reciprocalRankFusion(
@@ -286,11 +297,14 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       return kept + o.dialogueWeight * dialogueOf(v);
     };
     const ranked = (list: Iterable<Visit>) => {
+      const t = performance.now();
       const arr = [...list];
       const maxPrior = maxPriorOf();
       const set = setStatsOf(maxPrior);
       const f = new Map(arr.map((v) => [v, finalOf(v, maxPrior, set)]));
-      return arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
+      const out = arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
+      st.relevanceMs += performance.now() - t;
+      return out;
     };
     const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);
     const evidenceItems = (n: number) => topVisits(n).map(stateItem);
@@ -413,9 +427,11 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         // One store call for every view that still has budget; candidates of all views compete by
         // priority = parent score × edge probability, each view within its own budget (ours).
         const edgeLimit = Math.max(1, o.caps.edges - edgesExamined);
+        const tn = performance.now();
         const neighbours = snap
           ? snapshotNeighbors(snap, frontierIds, open, edgeLimit)
           : await store.neighbors(scope, frontierIds, { views: open, direction: 'both', limit: edgeLimit });
+        st.expansionMs += performance.now() - tn;
         edgesExamined += neighbours.length;
         roundEdges += neighbours.length;
         const decay = (nb: (typeof neighbours)[number]) =>
@@ -516,7 +532,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         ...(o.collectFeatures ? { features: featuresOf(v, Math.max(0, ...[...visited.values()].map((x) => x.prior))) } : {}),
       })),
       edgesExamined,
-      timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0 },
+      timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0, stages: st },
     };
     return { evidence, trace };
   }

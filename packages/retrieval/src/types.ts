@@ -58,7 +58,20 @@ export interface RetrievalTrace {
   /** Every visited candidate, best first: evidence order value, candidate score s̃, retrieval prior, dialogue term d_v (0 when off), depth, view reached by. */
   candidates: { id: string; final: number; score: number; prior: number; dialogue: number; depth: number; view: RelationView | null; features?: Record<string, number> }[];
   edgesExamined: number;
-  timings: { routingMs: number; anchorsMs: number; roundsMs: number; totalMs: number };
+  /**
+   * Wall-clock ms per phase (`routingMs` + `anchorsMs` + `roundsMs` = `totalMs`) and, in `stages`,
+   * where the time went across phases (ours, issue 33): `snapshotMs` (scope snapshot check / build),
+   * `embedMs` (query embedding), `rankingsMs` (vector, BM25, lemma and context rankings and their
+   * fusion), `controllerMs` (System-One asks: routing, candidate scoring, stopping), `relevanceMs`
+   * (evidence order: features, p(evidence), sorting), `expansionMs` (neighbour reads of the rounds).
+   */
+  timings: {
+    routingMs: number;
+    anchorsMs: number;
+    roundsMs: number;
+    totalMs: number;
+    stages?: { snapshotMs: number; embedMs: number; rankingsMs: number; controllerMs: number; relevanceMs: number; expansionMs: number };
+  };
 }
 
 /** A `SearchResult` whose trace is a `RetrievalTrace` (flat baselines give a smaller trace). */
