@@ -54,6 +54,12 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How long to wait for another process's write lock before StoreUnavailableError. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * How long `exclusive` (each add of a `createMemory` on this file) waits for other processes'
+   * writes before StoreUnavailableError (nothing written). Default 60 000 ms: several processes adding
+   * to one file take turns, and each waits for the others' adds in flight.
+   */
+  lockTimeoutMs?: number;
   /** Upper bound of the in-process vector cache, in MiB (least recently searched scopes are dropped first). Default 1024. */
   vectorCacheMB?: number;
   /**
@@ -125,6 +131,8 @@ export class SqliteStore implements MemoryStore {
   private readonly turnWaiters: (() => void)[] = [];
   /** A forget committed but its WAL checkpoint has not completed yet (see `scrub`). */
   private scrubPending = false;
+  /** When this connection last found the write lock taken by another process (ms epoch). */
+  private contendedAt = 0;
 
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options || typeof options.path !== 'string' || !options.path) {
@@ -238,12 +246,13 @@ export class SqliteStore implements MemoryStore {
 
   /**
    * `BEGIN IMMEDIATE` without blocking the event loop: tried with no busy wait, retried after a short
-   * randomized sleep while another connection (another process) holds the write lock, until
-   * `busyTimeoutMs`. @throws StoreUnavailableError when the lock stays taken
+   * randomized sleep (≤ 12 ms) while another connection (another process) holds the write lock,
+   * until `lockTimeoutMs`. @throws StoreUnavailableError when the lock stays taken
    */
   private async beginImmediate(): Promise<void> {
     const db = this.conn();
-    const timeout = Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000));
+    const busy = Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000));
+    const timeout = Math.max(0, Math.floor(this.options.lockTimeoutMs ?? 60_000));
     const deadline = Date.now() + timeout;
     for (let attempt = 0; ; attempt++) {
       db.pragma('busy_timeout = 0');
@@ -255,19 +264,30 @@ export class SqliteStore implements MemoryStore {
         if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() >= deadline) {
           throw wrap(e, `Could not take the write lock of ${this.path} within ${timeout} ms`);
         }
+        this.contendedAt = Date.now();
       } finally {
-        db.pragma(`busy_timeout = ${timeout}`);
+        db.pragma(`busy_timeout = ${busy}`);
       }
-      const wait = Math.min(25, 1 + attempt) * (0.5 + Math.random());
+      const wait = Math.min(8, 1 + attempt / 2) * (0.5 + Math.random());
       await new Promise((r) => setTimeout(r, wait));
     }
   }
 
   /**
+   * Turn-taking between processes (ours): a section that ended while other processes were waiting
+   * for the lock (seen within the last second) pauses briefly before this process may take it again,
+   * so a waiter polling every few ms gets it; without the pause the process that just committed
+   * would usually win the next race and others could wait for ever.
+   */
+  private async yieldAfterContention(): Promise<void> {
+    if (Date.now() - this.contendedAt < 1000) await new Promise((r) => setTimeout(r, 15));
+  }
+
+  /**
    * Run `fn` holding the file's write lock (ours, issue 32): one `BEGIN IMMEDIATE` transaction that
    * every write of this store made inside `fn` (in its async context) joins; it commits when `fn`
-   * resolves and rolls back when it throws. Another process's writes wait for it (up to its
-   * `busyTimeoutMs`, polled without blocking the event loop); writes of this store started outside
+   * resolves and rolls back when it throws. Another process's writes wait for it (its sections up to
+   * `lockTimeoutMs`, polled without blocking the event loop; its single writes up to `busyTimeoutMs`); writes of this store started outside
    * `fn` wait until it ends. Reads inside `fn` see the latest committed state of the file, and no
    * other process can change it before `fn`'s writes commit: a read-decide-write sequence (the
    * write path's dedup and gate routing) is serialized across processes. Nested calls join the
@@ -319,6 +339,7 @@ export class SqliteStore implements MemoryStore {
         throw wrap(e, 'commit failed (nothing was written)');
       }
       if (this.scrubPending) this.scrub();
+      await this.yieldAfterContention();
       return result;
     } finally {
       this.held = null;
