@@ -3,12 +3,14 @@
  * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
  * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, createWinkEmbedder, MemError, MemValidationError, normalizeNow, type Scope } from '@mem/core';
-import { EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
-import { createStack, defaultDbPath, type Stack, type StackOptions } from './stack.js';
+import { assertTimeZone, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
+import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
 import { parseIngestFile } from './ingest/formats.js';
 import { parseSessionDate } from './ingest/dates.js';
@@ -109,6 +111,28 @@ async function withReadStack<T>(o: GlobalOpts, fn: (stack: Stack, missing: strin
   const missing = file && !existsSync(file) ? file : null;
   const result = await withStack(o, (stack) => fn(stack, missing), missing ? { db: ':memory:' } : {});
   return { result, missing };
+}
+
+/** The scopes `mem export` writes: the scope flags given (each must match), or every scope with --all; neither is INVALID_INPUT. */
+function exportMatch(o: GlobalOpts, all: boolean | undefined): ScopeMatch {
+  refuseEmptyScopeFlags(o);
+  const match: ScopeMatch = {};
+  if (o.namespace !== undefined) match.namespace = o.namespace;
+  if (o.user !== undefined) match.userId = o.user;
+  if (o.agent !== undefined) match.agentId = o.agent;
+  if (o.run !== undefined) match.runId = o.run;
+  if (all && Object.keys(match).length) throw new MemValidationError('INVALID_INPUT', '--all exports every scope: leave out --user / --agent / --run / --namespace, or drop --all');
+  if (!all && !Object.keys(match).length) throw new MemValidationError('INVALID_INPUT', 'Name the scopes to export (--user / --agent / --run / --namespace; every scope matching the given flags), or pass --all');
+  return match;
+}
+
+/** The SQLite file a maintenance command reads, which must exist (never created by a read). */
+function existingSqliteFile(o: GlobalOpts, command: string): string {
+  if ((o.store ?? 'sqlite') !== 'sqlite') throw new MemValidationError('INVALID_INPUT', `mem ${command} works on a SQLite file (--db); for Neo4j use the server's own backup (neo4j-admin database dump) or mem export`);
+  const file = sqliteFile(o);
+  if (!file) throw new MemValidationError('INVALID_INPUT', `mem ${command} needs a SQLite file, not :memory:`);
+  if (!existsSync(file)) throw new MemValidationError('INVALID_INPUT', `There is no memory database at ${file}`, { details: { file } });
+  return file;
 }
 
 async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, extra: Partial<StackOptions> = {}): Promise<T> {
@@ -299,6 +323,89 @@ export function buildProgram(): Command {
         return stack.forget(nodeId);
       });
       print(o, { id: nodeId, forgotten }, () => console.log(forgotten ? `Forgot ${nodeId}` : `${nodeId} was not found`));
+    });
+
+  program
+    .command('export')
+    .description('write memories, relations (with p), history, gate state and the embedder id as @mem/export JSONL (docs/reliability.md): `mem export --user x > x.jsonl`')
+    .option('--all', 'every scope of the store (otherwise every scope matching the given --user / --agent / --run / --namespace)')
+    .option('--out <file>', 'write to this file (complete or absent: written aside, then renamed) instead of stdout')
+    .action(async (opts: { all?: boolean; out?: string }, cmd: Command) => {
+      const o = globals(cmd);
+      const match = exportMatch(o, opts.all);
+      if ((o.store ?? 'sqlite') === 'sqlite') existingSqliteFile(o, 'export');
+      const { store } = await openStore({ db: o.db, store: o.store });
+      const tmp = opts.out ? `${path.resolve(opts.out)}.${process.pid}.partial` : null;
+      let counts: ExportCounts | null = null;
+      try {
+        const out = tmp ? createWriteStream(tmp) : process.stdout;
+        for await (const line of exportMemories(store, { match })) {
+          if (line.startsWith('{"counts":')) counts = JSON.parse(line).counts;
+          if (!out.write(line)) await once(out, 'drain');
+        }
+        if (tmp) {
+          await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((e?: Error | null) => (e ? reject(e) : resolve())));
+          renameSync(tmp, path.resolve(opts.out!));
+        }
+      } catch (e) {
+        if (tmp) rmSync(tmp, { force: true });
+        throw e;
+      } finally {
+        await store.close();
+      }
+      const summary = { file: opts.out ?? null, counts };
+      if (o.json && opts.out) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      else if (!o.json && counts) process.stderr.write(c.dim(`exported ${plural(counts.memories, 'memory', 'memories')}, ${plural(counts.relations, 'relation')}, ${plural(counts.history, 'history row')} in ${plural(counts.scopes, 'scope')}${opts.out ? ` to ${opts.out}` : ''}\n`));
+    });
+
+  program
+    .command('import')
+    .description('read an @mem/export JSONL file into the store (--db / --store neo4j); every scope it holds must be empty there; refused when its version or embedder differs')
+    .argument('<file>', 'export file (- = stdin)')
+    .action(async (file: string, _opts: unknown, cmd: Command) => {
+      const o = globals(cmd);
+      // an embedder named on the command line (or MEM_EMBEDDER) must be the file's; otherwise the file's is adopted
+      const named = o.embedder ?? process.env.MEM_EMBEDDER;
+      const embedder = named ? createEmbedderFor(resolveEmbedderKind(named)) : undefined;
+      if (file !== '-' && !existsSync(file)) throw new MemValidationError('INVALID_INPUT', `cannot read export file ${file}: no such file`);
+      const { store } = await openStore({ db: o.db, store: o.store });
+      const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' });
+      try {
+        const report = await importMemories(store, createInterface({ input, crlfDelay: Infinity }), {
+          schemaVersion: MEMORY_SCHEMA_VERSION,
+          ...(embedder ? { embedder: { model: embedder.model, dimension: embedder.dimension } } : {}),
+        });
+        print(o, report, () => {
+          const k = report.counts;
+          console.log(`Imported ${plural(k.memories, 'memory', 'memories')}, ${plural(k.relations, 'relation')}, ${plural(k.history, 'history row')}, ${plural(k.state, 'gate snapshot')} in ${plural(k.scopes, 'scope')} (embedder ${report.header.embedder.model}, ${report.header.embedder.dimension}-d)`);
+        });
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command('backup')
+    .description("copy the SQLite store to <file> with SQLite's online backup API while other processes keep writing")
+    .argument('<file>', 'destination (complete or absent: written aside, then renamed)')
+    .option('--force', 'replace <file> when it exists')
+    .action(async (file: string, opts: { force?: boolean }, cmd: Command) => {
+      const o = globals(cmd);
+      const source = existingSqliteFile(o, 'backup');
+      const store = createSqliteStore({ path: source });
+      const progress = createProgress({ enabled: !o.json });
+      try {
+        const meta = await store.meta();
+        if (!meta) throw new MemValidationError('INVALID_INPUT', `${source} holds no memory store`);
+        await store.open(meta);
+        progress.start(`backup ${path.basename(source)}`, 1, { percentOnly: true });
+        const r = await store.backup(file, { overwrite: opts.force, onProgress: (done, total) => progress.update(done, { total }) });
+        progress.stop();
+        print(o, { source, ...r }, () => console.log(`Backed up ${source} to ${r.file} (${plural(r.pages, 'page')})`));
+      } finally {
+        progress.stop();
+        await store.close();
+      }
     });
 
   program

@@ -165,7 +165,11 @@ export function dominantType(node: MemoryNode): string {
   return entries.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
 }
 
-async function openStore(options: StackOptions, env: NodeJS.ProcessEnv): Promise<{ store: MemoryStore; dbPath: string | null }> {
+/**
+ * The store a command names (`--store`, `--db`, MEM_NEO4J_*), not opened: for commands that need no
+ * embedder (export, import, backup). Creates the SQLite file's folder.
+ */
+export async function openStore(options: Pick<StackOptions, 'db' | 'store'>, env: NodeJS.ProcessEnv = process.env): Promise<{ store: MemoryStore; dbPath: string | null }> {
   if ((options.store ?? 'sqlite') === 'neo4j') {
     const uri = env.MEM_NEO4J_URI;
     if (!uri) throw new MemValidationError('INVALID_INPUT', '--store neo4j needs MEM_NEO4J_URI (e.g. bolt://localhost:7687); MEM_NEO4J_USER defaults to "neo4j", set MEM_NEO4J_PASSWORD if the server needs one');

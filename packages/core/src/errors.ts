@@ -28,6 +28,7 @@ export type MemErrorCode =
   | 'NODE_NOT_FOUND'
   | 'AMBIGUOUS_ID' // a short id (start or end of an id) that names more than one memory
   | 'STORE_META_MISMATCH'
+  | 'IMPORT_MISMATCH'
   | 'STORE_CONFLICT'
   | 'STORE_UNAVAILABLE'
   | 'STORE_ERROR'
@@ -175,5 +176,18 @@ export class StoreError extends MemError {
   constructor(message: string, options?: MemErrorOptions) {
     super('STORE_ERROR', 'internal', message, options);
     this.name = 'StoreError';
+  }
+}
+
+/**
+ * An export file that this store or build cannot take (ours, issue 32): another export format
+ * version, memory-model schema version, embedding model or dimension than the target store (or the
+ * embedder the caller asked for). `details.field` names the first differing field, `details.fields`
+ * all of them with `{ file, target }`. Nothing was written.
+ */
+export class ImportMismatchError extends MemError {
+  constructor(message: string, options?: MemErrorOptions) {
+    super('IMPORT_MISMATCH', 'conflict', message, options);
+    this.name = 'ImportMismatchError';
   }
 }

@@ -9,3 +9,5 @@ export * from './embed/index.js';
 export * from './extract/index.js';
 // Write path, consolidation, Memory facade.
 export * from './write/index.js';
+// Export / import (JSONL) and re-embedding of a store.
+export * from './transfer/index.js';

@@ -9,7 +9,7 @@
  * endpoint nodes by row id (schema v4). See packages/core/README.md "Stores".
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemValidationError, MemNotFoundError, StoreConflictError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
@@ -1402,6 +1402,44 @@ export class SqliteStore implements MemoryStore {
     const sv = sid === undefined ? undefined : this.vectors.get(sid);
     const loaded = sid === undefined ? undefined : this.annLoads.get(sid);
     return { size: sv?.size ?? 0, state: sv?.annStatus ?? 'none', pending: sv?.pending ?? 0, ...(loaded ? { loaded } : {}) };
+  }
+
+  /**
+   * Copy the whole database to `file` with SQLite's online backup API (better-sqlite3's
+   * `db.backup`, ours for the policy): other processes keep writing meanwhile (WAL: the copy reads
+   * one consistent snapshot and never blocks a writer). The pages are copied in one step after the
+   * first, so a busy writer cannot restart the copy for ever; the copy is written to
+   * `<file>.<pid>.tmp` and renamed into place, so `file` is either absent or a complete database
+   * (an interrupted backup leaves no half file under its name). The copy is a store of its own
+   * (the `.ann` graphs are caches, rebuilt on first use).
+   * @param file destination path (its folder must exist); an existing file is refused unless `overwrite`
+   * @returns the number of pages copied and the absolute destination
+   * @throws MemValidationError INVALID_INPUT (`:memory:` store, destination exists, is the store's own file), StoreError (SQLite failure; nothing left under `file`)
+   */
+  async backup(file: string, options: { overwrite?: boolean; onProgress?: (copied: number, total: number) => void } = {}): Promise<{ file: string; pages: number }> {
+    this.requireMeta();
+    if (typeof file !== 'string' || !file.trim()) throw new MemValidationError('INVALID_INPUT', 'backup needs a destination file path');
+    if (this.path === ':memory:' || this.path === '') throw new MemValidationError('INVALID_INPUT', 'An in-memory store has no file to back up');
+    const dest = resolvePath(file);
+    if (dest === this.annBase) throw new MemValidationError('INVALID_INPUT', `The backup destination is the store's own file ${dest}`);
+    if (existsSync(dest) && !options.overwrite) throw new MemValidationError('INVALID_INPUT', `${dest} exists; choose another file or replace it (overwrite: true; mem backup --force)`, { details: { file: dest } });
+    const tmp = `${dest}.${process.pid}.tmp`;
+    rmSync(tmp, { force: true });
+    try {
+      const result = await this.conn().backup(tmp, {
+        progress: ({ totalPages, remainingPages }) => {
+          options.onProgress?.(totalPages - remainingPages, totalPages);
+          return 0x7fffffff; // the rest in one step (a restart by a concurrent writer copies it all again, once)
+        },
+      });
+      options.onProgress?.(result.totalPages, result.totalPages);
+      for (const suffix of ['-wal', '-shm']) rmSync(`${tmp}${suffix}`, { force: true });
+      renameSync(tmp, dest);
+      return { file: dest, pages: result.totalPages };
+    } catch (e) {
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${tmp}${suffix}`, { force: true });
+      throw wrap(e, 'backup failed (no file was written)');
+    }
   }
 
   /** `PRAGMA integrity_check` plus the FTS5 index check; returns the problems found (empty = ok). */

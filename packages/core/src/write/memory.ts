@@ -33,6 +33,7 @@ import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
 import { assertTimeZone, normalizeNow } from './time.js';
 import { DEFAULT_MAX_TEXT_BYTES, validateObservation, type NormalizedObservation } from './validate.js';
 import { emptyCounters, Writer, type AddResult, type PreparedWrite, type WriteCounters } from './writer.js';
+import { exportMemories, importMemories, type ExportOptions, type ImportReport } from '../transfer/jsonl.js';
 
 /** Version of the memory model written by this write path (recorded in the store's meta). */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -235,6 +236,19 @@ export interface Memory {
   forgetScope(options: { scope: Scope }): Promise<number>;
   history(options: { scope: Scope; nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   stats(): Promise<MemoryStats>;
+  /**
+   * The store's memories as `@mem/export` JSONL lines (see `exportMemories`; ours, issue 32): waits
+   * for the writes issued before it, then reads the store. `match` picks scopes (default: all).
+   * @throws MemValidationError SCOPE_INVALID for an unknown `match` key; store errors
+   */
+  export(options?: ExportOptions): AsyncGenerator<string>;
+  /**
+   * Import an export into this memory's store (see `importMemories`; ours, issue 32): the file must
+   * come from this memory's embedder and schema version, every scope it holds must be empty here.
+   * The imported scopes' gates are rebuilt from the imported memories on their next write.
+   * @throws ImportMismatchError IMPORT_MISMATCH, MemValidationError (malformed file), StoreConflictError STORE_CONFLICT (a scope not empty); nothing written then
+   */
+  import(lines: AsyncIterable<string> | Iterable<string>): Promise<ImportReport>;
   /** Wait for every call made before it (writes and reads), then close the store; later calls throw `STORE_UNAVAILABLE`. Idempotent. */
   close(): Promise<void>;
 }
@@ -718,6 +732,21 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       };
     },
 
+    async *export(exportOptions = {}) {
+      await ready();
+      await queue.idle();
+      yield* exportMemories(store, exportOptions);
+    },
+
+    async import(lines) {
+      await ready();
+      await queue.idle();
+      const report = await importMemories(store, lines, { embedder, schemaVersion: MEMORY_SCHEMA_VERSION });
+      // the scopes were empty: any in-process state of them (an empty gate) is stale now
+      for (const scope of report.scopes) gates.invalidate(scopeKey(scope));
+      return report;
+    },
+
     close() {
       if (!closing) {
         closed = true; // calls from now on are rejected (STORE_UNAVAILABLE)
@@ -732,7 +761,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       return closing;
     },
   };
-  for (const key of ['search', 'get', 'list', 'forget', 'forgetScope', 'history', 'stats'] as const) {
+  for (const key of ['search', 'get', 'list', 'forget', 'forgetScope', 'history', 'stats', 'import'] as const) {
     const call = memory[key] as (...args: unknown[]) => Promise<unknown>;
     (memory as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => track(call(...args));
   }

@@ -1,0 +1,19 @@
+// Moving memories between stores (issue 32): the versioned JSONL export / import.
+export {
+  EXPORT_FORMAT,
+  EXPORT_FORMAT_VERSION,
+  EXPORTED_STATE_NAMES,
+  EXPORT_VOLATILE_FIELDS,
+  canonicalJson,
+  vectorToBase64,
+  vectorFromBase64,
+  exportMemories,
+  importMemories,
+  exportLines,
+  type ExportOptions,
+  type ExportCounts,
+  type ExportHeader,
+  type ImportOptions,
+  type ImportReport,
+  type ScopeMatch,
+} from './jsonl.js';
