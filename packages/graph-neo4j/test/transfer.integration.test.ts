@@ -1,0 +1,96 @@
+// Export / import across stores (issue 32 point 3), against a REAL Neo4j 5 server (integration tier;
+// gated on MEM_NEO4J_URI, see neo4j.integration.test.ts): memories written by the real write path
+// into SQLite → @mem/export JSONL → imported into Neo4j → exported again is byte-identical up to the
+// header's documented volatile fields (exportedAt, source); a file of another embedder is refused
+// with IMPORT_MISMATCH and a second import into the same scopes with STORE_CONFLICT, nothing written.
+// WARNING: deletes every :Memory, :MemoryHistory, :MemoryMeta and :MemoryState node of the target database.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemory, createSqliteStore, EXPORT_VOLATILE_FIELDS, exportLines, exportMemories, importMemories, resolveScope, type Embedder } from '@mem/core';
+import { createNeo4jStore } from '../src/store.js';
+import { DATABASE, PASSWORD, URI, USER, logSkip, resetDatabase } from './neo4j-test-db.js';
+
+logSkip('transfer.integration.test.ts');
+
+/** A deterministic 16-d bag-of-words embedder (FNV-1a per word), the same in every process. */
+function hashEmbedder(model = 'test-hash-16'): Embedder {
+  const d = 16;
+  return {
+    model,
+    dimension: d,
+    async embed(texts) {
+      return texts.map((t) => {
+        const v = new Float32Array(d);
+        v[0] = 1e-3;
+        for (const w of t.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+          if (!w) continue;
+          let h = 0x811c9dc5;
+          for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193) >>> 0;
+          v[h % d] += h & 0x10000 ? 1 : -1;
+        }
+        const n = Math.hypot(...v);
+        return v.map((x) => x / n);
+      });
+    },
+  };
+}
+
+const stable = (text: string) =>
+  exportLines(text)
+    .map((l, i) => {
+      if (i > 0) return l;
+      const h = JSON.parse(l);
+      for (const f of EXPORT_VOLATILE_FIELDS) delete h[f];
+      return JSON.stringify(h);
+    })
+    .join('\n');
+
+async function collect(lines: AsyncIterable<string>): Promise<string> {
+  let out = '';
+  for await (const l of lines) out += l;
+  return out;
+}
+
+const stores: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.close().catch(() => {});
+});
+
+describe.runIf(URI)('export / import between SQLite and Neo4j', () => {
+  it('SQLite → JSONL → Neo4j → JSONL is byte-identical up to exportedAt and source', async () => {
+    const sqlite = createSqliteStore({ path: ':memory:' });
+    const memory = createMemory({ store: sqlite, embedder: hashEmbedder() });
+    const t = (i: number) => new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString();
+    await memory.add([
+      { text: 'Mira bought a red bicycle in Lyon.', speaker: 'Mira', observedAt: t(0), scope: { userId: 'alice' }, sourceId: 'D1:1', metadata: { mood: 'happy' } },
+      { text: 'Mira rode the red bicycle to work yesterday.', speaker: 'Mira', observedAt: t(1), scope: { userId: 'alice' } },
+      { text: 'Mira rode the red bicycle to work yesterday.', speaker: 'Mira', observedAt: t(2), scope: { userId: 'alice' } },
+      { text: "O'Brien's meeting with Omar moved to Friday — 東京 ✓.", observedAt: t(3), scope: { userId: 'alice', runId: 'work' } },
+      { text: 'Bob will forget this.', observedAt: t(4), scope: { userId: 'bob' } },
+      { text: 'Bob likes green tea.', observedAt: t(5), scope: { userId: 'bob' } },
+    ]);
+    const gone = (await memory.list({ scope: { userId: 'bob' } })).find((n) => n.text.startsWith('Bob will'))!;
+    await memory.forget(gone.id, { scope: { userId: 'bob' } });
+    await sqlite.saveState(resolveScope({ userId: 'alice' }), '@mem/gate-vmf', '{"saved":"snapshot"}');
+    const first = await collect(exportMemories(sqlite));
+    await memory.close();
+    expect(first).toContain('"kind":"relation"');
+    expect(first).toContain('"op":"FORGET"');
+
+    await resetDatabase(16);
+    const neo = createNeo4jStore({ uri: URI!, user: USER, password: PASSWORD, database: DATABASE, connectionTimeoutMs: 10_000 });
+    stores.push(neo);
+    const report = await importMemories(neo, exportLines(first));
+    expect(report.counts).toMatchObject({ scopes: 3, memories: 5, state: 1 });
+    const second = await collect(exportMemories(neo));
+    expect(JSON.parse(exportLines(second)[0]!).source).toBe('neo4j');
+    expect(stable(second)).toBe(stable(first));
+    // the imported graph answers reads
+    const [hit] = await neo.lexicalSearch(resolveScope({ userId: 'alice' }), 'bicycle Lyon', 1);
+    expect(hit!.node.text).toBe('Mira bought a red bicycle in Lyon.');
+
+    await expect(importMemories(neo, exportLines(first))).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    const foreign = exportLines(first).map((l, i) => (i === 0 ? l.replace('"model":"test-hash-16"', '"model":"another-16"') : l));
+    await expect(importMemories(neo, foreign)).rejects.toMatchObject({ code: 'IMPORT_MISMATCH', details: { field: 'embeddingModel' } });
+    expect(await neo.count(resolveScope({ userId: 'alice' }))).toBe(3);
+  });
+});
