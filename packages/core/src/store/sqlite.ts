@@ -37,6 +37,7 @@ import { sweepAnnFolder } from './ann-files.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
 import { ScopeTerms } from './lexical-index.js';
+import { beginStaging, discardStaging, pendingNodes, stageVectors, switchSpace, type Regate, type ReembedTarget } from './sqlite-reembed.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
 export { bm25Term } from './bm25.js';
@@ -378,6 +379,15 @@ export class SqliteStore implements MemoryStore {
     // a cached prepared statement: `db.pragma()` would prepare one on every call
     const v = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
     if (v !== this.dataVersion) {
+      // another process re-embedded the store (`reembedStore`): this connection's vectors and
+      // embedder belong to the old space; refused until reopened with the new embedder
+      const now = this.recorded ? this.readMeta() : null;
+      if (now && this.recorded && (now.embeddingModel !== this.recorded.embeddingModel || now.dimension !== this.recorded.dimension)) {
+        throw new StoreMetaMismatchError(
+          `The store ${this.path} was re-embedded with ${now.embeddingModel} (${now.dimension}-d) by another process; this handle was opened with ${this.recorded.embeddingModel} (${this.recorded.dimension}-d): reopen it with the new embedder`,
+          { details: { field: 'embeddingModel', fields: ['embeddingModel'], stored: now.embeddingModel, requested: this.recorded.embeddingModel } },
+        );
+      }
       for (const sv of this.vectors.values()) sv.dispose();
       this.vectors.clear();
       this.lexical.clear();
@@ -985,7 +995,9 @@ export class SqliteStore implements MemoryStore {
    */
   private annIdentity(sid: number): string {
     const created = (this.stmt("SELECT value FROM meta WHERE key = 'createdAt'").get() as { value: string } | undefined)?.value ?? '';
-    return `${created}#${sid}`;
+    // a graph saved before a re-embedding indexes the old space: never adopted after it
+    const space = (this.stmt("SELECT value FROM meta WHERE key = 'reembeddedAt'").get() as { value: string } | undefined)?.value;
+    return space ? `${created}#${sid}#${space}` : `${created}#${sid}`;
   }
 
   /**
@@ -1440,6 +1452,67 @@ export class SqliteStore implements MemoryStore {
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${tmp}${suffix}`, { force: true });
       throw wrap(e, 'backup failed (no file was written)');
     }
+  }
+
+  // ---------------------------------------------------------------- re-embedding (see reembedStore)
+
+  /**
+   * Start or resume staging a re-embedding into `target` (ours; `reembedStore` drives these four
+   * steps, see src/store/sqlite-reembed.ts for the crash-safety argument). One transaction.
+   * @throws MemValidationError INVALID_INPUT when the store already uses `target`
+   */
+  reembedBegin(target: ReembedTarget): { staged: number; total: number; resumed: boolean } {
+    const meta = this.requireMeta();
+    try {
+      return this.immediate(() => beginStaging(this.conn(), meta, target));
+    } catch (e) {
+      throw wrap(e, 'reembed failed to start (nothing changed)');
+    }
+  }
+
+  /** Nodes after `afterRid` still needing a vector of their current text (see `pendingNodes`). */
+  reembedPending(afterRid: number, limit: number): { rows: { rid: number; text: string }[]; lastRid: number | null } {
+    this.requireMeta();
+    return pendingNodes(this.conn(), afterRid, limit);
+  }
+
+  /** Stage new vectors, one transaction; returns how many were staged (forgotten nodes are skipped). */
+  reembedStage(rows: { rid: number; text: string; embedding: Float32Array }[]): number {
+    this.requireMeta();
+    try {
+      return this.immediate(() => stageVectors(this.conn(), rows));
+    } catch (e) {
+      throw wrap(e, 'reembed staging failed (the batch was not staged)');
+    }
+  }
+
+  /**
+   * Switch the store to the staged space in one transaction (see `switchSpace`); `{ missing: n }`
+   * (nothing changed) when n nodes still need a vector. On success this handle uses the new meta and
+   * drops its vector caches and saved ANN graphs.
+   */
+  reembedSwitch(target: ReembedTarget, regate: Regate, onScope?: (done: number, total: number) => void): { missing: number } {
+    const meta = this.requireMeta();
+    let r: { missing: number };
+    try {
+      r = this.immediate(() => switchSpace(this.conn(), meta, target, regate, new Date().toISOString(), onScope));
+    } catch (e) {
+      throw wrap(e, 'reembed switch failed (the store stays in its old space)');
+    }
+    if (r.missing === 0) {
+      this.recorded = this.readMeta();
+      for (const sv of this.vectors.values()) sv.dispose();
+      this.vectors.clear();
+      this.annLoads.clear();
+      if (this.annBase !== null) rmSync(`${this.annBase}.ann`, { recursive: true, force: true });
+    }
+    return r;
+  }
+
+  /** Drop an unfinished re-embedding's staging area; the store stays in its space. */
+  reembedDiscard(): void {
+    this.requireMeta();
+    this.immediate(() => discardStaging(this.conn()));
   }
 
   /** `PRAGMA integrity_check` plus the FTS5 index check; returns the problems found (empty = ok). */

@@ -17,3 +17,5 @@ export {
   type ImportReport,
   type ScopeMatch,
 } from './jsonl.js';
+// Re-embedding a SQLite store into a new embedding space (crash-safe, resumable).
+export { reembedStore, quantile, TAU_CALIBRATION_ITEMS, TAU_NOOP_QUANTILE, type ReembedOptions, type ReembedProgress, type ReembedReport } from './reembed.js';

@@ -16,10 +16,10 @@ function fnv1a(s: string): number {
   return h;
 }
 
-export function hashEmbedder(): Embedder {
-  const d = HASH_EMBEDDER_DIMENSION;
+/** @param d dimension (another `d` is another embedding space: model `test-hash-<d>`, used by the re-embedding tests) */
+export function hashEmbedder(d = HASH_EMBEDDER_DIMENSION): Embedder {
   return {
-    model: 'test-hash-16',
+    model: `test-hash-${d}`,
     dimension: d,
     async embed(texts) {
       return texts.map((t) => {
