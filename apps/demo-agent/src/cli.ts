@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { assertTimeZone, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
 import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -402,6 +402,42 @@ export function buildProgram(): Command {
         const r = await store.backup(file, { overwrite: opts.force, onProgress: (done, total) => progress.update(done, { total }) });
         progress.stop();
         print(o, { source, ...r }, () => console.log(`Backed up ${source} to ${r.file} (${plural(r.pages, 'page')})`));
+      } finally {
+        progress.stop();
+        await store.close();
+      }
+    });
+
+  program
+    .command('reembed')
+    .description('re-embed the SQLite store into the --embedder given (e.g. `mem reembed --embedder minilm`): vectors, ANN index and gate state rebuilt, the new embedder recorded; resumable, crash-safe (docs/reliability.md)')
+    .option('--batch-size <n>', 'texts per embedder call and per staging transaction', intOption('--batch-size'), 64)
+    .action(async (opts: { batchSize: number }, cmd: Command) => {
+      const o = globals(cmd);
+      const source = existingSqliteFile(o, 'reembed');
+      if (!o.embedder && !process.env.MEM_EMBEDDER) throw new MemValidationError('INVALID_INPUT', 'Name the new embedder: mem reembed --embedder glove|minilm|openai');
+      const embedder = createEmbedderFor(resolveEmbedderKind(o.embedder));
+      const store = createSqliteStore({ path: source });
+      const progress = createProgress({ enabled: !o.json });
+      let phase = '';
+      try {
+        const report = await reembedStore(store, embedder, {
+          batchSize: opts.batchSize,
+          onProgress: (e) => {
+            if (e.phase !== phase) {
+              phase = e.phase;
+              progress.start(e.phase === 'embed' ? `reembed ${embedder.model.slice(0, 12)}` : 'switch (scopes)', e.total);
+            }
+            progress.update(e.done, { total: e.total });
+          },
+        });
+        progress.stop();
+        print(o, report, () => {
+          const a = report.gate.actions;
+          console.log(`Re-embedded ${plural(report.memories, 'memory', 'memories')} of ${source}: ${report.from.model} (${report.from.dimension}-d) → ${report.to.model} (${report.to.dimension}-d)${report.resumedFrom ? ` · resumed: ${report.resumedFrom} vectors were staged by an interrupted run` : ''}`);
+          console.log(`  gate add / update / noop: ${a.old.add} / ${a.old.update} / ${a.old.noop} before → ${a.new.add} / ${a.new.update} / ${a.new.noop} in the new space`);
+          process.stderr.write(`${c.yellow('τ')}: ${report.gate.notice}\n`);
+        });
       } finally {
         progress.stop();
         await store.close();

@@ -1,5 +1,5 @@
 /**
- * `mem export`, `mem import`, `mem backup` (issue 32 point 3), in-process through `main`: a scope's
+ * `mem export`, `mem import`, `mem backup` (issue 32 point 3) and `mem reembed` (point 4), in-process through `main`: a scope's
  * memories leave as JSONL and come back into a new file byte-identically (up to the header's
  * exportedAt and source); a second import into the same scopes, a file of another embedder, a
  * missing scope flag and an existing backup destination are refused with their codes.
@@ -7,8 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { EXPORT_VOLATILE_FIELDS, exportLines } from '@mem/core';
+import { defaultModelsDir, EXPORT_VOLATILE_FIELDS, exportLines, MINILM_FOLDER } from '@mem/core';
 import { main } from './cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mem-cli-transfer-'));
@@ -93,5 +94,36 @@ describe('mem export / import / backup', () => {
     expect((await mem('--db', a, '--json', 'backup', copy, '--force')).code).toBe(0);
     const fromCopy = await mem('--db', copy, 'export', '--all');
     expect(stable(fromCopy.out)).toBe(stable((await mem('--db', a, 'export', '--all')).out));
+  });
+});
+
+// Gated: MiniLM from `pnpm models:fetch` (MEM_MINILM_PATH / MEM_MODELS_DIR); skipped with the reason
+// printed when absent, failing instead with MEM_REQUIRE_MODELS=1 (the integration tier in .ci/run).
+const minilm = process.env.MEM_MINILM_PATH ?? path.join(defaultModelsDir(), MINILM_FOLDER);
+const hasMiniLm = existsSync(path.join(minilm, 'onnx', 'model.onnx'));
+if (!hasMiniLm && process.env.MEM_REQUIRE_MODELS !== '1') console.warn(`mem reembed --embedder minilm test SKIPPED: no MiniLM folder at ${minilm} (run \`pnpm models:fetch --only minilm\`)`);
+
+describe.runIf(hasMiniLm || process.env.MEM_REQUIRE_MODELS === '1')('mem reembed --embedder minilm', () => {
+  it('moves a GloVe store to MiniLM: the new embedder answers, the old one is refused, τ must be re-calibrated', async () => {
+    const db = path.join(dir, 'reembed.sqlite');
+    const input = path.join(dir, 'reembed.jsonl');
+    writeFileSync(
+      input,
+      ['Maya bought a red bicycle in Lyon.', 'Sam adopted a grey cat named Pixel.', 'Maya started learning the cello in May.']
+        .map((text, i) => JSON.stringify({ text, speaker: text.split(' ')[0], observedAt: `2025-03-0${i + 1}T10:00:00Z` }))
+        .join('\n'),
+    );
+    expect((await mem('--db', db, '--user', 'maya', 'ingest', input)).code).toBe(0);
+    const r = await mem('--db', db, '--embedder', 'minilm', '--json', 'reembed');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report).toMatchObject({ from: { dimension: 100 }, to: { model: 'all-MiniLM-L6-v2', dimension: 384 }, memories: 3, embedded: 3 });
+    expect(report.gate.notice).toMatch(/must be re-calibrated/);
+    const ask = JSON.parse((await mem('--db', db, '--user', 'maya', '--embedder', 'minilm', '--json', 'ask', 'Which pet does Sam have?', '-k', '1')).out);
+    expect(ask.evidence[0].text).toContain('Pixel');
+    const old = await mem('--db', db, '--user', 'maya', '--embedder', 'glove', '--json', 'ask', 'Which pet does Sam have?');
+    expect(JSON.parse(old.out).error.code).toBe('STORE_META_MISMATCH');
+    // the export now carries the new embedder
+    expect(JSON.parse(exportLines((await mem('--db', db, 'export', '--all')).out)[0]!).embedder).toEqual({ model: 'all-MiniLM-L6-v2', dimension: 384 });
   });
 });
