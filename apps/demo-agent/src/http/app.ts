@@ -13,7 +13,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { Context } from 'hono';
-import { MemError, MemValidationError, scopeKey, type Scope } from '@mem/core';
+import { exportLines, MemError, MemValidationError, scopeKey, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
 import { mountPlayground } from './static.js';
 import { mountMcp } from '../mcp/http.js';
@@ -441,6 +441,60 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       responses: { 200: json(z.object({ write: z.any(), query: z.any() }).openapi('Last'), 'Last write and query'), ...errors },
     }),
     (c) => c.json((lastByScope.get(scopeKey(scoped(c).scope)) ?? { write: null, query: null }) as any, 200),
+  );
+
+  const ndjson = (description: string) => ({ content: { 'application/x-ndjson': { schema: z.string() } }, description });
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/export',
+      summary: 'Export memories, relations (with p), history, gate state and the embedder id as @mem/export JSONL (docs/reliability.md): the scopes matching the given scope parameters (e.g. ?userId=x: every scope of user x), ?all=true for the whole store, else the server default scope',
+      request: { query: ScopeQuery.extend({ all: z.enum(['true', 'false']).optional() }) },
+      responses: { 200: ndjson('One JSON object per line: header, scope, memory, relation, history, state, end'), ...errors },
+    }),
+    async (c) => {
+      const { all, ...q } = c.req.valid('query');
+      const given = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined));
+      for (const [k, v] of Object.entries(given)) if (!String(v).trim()) throw new MemValidationError('SCOPE_INVALID', `Empty scope parameter "${k}": give a value or leave the parameter out`);
+      if (all === 'true' && Object.keys(given).length) throw new MemValidationError('INVALID_INPUT', 'all=true exports every scope: leave out the scope parameters');
+      const match = all === 'true' ? {} : Object.keys(given).length ? given : { ...stack.scope };
+      const lines = stack.memory.export({ match });
+      // the first line is read before answering, so a failure (bad match, store down) is a JSON error, not a cut stream
+      const first = await lines.next();
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (!first.done) controller.enqueue(new TextEncoder().encode(first.value));
+        },
+        async pull(controller) {
+          try {
+            const next = await lines.next();
+            if (next.done) controller.close();
+            else controller.enqueue(new TextEncoder().encode(next.value));
+          } catch (e) {
+            controller.error(e); // the client sees a stream without its end line: a truncated export, refused by import
+          }
+        },
+        async cancel() {
+          await lines.return(undefined);
+        },
+      });
+      return c.body(stream, 200, { 'content-type': 'application/x-ndjson; charset=utf-8' }) as any;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/import',
+      summary: "Import an @mem/export JSONL body into this server's store: refused with 409 IMPORT_MISMATCH when its version or embedder differs, 409 STORE_CONFLICT when one of its scopes is not empty here, 400 for a malformed or truncated file; nothing written then",
+      request: { body: { content: { 'application/x-ndjson': { schema: z.string() } }, required: true as const } },
+      responses: { 200: json(z.object({ counts: z.record(z.string(), z.number()), scopes: z.array(z.any()), header: z.any() }).openapi('ImportReport'), 'What was imported'), ...errors },
+    }),
+    async (c) => {
+      const text = await c.req.text();
+      const report = await exclusive(() => stack.memory.import(exportLines(text)));
+      return c.json(report as any, 200);
+    },
   );
 
   app.get('/healthz', (c) => c.json({ ok: true }));
