@@ -20,7 +20,9 @@
  * What differs between two exports of the same memories: the header's `exportedAt` and `source`
  * only. Store-assigned numbers (history `seq`, row ids) are not exported; the target assigns its
  * own. The `end` line makes a truncated file detectable. History of a scope whose memories were
- * all forgotten is not exported (`MemoryStore.scopes()` lists scopes holding a memory).
+ * all forgotten is not exported (`MemoryStore.scopes()` lists scopes holding a memory). An export
+ * of a store other processes write meanwhile is read page by page, not as one snapshot: a memory
+ * written during it may be in it or not (its relations only with it); `mem backup` copies a snapshot.
  *
  * Gate state: the scope's saved `@mem/gate-vmf` snapshot when the write path saved one (scopes of
  * ≥ 1000 memories); a smaller scope's gate is rebuilt exactly from its memories' embeddings and
@@ -172,14 +174,19 @@ export async function* exportMemories(store: MemoryStore, options: ExportOptions
       if (page.length < PAGE) break;
     }
     ids.sort();
+    const written = new Set<string>();
     for (let at = 0; at < ids.length; at += PAGE) {
       const nodes = (await store.getMany(scope, ids.slice(at, at + PAGE))).sort(byId);
       for (const n of nodes) {
         counts.memories++;
+        written.add(n.id);
         yield `${canonicalJson({ kind: 'memory', node: nodeRecord(n) })}\n`;
       }
     }
+    // a live store may gain a memory (and its relations) between the reads: only relations between
+    // exported memories are exported, so the file always imports
     for (const r of (await store.relations(scope)).sort(byId)) {
+      if (!written.has(r.from) || !written.has(r.to)) continue;
       counts.relations++;
       yield `${canonicalJson({ kind: 'relation', relation: relationRecord(r) })}\n`;
     }
