@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DimensionMismatchError,
   EmbedderError,
+  ImportMismatchError,
   MemError,
   MemNotFoundError,
   MemValidationError,
@@ -25,6 +26,7 @@ const make = {
   EmbedderError: () => new EmbedderError('bad output'),
   ModelNotFoundError: () => new ModelNotFoundError('no model'),
   DimensionMismatchError: () => new DimensionMismatchError('384 vs 100'),
+  ImportMismatchError: () => new ImportMismatchError('other embedder in the file'),
 };
 const classes = {
   MemValidationError,
@@ -36,6 +38,7 @@ const classes = {
   EmbedderError,
   ModelNotFoundError,
   DimensionMismatchError,
+  ImportMismatchError,
 };
 
 describe('error classes: isInstance per class', () => {

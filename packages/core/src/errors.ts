@@ -185,7 +185,16 @@ export class StoreError extends MemError {
  * embedder the caller asked for). `details.field` names the first differing field, `details.fields`
  * all of them with `{ file, target }`. Nothing was written.
  */
+const IMPORT_MISMATCH_ERROR_MARKER = Symbol.for('@mem/error/ImportMismatchError');
+
 export class ImportMismatchError extends MemError {
+  readonly [IMPORT_MISMATCH_ERROR_MARKER] = true;
+
+  /** True for an `ImportMismatchError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is ImportMismatchError {
+    return hasMarker(e, IMPORT_MISMATCH_ERROR_MARKER);
+  }
+
   constructor(message: string, options?: MemErrorOptions) {
     super('IMPORT_MISMATCH', 'conflict', message, options);
     this.name = 'ImportMismatchError';

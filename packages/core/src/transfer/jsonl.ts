@@ -438,7 +438,7 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
   try {
     await store.open(meta);
   } catch (e) {
-    if (e instanceof StoreMetaMismatchError || (MemError.isInstance(e) && e.code === 'STORE_META_MISMATCH')) {
+    if (StoreMetaMismatchError.isInstance(e) || (MemError.isInstance(e) && e.code === 'STORE_META_MISMATCH')) {
       throw new ImportMismatchError(`The target store records another memory schema or embedder than the export; nothing was imported (${(e as Error).message})`, { cause: e, details: (e as MemError).details });
     }
     throw e;

@@ -14,7 +14,8 @@
  * says they must be re-calibrated.
  */
 import { createNoveltyGate, type GateOptions, type NoveltyGate } from '@mem/gate-vmf';
-import { MemError, MemValidationError, StoreConflictError } from '../errors.js';
+import { MemValidationError, StoreConflictError } from '../errors.js';
+import { EmbedderError } from '../embed/util.js';
 import { scopeKey } from '../scope.js';
 import type { SqliteStore } from '../store/sqlite.js';
 import type { RegateNode } from '../store/sqlite-reembed.js';
@@ -112,7 +113,7 @@ const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a
  * wrote before the switch are embedded by the switch's retry; do not share `store` with a Memory.
  * Run again after a crash: it resumes from the staged vectors.
  * @throws MemValidationError INVALID_INPUT (store never opened, already in this embedder's space, bad options),
- *   MemError EMBEDDER_ERROR (the embedder failed or returned a bad vector; what was staged stays for a resume),
+ *   EmbedderError EMBEDDER_ERROR (the embedder failed or returned a bad vector; what was staged stays for a resume),
  *   StoreConflictError STORE_CONFLICT (other writers kept adding memories through 5 switch attempts), store errors
  */
 export async function reembedStore(store: SqliteStore, embedder: Embedder, options: ReembedOptions = {}): Promise<ReembedReport> {
@@ -150,7 +151,7 @@ export async function reembedStore(store: SqliteStore, embedder: Embedder, optio
         if (!Array.isArray(raw) || raw.length !== rows.length) throw new Error(`returned ${Array.isArray(raw) ? raw.length : typeof raw} vectors for ${rows.length} texts`);
         vectors = raw.map((v, i) => checkVector(v, target.dimension, `embedding of node row ${rows[i]!.rid}`));
       } catch (e) {
-        throw new MemError('EMBEDDER_ERROR', 'unavailable', `Re-embedding stopped: the embedder ${target.model} failed (${(e as Error).message}); the ${begin.staged + embedded} vectors staged so far are kept: run it again to resume`, {
+        throw new EmbedderError(`Re-embedding stopped: the embedder ${target.model} failed (${(e as Error).message}); the ${begin.staged + embedded} vectors staged so far are kept: run it again to resume`, {
           cause: e,
           details: { staged: begin.staged + embedded },
         });
