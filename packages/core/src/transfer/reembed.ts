@@ -1,7 +1,9 @@
 /**
  * Re-embedding a SQLite store into a new embedding space (ours, issue 32 point 4): every memory's
  * vector is recomputed with the new embedder, the SAGE gate's decisions and saved state are rebuilt
- * in the new space, the ANN index is dropped (rebuilt from the new vectors on first use), and the
+ * in the new space (each memory routed, in write order, against the memories before it; System One
+ * is not asked again: a Noop the write path promoted to an Update because it changed a value stays
+ * an Update, and relations are kept as they are), the ANN index is dropped (rebuilt from the new vectors on first use), and the
  * store records the new embedder. Resumable and crash-safe: see src/store/sqlite-reembed.ts (new
  * vectors are staged batch by batch; the switch is one transaction; a kill -9 at any point leaves
  * the old space or the new one, never a mix).
@@ -183,7 +185,10 @@ export async function reembedStore(store: SqliteStore, embedder: Embedder, optio
         actions.new.none++;
         continue;
       }
-      const record = toRecord(gate.route(key, n.embedding));
+      let record = toRecord(gate.route(key, n.embedding));
+      // the write path promoted a gate Noop that changed a value to an Update (issue 37, `routed`):
+      // the state question is about the texts, not the space, so the promotion stands here too
+      if (record.action === 'noop' && n.gate.action === 'update' && n.gate.routed === 'noop') record = { ...record, action: 'update', routed: 'noop' };
       gates.push(record);
       actions.new[record.action]++;
       taus.new.push(record.threshold);
