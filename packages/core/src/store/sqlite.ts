@@ -1437,6 +1437,10 @@ export class SqliteStore implements MemoryStore {
     if (existsSync(dest) && !options.overwrite) throw new MemValidationError('INVALID_INPUT', `${dest} exists; choose another file or replace it (overwrite: true; mem backup --force)`, { details: { file: dest } });
     const tmp = `${dest}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
+    // never inside an open `exclusive` section of this connection (it would copy uncommitted pages):
+    // wait for this store's turn, as a write started outside a section does
+    const ownTurn = !this.insideSection();
+    if (ownTurn) await this.takeTurn();
     try {
       const result = await this.conn().backup(tmp, {
         progress: ({ totalPages, remainingPages }) => {
@@ -1451,6 +1455,8 @@ export class SqliteStore implements MemoryStore {
     } catch (e) {
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${tmp}${suffix}`, { force: true });
       throw wrap(e, 'backup failed (no file was written)');
+    } finally {
+      if (ownTurn) this.giveTurn();
     }
   }
 
@@ -1461,10 +1467,10 @@ export class SqliteStore implements MemoryStore {
    * steps, see src/store/sqlite-reembed.ts for the crash-safety argument). One transaction.
    * @throws MemValidationError INVALID_INPUT when the store already uses `target`
    */
-  reembedBegin(target: ReembedTarget): { staged: number; total: number; resumed: boolean } {
+  async reembedBegin(target: ReembedTarget): Promise<{ staged: number; total: number; resumed: boolean }> {
     const meta = this.requireMeta();
     try {
-      return this.immediate(() => beginStaging(this.conn(), meta, target));
+      return await this.serial(() => this.immediate(() => beginStaging(this.conn(), meta, target)));
     } catch (e) {
       throw wrap(e, 'reembed failed to start (nothing changed)');
     }
@@ -1477,10 +1483,10 @@ export class SqliteStore implements MemoryStore {
   }
 
   /** Stage new vectors, one transaction; returns how many were staged (forgotten nodes are skipped). */
-  reembedStage(rows: { rid: number; text: string; embedding: Float32Array }[]): number {
+  async reembedStage(rows: { rid: number; text: string; embedding: Float32Array }[]): Promise<number> {
     this.requireMeta();
     try {
-      return this.immediate(() => stageVectors(this.conn(), rows));
+      return await this.serial(() => this.immediate(() => stageVectors(this.conn(), rows)));
     } catch (e) {
       throw wrap(e, 'reembed staging failed (the batch was not staged)');
     }
@@ -1491,11 +1497,11 @@ export class SqliteStore implements MemoryStore {
    * (nothing changed) when n nodes still need a vector. On success this handle uses the new meta and
    * drops its vector caches and saved ANN graphs.
    */
-  reembedSwitch(target: ReembedTarget, regate: Regate, onScope?: (done: number, total: number) => void): { missing: number } {
+  async reembedSwitch(target: ReembedTarget, regate: Regate, onScope?: (done: number, total: number) => void): Promise<{ missing: number }> {
     const meta = this.requireMeta();
     let r: { missing: number };
     try {
-      r = this.immediate(() => switchSpace(this.conn(), meta, target, regate, new Date().toISOString(), onScope));
+      r = await this.serial(() => this.immediate(() => switchSpace(this.conn(), meta, target, regate, new Date().toISOString(), onScope)));
     } catch (e) {
       throw wrap(e, 'reembed switch failed (the store stays in its old space)');
     }
@@ -1510,9 +1516,9 @@ export class SqliteStore implements MemoryStore {
   }
 
   /** Drop an unfinished re-embedding's staging area; the store stays in its space. */
-  reembedDiscard(): void {
+  async reembedDiscard(): Promise<void> {
     this.requireMeta();
-    this.immediate(() => discardStaging(this.conn()));
+    await this.serial(() => this.immediate(() => discardStaging(this.conn())));
   }
 
   /** `PRAGMA integrity_check` plus the FTS5 index check; returns the problems found (empty = ok). */

@@ -136,7 +136,7 @@ export async function reembedStore(store: SqliteStore, embedder: Embedder, optio
     throw new MemValidationError('INVALID_INPUT', `Invalid gate options: ${(e as Error).message}`, { cause: e });
   }
   const codec = noveltyGateCodec(probe.options);
-  const begin = store.reembedBegin(target);
+  const begin = await store.reembedBegin(target);
   let embedded = 0;
   const progress = (phase: ReembedProgress['phase'], done: number, total: number) => options.onProgress?.({ phase, done, total });
 
@@ -158,7 +158,7 @@ export async function reembedStore(store: SqliteStore, embedder: Embedder, optio
           details: { staged: begin.staged + embedded },
         });
       }
-      store.reembedStage(rows.map((r, i) => ({ rid: r.rid, text: r.text, embedding: vectors[i]! })));
+      await store.reembedStage(rows.map((r, i) => ({ rid: r.rid, text: r.text, embedding: vectors[i]! })));
       embedded += rows.length;
       done += rows.length;
       progress('embed', Math.min(begin.staged + done, Math.max(total, begin.staged + done)), Math.max(total, begin.staged + done));
@@ -207,7 +207,7 @@ export async function reembedStore(store: SqliteStore, embedder: Embedder, optio
     for (const k of Object.keys(actions.old) as (keyof ActionCounts)[]) actions.old[k] = actions.new[k] = 0;
     taus.old.length = taus.new.length = scores.old.length = scores.new.length = 0;
     memories = 0;
-    const r = store.reembedSwitch(target, regate, (done, total) => progress('switch', done, total));
+    const r = await store.reembedSwitch(target, regate, (done, total) => progress('switch', done, total));
     switched = r.missing === 0;
   }
   if (!switched) throw new StoreConflictError('Other writers kept adding memories while re-embedding (5 attempts); the staged vectors are kept: run it again when they pause');
