@@ -159,19 +159,26 @@ export function checkLinksAndCommands({ root, files }) {
   if (existsSync(cliPath)) for (const m of readFileSync(cliPath, 'utf8').matchAll(/['"`](?:-\w,\s*)?(--[\w-]+)\s+[<[]/g)) valued.add(m[1]);
   const needsValue = (w) => !w.includes('=') && valued.has(w);
 
-  function checkCommand(words, where, cwd) {
+  /**
+   * One simple command, run from `cwd` (relative to the root). Returns the folder the next command of
+   * the line runs in, or null once the line has left the repository (`cd /tmp`, `cd ..`, or `cd` into
+   * a folder the line itself made with `mkdir`): nothing after that is checked.
+   */
+  function checkCommand(words, where, cwd, made) {
     // environment assignments and `npx tsx` / `node` runners
     while (words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) words = words.slice(1);
     if (!words.length) return cwd;
     const [cmd, ...rest] = words;
-    if (cmd === 'cd' && rest[0]) {
-      const dir = rest[0];
-      if (!dir.startsWith('..') && !dir.startsWith('/') && !dir.startsWith('$') && !dir.startsWith('~')) {
-        commands++;
-        if (!existsSync(join(root, cwd, dir))) problems.push(`${where}: cd ${dir}: no such folder`);
-        return join(cwd, dir);
-      }
+    if (cmd === 'mkdir') {
+      for (const d of rest) if (!d.startsWith('-')) made.add(d);
       return cwd;
+    }
+    if (cmd === 'cd') {
+      const dir = rest[0];
+      if (!dir || made.has(dir) || /^(\.\.|\/|\$|~|-)/.test(dir)) return null;
+      commands++;
+      if (!existsSync(join(root, cwd, dir))) problems.push(`${where}: cd ${dir}: no such folder`);
+      return join(cwd, dir);
     }
     if (cmd === 'mem') return void checkMem(rest, where), cwd;
     if (cmd === 'node' || (cmd === 'npx' && rest[0] === 'tsx') || cmd === 'tsx') {
@@ -219,8 +226,12 @@ export function checkLinksAndCommands({ root, files }) {
 
   function checkLine(line, where, cwdAtStart) {
     let cwd = cwdAtStart;
+    const made = new Set();
     const code = line.replace(/\s#\s.*$/, '').replace(/^\s*#.*$/, '');
-    for (const words of simpleCommands(code)) cwd = checkCommand(words, where, cwd) ?? cwd;
+    for (const words of simpleCommands(code)) {
+      cwd = checkCommand(words, where, cwd, made);
+      if (cwd === null) return; // outside the repository: its paths and scripts are not ours
+    }
   }
 
   for (const file of files) {

@@ -60,6 +60,8 @@ test('links, anchors, scripts and commands that exist pass', () => {
       'mem --json eval locomo --data ../shared/x.json',
       'cd packages/core && pnpm bench',
       'pnpm --filter @mem/demo-agent demo',
+      'mkdir try-mem && cd try-mem && npm init -y && node quickstart.mjs   # a folder the line makes: outside the repository',
+      'cd /tmp && pnpm whatever && node x.mjs',
       '```',
     ].join('\n'),
   );
