@@ -132,8 +132,6 @@ export class SqliteStore implements MemoryStore {
   private readonly turnWaiters: (() => void)[] = [];
   /** A forget committed but its WAL checkpoint has not completed yet (see `scrub`). */
   private scrubPending = false;
-  /** When this connection last found the write lock taken by another process (ms epoch). */
-  private contendedAt = 0;
 
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options || typeof options.path !== 'string' || !options.path) {
@@ -265,7 +263,6 @@ export class SqliteStore implements MemoryStore {
         if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() >= deadline) {
           throw wrap(e, `Could not take the write lock of ${this.path} within ${timeout} ms`);
         }
-        this.contendedAt = Date.now();
       } finally {
         db.pragma(`busy_timeout = ${busy}`);
       }
@@ -274,15 +271,6 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
-  /**
-   * Turn-taking between processes (ours): a section that ended while other processes were waiting
-   * for the lock (seen within the last second) pauses briefly before this process may take it again,
-   * so a waiter polling every few ms gets it; without the pause the process that just committed
-   * would usually win the next race and others could wait for ever.
-   */
-  private async yieldAfterContention(): Promise<void> {
-    if (Date.now() - this.contendedAt < 1000) await new Promise((r) => setTimeout(r, 15));
-  }
 
   /**
    * Run `fn` holding the file's write lock (ours, issue 32): one `BEGIN IMMEDIATE` transaction that
@@ -340,7 +328,6 @@ export class SqliteStore implements MemoryStore {
         throw wrap(e, 'commit failed (nothing was written)');
       }
       if (this.scrubPending) this.scrub();
-      await this.yieldAfterContention();
       return result;
     } finally {
       this.held = null;

@@ -147,5 +147,5 @@ describe('many writer processes on one SQLite file', () => {
     } finally {
       db.close();
     }
-  }, 300_000);
+  }, 900_000);
 });
