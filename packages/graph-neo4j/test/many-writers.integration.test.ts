@@ -4,6 +4,9 @@
 // content key [scopeKey, contentHash] keeps exactly one node per distinct observation; every
 // acknowledged add is in the graph (no lost write); the losers of a race get the stored node back
 // as a `duplicate` (Memory retries a STORE_CONFLICT once it re-read the store).
+// And the SQLite kill test on Neo4j (issue 32 point 1): 4 processes × MEM_NEO4J_KILL_ADDS (default 60;
+// 500 is the SQLite test's full size) adds of @mem/core's many-writers job (a third shared), one
+// process SIGKILLed mid-run: one node per text and scope, every ack stored, one write-history row each.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveScope, scopeKey, type StoreMeta } from '@mem/core';
 import { createNeo4jStore } from '../src/store.js';
 import { makeNode } from '../src/test/fixtures.js';
+// the SQLite kill test's observations (test data of @mem/core, read from its source)
+import { manyWritersJob } from '../../core/src/write/testdata/many-writers-job.js';
 import { DATABASE, PASSWORD, URI, USER, logSkip, resetDatabase, withSession } from './neo4j-test-db.js';
 
 logSkip('many-writers.integration.test.ts');
@@ -22,6 +27,7 @@ const OWN = 8;
 
 interface Ack {
   text: string;
+  user?: string;
   id: string;
   action: string;
   stored: boolean;
@@ -64,7 +70,82 @@ function startWriter(job: unknown): { ready: Promise<void>; done: Promise<Ack[]>
   return { ready: Promise.race([ready, done.then(() => undefined)]), done, go: () => child.stdin.end('go\n') };
 }
 
+/** A writer that may be SIGKILLed: its acks so far (live), and how it ended. */
+function startKillableWriter(job: unknown): { child: ReturnType<typeof spawn>; acks: Ack[]; ready: Promise<void>; exit: Promise<{ code: number | null; signal: string | null; err: string; done: boolean }>; go(): void } {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@mem/source', 'test/writer-process.ts'], {
+    cwd: PKG,
+    env: { ...process.env, MEM_WRITER_JOB: JSON.stringify(job) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const acks: Ack[] = [];
+  let buf = '';
+  let err = '';
+  let done = false;
+  let onReady!: () => void;
+  const ready = new Promise<void>((r) => (onReady = r));
+  child.stdout.on('data', (d) => {
+    buf += d;
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (line === 'READY') onReady();
+      else if (line === 'DONE') done = true;
+      else if (line.startsWith('ACK ')) acks.push(JSON.parse(line.slice(4)) as Ack);
+    }
+  });
+  child.stderr.on('data', (d) => (err += d));
+  const exit = new Promise<{ code: number | null; signal: string | null; err: string; done: boolean }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, err, done })));
+  return { child, acks, ready: Promise.race([ready, exit.then((e) => Promise.reject(new Error(`writer exited before READY: ${e.err.slice(-2000)}`)))]), exit, go: () => child.stdin.end('go\n') };
+}
+
+/** Sizes of the kill test (issue 32 point 1, the SQLite kill test's twin): MEM_NEO4J_KILL_WRITERS × MEM_NEO4J_KILL_ADDS. */
+const KILL_WRITERS = Number(process.env.MEM_NEO4J_KILL_WRITERS ?? 4);
+const KILL_ADDS = Number(process.env.MEM_NEO4J_KILL_ADDS ?? 60);
+
 describe.runIf(URI)('Neo4j store: many writers, one graph', () => {
+  it(`${KILL_WRITERS} processes × ${KILL_ADDS} adds, a third shared, one SIGKILLed mid-run: one node per text and scope, no lost ack (the SQLite kill test on Neo4j)`, async () => {
+    await resetDatabase(32);
+    const writers = Array.from({ length: KILL_WRITERS }, (_, w) => startKillableWriter({ scope: { userId: 'unused' }, items: manyWritersJob(w, KILL_ADDS) }));
+    await Promise.all(writers.map((w) => w.ready));
+    for (const w of writers) w.go();
+    // kill writer 0 once it acknowledged a third of its adds
+    const killAt = Math.floor(KILL_ADDS / 3);
+    await new Promise<void>((resolve) => {
+      const tick = setInterval(() => {
+        if (writers[0]!.acks.length >= killAt || writers[0]!.child.exitCode !== null) {
+          clearInterval(tick);
+          setTimeout(() => {
+            writers[0]!.child.kill('SIGKILL');
+            resolve();
+          }, Math.floor(Math.random() * 20));
+        }
+      }, 5);
+    });
+    const exits = await Promise.all(writers.map((w) => w.exit));
+    expect(exits[0]!.signal).toBe('SIGKILL');
+    for (let w = 1; w < KILL_WRITERS; w++) expect({ w, code: exits[w]!.code, done: exits[w]!.done, err: exits[w]!.err.slice(-2000) }).toEqual({ w, code: 0, done: true, err: '' });
+
+    const keys = ['kill-a', 'kill-b'].map((u) => scopeKey(resolveScope({ userId: u })));
+    const rows = await withSession(async (s) =>
+      (await s.run('MATCH (m:Memory) WHERE m.scopeKey IN $keys RETURN m.scopeKey AS key, m.text AS text, collect(m.id) AS ids', { keys })).records.map((r) => r.toObject()),
+    );
+    const byKey = new Map(rows.map((r) => [`${r.key}\u0000${r.text}`, r.ids as string[]]));
+    expect(rows.filter((r) => (r.ids as string[]).length !== 1).map((r) => r.text)).toEqual([]);
+    const keyOf = (user: string, text: string) => `${scopeKey(resolveScope({ userId: user }))}\u0000${text}`;
+    const acks = writers.flatMap((w) => w.acks);
+    expect(acks.filter((a) => byKey.get(keyOf(a.user!, a.text))?.[0] !== a.id).map((a) => a.text)).toEqual([]);
+    for (let w = 1; w < KILL_WRITERS; w++) for (const it of manyWritersJob(w, KILL_ADDS)) expect(byKey.has(keyOf(it.user, it.text)), it.text).toBe(true);
+    const given = new Set(Array.from({ length: KILL_WRITERS }, (_, w) => manyWritersJob(w, KILL_ADDS).map((it) => keyOf(it.user, it.text))).flat());
+    expect([...byKey.keys()].filter((k) => !given.has(k))).toEqual([]);
+    const writes = await withSession(async (s) =>
+      (await s.run("MATCH (h:MemoryHistory) WHERE h.scopeKey IN $keys AND h.op IN ['ADD', 'UPDATE', 'NOOP'] RETURN h.nodeId AS id, count(*) AS n", { keys })).records.map((r) => r.toObject()),
+    );
+    expect(writes.filter((r) => Number(r.n) !== 1)).toEqual([]);
+    expect(writes.length).toBe(rows.length);
+  }, 900_000);
+
+
   const scope = { userId: 'many-writers-東京' };
   const key = scopeKey(resolveScope(scope));
   const at = (i: number) => new Date(Date.UTC(2024, 4, 1, 10, i)).toISOString();
