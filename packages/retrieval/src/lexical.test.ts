@@ -41,4 +41,17 @@ describe('scope snapshot', () => {
     expect(await get(store, SCOPE)).not.toBe(s1);
     expect(await createSnapshotCache({ maxNodes: 2 })(store, SCOPE)).toBeNull();
   });
+  it('keeps at most maxScopes snapshots, the least recently read dropped first', async () => {
+    const store = memoryStore([await makeNode(e, 'a', 'one')], []);
+    const get = createSnapshotCache({ maxScopes: 2 });
+    const other = (runId: string) => ({ ...SCOPE, runId });
+    const s1 = await get(store, SCOPE);
+    await get(store, other('x'));
+    expect(await get(store, SCOPE)).toBe(s1); // read again: now the most recent
+    await get(store, other('y')); // drops x, not SCOPE
+    expect(await get(store, SCOPE)).toBe(s1);
+    await get(store, other('x'));
+    await get(store, other('y')); // drops SCOPE
+    expect(await get(store, SCOPE)).not.toBe(s1);
+  });
 });

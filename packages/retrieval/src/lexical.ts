@@ -149,9 +149,14 @@ export function snapshotNeighbors(snap: ScopeSnapshot, ids: readonly string[], v
   return out;
 }
 
-/** Per-store, per-scope snapshot cache; `get` returns null when the scope has more than `maxNodes` nodes. */
-export function createSnapshotCache(options: { maxNodes?: number; k1?: number; b?: number; speaker?: boolean } = {}) {
+/**
+ * Per-store, per-scope snapshot cache; `get` returns null when the scope has more than `maxNodes`
+ * nodes. At most `maxScopes` (default 8) snapshots per store are kept, the least recently read
+ * dropped first (a server reading many scopes would otherwise keep every scope's nodes alive).
+ */
+export function createSnapshotCache(options: { maxNodes?: number; maxScopes?: number; k1?: number; b?: number; speaker?: boolean } = {}) {
   const maxNodes = options.maxNodes ?? 20_000;
+  const maxScopes = options.maxScopes ?? 8;
   const cache = new WeakMap<MemoryStore, Map<string, ScopeSnapshot>>();
   return async function get(store: MemoryStore, scope: ResolvedScope): Promise<ScopeSnapshot | null> {
     let byScope = cache.get(store);
@@ -161,7 +166,11 @@ export function createSnapshotCache(options: { maxNodes?: number; k1?: number; b
     const version = `${count}:${last[0]?.seq ?? 0}:${last[0]?.at ?? ''}`;
     const key = scopeKey(scope);
     const hit = byScope.get(key);
-    if (hit && hit.version === version) return hit;
+    if (hit) byScope.delete(key); // re-inserted below: the Map keeps least recently read first
+    if (hit && hit.version === version) {
+      byScope.set(key, hit);
+      return hit;
+    }
     const [nodes, relations] = await Promise.all([
       count > 0 ? store.list(scope, { limit: count, orderBy: 'observedAt', order: 'asc' }) : Promise.resolve([]),
       count > 0 ? store.relations(scope) : Promise.resolve([]),
@@ -182,6 +191,7 @@ export function createSnapshotCache(options: { maxNodes?: number; k1?: number; b
       lemma: buildLemmaIndex(nodes, options),
     };
     byScope.set(key, snap);
+    while (byScope.size > maxScopes) byScope.delete(byScope.keys().next().value as string);
     return snap;
   };
 }

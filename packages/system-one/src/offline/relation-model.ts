@@ -307,8 +307,9 @@ export function relationModel(): LearnedModel {
   return m;
 }
 
+/** Keyed by both texts; least recently used first, bounded (issue 33: a long-running server's RSS). */
 const probCache = new Map<string, Record<RelationClass, number>>();
-const MAX_CACHE = 20_000;
+const MAX_CACHE = 4_096;
 
 /**
  * Calibrated probabilities of each relation class for (`older`, `newer`) (sum 1), from `model`
@@ -319,12 +320,16 @@ export function relationProbabilities(older: string, newer: string, model?: Lear
   const key = model ? null : `${older}\u0000${newer}`;
   if (key) {
     const hit = probCache.get(key);
-    if (hit) return hit;
+    if (hit) {
+      probCache.delete(key);
+      probCache.set(key, hit);
+      return hit;
+    }
   }
   const p = predictProbabilities(m, relationFeatures(older, newer));
   const out = Object.fromEntries(m.classes.map((c, i) => [c, p[i]])) as Record<RelationClass, number>;
   if (key) {
-    if (probCache.size >= MAX_CACHE) probCache.clear();
+    if (probCache.size >= MAX_CACHE) probCache.delete(probCache.keys().next().value as string);
     probCache.set(key, out);
   }
   return out;

@@ -117,8 +117,13 @@ export function cueTest(f: TextFeatures, re: RegExp): boolean {
   return v;
 }
 
+/**
+ * Least recently used first (a hit moves its entry to the end). Bounded at MAX_CACHE texts: a
+ * TextFeatures with its memo holds several KB, so 20,000 texts (the old bound, cleared when full)
+ * kept ~100-200 MB alive in a long-running server (issue 33: RSS after 10,000 adds).
+ */
 const featureCache = new Map<string, TextFeatures>();
-const MAX_CACHE = 20_000;
+const MAX_CACHE = 4_096;
 
 const WORD = /[A-Za-z][A-Za-z'’-]*|\d+(?:[.:]\d+)?/g;
 /** `/^[A-Z]{2,}$/.test(w)` */
@@ -134,7 +139,11 @@ function allCaps(w: string): boolean {
 /** Memoised text features. */
 export function features(raw: string): TextFeatures {
   const hit = featureCache.get(raw);
-  if (hit) return hit;
+  if (hit) {
+    featureCache.delete(raw);
+    featureCache.set(raw, hit);
+    return hit;
+  }
   let text = raw.trim();
   const entities = new Set<string>();
   const sp = /^([A-Z][\w .'-]{0,40}):\s+/.exec(text);
@@ -195,7 +204,7 @@ export function features(raw: string): TextFeatures {
   flushName();
   const negated = /\b(not|never|no longer|nobody|nothing|none|neither|nor|no)\b|n't\b/.test(lower);
   const f: TextFeatures = { text, lower, tokens, content, entities, negated, numbers, memo: {} };
-  if (featureCache.size >= MAX_CACHE) featureCache.clear();
+  if (featureCache.size >= MAX_CACHE) featureCache.delete(featureCache.keys().next().value as string);
   featureCache.set(raw, f);
   return f;
 }
