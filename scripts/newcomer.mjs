@@ -100,7 +100,10 @@ try {
         child.stdout.on('data', (d) => {
           out += d;
           const m = /playground (http:\/\/[^\s/]+)\//.exec(out);
-          if (m) clearTimeout(timer), resolveUrl(m[1]);
+          if (m) {
+            clearTimeout(timer);
+            resolveUrl(m[1]);
+          }
         });
         child.on('exit', (code) => reject(new Error(`\`${serveLine}\` exited ${code}: ${out}`)));
       });

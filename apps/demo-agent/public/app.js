@@ -78,6 +78,15 @@ async function ask(text) {
   const obs = observationFromForm(text);
   addMessage('user', `<span class="who">${esc(obs.speaker)} asks</span>${esc(text)}`);
   const r = await api('/v1/ask', { method: 'POST', body: { question: text, k: 5 } });
+  showAnswer(r);
+  if ($('remember-questions').checked) {
+    const res = await api('/v1/observations', { method: 'POST', body: { observations: [obs] } });
+    renderGate(res.added);
+  }
+}
+
+/** The answer, its evidence and its trace; the graph then shows that evidence. */
+function showAnswer(r) {
   const label = r.mode === 'llm'
     ? `<span class="label llm">System Two · ${esc(r.model)}</span>`
     : `<span class="label evidence" title="No LLM is configured: the answer is evidence #${r.answerRank ?? 1} below, exactly as ranked">${esc(offlineAnswerWords(r.answerRank))}</span>`;
@@ -88,11 +97,24 @@ async function ask(text) {
   li.querySelectorAll('[data-node]').forEach((el) => el.addEventListener('click', () => focusNode(el.dataset.node)));
   renderTrace(r);
   lastEvidence = r.evidence.map((e) => e.id);
-  lastQuestion = text;
+  lastQuestion = r.question;
   graphMode = 'focus';
-  if ($('remember-questions').checked) {
-    const res = await api('/v1/observations', { method: 'POST', body: { observations: [obs] } });
-    renderGate(res.added);
+}
+
+/**
+ * On load: the last write and the last question this server saw in the page's scope (GET /v1/last),
+ * so a page opened after `mem`/API calls (or reloaded) shows them instead of "No question yet".
+ */
+async function restoreLast() {
+  const last = await api('/v1/last');
+  if (last.write?.added?.length) {
+    lastAdded = last.write.added.map((a) => ({ node: { id: a.id, text: a.text }, gate: a.gate, created: a.created }));
+    lastWritten = lastAdded.map((a) => a.node.id);
+  }
+  if (last.query?.question && Array.isArray(last.query.evidence)) {
+    addMessage('system', `last question, asked ${esc(new Date(last.query.at).toLocaleString())}:`);
+    addMessage('user', `<span class="who">asked</span>${esc(last.query.question)}`);
+    showAnswer(last.query);
   }
 }
 
@@ -191,8 +213,10 @@ function renderTrace(r) {
 // its right, the memories most strongly linked to each item, in a fixed (computed, not simulated)
 // layout, so the same answer always looks the same and later writes do not move it; before any
 // question, the latest write stands in for the evidence.
-// 'all': the whole graph; each memory keeps the position it first got (a write places new memories
-// next to a linked one and moves nothing else); "Re-layout" lays everything out again.
+// 'all': the whole graph grouped by session (episode): one box per session, its memories in time
+// order; it starts with the scope's last session, "show more" adds the session before. Labels keep
+// one on-screen size at every zoom; where two would overlap, the less relevant one (relevance:
+// evidence rank, then links shown, then gate add/update, then newer) is left unlabelled.
 let cy;
 // Temporal links (before / same conversation / same time) outnumber the others by far: hidden until asked for.
 const hiddenViews = new Set(['temporal']);
@@ -203,7 +227,12 @@ let lastWritten = [];
 let lastQuestion = null;
 let graphMode = 'focus';
 let graphData = { nodes: [], edges: [] };
-const allPositions = new Map();
+let sessionsShown = 1;
+// whole graph, in on-screen pixels (labels keep one size at every zoom)
+const COLUMN_PX = 240; // between session columns
+const LABEL_PX = 190; // longest label
+const WHOLE_ROW = 24; // model units between memories of one session
+let wholeZoom = 1; // the zoom the whole graph opens at: the longest session fits the panel's height
 const NEIGHBOURS_PER_NODE = 2;
 const MAX_FOCUS_NEIGHBOURS = 10;
 const ROW = 30; // px between rows of the focus layout
@@ -221,13 +250,16 @@ function initGraph() {
     maxZoom: 3,
     style: [
       { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 12, color: '#1d2430', width: 16, height: 16, 'text-valign': 'bottom', 'text-margin-y': 3, 'text-wrap': 'wrap', 'text-max-width': 150, 'text-background-color': '#fbfbfc', 'text-background-opacity': 0.85, 'text-background-padding': 1, 'min-zoomed-font-size': 7 } },
-      { selector: 'node.whole', style: { 'font-size': 10, width: 12, height: 12, 'text-max-width': 90 } },
+      { selector: 'node.whole', style: { 'font-size': () => 11 / cy.zoom(), width: 10, height: 10, 'text-valign': 'center', 'text-halign': 'right', 'text-margin-x': () => 4 / cy.zoom(), 'text-margin-y': 0, 'text-wrap': 'ellipsis', 'text-max-width': () => LABEL_PX / cy.zoom(), 'min-zoomed-font-size': 0 } },
+      { selector: 'node.group', style: { 'background-color': '#eef2fa', 'background-opacity': 0.6, 'border-width': 1, 'border-color': '#c5cfe0', shape: 'round-rectangle', padding: 12, 'compound-sizing-wrt-labels': 'exclude', label: 'data(label)', 'font-size': () => 12 / cy.zoom(), 'font-weight': 600, color: '#4a5260', 'text-valign': 'top', 'text-halign': 'center', 'text-margin-y': () => -4 / cy.zoom(), 'text-wrap': 'none', 'min-zoomed-font-size': 0, 'text-background-opacity': 0 } },
       { selector: 'node.centre, node.linked', style: { 'text-valign': 'center', 'text-halign': 'right', 'text-margin-x': 6, 'text-margin-y': 0, 'text-wrap': 'none' } },
       { selector: 'node.linked', style: { 'font-size': 11, color: '#4a5260', width: 12, height: 12 } },
       { selector: 'node[gate = "noop"]', style: { 'border-width': 1.5, 'border-style': 'dashed', 'border-color': '#444' } },
       { selector: 'node.evidence', style: { 'border-width': 3, 'border-color': '#f4b400', 'border-style': 'solid', width: 22, height: 22, 'font-weight': 600 } },
       { selector: 'node:selected, node.focus', style: { width: 26, height: 26, 'border-width': 3, 'border-color': '#1d2430', 'border-style': 'solid' } },
       { selector: 'edge', style: { width: 'data(width)', 'line-color': 'data(color)', opacity: 0.6, 'curve-style': 'bezier', 'control-point-step-size': 24, 'target-arrow-shape': 'data(arrow)', 'target-arrow-color': 'data(color)', 'arrow-scale': 0.7 } },
+      // last: an unlabelled memory or session box (pickLabels) stays unlabelled whatever else matches
+      { selector: 'node.whole.quiet, node.group.quiet', style: { label: '' } },
     ],
   });
   cy.on('tap', 'node', (e) => showNode(e.target.data()));
@@ -236,9 +268,19 @@ function initGraph() {
     graphMode = graphMode === 'all' ? 'focus' : 'all';
     drawGraph();
   });
-  $('relayout').addEventListener('click', () => {
-    allPositions.clear();
+  $('show-more').addEventListener('click', () => {
+    sessionsShown += 1;
     drawGraph();
+  });
+  // labels keep their on-screen size: restyle and re-pick them when the zoom settles
+  let settle = null;
+  cy.on('zoom', () => {
+    if (graphMode !== 'all') return;
+    clearTimeout(settle);
+    settle = setTimeout(() => {
+      cy.style().update();
+      pickLabels();
+    }, 60);
   });
 }
 
@@ -316,7 +358,9 @@ function drawGraph() {
   const focusing = focus && focus.centre.length > 0;
   const rank = new Map(lastEvidence.map((id, i) => [id, i + 1]));
   const evidence = new Set(lastEvidence);
-  const keep = focusing ? new Set([...focus.centre, ...focus.neighbours]) : new Set(graphData.nodes.map((n) => n.id));
+  const groups = sessionGroups();
+  const shownGroups = groups.slice(Math.max(0, groups.length - sessionsShown));
+  const keep = focusing ? new Set([...focus.centre, ...focus.neighbours]) : new Set(shownGroups.flatMap((g) => g.nodes.map((n) => n.id)));
   const nodes = graphData.nodes.filter((n) => keep.has(n.id));
   const centreSet = new Set(focusing ? focus.centre : []);
   // focus: links between evidence items and from each item to the memories placed next to it
@@ -325,8 +369,10 @@ function drawGraph() {
   const edges = visibleEdges().filter((e) => keep.has(e.from) && keep.has(e.to) && (!focusing || shown(e)));
   cy.batch(() => {
     cy.elements().remove();
+    if (!focusing) cy.add(shownGroups.map((g) => ({ data: { id: g.id, label: g.label }, classes: 'group', selectable: false })));
+    const groupOf = new Map(focusing ? [] : shownGroups.flatMap((g) => g.nodes.map((n) => [n.id, g.id])));
     cy.add(nodes.map((n) => ({
-      data: { ...n, label: focusing ? nodeLabel(n, rank.get(n.id), centreSet.has(n.id) ? 56 : 44) : (n.sourceId ?? short(n.text, 18)), color: TYPE_COLORS[n.type] ?? '#999' },
+      data: { ...n, parent: groupOf.get(n.id), label: focusing ? nodeLabel(n, rank.get(n.id), centreSet.has(n.id) ? 56 : 44) : nodeLabel(n, rank.get(n.id), 40), color: TYPE_COLORS[n.type] ?? '#999' },
       classes: `${evidence.has(n.id) ? 'evidence' : ''} ${focusing ? (centreSet.has(n.id) ? 'centre' : 'linked') : 'whole'}`.trim(),
     })));
     cy.add(edges.map((e) => ({ data: { id: e.id, source: e.from, target: e.to, view: e.view, subtype: e.subtype, color: VIEW_COLORS[e.view] ?? '#999', width: 0.8 + 2 * e.probability, arrow: e.view === 'causal' || e.subtype === 'PRECEDES' || e.subtype === 'UPDATES' ? 'triangle' : 'none' } })));
@@ -341,40 +387,130 @@ function drawGraph() {
     const bb = cy.elements().boundingBox();
     cy.pan({ x: 24 - bb.x1 * cy.zoom(), y: Math.max(12, (cy.height() - bb.h * cy.zoom()) / 2) - bb.y1 * cy.zoom() });
   } else {
-    layoutWhole();
+    layoutWhole(shownGroups);
   }
   const total = graphData.nodes.length;
+  const more = groups.length - shownGroups.length;
   $('graph-caption').textContent = focusing
     ? `${lastEvidence.length ? `evidence for “${short(lastQuestion ?? '', 48)}”` : 'the latest memories stored'} and ${focus.neighbours.length} linked memories · ${nodes.length} of ${total}`
-    : total ? `all ${total} memories · zoom in for labels, tap one to read it` : '';
+    : total ? `${shownGroups.length === groups.length ? `all ${groups.length} sessions` : `the last ${shownGroups.length === 1 ? 'session' : `${shownGroups.length} sessions`} of ${groups.length}`}: ${nodes.length} of ${total} memories, ${edges.length} links · tap a memory to read it` : '';
   $('graph-mode').textContent = graphMode === 'all' ? (lastEvidence.length ? 'Show the last answer’s evidence' : 'Show the latest memories') : `Show whole graph (${total})`;
   $('graph-mode').hidden = total === 0;
-  $('relayout').hidden = focusing || total === 0;
+  $('show-more').hidden = focusing || more <= 0;
+  $('show-more').textContent = `Show more: the session before (${more} more)`;
 }
 
-/** Whole graph: saved positions stay; new memories go next to a linked one (or on a spiral). */
-function layoutWhole() {
-  const fresh = cy.nodes().filter((n) => !allPositions.has(n.id()));
-  if (allPositions.size === 0 && cy.nodes().length) {
-    // first time: a seeded force layout (randomize off, start from a spiral in time order)
-    cy.nodes().forEach((n, i) => n.position(spiral(i)));
-    cy.layout({ name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 400000, idealEdgeLength: () => 110, edgeElasticity: () => 60, gravity: 0.4, nodeOverlap: 24, numIter: 1500, fit: true, padding: 24, componentSpacing: 90 }).run();
-  } else {
-    cy.nodes().forEach((n) => { if (allPositions.has(n.id())) n.position({ ...allPositions.get(n.id()) }); });
-    fresh.forEach((n, i) => {
-      const anchor = n.neighborhood('node').filter((m) => allPositions.has(m.id()))[0];
-      const base = anchor ? allPositions.get(anchor.id()) : spiral(allPositions.size + i);
-      n.position({ x: base.x + 30 + 10 * i, y: base.y + 30 });
-    });
-    cy.fit(undefined, 24);
+/** Session label from core's episode key: `m:3` → session 3, `s:D3` → session D3; else the day. */
+function groupKey(n) {
+  return n.episode ?? `day:${n.observedAt.slice(0, 10)}`;
+}
+
+/** Memories grouped by session (episode), oldest session first, each in time order. */
+function sessionGroups() {
+  const byKey = new Map();
+  for (const n of graphData.nodes) {
+    const k = groupKey(n);
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k).push(n);
   }
-  cy.nodes().forEach((n) => allPositions.set(n.id(), { ...n.position() }));
+  const groups = [...byKey].map(([key, nodes]) => {
+    nodes.sort((a, b) => (a.observedAt < b.observedAt ? -1 : a.observedAt > b.observedAt ? 1 : 0));
+    const first = nodes[0].observedAt;
+    const name = key.startsWith('day:') ? 'no session' : `session ${key.replace(/^[ms]:/, '')}`;
+    const day = new Date(first).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+    return { id: `group:${key}`, key, nodes, first, last: nodes[nodes.length - 1].observedAt, label: `${name} · ${day} · ${nodes.length}` };
+  });
+  return groups.sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : 0));
 }
 
-function spiral(i) {
-  const a = i * 0.9;
-  const r = 18 * Math.sqrt(i + 1);
-  return { x: r * Math.cos(a), y: r * Math.sin(a) };
+/**
+ * Whole graph: one column per session, the newest at x = 0 and older ones to its left, memories
+ * top-down in time order, so a write (appended to its session) or "show more" (a column further
+ * left) moves nothing already shown.
+ */
+function layoutWhole(shownGroups) {
+  // one zoom for every session count: the longest session of the scope fits the panel's height
+  const rows = Math.max(1, ...sessionGroups().map((g) => g.nodes.length));
+  wholeZoom = Math.min(1.2, Math.max(0.35, (cy.height() - 56) / (rows * WHOLE_ROW)));
+  const column = COLUMN_PX / wholeZoom;
+  const pos = new Map();
+  shownGroups.forEach((g, gi) => {
+    const x = (gi - (shownGroups.length - 1)) * column;
+    g.nodes.forEach((n, i) => pos.set(n.id, { x, y: i * WHOLE_ROW }));
+  });
+  // the memories only: a session box is sized by its members (moving a box would move them)
+  cy.batch(() => cy.nodes(':childless').forEach((n) => n.position(pos.get(n.id()))));
+  // the newest session at the right, the rest to its left (pan to see more than fits)
+  cy.zoom(wholeZoom);
+  cy.style().update();
+  const bb = cy.elements().boundingBox();
+  const right = (pos.size ? Math.max(...[...pos.values()].map((p) => p.x)) : 0) + (LABEL_PX + 24) / wholeZoom;
+  const width = right - bb.x1;
+  cy.pan({ x: width * wholeZoom <= cy.width() - 24 ? (cy.width() - width * wholeZoom) / 2 - bb.x1 * wholeZoom : cy.width() - 12 - right * wholeZoom, y: 30 - bb.y1 * wholeZoom });
+  pickLabels();
+}
+
+/** Relevance order of the whole graph's labels: evidence rank, links shown, gate add/update, newer. */
+function labelPriority() {
+  const rank = new Map(lastEvidence.map((id, i) => [id, i]));
+  const gateWeight = { add: 2, update: 1 };
+  return cy.nodes(':childless').sort((a, b) => {
+    const ra = rank.get(a.id()) ?? 1e9;
+    const rb = rank.get(b.id()) ?? 1e9;
+    if (ra !== rb) return ra - rb;
+    const da = a.connectedEdges().length;
+    const db = b.connectedEdges().length;
+    if (da !== db) return db - da;
+    const ga = gateWeight[a.data('gate')] ?? 0;
+    const gb = gateWeight[b.data('gate')] ?? 0;
+    if (ga !== gb) return gb - ga;
+    return a.data('observedAt') < b.data('observedAt') ? 1 : -1;
+  });
+}
+
+const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+const labelBox = (n) => n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false });
+
+// Label boxes as drawn on screen (px), from the label's text and its fixed on-screen font: they do
+// not depend on cytoscape's cached sizes, which lag behind a zoom.
+const measure = document.createElement('canvas').getContext('2d');
+function textWidth(text, font) {
+  measure.font = font;
+  return measure.measureText(text).width;
+}
+function screenLabelBox(n) {
+  const family = getComputedStyle(document.body).fontFamily;
+  if (n.hasClass('group')) {
+    const bb = n.renderedBoundingBox({ includeLabels: false });
+    const w = textWidth(n.data('label'), `600 12px ${family}`) + 4;
+    const cx = (bb.x1 + bb.x2) / 2;
+    return { x1: cx - w / 2, x2: cx + w / 2, y1: bb.y1 - 22, y2: bb.y1 - 2, w };
+  }
+  const p = n.renderedPosition();
+  const r = (n.renderedWidth() || 10) / 2;
+  const w = Math.min(LABEL_PX, textWidth(n.data('label'), `${n.hasClass('evidence') ? 600 : 400} 11px ${family}`)) + 4;
+  return { x1: p.x + r + 2, x2: p.x + r + 2 + w, y1: p.y - 8, y2: p.y + 8, w };
+}
+
+/** Label the most relevant memories whose labels do not overlap a taken label (greedy, in relevance order). */
+function pickLabels() {
+  if (graphMode !== 'all') return;
+  cy.batch(() => cy.nodes().removeClass('quiet'));
+  const taken = [];
+  const quiet = [];
+  // session headers first, newest first; then memories by relevance
+  const groups = cy.nodes('.group').toArray().reverse();
+  for (const n of [...groups, ...labelPriority()]) {
+    const b = screenLabelBox(n);
+    if (b.w <= 0) {
+      quiet.push(n); // not measurable: never risk an overlap
+      continue;
+    }
+    // a node's own dot belongs to it; other nodes' dots must stay readable too
+    if (taken.some((t) => overlaps(t, b))) quiet.push(n);
+    else taken.push(b);
+  }
+  cy.batch(() => quiet.forEach((n) => n.addClass('quiet')));
 }
 
 async function refreshGraph() {
@@ -438,7 +574,7 @@ $('load-sample').addEventListener('click', () => run(loadSample));
 $('empty-load-sample').addEventListener('click', () => run(loadSample));
 
 initGraph();
-run(async () => {});
+run(restoreLast);
 // For the end-to-end test: what the graph shows, and where.
 window.memPlayground = {
   ready: true,
@@ -452,5 +588,20 @@ window.memPlayground = {
     pan: { ...cy.pan() },
     focused: cy.nodes('.focus').map((n) => n.id()),
     animating: cy.animated() || cy.nodes().some((n) => n.animated()),
+    groups: cy.nodes('.group').map((g) => g.data('label')),
+    unlabelled: cy.nodes('.quiet').length,
+    edges: cy.edges().length,
   }),
+  /** Zoom about the graph's centre by `factor` (the test's mouse wheel). */
+  zoomBy: (factor) => cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }),
+  /** Every label drawn inside the graph's visible area, in page pixels: { text, x1, y1, x2, y2 }. */
+  labels: () => {
+    const r = $('cy').getBoundingClientRect();
+    const z = cy.zoom();
+    const p = cy.pan();
+    return cy.nodes().filter((n) => n.visible() && String(n.style('label') ?? '') !== '').map((n) => {
+      const b = labelBox(n);
+      return { text: n.style('label'), x1: r.left + b.x1 * z + p.x, y1: r.top + b.y1 * z + p.y, x2: r.left + b.x2 * z + p.x, y2: r.top + b.y2 * z + p.y };
+    }).filter((b) => b.x2 > r.left && b.x1 < r.right && b.y2 > r.top && b.y1 < r.bottom && b.x2 > b.x1);
+  },
 };

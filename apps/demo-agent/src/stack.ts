@@ -31,7 +31,7 @@ import type {
   Scope,
   SearchResult,
 } from '@mem/core';
-import { assertTimeZone, normalizeNow, createMemory, createSqliteStore, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
+import { episodeKey, assertTimeZone, normalizeNow, createMemory, createSqliteStore, type WinkEmbedder, MemError, MemNotFoundError, MemValidationError, StoreUnavailableError, resolveScope, RELATION_VIEWS, type AddResult, type Memory } from '@mem/core';
 import { createSystemTwo, systemTwoConfigFromEnv, type SystemTwo, type SystemTwoConfig } from './answer/system-two.js';
 import { normalizeTrace, type TraceView } from './trace.js';
 import { toEvidenceItem, type EvidenceItem } from './evidence.js';
@@ -102,7 +102,8 @@ export interface AskResult {
 }
 
 export interface GraphView {
-  nodes: { id: string; text: string; speaker: string | null; observedAt: string; type: string; gate: string | null; sourceId: string | null }[];
+  /** `episode`: the session the memory belongs to (core's `episodeKey`: metadata.session, else the `D3` of a `D3:12` sourceId), or null. */
+  nodes: { id: string; text: string; speaker: string | null; observedAt: string; type: string; gate: string | null; sourceId: string | null; episode: string | null }[];
   edges: { id: string; from: string; to: string; view: string; subtype: string; probability: number }[];
 }
 
@@ -452,6 +453,7 @@ function buildStack(p: Parts): Stack {
           type: dominantType(n),
           gate: n.gate?.action ?? null,
           sourceId: n.provenance?.sourceId ?? null,
+          episode: episodeKey(n.provenance?.sourceId ?? null, n.provenance?.metadata),
         })),
         edges: relations
           .filter((r) => ids.has(r.from) && ids.has(r.to))

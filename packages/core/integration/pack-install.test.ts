@@ -92,11 +92,15 @@ describe('@mem packages installed from their tarballs into an empty folder', () 
       expect(tarList(path.join(tarballs, f))).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/README.md']));
       // what the README's "install alone?" column claims, against what the manifest declares
       const memDeps = Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith('@mem/'));
+      const memPeers = Object.keys(manifest.peerDependencies ?? {}).filter((d) => d.startsWith('@mem/'));
       const cell = column.get(manifest.name);
       expect(cell, `README row for ${manifest.name}`).toBeDefined();
-      if (memDeps.length === 0) expect(cell).toBe('yes');
-      else for (const d of memDeps) expect(cell, `${manifest.name} needs ${d}`).toContain(d);
+      if (memDeps.length + memPeers.length === 0) expect(cell).toBe('yes');
+      // the cell names each @mem package it brings or needs ("brings core", "with `@mem/core` (peer)")
+      for (const d of [...memDeps, ...memPeers]) expect(cell, `${manifest.name} needs ${d}`).toMatch(new RegExp(`(^|[^a-z-])(@mem/)?${d.slice('@mem/'.length)}([^a-z-]|$)`));
+      for (const d of memPeers) expect(cell, `${manifest.name}: ${d} is a peer`).toContain('peer');
       for (const d of memDeps) expect(manifest.dependencies[d], 'workspace: ranges are rewritten to versions').toMatch(/^\d+\.\d+\.\d+$/);
+      for (const d of memPeers) expect(manifest.peerDependencies[d], 'workspace: ranges are rewritten to versions').toMatch(/^[<>=^~ 0-9.]+$/);
     }
     expect(Object.keys(files).sort()).toEqual(PACKAGES.map((p) => `@mem/${p}`).sort());
 

@@ -145,15 +145,18 @@ describe.skipIf(!available && !required)('web playground in headless Chromium', 
     await page.click('#graph-mode');
     const all = await page.evaluate(() => (window as any).memPlayground.graph());
     expect(all.mode).toBe('all');
-    expect(all.nodes.length).toBe(71);
-    expect(await page.textContent('#graph-caption')).toContain('all 71 memories');
+    // it starts with the scope's last session: the two memories told here (no session: grouped by day)
+    expect(all.groups).toHaveLength(1);
+    expect(all.groups[0]).toMatch(/^no session · .* · 2$/);
+    expect(await page.textContent('#graph-caption')).toContain('the last session of 5: 2 of 71 memories');
+    expect(await page.isVisible('#show-more')).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'playground-3-whole-graph.png') });
     // positions in the whole graph stay put across a write too
     await page.fill('#text', 'Ines teaches at the music school by the river.');
     await page.click('#tell');
     await page.waitForFunction(() => /\b72 memories/.test(document.querySelector('#stats')?.textContent ?? ''));
     const all2 = await page.evaluate(() => (window as any).memPlayground.graph());
-    for (const id of all.nodes) {
+    for (const id of all.nodes.filter((x: string) => !x.startsWith('group:'))) {
       const [a, b] = [all.positions[id], all2.positions[id]];
       expect(Math.abs(a.x - b.x) + Math.abs(a.y - b.y)).toBeLessThan(1e-6);
     }

@@ -312,7 +312,8 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       const { question, k, tokenBudget, now } = c.req.valid('json');
       const s = scoped(c);
       const r = await s.ask(question, { k, tokenBudget, now: readNow(stack, now) });
-      lastOf(s).query = { at: new Date().toISOString(), question, trace: r.trace };
+      // what the playground shows of a question on load (everything but the packed context)
+      lastOf(s).query = { at: new Date().toISOString(), question, mode: r.mode, answer: r.answer, answerRank: r.answerRank, model: r.model, evidence: r.evidence, trace: r.trace, ms: r.ms };
       return c.json(r as any, 200);
     },
   );
@@ -436,7 +437,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/v1/last',
-      summary: 'The last write\'s gate decisions and the last query\'s retrieval trace seen by this server in the request\'s scope',
+      summary: 'The last write\'s gate decisions and the last question (answer, evidence, retrieval trace) seen by this server in the request\'s scope',
       request: { query: ScopeQuery },
       responses: { 200: json(z.object({ write: z.any(), query: z.any() }).openapi('Last'), 'Last write and query'), ...errors },
     }),
