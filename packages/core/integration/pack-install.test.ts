@@ -85,7 +85,8 @@ describe('@mem packages installed from their tarballs into an empty folder', () 
     const column = installAloneColumn();
     const files: Record<string, string> = {};
     // what docs/install.md runs (builds through turbo, then packs every publishable package)
-    execFileSync('node', [path.join(ROOT, 'scripts', 'pack-all.mjs'), '--out', tarballs], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
+    // (CI has built everything before: the turbo build is then cached and this takes seconds)
+    execFileSync('node', [path.join(ROOT, 'scripts', 'pack-all.mjs'), '--out', tarballs], { cwd: ROOT, stdio: 'pipe', timeout: 900_000 });
     for (const f of readdirSync(tarballs)) {
       const manifest = tarPackageJson(path.join(tarballs, f));
       files[manifest.name] = path.join(tarballs, f);
@@ -173,5 +174,5 @@ await memory.close();
     );
     const ai = JSON.parse(execFileSync('node', ['ai-sdk.mjs'], { cwd: app, encoding: 'utf8', timeout: 120_000 }).trim().split('\n').pop()!);
     expect(ai.top).toBe('I prefer tea over coffee.');
-  });
+  }, 1_800_000); // a cold build (pack:all) plus npm building the native modules from source
 });
