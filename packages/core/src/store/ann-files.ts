@@ -6,7 +6,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 
 /** Whether a process with this id is running (a signal-0 probe; EPERM = running as another user). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

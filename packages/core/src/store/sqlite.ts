@@ -34,6 +34,7 @@ import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
 import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
 import { bm25Term } from './bm25.js';
 import { sweepAnnFolder } from './ann-files.js';
+import { LockQueue } from './lock-queue.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
 import { ScopeTerms } from './lexical-index.js';
@@ -130,6 +131,8 @@ export class SqliteStore implements MemoryStore {
   /** Process-local turn-taking between `exclusive` sections and the writes started outside them. */
   private turnTaken = false;
   private readonly turnWaiters: (() => void)[] = [];
+  /** This connection's place among the processes waiting for the file's write lock (created on first wait). */
+  private lockQueue: LockQueue | null = null;
   /** A forget committed but its WAL checkpoint has not completed yet (see `scrub`). */
   private scrubPending = false;
 
@@ -245,26 +248,37 @@ export class SqliteStore implements MemoryStore {
 
   /**
    * `BEGIN IMMEDIATE` without blocking the event loop: tried with no busy wait, retried after a short
-   * randomized sleep (≤ 12 ms) while another connection (another process) holds the write lock,
-   * until `lockTimeoutMs`. @throws StoreUnavailableError when the lock stays taken
+   * randomized sleep (≤ 12 ms) while another connection (another process) holds the write lock, in
+   * the order the waiting processes arrived (`LockQueue`), until `lockTimeoutMs`. @throws StoreUnavailableError when the lock stays taken
    */
   private async beginImmediate(): Promise<void> {
     const db = this.conn();
     const busy = Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000));
     const timeout = Math.max(0, Math.floor(this.options.lockTimeoutMs ?? 60_000));
     const deadline = Date.now() + timeout;
+    const queue = (this.lockQueue ??= new LockQueue(this.annBase ?? resolvePath(this.path)));
     for (let attempt = 0; ; attempt++) {
-      db.pragma('busy_timeout = 0');
-      try {
-        db.exec('BEGIN IMMEDIATE');
-        return;
-      } catch (e) {
-        const code = (e as { code?: string }).code ?? '';
-        if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() >= deadline) {
-          throw wrap(e, `Could not take the write lock of ${this.path} within ${timeout} ms`);
+      // first come, first served among the processes waiting (see lock-queue.ts)
+      if (queue.mayTry(timeout)) {
+        db.pragma('busy_timeout = 0');
+        try {
+          db.exec('BEGIN IMMEDIATE');
+          queue.leave();
+          return;
+        } catch (e) {
+          const code = (e as { code?: string }).code ?? '';
+          if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') {
+            queue.leave();
+            throw wrap(e, `Could not take the write lock of ${this.path}`);
+          }
+        } finally {
+          db.pragma(`busy_timeout = ${busy}`);
         }
-      } finally {
-        db.pragma(`busy_timeout = ${busy}`);
+      }
+      queue.enqueue();
+      if (Date.now() >= deadline) {
+        queue.leave();
+        throw new StoreUnavailableError(`Could not take the write lock of ${this.path} within ${timeout} ms (other processes kept writing)`);
       }
       const wait = Math.min(8, 1 + attempt / 2) * (0.5 + Math.random());
       await new Promise((r) => setTimeout(r, wait));
