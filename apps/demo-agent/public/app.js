@@ -1,7 +1,7 @@
 // @mem playground: plain ES module, no bundler. Talks to the demo-agent HTTP API (/v1/*).
 import cytoscape from '/vendor/cytoscape.esm.min.mjs';
 // The plain words of every term: one source, shared with the mem CLI (`mem ask`).
-import { GATE_ACTIONS, GLOSSARY, offlineAnswerWords, STOP_REASONS, THETA_ACT } from '/wording.js';
+import { GATE_ACTIONS, GLOSSARY, offlineAnswerWords, ROUTED_NOOP_UPDATE, STOP_REASONS, THETA_ACT } from '/wording.js';
 
 const TYPE_COLORS = { episodic: '#4c8bf5', semantic: '#34a853', procedural: '#f4a300', preference: '#e8467c' };
 const VIEW_COLORS = { semantic: '#2f6fed', temporal: '#00a3a3', causal: '#e0452b', entity: '#8a8f99' };
@@ -161,9 +161,10 @@ function renderGate(added) {
     .map((a) => {
       const g = a.gate;
       if (!g) return `<div class="gate-item"><span class="badge add">${a.created ? 'add' : 'duplicate'}</span> <span class="gate-text">${esc(short(a.node.text, 90))}</span> <span class="empty">(first memory of the scope: no score)</span></div>`;
-      const rel = g.action === 'add' ? '≥ τ + δ' : g.action === 'update' ? 'in [τ, τ + δ)' : '< τ';
+      const routedNoop = g.routed === 'noop';
+      const rel = routedNoop ? '< τ (gate: noop; a changed value makes it an update)' : g.action === 'add' ? '≥ τ + δ' : g.action === 'update' ? 'in [τ, τ + δ)' : '< τ';
       return `<div class="gate-item" data-testid="gate-item">
-        <span class="badge ${g.action}" title="${esc(GATE_ACTIONS[g.action])}">${g.action}</span> <span class="term" data-term="novelty" title="${esc(GLOSSARY.novelty[1])}">novelty ν</span> = <b>${f(g.novelty)}</b> ${rel}, <span class="term" data-term="threshold" title="${esc(GLOSSARY.threshold[1])}">threshold τ</span> = <b>${f(g.threshold)}</b>
+        <span class="badge ${g.action}" title="${esc(routedNoop ? ROUTED_NOOP_UPDATE : GATE_ACTIONS[g.action])}">${g.action}</span> <span class="term" data-term="novelty" title="${esc(GLOSSARY.novelty[1])}">novelty ν</span> = <b>${f(g.novelty)}</b> ${rel}, <span class="term" data-term="threshold" title="${esc(GLOSSARY.threshold[1])}">threshold τ</span> = <b>${f(g.threshold)}</b>
         ${gateMeter(g)}
         <div class="gate-text">“${esc(short(a.node.text, 110))}”</div>
         <dl class="kv"><dt>${term('score')}</dt><dd>${f(g.score)}</dd><dt>${term('kappa')}</dt><dd>${f(g.kappa, 1)}</dd><dt>${term('density')}</dt><dd>${f(g.density, 3)}</dd>

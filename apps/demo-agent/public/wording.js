@@ -61,6 +61,9 @@ export const GATE_ACTIONS = {
   noop: 'noop: already known; stored (nothing is thrown away) but given no extra write work',
 };
 
+/** A gate Noop whose value changed (issue 37): the write path made it an update. */
+export const ROUTED_NOOP_UPDATE = 'update: the gate found it close to a stored memory (noop), but the state question found a changed value, so it is stored as an update and the older memory is marked superseded';
+
 /** Each kind of link (relation view) in two or three words. */
 export const VIEW_WORDS = { semantic: 'similar meaning', temporal: 'time order', causal: 'cause and effect', entity: 'same person or thing' };
 

@@ -291,7 +291,7 @@ export function buildProgram(): Command {
         console.log(c.dim(`  types ${Object.entries(n.types).map(([k, v]) => `${k} ${fmt(v as number, 2)}`).join(' · ')}`));
         if (n.eventTime) console.log(c.dim(`  event time ${n.eventTime.start} ("${n.eventTime.expression}")`));
         if (n.entities.length) console.log(c.dim(`  entities ${n.entities.join(', ')}`));
-        if (n.gate) console.log(c.dim(`  gate ${n.gate.action}: novelty ${fmt(n.gate.novelty)} vs threshold ${fmt(n.gate.threshold)} (κ ${fmt(n.gate.kappa, 1)})`));
+        if (n.gate) console.log(c.dim(`  gate ${n.gate.action}${n.gate.routed === 'noop' ? ' (routed noop; the state question found a changed value)' : ''}: novelty ${fmt(n.gate.novelty)} vs threshold ${fmt(n.gate.threshold)} (κ ${fmt(n.gate.kappa, 1)})`));
         console.log(`relations (${r.neighbors.length}):`);
         for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${shortId(nb.node.id)} ${truncate(nb.node.text, 60)}`);
         console.log(`history (${r.history.length}):`);

@@ -174,7 +174,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     for (const a of notable.slice(0, 8)) {
       const g = a.gate!;
       const near = g.nearest ? `≈ ${bySource.get(g.nearest.id) ?? g.nearest.id.slice(0, 8)} (cos ${fmt(g.nearest.cosine, 2)})` : '';
-      say(`   ${(g.action === 'noop' ? c.magenta : c.yellow)(g.action.padEnd(6))} ${String(bySource.get(a.node.id)).padEnd(6)} ν=${fmt(g.novelty)} τ=${fmt(g.threshold)} ${near}  "${truncate(a.node.text, 60)}"`);
+      say(`   ${(g.action === 'noop' ? c.magenta : c.yellow)(g.action.padEnd(6))} ${String(bySource.get(a.node.id)).padEnd(6)} ν=${fmt(g.novelty)} τ=${fmt(g.threshold)} ${near}${g.routed === 'noop' ? ' (gate noop; value changed)' : ''}  "${truncate(a.node.text, 60)}"`);
     }
     if (notable.length > 8) say(c.dim(`   … and ${notable.length - 8} more`));
     const closest = added

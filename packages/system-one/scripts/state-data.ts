@@ -52,6 +52,29 @@ export function statePairs(): StatePair[] {
   return out;
 }
 
+/**
+ * Cross-kind hard negatives (ours, TRAINING ONLY): the older statement of a training scenario with the
+ * update or contradiction statement of a training scenario of ANOTHER subject kind, `per` of each per
+ * scenario (deterministic) — a change marker ("now", "used to", "moved", "quit") about another
+ * attribute does not change this one (label `unrelated`).
+ */
+export function crossKindPairs(per = 2): StatePair[] {
+  const doc = fixture();
+  const train = doc.scenarios.map((s, i) => ({ s, i })).filter((x) => x.i % 4 !== 3);
+  const out: StatePair[] = [];
+  train.forEach(({ s, i }, t) => {
+    let made = 0;
+    for (let step = 1; made < per && step < train.length; step++) {
+      const o = train[(t + step * 7) % train.length]!;
+      if (o.s[0] === s[0]) continue;
+      const col = made % 2 === 0 ? 3 : 4; // update, contradiction
+      out.push({ older: s[1]!, newer: o.s[col]!, label: 'unrelated', kind: null, source: `state-cross:${i}-${o.i}`, heldOut: false });
+      made++;
+    }
+  });
+  return out;
+}
+
 /** Sentences with their subject kind, for the kind model: each scenario's first five statements, and the `other` list. */
 export function kindSentences(): { text: string; kind: StateKind; heldOut: boolean }[] {
   const doc = fixture();

@@ -25,6 +25,7 @@ import {
   STATE_BEAM_HELD_OUT,
   STATE_BEAM_TRAIN,
   beamStatePairs,
+  crossKindPairs,
   edgeLabel,
   kindSentences,
   printStateTable,
@@ -35,7 +36,7 @@ import {
 } from './state-data.js';
 
 export const OUT_PATH = resolve(import.meta.dirname, 'out/state.json');
-const OPTIONS = { l2: 0.3, epochs: 600, learningRate: 0.05 };
+let OPTIONS: { l2: number; epochs: number; learningRate: number; hidden?: number } = { l2: 0.3, epochs: 600, learningRate: 0.05 };
 
 const balanced = (y: number[], k: number) => {
   const counts = new Array(k).fill(0);
@@ -56,18 +57,21 @@ function fitKind(rows: { text: string; kind: string }[], training: Record<string
   });
 }
 
+let STATE_HIDDEN = 0;
 function fitState(pairs: StatePair[], kind: LearnedModel, training: Record<string, unknown>): LearnedModel {
   const y = pairs.map((p) => STATE_LABELS.indexOf(p.label));
   return trainLearnedModel(pairs.map((p) => stateFeatures(p.older, p.newer, kind)), y, {
     name: 'write.state', kind: 'softmax', features: [...STATE_FEATURES], classes: [...STATE_LABELS],
-    sampleWeights: balanced(y, STATE_LABELS.length), training, ...OPTIONS,
+    sampleWeights: balanced(y, STATE_LABELS.length), training, ...OPTIONS, ...(STATE_HIDDEN ? { hidden: STATE_HIDDEN, epochs: 200 } : {}),
   });
 }
 
 function main() {
-  const { values } = parseArgs({ options: { beam: { type: 'string' }, out: { type: 'string' }, errors: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { beam: { type: 'string' }, out: { type: 'string' }, errors: { type: 'boolean', default: false }, l2: { type: 'string' }, hidden: { type: 'string' } } });
+  if (values.hidden) STATE_HIDDEN = Number(values.hidden);
+  if (values.l2) OPTIONS = { ...OPTIONS, l2: Number(values.l2) };
   const beamDir = values.beam ?? defaultBeamDir();
-  const ours = statePairs();
+  const ours = [...statePairs(), ...crossKindPairs()];
   const rel = relationStatePairs();
   const beam = beamStatePairs(beamDir, [...STATE_BEAM_TRAIN, ...STATE_BEAM_HELD_OUT]);
   const all = [...ours, ...rel, ...beam];
@@ -110,7 +114,7 @@ function main() {
   const state = withTemperature(
     fitState(train, kind, {
       script: 'packages/system-one/scripts/train-state.ts',
-      data: `test/state-pairs.json (index % 4 != 3), relation-pairs.json (index % 4 != 3), relation-pairs-extra.json, templatePairs(), BEAM 500K dev conversations ${STATE_BEAM_TRAIN.join(',')}`,
+      data: `test/state-pairs.json (index % 4 != 3) and its cross-kind pairs, relation-pairs.json (index % 4 != 3), relation-pairs-extra.json, templatePairs(), BEAM 500K dev conversations ${STATE_BEAM_TRAIN.join(',')}`,
       heldOut: `state-pairs.json and relation-pairs.json scenarios with index % 4 == 3; BEAM conversations ${STATE_BEAM_HELD_OUT.join(',')}`,
       n: train.length,
       perClass: counts,

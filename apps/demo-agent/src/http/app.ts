@@ -102,6 +102,7 @@ const GateSchema = z
     kappa: z.number(),
     density: z.number(),
     nearest: z.object({ id: z.string(), cosine: z.number() }).nullable(),
+    routed: z.enum(['add', 'update', 'noop']).optional().describe("the gate's own routing when the write path changed it: 'noop' when the state question found a changed value (action is then 'update')"),
   })
   .openapi('GateDecision');
 

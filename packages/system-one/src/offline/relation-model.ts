@@ -159,7 +159,7 @@ const NEVER = /\bnever\b/;
 // General-English aspect markers of a changed state ("now", "no longer", "used to", "switched"): one
 // feature whose weight is learned. Narrower than `CUES.change` on purpose: event verbs ("sold",
 // "started", "left") and "new" mark events, not a changed state, and fired on unrelated notes.
-const CHANGE = /\b(now|nowadays|these days|currently|anymore|any more|no longer|used to|switched|changed|instead|became|become|moved|quit|stopped|gave up|replaced)\b/;
+export const CHANGE = /\b(now|nowadays|these days|currently|anymore|any more|no longer|used to|switched|changed|instead|became|become|moved|quit|stopped|gave up|replaced)\b/;
 // a number that names something ("note 17", "room 12.", "order #311)") rather than counting it ("12 minutes")
 const ID_NUMBER = /\b[a-z]+\.?\s+#?(\d+)(?![\d.,:/]*\s*[a-z%])/g;
 function idNumbers(f: TextFeatures): Set<string> {

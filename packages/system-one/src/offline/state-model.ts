@@ -26,7 +26,7 @@ import type { ResolvedRef } from '../schema.js';
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/index.js';
 import { CUES, cueTest, features, stem } from './text.js';
 import { feat, intervalOf, pair, type Item } from './inputs.js';
-import { RELATION_FEATURES, relationFeatures } from './relation-model.js';
+import { CHANGE, RELATION_FEATURES, relationFeatures } from './relation-model.js';
 import weights from './models/state.json';
 
 /** The subject kinds the kind model tells apart (`other` = none of the seven). */
@@ -34,7 +34,7 @@ export const STATE_KINDS = ['residence', 'job', 'relationship', 'preference', 'h
 export type StateKind = (typeof STATE_KINDS)[number];
 
 /** Buckets of the kind model's hashed word bag (stems and adjacent stem pairs). */
-export const KIND_HASH_BUCKETS = 192;
+export const KIND_HASH_BUCKETS = 384;
 /** Feature names of the kind model. */
 export const KIND_FEATURES: readonly string[] = Array.from({ length: KIND_HASH_BUCKETS }, (_, i) => `k${i}`);
 
@@ -49,7 +49,18 @@ export const STATE_FEATURES: readonly string[] = [
   'same_kind_x_change_marker',
   'same_kind_x_negation',
   'same_kind_x_containment',
+  // v2: the same-kind signals without the word-overlap gate of the relation features ("I live in Oslo" /
+  // "I moved to Bergen" share no content word), and the words only one side has, weighted by same kind
+  'change_marker_newer_any',
+  'same_kind_x_change_any',
+  'same_kind_x_names_differ',
+  'same_kind_x_no_overlap',
+  'past_event_newer',
+  'same_kind_x_past_event_newer',
+  ...Array.from({ length: 32 }, (_, i) => `sk_new_h${i}`),
+  ...Array.from({ length: 32 }, (_, i) => `sk_old_h${i}`),
 ];
+const SK_BUCKETS = 32;
 
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;
@@ -127,6 +138,7 @@ const I_CHANGE = IDX('change_marker_newer');
 const I_NEG_NEW = IDX('negation_newer_only');
 const I_NEG_OLD = IDX('negation_older_only');
 const I_CONT = IDX('containment');
+const I_NO_OVERLAP = IDX('no_overlap');
 
 /** The state model's feature vector of (`older`, `newer`), in `STATE_FEATURES` order. `kind` = the kind model to use (default: shipped). */
 export function stateFeatures(older: string, newer: string, kind?: LearnedModel): number[] {
@@ -137,6 +149,21 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
   for (let i = 0; i < ko.length; i++) sameKind += ko[i]! * kn[i]!;
   const other = STATE_KINDS.length - 1;
   const sameNotOther = sameKind - ko[other]! * kn[other]!;
+  const fo = features(older);
+  const fn = features(newer);
+  const changeAny = cueTest(fn, CHANGE) && !cueTest(fo, CHANGE) ? 1 : 0;
+  const namesShared = [...fo.entities].filter((e) => fn.entities.has(e)).length;
+  const namesDiffer = fo.entities.size > namesShared && fn.entities.size > namesShared ? 1 : 0;
+  const noOverlap = rel[I_NO_OVERLAP]!;
+  const pastNew = cueTest(fn, CUES.pastEvent) && !cueTest(fn, CHANGE) ? 1 : 0;
+  const so = new Set(fo.content);
+  const sn = new Set(fn.content);
+  const hNew = new Array<number>(SK_BUCKETS).fill(0);
+  const hOld = new Array<number>(SK_BUCKETS).fill(0);
+  for (const w of sn) if (!so.has(w)) hNew[fnv1a(w) % SK_BUCKETS] += 1;
+  for (const w of so) if (!sn.has(w)) hOld[fnv1a(w) % SK_BUCKETS] += 1;
+  const kN = sameNotOther / Math.sqrt(Math.max(1, sn.size));
+  const kO = sameNotOther / Math.sqrt(Math.max(1, so.size));
   return [
     ...rel,
     ...ko,
@@ -147,6 +174,14 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
     sameNotOther * rel[I_CHANGE]!,
     sameNotOther * Math.max(rel[I_NEG_NEW]!, rel[I_NEG_OLD]!),
     sameNotOther * rel[I_CONT]!,
+    changeAny,
+    sameNotOther * changeAny,
+    sameNotOther * namesDiffer,
+    sameNotOther * noOverlap,
+    pastNew,
+    sameNotOther * pastNew,
+    ...hNew.map((v) => v * kN),
+    ...hOld.map((v) => v * kO),
   ];
 }
 

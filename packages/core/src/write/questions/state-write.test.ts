@@ -45,3 +45,35 @@ describe('the near-duplicate check in the write path (offline System One, traine
     expect((await m.stats()).gate.dropped).toBe(1);
   });
 });
+
+describe('the gate and the state question agree (issue 37): offline System One, trained state model', () => {
+  let embedder: WinkEmbedder;
+  beforeAll(async () => {
+    embedder = createWinkEmbedder();
+    await embedder.embed(['warm up']);
+  });
+  const memories: { close(): Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const m of memories) await m.close();
+  });
+  const noopAfterFirst = () => createMemory({ embedder, gate: scriptedGate((n) => (n === 0 ? 'add' : 'noop')), consolidateEvery: 0, policy: 'drop' });
+
+  // the issue's other two examples ("I live in Oslo" → "I moved to Bergen last month"; "My dog loves the
+  // harbour walks" vs "I used to love coffee but now I only drink green tea") are NOT yet decided right by
+  // the shipped model: bench:state-write prints their probabilities (docs/state.md, "Known gaps")
+  it.each([
+    ['I work at the bank as a loan officer.', 'I quit the bank and became a data engineer.'],
+  ])('"%s" then "%s", routed Noop under drop: an Update, stored, linked, the old memory superseded', async (older, newer) => {
+    const m = noopAfterFirst();
+    memories.push(m);
+    const scope = { userId: `u-${older.length}` };
+    const a = await m.add({ text: older, scope, observedAt: '2025-01-05T10:00:00Z' });
+    const b = await m.add({ text: newer, scope, observedAt: '2025-06-05T10:00:00Z' });
+    expect(b).toMatchObject({ action: 'update', stored: true });
+    const edge = b.relations.find((r) => r.to === a.node.id && (r.subtype === 'OBSOLETES' || r.subtype === 'CONTRADICTS'));
+    expect(edge?.probability).toBeGreaterThanOrEqual(0.6);
+    expect((await m.get(a.node.id, { scope }))!.obsoleteBy).toBe(b.node.id);
+  });
+
+
+});
