@@ -54,4 +54,11 @@ describe('scope snapshot', () => {
     await get(store, other('y')); // drops SCOPE
     expect(await get(store, SCOPE)).not.toBe(s1);
   });
+  it('concurrent reads of one scope version share one build', async () => {
+    const store = memoryStore([await makeNode(e, 'a', 'one')], []);
+    const get = createSnapshotCache();
+    const [x, y] = await Promise.all([get(store, SCOPE), get(store, SCOPE)]);
+    expect(x).not.toBeNull();
+    expect(y).toBe(x);
+  });
 });

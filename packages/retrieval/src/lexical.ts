@@ -158,6 +158,8 @@ export function createSnapshotCache(options: { maxNodes?: number; maxScopes?: nu
   const maxNodes = options.maxNodes ?? 20_000;
   const maxScopes = options.maxScopes ?? 8;
   const cache = new WeakMap<MemoryStore, Map<string, ScopeSnapshot>>();
+  /** Snapshots being built, per store and scope: concurrent searches of one version share one build. */
+  const building = new WeakMap<MemoryStore, Map<string, { version: string; snap: Promise<ScopeSnapshot> }>>();
   return async function get(store: MemoryStore, scope: ResolvedScope): Promise<ScopeSnapshot | null> {
     let byScope = cache.get(store);
     if (!byScope) cache.set(store, (byScope = new Map()));
@@ -171,6 +173,23 @@ export function createSnapshotCache(options: { maxNodes?: number; maxScopes?: nu
       byScope.set(key, hit);
       return hit;
     }
+    let inFlight = building.get(store);
+    if (!inFlight) building.set(store, (inFlight = new Map()));
+    const pending = inFlight.get(key);
+    if (pending && pending.version === version) return pending.snap;
+    const snap = build(store, scope, count, version);
+    inFlight.set(key, { version, snap });
+    try {
+      const built = await snap;
+      byScope.set(key, built);
+      while (byScope.size > maxScopes) byScope.delete(byScope.keys().next().value as string);
+      return built;
+    } finally {
+      if (inFlight.get(key)?.snap === snap) inFlight.delete(key);
+    }
+  };
+
+  async function build(store: MemoryStore, scope: ResolvedScope, count: number, version: string): Promise<ScopeSnapshot> {
     const [nodes, relations] = await Promise.all([
       count > 0 ? store.list(scope, { limit: count, orderBy: 'observedAt', order: 'asc' }) : Promise.resolve([]),
       count > 0 ? store.relations(scope) : Promise.resolve([]),
@@ -190,8 +209,6 @@ export function createSnapshotCache(options: { maxNodes?: number; maxScopes?: nu
       adjacency,
       lemma: buildLemmaIndex(nodes, options),
     };
-    byScope.set(key, snap);
-    while (byScope.size > maxScopes) byScope.delete(byScope.keys().next().value as string);
     return snap;
-  };
+  }
 }
