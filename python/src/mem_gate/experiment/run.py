@@ -273,6 +273,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                 r = json.loads(line)
                 done[r["key"]] = r["row"]
 
+    if args.report_only:
+        # the tables from the rows file alone (no service, no model): the runs of this plan's streams
+        prefixes = {"locomo": args.turns, "beam": args.beam_messages}
+        rows = [r for k, r in done.items() if (r["dataset"], r["conversation"]) in evals and f"|n={prefixes[r['dataset']]}|" in k and r["peer"] in peers]
+        res = {"command": "mem-gate-experiment " + " ".join(sys.argv[1:] if argv is None else argv), "calibration": {}, "gate_only": [], "rows": rows,
+               "versions": versions(), "seconds": time.perf_counter() - t_start}  # fmt: skip
+        print_report(res)
+        return 0
+
     tmp = Path(tempfile.mkdtemp(prefix="mem-dropin-"))
     try:
         log("starting the gate service")
@@ -464,13 +473,25 @@ def print_report(res: Dict[str, Any], out: Any = None) -> None:
     for ds, c in res["calibration"].items():
         pcts = ", ".join(f"p{k} {v:.4f}" for k, v in sorted(c["percentiles"].items(), key=lambda kv: int(kv[0])))
         w(f"τ_noop {ds}: {c['tau_noop']:.4f} (App. G: {int(c['quantile'] * 100)}th percentile of {c['scores']} s_vMF scores, {c['stream']}, held out); {pcts}")
+    if res["gate_only"]:
+        print_gate_only(res, w)
+    print_peers(res, w)
+
+
+def print_gate_only(res: Dict[str, Any], w: Callable[..., None]) -> None:
     w()
-    w("Gate alone (no peer): Noops per policy, and how many gold evidence turns are among them")
-    w("| data | conv | observations | policy | τ_noop | Noops | evidence turns judged Noop |")
-    w("|---|---:|---:|---|---:|---:|---:|")
+    w("Gate alone (no peer): Noops per policy, how many gold evidence turns are among them, and the write-side calls the Noops save,")
+    w("derived from the decisions: A-Mem makes 2 LLM calls per full write but the first (analysis + evolution), Mem0 1 per add(infer=True);")
+    w("the peer tables below count the calls at the LLM client. Under skip the evidence turns judged Noop are lost; under annotate none is.")
+    w("| data | conv | observations | policy | τ_noop | Noops | evidence turns judged Noop | A-Mem calls saved | Mem0 calls saved |")
+    w("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     for g in res["gate_only"]:
         lab = "adaptive" if g["policy"] == "adaptive" else f"p{g['pct']}"
-        w(f"| {g['dataset']} | {g['conversation']} | {g['observations']} | {lab} | {_f(g['tau'])} | {g['noops']} ({g['noops'] / max(g['observations'], 1):.1%}) | {g['evidence_noops']}/{g['evidence_turns']} |")
+        n, k = g["observations"], g["noops"]
+        w(f"| {g['dataset']} | {g['conversation']} | {n} | {lab} | {_f(g['tau'])} | {k} ({k / max(n, 1):.1%}) | {g['evidence_noops']}/{g['evidence_turns']} | {2 * k / max(2 * n - 1, 1):.1%} | {k / max(n, 1):.1%} |")
+
+
+def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
     rows = res["rows"]
     for peer, name in (("amem", "A-Mem"), ("mem0", "Mem0")):
         pr = [r for r in rows if r["peer"] == peer]
