@@ -24,6 +24,7 @@ import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, p
 import { formatBudgets, formatRouting } from './trace.js';
 import { offlineAnswerLabel } from './answer/when.js';
 import { ASK_LEGEND, howSure, linkWords, whyItStopped, whyTheseMemories } from '../public/wording.js';
+import { stateNote } from './evidence.js';
 
 const VERSION: string = JSON.parse(readFileSync(appFile('package.json'), 'utf8')).version;
 
@@ -254,7 +255,7 @@ export function buildProgram(): Command {
           if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
           for (const x of r.trace.rounds) console.log(c.dim(`round ${x.depth}: expanded ${x.frontier} · added ${Object.entries(x.admitted).filter(([, n]) => n).map(([v, n]) => `${v} ${n}`).join(', ') || '0'} · links ${x.edgesExamined}${x.stopping ? ` · s ${fmt(x.stopping.sufficient, 2)} u ${fmt(x.stopping.continueUseful, 2)} m ${fmt(x.stopping.missing, 2)} c ${fmt(x.stopping.contradiction, 2)}` : ''}${x.reason ? ` · stop ${x.reason}` : ''}`));
           console.log('evidence:');
-          r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${withSpeaker(e.speaker, truncate(e.text, 90))} ${c.dim(`(${fmt(e.score, 3)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}`));
+          r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${withSpeaker(e.speaker, truncate(e.text, 90))} ${c.dim(`(${fmt(e.score, 3)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}${e.status === 'superseded' ? ` ${c.yellow(`[${stateNote(e)}]`)}` : ''}`));
         } else {
           console.log(`${c.bold('Why these memories:')} ${whyTheseMemories(r.trace, r.evidence)}`);
           console.log(`${c.bold('Why it stopped:')} ${whyItStopped(r.trace)}`);
@@ -263,7 +264,7 @@ export function buildProgram(): Command {
           console.log(`Evidence, best first (${label}; \`mem ask --help\` explains every term, --trace shows the full trace):`);
           r.evidence.forEach((e, i) => {
             const how = e.via.length ? ` · via ${e.via.map(linkWords).join(' → ')}` : '';
-            console.log(`  ${String(i + 1).padStart(2)}. ${shortId(e.id)}  ${e.observedAt.slice(0, 10)}  ${withSpeaker(e.speaker, truncate(e.text, 80))} ${c.dim(`(${label} ${fmt(e.score, 2)}${how})`)}`);
+            console.log(`  ${String(i + 1).padStart(2)}. ${shortId(e.id)}  ${e.observedAt.slice(0, 10)}  ${withSpeaker(e.speaker, truncate(e.text, 80))} ${c.dim(`(${label} ${fmt(e.score, 2)}${how})`)}${e.status === 'superseded' ? ` ${c.yellow(`[${stateNote(e)}]`)}` : ''}`);
           });
         }
         if (nothingStored) process.stderr.write(nothingStored);

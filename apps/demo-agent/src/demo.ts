@@ -15,6 +15,7 @@ import { createProgress } from './progress.js';
 import { formatBudgets, formatRouting } from './trace.js';
 import { c, fmt, readInputFile, truncate, withSpeaker } from './output.js';
 import { offlineAnswerLabel } from './answer/when.js';
+import { runStateDemo, type StateDemoReport } from './demo-state.js';
 
 const lowerFirst = (t: string) => t[0]!.toLowerCase() + t.slice(1);
 
@@ -56,6 +57,8 @@ export interface DemoReport {
   /** The questions the answer line missed, with why (offline only). */
   misses: { question: number; why: string }[];
   mode: 'llm' | 'evidence';
+  /** Section 5: an update, a contradiction, a past question and an abstention on a small memory of our own (issue 37). */
+  state: StateDemoReport;
 }
 
 interface SampleFile {
@@ -265,6 +268,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     const answerHits = judged.length ? judged.filter((r) => r.answerHit!.hit).length : null;
     const misses = results.flatMap((r, i) => (r.answerHit && !r.answerHit.hit ? [{ question: i + 1, why: r.answerHit.why }] : []));
     say('');
+    say(c.bold('5. What is true now, and what was true before (a second, small memory: update, contradiction, abstention)'));
+    const state = await runStateDemo(stack.withScope({ userId: 'jonas', agentId: 'demo' }), say);
+    say('');
     const answered =
       answerHits === null
         ? 'System Two wrote the answers (not judged here)'
@@ -272,6 +278,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
     say(c.bold(`Summary: ${added.length} observations (add ${gate.add} / update ${gate.update} / noop ${gate.noop}), ${stats.relations} relations; ${answered}; an expected evidence turn was in the top ${k} for ${evidenceHits}/${results.length}.`));
     for (const m of misses) say(`  miss Q${m.question}. ${questions[m.question - 1]!.question} — ${m.why}`);
     return {
+      state,
       conversation: sample.title ?? path.basename(file),
       observations: added.length,
       sessions: sample.sessions.length,

@@ -19,6 +19,25 @@ export interface EvidenceItem {
   score: number;
   /** Relation subtypes followed from an anchor to reach this item (empty for anchors). */
   via: string[];
+  /**
+   * 'current', or 'superseded' when a later memory changed what this one says (issue 37; core's
+   * `MemoryState`). A superseded memory stays evidence (for questions about the past).
+   */
+  status: 'current' | 'superseded';
+  /**
+   * For a superseded item: `id` of the newer memory, `at` = its observation time (UTC ISO-8601),
+   * `p` = the edge's probability (null when only `obsoleteBy` records it), `relation` = CONTRADICTS /
+   * OBSOLETES (null likewise). Null for a current item.
+   */
+  supersededBy: { id: string; at: string; p: number | null; relation: string | null } | null;
+}
+
+/** One line's note on an item's state (ours): '' when current, else `superseded by <id> (<date>, OBSOLETES p=0.94)`. */
+export function stateNote(e: Pick<EvidenceItem, 'status' | 'supersededBy'>): string {
+  const s = e.supersededBy;
+  if (e.status !== 'superseded' || !s) return '';
+  const how = [s.at ? s.at.slice(0, 10) : null, s.relation ? `${s.relation}${s.p === null ? '' : ` p=${s.p.toFixed(2)}`}` : s.p === null ? null : `p=${s.p.toFixed(2)}`].filter(Boolean).join(', ');
+  return `superseded by ${s.id}${how ? ` (${how})` : ''}`;
 }
 
 export function toEvidenceItem(e: Evidence): EvidenceItem {
@@ -31,6 +50,8 @@ export function toEvidenceItem(e: Evidence): EvidenceItem {
     sourceId: e.node.provenance?.sourceId ?? null,
     score: e.score,
     via: (e.path ?? []).map((r) => r.subtype),
+    status: e.state?.status ?? 'current',
+    supersededBy: e.state?.status === 'superseded' ? { id: e.state.by, at: e.state.at, p: e.state.p, relation: e.state.relation } : null,
   };
 }
 

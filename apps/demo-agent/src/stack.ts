@@ -91,6 +91,14 @@ export interface AskResult {
   model: string | null;
   /** Best first; the same shape as /v1/search and the MCP recall tool. */
   evidence: EvidenceItem[];
+  /**
+   * False when memory holds nothing on the question (issue 37: the retriever's calibrated
+   * `pEvidence` is below its threshold); the offline answer then says so instead of quoting a memory.
+   * Absent when the retriever cannot tell (flat baselines).
+   */
+  answerable?: boolean;
+  /** Calibrated p that the evidence holds an answer (see `answerable`). */
+  pEvidence?: number;
   context: string;
   trace: TraceView;
   ms: number;
@@ -382,9 +390,15 @@ function buildStack(p: Parts): Stack {
         const when = asksWhen(question) ? whenAnswer(evidence) : undefined;
         const top = when?.item ?? offlineAnswerEvidence(evidence);
         answerRank = top ? (when?.rank ?? 1) : null;
-        answer = top ? `${withSpeaker(top.speaker, top.text)}${when ? whenNote(when.item) : ''}` : '(no memory matches this question)';
+        answer = top ? `${withSpeaker(top.speaker, top.text)}${when ? whenNote(when.item) : ''}${staleNote(top)}` : '(no memory matches this question)';
+        // memory holds nothing on it (issue 37): say so instead of quoting an unrelated memory
+        if (result.answerable === false) {
+          answer = abstentionLine(result.pEvidence);
+          answerRank = null;
+        }
       }
-      const out = { question, mode, answer, answerRank, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
+      const answerable = result.answerable === undefined ? {} : { answerable: result.answerable, pEvidence: result.pEvidence };
+      const out = { question, mode, answer, answerRank, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, ...answerable, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
       // an enumerable getter: JSON.stringify and spreads still see the packed text
       return Object.defineProperty(out, 'context', { get: packed, enumerable: true, configurable: true });
     },
@@ -504,4 +518,14 @@ function buildStack(p: Parts): Stack {
  */
 export function offlineAnswerEvidence<T extends { text: string }>(evidence: T[]): T | undefined {
   return evidence[0];
+}
+
+/** The offline answer line when memory holds nothing on the question (ours, issue 37). */
+export function abstentionLine(pEvidence?: number): string {
+  return `memory holds nothing on this (p(evidence) ${pEvidence === undefined ? '?' : pEvidence.toFixed(2)})`;
+}
+
+/** ` (superseded since <date>)` for a superseded item, else '' (ours, issue 37). */
+export function staleNote(e: Pick<EvidenceItem, 'status' | 'supersededBy'>): string {
+  return e.status === 'superseded' && e.supersededBy ? ` (superseded since ${e.supersededBy.at.slice(0, 10) || 'a later memory'})` : '';
 }

@@ -43,7 +43,7 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     const texts: string[] = result.output.memories.map((m: any) => m.text);
     expect(texts).toContain('I switched from espresso to green tea in March.');
     expect(texts).not.toContain('I only drink black coffee.'); // another user's memory never leaks
-    expect(Object.keys(result.output.memories[0]).sort()).toEqual(['id', 'observedAt', 'score', 'speaker', 'text']);
+    expect(Object.keys(result.output.memories[0]).sort()).toEqual(['id', 'observedAt', 'score', 'speaker', 'status', 'supersededBy', 'text']);
     expect(shown(model)).toContain('green tea in March');
     // the tools were offered to the model with their JSON schemas
     const offered = model.doGenerateCalls[0].tools!.map((t: any) => t.name).sort();
@@ -135,6 +135,13 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     const none = await recallForPrompt({ memory, scope: { userId: 'nobody' }, query: 'Where does Nora live?' });
     expect(none).toEqual({ system: 'No stored memory matches this message.', memories: [] });
     expect(formatMemories([])).toBe('');
+  });
+
+  it('a superseded memory says so in the tool result and in the prompt (issue 37)', () => {
+    const base = { id: 'a', text: 'I love spicy food.', speaker: 'Jonas', observedAt: '2026-01-10T10:00:00.000Z', score: 0.5 };
+    const old = { ...base, status: 'superseded' as const, supersededBy: { id: 'b', at: '2026-11-10T10:00:00.000Z', p: 0.94 } };
+    expect(formatMemories([old])).toBe('- [2026-01-10] Jonas: I love spicy food. (no longer true since 2026-11-10)');
+    expect(formatMemories([{ ...base, status: 'current', supersededBy: null }])).toBe('- [2026-01-10] Jonas: I love spicy food.');
   });
 
   it('the model is shown portable schemas (no length/range keywords a grammar builder chokes on); arguments are still checked strictly', async () => {

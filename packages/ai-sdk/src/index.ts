@@ -31,6 +31,10 @@ export interface RecalledMemory {
   observedAt: string;
   /** Retriever score, higher = better (not comparable across retrievers). */
   score: number;
+  /** 'current', or 'superseded' when a later memory changed what this one says (issue 37). */
+  status: 'current' | 'superseded';
+  /** For a superseded memory: the newer memory's id, its observation time, the edge's p (null if unknown). Null when current. */
+  supersededBy: { id: string; at: string; p: number | null } | null;
 }
 
 export interface MemoryToolsOptions {
@@ -116,7 +120,16 @@ export const RecallInput = (defaultK = 5) =>
 export const ForgetInput = z.object({ id: z.string().min(1).max(256).describe('The id of the memory, from recall') }).strict();
 
 function toRecalled(e: Evidence): RecalledMemory {
-  return { id: e.node.id, text: e.node.text, speaker: e.node.speaker, observedAt: e.node.observedAt, score: e.score };
+  const st = e.state;
+  return {
+    id: e.node.id,
+    text: e.node.text,
+    speaker: e.node.speaker,
+    observedAt: e.node.observedAt,
+    score: e.score,
+    status: st?.status ?? 'current',
+    supersededBy: st?.status === 'superseded' ? { id: st.by, at: st.at, p: st.p } : null,
+  };
 }
 
 function checkScope(scope: Scope | undefined): Scope {
@@ -137,7 +150,7 @@ function checkK(k: number | undefined): number | undefined {
 /** What `createMemoryTools` returns: three AI SDK tools (input → output). */
 export type MemoryTools = {
   remember: Tool<{ text: string; speaker?: string }, { id: string; action: 'add' | 'update' | 'noop' | 'duplicate' }>;
-  recall: Tool<{ query: string; k?: number }, { memories: RecalledMemory[] }>;
+  recall: Tool<{ query: string; k?: number }, { memories: RecalledMemory[]; answerable?: boolean; pEvidence?: number }>;
   forget: Tool<{ id: string }, { id: string; forgotten: boolean }>;
 };
 
@@ -169,7 +182,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
       inputSchema: toolInputSchema(RecallInput(defaultK), { strict }),
       execute: async ({ query, k }) => {
         const r = await memory.search(query, { scope, k: k ?? defaultK });
-        return { memories: r.evidence.map(toRecalled) };
+        return { memories: r.evidence.map(toRecalled), ...(r.answerable === undefined ? {} : { answerable: r.answerable, pEvidence: r.pEvidence }) };
       },
     }),
     forget: tool({
@@ -209,9 +222,17 @@ export interface RecallForPromptOptions {
   now?: string;
 }
 
-/** One line per memory: `- [2024-05-16] Mira: I prefer tea over coffee.` */
+/**
+ * One line per memory: `- [2024-05-16] Mira: I prefer tea over coffee.`; a superseded memory ends in
+ * `(no longer true since 2024-09-01)` so a model does not take the old state for the current one.
+ */
 export function formatMemories(memories: RecalledMemory[]): string {
-  return memories.map((m) => `- [${m.observedAt.slice(0, 10)}] ${m.speaker ? `${m.speaker}: ` : ''}${m.text.replace(/\s+/g, ' ').trim()}`).join('\n');
+  return memories
+    .map((m) => {
+      const stale = m.status === 'superseded' && m.supersededBy ? ` (no longer true since ${m.supersededBy.at.slice(0, 10) || 'a later memory'})` : '';
+      return `- [${m.observedAt.slice(0, 10)}] ${m.speaker ? `${m.speaker}: ` : ''}${m.text.replace(/\s+/g, ' ').trim()}${stale}`;
+    })
+    .join('\n');
 }
 
 /**
@@ -223,7 +244,9 @@ export async function recallForPrompt(options: RecallForPromptOptions): Promise<
   const scope = checkScope(options.scope);
   const r = await options.memory.search(options.query, { scope, k: checkK(options.k) ?? 5, now: options.now });
   const memories = r.evidence.map(toRecalled);
-  const block = memories.length
+  const block = r.answerable === false
+    ? `No stored memory answers this message (p(evidence) ${r.pEvidence?.toFixed(2)}); do not invent one.`
+    : memories.length
     ? `Relevant memories (stored observations, best match first; use them when they answer the question, and say when they do not):\n${formatMemories(memories)}`
     : 'No stored memory matches this message.';
   return { system: options.system ? `${options.system}\n\n${block}` : block, memories };

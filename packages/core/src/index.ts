@@ -1,6 +1,8 @@
 export * from './types.js';
 export * from './errors.js';
 export * from './scope.js';
+// What reads say about a memory: current or superseded (issue 37).
+export * from './state.js';
 // Owned by the store work: SQLite store, migrations.
 export * from './store/index.js';
 // Embedders: offline wink GloVe (SIF), Transformers.js, OpenAI-compatible.

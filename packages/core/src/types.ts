@@ -306,10 +306,33 @@ export interface Evidence {
   score: number;
   /** Relations followed from the anchor to reach this node (empty for anchors). */
   path: Relation[];
+  /**
+   * Current, or superseded by a later memory (issue 37; see `memoryStates` in state.ts). Set by
+   * `Memory.search` for every retriever; a retriever called directly may leave it out.
+   */
+  state?: MemoryState;
 }
+/**
+ * What a read says about one memory. `current`: nothing later changed it. `superseded`: `by` = the id
+ * of the newest later memory that changed it, `at` = that memory's observation time (UTC ISO-8601,
+ * the moment the old statement stopped holding as far as memory knows), `p` = the edge's probability
+ * in [0, 1] (null when only the node's `obsoleteBy` records it), `relation` = the edge's subtype.
+ */
+export type MemoryState =
+  | { status: 'current' }
+  | { status: 'superseded'; by: string; at: string; p: number | null; relation: RelationSubtype | null };
+
 
 export interface SearchResult {
   evidence: Evidence[];
+  /**
+   * False when memory holds nothing on the question (issue 37): the calibrated p that some returned
+   * memory is evidence, `pEvidence`, is below the retriever's threshold (jev with its learned models).
+   * Absent when the retriever cannot tell.
+   */
+  answerable?: boolean;
+  /** Calibrated p ∈ [0, 1] that the evidence holds an answer (see `answerable`). */
+  pEvidence?: number;
   /** Retriever-specific trace (see `@mem/retrieval`'s RetrievalTrace). */
   trace?: unknown;
 }

@@ -56,3 +56,24 @@ describe('toContext', () => {
     }
   });
 });
+
+describe('toContext with the memory state (issue 37)', () => {
+  async function pair() {
+    const old = await makeNode(e, 'old', 'I love spicy food.', { speaker: 'Jonas', observedAt: '2026-01-10T10:00:00.000Z' });
+    const fresh = await makeNode(e, 'new', 'I have stopped eating spicy food, I prefer mild dishes.', { speaker: 'Jonas', observedAt: '2026-11-10T10:00:00.000Z' });
+    const superseded = { status: 'superseded' as const, by: 'new', at: fresh.observedAt, p: 0.94, relation: 'CONTRADICTS' as const };
+    return { old: { node: old, score: 0.9, path: [], state: superseded }, fresh: { node: fresh, score: 0.8, path: [], state: { status: 'current' as const } } };
+  }
+  it('packs "now: … (earlier: …, until <date>)" when both are in the context, and the old state is not repeated', async () => {
+    const { old, fresh } = await pair();
+    const p = toContext({ evidence: [old, fresh] }, { tokenBudget: 500 });
+    expect(p.text).toContain('Jonas: now: I have stopped eating spicy food, I prefer mild dishes. (earlier: I love spicy food., until 10 November 2026)');
+    expect(p.text.match(/I love spicy food/g)).toHaveLength(1);
+    expect(p.tokens).toBe(countTokens(p.text));
+    expect(p.tokens).toBeLessThanOrEqual(500);
+  });
+  it('a superseded memory alone says since when it no longer holds', async () => {
+    const { old } = await pair();
+    expect(toContext({ evidence: [old] }, { tokenBudget: 500 }).text).toContain('Jonas: I love spicy food. (no longer true since 10 November 2026)');
+  });
+});

@@ -2,7 +2,8 @@
  * Context packing for System Two (ours): choose evidence by rank until a token budget is full, then
  * print it in a stable, readable order — grouped by session (observation time), chronological within,
  * with resolved event dates shown. Tokens are counted with `gpt-tokenizer` (o200k_base, the GPT-4o
- * family's encoding).
+ * family's encoding). What is true now (issue 37): a memory superseded by another one in the context
+ * is shown inside the newer one's line, `now: <newer> (earlier: <older>, until <date>)`.
  */
 import { createRequire } from 'node:module';
 import { MemValidationError } from '@mem/core';
@@ -64,21 +65,56 @@ function sessionHeader(n: MemoryNode): string {
   return `## ${s === undefined || s === null ? 'Session' : `Session ${String(s)}`} — ${formatTime(n.observedAt)}`;
 }
 
-function line(n: MemoryNode, showIds: boolean): string {
-  const id = showIds && n.provenance?.sourceId ? `[${n.provenance.sourceId}] ` : '';
-  const who = n.speaker ? `${n.speaker}: ` : '';
-  let event = '';
-  if (n.eventTime) {
-    const start = formatDate(n.eventTime.start);
-    const end = n.eventTime.end ? formatDate(n.eventTime.end) : null;
-    event = ` (event: ${end && end !== start ? `${start} to ${end}` : start}, "${n.eventTime.expression}")`;
-  }
-  return `- ${id}${who}${n.text.replace(/\s+/g, ' ').trim()}${event}`;
+function eventNote(n: MemoryNode): string {
+  if (!n.eventTime) return '';
+  const start = formatDate(n.eventTime.start);
+  const end = n.eventTime.end ? formatDate(n.eventTime.end) : null;
+  return ` (event: ${end && end !== start ? `${start} to ${end}` : start}, "${n.eventTime.expression}")`;
 }
 
-/** Render evidence grouped by session, sessions and items chronological (ties by sourceId, then id). */
+const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
+
+/**
+ * One evidence line (ours). With the memory's state (issue 37): a memory that superseded others in
+ * the same context reads `now: <text> (earlier: <older text>, until <date>)`, the older ones are not
+ * repeated; a superseded memory whose successor is not in the context ends in `(no longer true since
+ * <date>)`.
+ */
+function line(n: MemoryNode, showIds: boolean, earlier: readonly MemoryNode[] = [], staleSince: string | null = null): string {
+  const id = showIds && n.provenance?.sourceId ? `[${n.provenance.sourceId}] ` : '';
+  const who = n.speaker ? `${n.speaker}: ` : '';
+  const before = earlier.length
+    ? ` (earlier: ${earlier.map((o) => `${o.speaker && o.speaker !== n.speaker ? `${o.speaker}: ` : ''}${flat(o.text)}`).join('; ')}, until ${formatDate(n.observedAt)})`
+    : '';
+  const stale = staleSince ? ` (no longer true since ${formatDate(staleSince)})` : '';
+  return `- ${id}${who}${earlier.length ? 'now: ' : ''}${flat(n.text)}${eventNote(n)}${before}${stale}`;
+}
+
+/** For each evidence item: the superseded items it replaces within `evidence`, and whether it is itself replaced there (ours). */
+function statePairs(evidence: readonly Evidence[]): { earlierOf: Map<string, MemoryNode[]>; replaced: Set<string> } {
+  const ids = new Set(evidence.map((e) => e.node.id));
+  const earlierOf = new Map<string, MemoryNode[]>();
+  const replaced = new Set<string>();
+  for (const e of evidence) {
+    const st = e.state;
+    if (st?.status !== 'superseded' || !ids.has(st.by)) continue;
+    replaced.add(e.node.id);
+    const list = earlierOf.get(st.by) ?? [];
+    list.push(e.node);
+    earlierOf.set(st.by, list);
+  }
+  for (const list of earlierOf.values()) list.sort((a, b) => (a.observedAt < b.observedAt ? -1 : 1));
+  return { earlierOf, replaced };
+}
+
+/**
+ * Render evidence grouped by session, sessions and items chronological (ties by sourceId, then id).
+ * A superseded item whose successor is in `evidence` is folded into the successor's line
+ * (`now: … (earlier: …, until <date>)`); one whose successor is absent says `(no longer true since <date>)`.
+ */
 export function renderContext(evidence: Evidence[], showIds = true): string {
-  const items = [...evidence].sort((a, b) => {
+  const { earlierOf, replaced } = statePairs(evidence);
+  const items = evidence.filter((e) => !replaced.has(e.node.id)).sort((a, b) => {
     const ka = sessionKey(a.node);
     const kb = sessionKey(b.node);
     const ta = Date.parse(a.node.observedAt);
@@ -96,7 +132,8 @@ export function renderContext(evidence: Evidence[], showIds = true): string {
       out.push(sessionHeader(e.node));
       current = key;
     }
-    out.push(line(e.node, showIds));
+    const st = e.state;
+    out.push(line(e.node, showIds, earlierOf.get(e.node.id), st?.status === 'superseded' && st.at ? st.at : null));
   }
   return out.join('\n');
 }
@@ -125,7 +162,9 @@ export function toContext(result: Pick<SearchResult, 'evidence'>, options: ToCon
   let estimate = 0;
   for (const e of result.evidence) {
     const key = sessionKey(e.node);
-    const cost = countTokens(line(e.node, showIds)) + 1 + (headers.has(key) ? 0 : countTokens(sessionHeader(e.node)) + 2);
+    // the state notes add words: counted generously here, exactly by the render below
+    const stateCost = e.state?.status === 'superseded' ? 12 : 0;
+    const cost = countTokens(line(e.node, showIds)) + stateCost + 1 + (headers.has(key) ? 0 : countTokens(sessionHeader(e.node)) + 2);
     if (estimate + cost > budget) continue;
     included.push(e);
     headers.add(key);

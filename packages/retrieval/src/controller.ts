@@ -27,7 +27,7 @@ function pick(group: string, names: string[]): Factory {
   };
 }
 
-/** The six routing question ids and their catalogue factories (seed 000 §4, routing reads `query`). */
+/** The routing question ids (the paper's six and ours, `past_state` and `present_state`) and their catalogue factories (seed 000 §4, routing reads `query`). */
 export const ROUTING_QUESTIONS = {
   semantic: () => pick('routing', ['semantic'])(),
   temporal: () => pick('routing', ['temporal'])(),
@@ -35,6 +35,10 @@ export const ROUTING_QUESTIONS = {
   entity: () => pick('routing', ['entity'])(),
   multi_hop_need: () => pick('routing', ['multiHopNeed', 'multi_hop_need', 'multiHop'])(),
   recency_importance: () => pick('routing', ['recencyImportance', 'recency_importance', 'recency'])(),
+  /** Does the question ask for an earlier state rather than the present one? (ours, issue 37) */
+  past_state: () => pick('routing', ['pastState', 'past_state'])(),
+  /** Does the question ask for the present state of something that can change? (ours, issue 37) */
+  present_state: () => pick('routing', ['presentState', 'present_state'])(),
 } as const;
 
 /** Per-candidate scoring questions (read `query`, `candidates[i]`, `evidence`). */

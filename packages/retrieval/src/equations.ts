@@ -15,6 +15,13 @@ export interface RoutingProbabilities {
   multiHopNeed: number;
   /** r(q): recency importance in [0, 1]. */
   recencyImportance: number;
+  /**
+   * p that the question asks for an earlier state (what was true before a change: "used to",
+   * "originally", "in 2023") rather than the present one (ours, issue 37). Absent = 0.
+   */
+  pastState?: number;
+  /** p that the question asks for the present state of something that can change (ours, issue 37). Absent = 0. */
+  presentState?: number;
 }
 
 export const VIEW_ORDER: readonly RelationView[] = ['semantic', 'temporal', 'causal', 'entity'];

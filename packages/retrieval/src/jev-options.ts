@@ -114,6 +114,27 @@ export interface JevRetrieverOptions {
   dialogueWeight?: number;
   /** Weights w of the dialogue signals (ours). Default coverage 1, answer act 1, speaker 0.5, time 1 (the query's named time). */
   dialogueWeights?: Partial<DialogueWeights>;
+  /**
+   * Order each (older, newer) pair joined by a state change (CONTRADICTS / OBSOLETES / `obsoleteBy`, edge
+   * p ≥ 0.5) among the returned top k by the question (ours, issue 37; `state-order.ts`): the newer
+   * above the older when the routing Noul `present_state` ≥ 0.5, the older above the newer when
+   * `past_state` ≥ 0.5; otherwise, and for pairs not both in the top k, nothing moves (the set of the
+   * top k never changes). Default true; false = ablation.
+   */
+  stateOrder?: boolean;
+  /**
+   * With `stateOrder`, also bring in the other memory of a pair when only one was visited (the
+   * successor for a present-state question, the predecessors for a past-state one), with the visited
+   * one's prior (ours). Default false: on LoCoMo dev it cost recall@10 (docs/state.md).
+   */
+  stateBringIn?: boolean;
+  /**
+   * Abstention (ours, issue 37; `answerable.ts`): the model of p(memory holds evidence) over the top
+   * candidates and the threshold below which `search` returns `answerable: false` with that p as
+   * `pEvidence`. Default null: never say (no `answerable` field).
+   * Needs the learned relevance model.
+   */
+  answerability?: { model: LearnedModel; threshold: number } | null;
   /** Ablations (ours): disable routing (uniform p = 0.5), traversal (anchors only), stopping Nouls, or views. */
   ablation?: { routing?: boolean; traversal?: boolean; stopping?: boolean; views?: RelationView[] };
   /**
@@ -169,6 +190,8 @@ export const JEV_DEFAULTS = {
   dialogueWeights: DEFAULT_DIALOGUE_WEIGHTS,
   snapshotMaxNodes: 20_000,
   stripQueryNames: true,
+  stateOrder: true,
+  stateBringIn: false,
   scoreTopN: 5,
   priorRrfK: 30,
   recencyBeta: 0.1,
@@ -215,6 +238,9 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     collectFeatures: options.collectFeatures ?? false,
     stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
+    stateOrder: options.stateOrder ?? JEV_DEFAULTS.stateOrder,
+    stateBringIn: options.stateBringIn ?? JEV_DEFAULTS.stateBringIn,
+    answerability: options.answerability ?? null,
   };
 }
 

@@ -16,6 +16,8 @@ import { byScore, dot, edgeDecay, nodeTimeMs, snapshotSpeakers, stateItem, succe
 
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 export { edgeDecay, successorOf } from './jev-visits.js';
+import { answerabilityProbability } from './answerable.js';
+import { orderByState, ordersRanking, PAST_STATE_THRESHOLD, predecessorsOf, snapshotState } from './state-order.js';
 import { RELATIVE_FEATURES, candidateSetStats, createRelevanceFeaturizer, relativeFeatures, relevanceProbability, speakerStats, type CandidateSetStats, type RelevanceFeature } from './relevance.js';
 
 /**
@@ -92,7 +94,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // 1. Routing: six Nouls on {query}.
     let routing: RoutingProbabilities;
     if (o.ablation.routing) {
-      routing = { semantic: 0.5, temporal: 0.5, causal: 0.5, entity: 0.5, multiHopNeed: 0.5, recencyImportance: 0.5 };
+      routing = { semantic: 0.5, temporal: 0.5, causal: 0.5, entity: 0.5, multiHopNeed: 0.5, recencyImportance: 0.5, pastState: 0, presentState: 0 };
     } else {
       const qs: Record<string, Question> = {};
       for (const [id, f] of Object.entries(ROUTING_QUESTIONS)) qs[id] = f();
@@ -104,6 +106,9 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         entity: clamp01(probabilityOf(a.entity)),
         multiHopNeed: clamp01(probabilityOf(a.multi_hop_need)),
         recencyImportance: clamp01(probabilityOf(a.recency_importance)),
+        // a backend without the question answers "present" (0): the state order of issue 37
+        pastState: clamp01(probabilityOf(a.past_state, 0)),
+        presentState: clamp01(probabilityOf(a.present_state, 0)),
       };
     }
     const tRouting = performance.now();
@@ -250,6 +255,37 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         if (have) have.prior = Math.max(have.prior, v.prior);
         else if (visited.size < o.caps.nodes) {
           visited.set(succ, { node: s2, path: [], view: null, cosine: dot(qvec, s2.embedding), edgeProbability: v.edgeProbability, prior: v.prior, score: 0, depth: 0 });
+        }
+      }
+    }
+
+    // What is true now, what was true before (ours, issue 37): for a question about the present the
+    // memory that superseded a visited one is brought in with its prior; for a question about an
+    // earlier state, the memories a visited one superseded. `ranked` then orders each such pair.
+    const stateMode: 'past' | 'present' | null = !o.stateOrder
+      ? null
+      : (routing.pastState ?? 0) >= PAST_STATE_THRESHOLD
+        ? 'past'
+        : (routing.presentState ?? 0) >= PAST_STATE_THRESHOLD
+          ? 'present'
+          : null;
+    const past = stateMode === 'past';
+    const stateSuccessor = (n: MemoryNode): string | null => {
+      const s = snapshotState(n, snap);
+      return ordersRanking(s) ? s.by : null;
+    };
+    if (stateMode && o.stateBringIn) {
+      for (const v of [...visited.values()]) {
+        const others = past ? predecessorsOf(v.node, snap).filter((u) => u.p >= 0.5).map((u) => u.id) : [stateSuccessor(v.node)].filter((x): x is string => x !== null);
+        for (const id of others) {
+          const have = visited.get(id);
+          if (have) {
+            have.prior = Math.max(have.prior, v.prior);
+            continue;
+          }
+          if (visited.size >= o.caps.nodes) break;
+          const n2 = snap?.byId.get(id) ?? (await store.get(scope, id).catch(() => null));
+          if (n2) visited.set(id, { node: n2, path: [], view: null, cosine: dot(qvec, n2.embedding), edgeProbability: v.edgeProbability, prior: v.prior, score: 0, depth: 0 });
         }
       }
     }
@@ -505,8 +541,18 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     }
     const tEnd = performance.now();
 
-    const final = ranked(visited.values());
-    const evidence: Evidence[] = final.slice(0, k).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path }));
+    // the state order (issue 37) within the returned top k: the set of the top k never changes
+    const final = stateMode ? orderByState(ranked(visited.values()), (x) => x.v.node.id, (x) => stateSuccessor(x.v.node), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k) : ranked(visited.values());
+    // each item's state (current / superseded by, at, p) from the snapshot; without one, Memory.search reads it from the store
+    const evidence: Evidence[] = final.slice(0, k).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));
+    // Abstention (ours, issue 37): calibrated p that some returned memory is evidence, from the top
+    // candidates' p(evidence) (the learned relevance model's order only)
+    let answerability: RetrievalTrace['answerability'] = null;
+    if (o.answerability && o.relevanceModel && final.length) {
+      const maxPrior = maxPriorOf();
+      const p = answerabilityProbability(o.answerability.model, final.slice(0, 5).map(({ v, final: f }) => ({ final: f, features: featuresOf(v, maxPrior) })), final.length);
+      answerability = { p, threshold: o.answerability.threshold, answerable: p >= o.answerability.threshold };
+    }
     const trace: RetrievalTrace = {
       retriever: name,
       query,
@@ -532,9 +578,10 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         ...(o.collectFeatures ? { features: featuresOf(v, Math.max(0, ...[...visited.values()].map((x) => x.prior))) } : {}),
       })),
       edgesExamined,
+      answerability,
       timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0, stages: st },
     };
-    return { evidence, trace };
+    return { evidence, ...(answerability ? { answerable: answerability.answerable, pEvidence: answerability.p } : {}), trace };
   }
 
   return { name, search };

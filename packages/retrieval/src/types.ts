@@ -58,6 +58,8 @@ export interface RetrievalTrace {
   /** Every visited candidate, best first: evidence order value, candidate score s̃, retrieval prior, dialogue term d_v (0 when off), depth, view reached by. */
   candidates: { id: string; final: number; score: number; prior: number; dialogue: number; depth: number; view: RelationView | null; features?: Record<string, number> }[];
   edgesExamined: number;
+  /** Abstention (issue 37): calibrated p that memory holds evidence, the threshold, and p ≥ threshold; null without the learned relevance model or with `answerability: null`. */
+  answerability: { p: number; threshold: number; answerable: boolean } | null;
   /**
    * Wall-clock ms per phase (`routingMs` + `anchorsMs` + `roundsMs` = `totalMs`) and, in `stages`,
    * where the time went across phases (ours, issue 33): `snapshotMs` (scope snapshot check / build),

@@ -205,7 +205,7 @@ export const state = {
   }),
 };
 
-/** Routing (read path). State: `{ query: string }`. Six independent Nouls. */
+/** Routing (read path). State: `{ query: string }`. Independent Nouls: the paper's six and ours, `pastState` and `presentState`. */
 export const routing = {
   /** Would semantically similar memories help? */
   semantic: (): Noul =>
@@ -231,6 +231,14 @@ export const routing = {
   recencyImportance: (): Noul =>
     n('routing.recency_importance', 'For {{query}}, do the most recent memories matter more than older ones?',
       'the question asks about the current or latest state', 'older memories are as useful as recent ones'),
+  /** Does the query ask for an earlier state, what was true before a change? (ours, issue 37; not one of the paper's six) */
+  pastState: (): Noul =>
+    n('routing.past_state', 'Does {{query}} ask what was true at an earlier time (before a change: used to, before, originally, back then, in a past year), rather than what is true now or what happened?',
+      'the question asks for an earlier state of something that may have changed', 'the question asks for the present state, or about an event'),
+  /** Does the query ask what is true now about something that can change (where someone lives, a job, a preference)? (ours, issue 37) */
+  presentState: (): Noul =>
+    n('routing.present_state', 'Does {{query}} ask what is true now about something that can change (where someone lives, their job, a relationship, a preference, a habit, a possession, a plan)?',
+      'the question asks for the current state of something that may have changed', 'the question asks about an earlier state, or about an event'),
 };
 
 /**
@@ -280,7 +288,11 @@ export const stopping = {
 /** The whole catalogue. */
 export const catalogue = { typing, relation, consolidation, state, routing, scoring, stopping };
 
-/** Every catalogue kind (what the offline backend scores with a dedicated scorer). */
+/**
+ * Every kind of the paper's catalogue (what the offline backend scores with a dedicated scorer). Ours
+ * beside them: `routing.past_state` and `routing.present_state` (issue 37), answered offline by their own
+ * model (offline/past-state.ts).
+ */
 export const CATALOGUE_KINDS = [
   'typing.episodic', 'typing.semantic', 'typing.procedural', 'typing.preference',
   'relation.semantic', 'relation.causes', 'relation.caused_by', 'relation.same_episode', 'relation.entity_alias', 'relation.temporal_order',

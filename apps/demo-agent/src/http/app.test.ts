@@ -101,7 +101,7 @@ describe('POST /v1/search and /v1/ask', () => {
     const q = 'Where does Lena live?';
     const search = (await (await post('/v1/search', { query: q, k: 3 })).json()) as any;
     const ask = (await (await post('/v1/ask', { question: q, k: 3 })).json()) as any;
-    const keys = ['eventTime', 'id', 'observedAt', 'score', 'sourceId', 'speaker', 'text', 'via'];
+    const keys = ['eventTime', 'id', 'observedAt', 'score', 'sourceId', 'speaker', 'status', 'supersededBy', 'text', 'via'];
     for (const e of [...search.evidence, ...ask.evidence]) expect(Object.keys(e).sort()).toEqual(keys);
     expect(search.evidence.map((e: any) => e.id)).toEqual(ask.evidence.map((e: any) => e.id));
     expect(Object.keys(search.trace).sort()).toEqual(Object.keys(ask.trace).sort());

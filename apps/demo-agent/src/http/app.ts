@@ -135,6 +135,11 @@ const EvidenceSchema = z
     sourceId: z.string().nullable(),
     score: z.number(),
     via: z.array(z.string()).describe('relation subtypes followed from an anchor (empty for anchors)'),
+    status: z.enum(['current', 'superseded']).describe('current, or superseded when a later memory changed what this one says (it stays evidence for questions about the past)'),
+    supersededBy: z
+      .object({ id: z.string(), at: z.string(), p: z.number().nullable(), relation: z.string().nullable() })
+      .nullable()
+      .describe('for a superseded item: the newer memory, its observation time, the edge probability and subtype (CONTRADICTS / OBSOLETES)'),
   })
   .openapi('Evidence');
 
@@ -284,12 +289,12 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       path: '/v1/search',
       summary: 'Retrieve evidence for a query (Jev closed loop by default) with its trace',
       request: { query: ScopeQuery, ...body(SearchBody) },
-      responses: { 200: json(z.object({ evidence: z.array(EvidenceSchema), trace: z.any() }).openapi('SearchResult'), 'Evidence (best first, the same shape as /v1/ask) and retrieval trace'), ...errors },
+      responses: { 200: json(z.object({ evidence: z.array(EvidenceSchema), answerable: z.boolean().optional().describe('false when memory holds nothing on the query (calibrated pEvidence below the threshold)'), pEvidence: z.number().optional().describe('calibrated p that the evidence holds an answer'), trace: z.any() }).openapi('SearchResult'), 'Evidence (best first, the same shape as /v1/ask) and retrieval trace'), ...errors },
     }),
     async (c) => {
       const { query, k, now } = c.req.valid('json');
       const r = await scoped(c).search(query, { k, now: readNow(stack, now) });
-      return c.json({ evidence: r.evidence.map(toEvidenceItem), trace: normalizeTrace(r.trace) } as any, 200);
+      return c.json({ evidence: r.evidence.map(toEvidenceItem), ...(r.answerable === undefined ? {} : { answerable: r.answerable, pEvidence: r.pEvidence }), trace: normalizeTrace(r.trace) } as any, 200);
     },
   );
 
@@ -302,7 +307,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       responses: {
         200: json(
           z
-            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), answerRank: z.number().int().nullable().describe('offline: the 1-based rank of the evidence item the answer line quotes (1, or the best-ranked dated item of the top 3 for a when-question); null when System Two answered'), model: z.string().nullable(), evidence: z.array(EvidenceSchema), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
+            .object({ question: z.string(), mode: z.enum(['llm', 'evidence']), answer: z.string(), answerRank: z.number().int().nullable().describe('offline: the 1-based rank of the evidence item the answer line quotes (1, or the best-ranked dated item of the top 3 for a when-question); null when System Two answered'), model: z.string().nullable(), evidence: z.array(EvidenceSchema), answerable: z.boolean().optional().describe('false when memory holds nothing on the question; the offline answer then says so'), pEvidence: z.number().optional(), context: z.string(), trace: z.any(), ms: z.number(), systemTwoError: z.object({ code: z.string(), message: z.string() }).nullable().optional().describe('set when System Two is configured but unavailable (LLM_UNAVAILABLE): the answer is then the top evidence (mode "evidence")') })
             .openapi('AskResult'),
           'Answer, evidence and retrieval trace',
         ),

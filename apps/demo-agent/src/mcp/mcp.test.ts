@@ -55,7 +55,7 @@ async function exerciseTools(client: Client) {
   expect(r.isError).toBeFalsy();
   const ev = r.structuredContent.evidence;
   expect(ev.find((e: any) => e.id === aliceId)).toMatchObject({ text: 'I switched from espresso to green tea in March.', speaker: 'Alice' });
-  expect(Object.keys(ev[0]).sort()).toEqual(['eventTime', 'id', 'observedAt', 'score', 'sourceId', 'speaker', 'text', 'via']);
+  expect(Object.keys(ev[0]).sort()).toEqual(['eventTime', 'id', 'observedAt', 'score', 'sourceId', 'speaker', 'status', 'supersededBy', 'text', 'via']);
   expect(ev.map((e: any) => e.text).join(' ')).not.toContain('black coffee');
   expect(r.structuredContent.trace).toMatchObject({ retriever: 'jev' });
   expect(typeof r.structuredContent.trace.stopReason).toBe('string');

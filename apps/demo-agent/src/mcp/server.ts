@@ -23,7 +23,7 @@ import { CallToolRequestSchema, ErrorCode, type CallToolResult } from '@modelcon
 import { z } from 'zod';
 import { assertTimeZone, MemValidationError, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
-import { compactTrace, toEvidenceItem } from '../evidence.js';
+import { compactTrace, stateNote, toEvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
 import { errorBody, formatScope, truncate } from '../output.js';
 
@@ -197,8 +197,9 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
         const r = await s.search(args.query, { k: args.k ?? 5, now: readNow(args.now) });
         const evidence = r.evidence.map(toEvidenceItem);
         const trace = compactTrace(normalizeTrace(r.trace));
-        const lines = evidence.map((e, i) => `${i + 1}. [${e.id}] ${e.observedAt.slice(0, 10)} ${e.speaker ? `${e.speaker}: ` : ''}${e.text}`);
-        return ok({ evidence, trace }, evidence.length ? lines.join('\n') : `(no memory in ${formatScope(s.scope)} matches this query)`);
+        const lines = evidence.map((e, i) => `${i + 1}. [${e.id}] ${e.observedAt.slice(0, 10)} ${e.speaker ? `${e.speaker}: ` : ''}${e.text}${e.status === 'superseded' ? ` [${stateNote(e)}]` : ''}`);
+        const abstain = r.answerable === false ? `memory holds nothing on this (p(evidence) ${r.pEvidence?.toFixed(2)}); closest memories:\n` : '';
+        return ok({ evidence, ...(r.answerable === undefined ? {} : { answerable: r.answerable, pEvidence: r.pEvidence }), trace }, evidence.length ? abstain + lines.join('\n') : `(no memory in ${formatScope(s.scope)} matches this query)`);
       }),
   );
 

@@ -11,6 +11,7 @@ import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
 import { extract } from '../extract/index.js';
 import { resolveScope, scopeKey } from '../scope.js';
+import { memoryStates } from '../state.js';
 import { createSqliteStore } from '../store/index.js';
 import {
   RELATION_VIEWS,
@@ -634,10 +635,20 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       await ready();
       const r = getRetriever();
       // the memory's timeZone is the calendar of the query's relative dates too ("yesterday" at 02:00 Tokyo)
-      if (r) return r.search({ scope, query, k, now, ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
-      const [v] = await embedder.embed([query]);
-      const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
-      return { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };
+      let result: SearchResult;
+      if (r) result = await r.search({ scope, query, k, now, ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
+      else {
+        const [v] = await embedder.embed([query]);
+        const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
+        result = { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };
+      }
+      // every evidence item says whether it is current or superseded (issue 37), whatever the retriever
+      const missing = result.evidence.filter((e) => !e.state).map((e) => e.node);
+      if (missing.length) {
+        const states = await memoryStates(store, scope, missing);
+        result = { ...result, evidence: result.evidence.map((e) => (e.state ? e : { ...e, state: states.get(e.node.id)! })) };
+      }
+      return result;
     },
 
     async get(id, opts) {

@@ -12,6 +12,7 @@ import { depthOf, evidenceOf, queryOf } from './inputs.js';
 import { clamp01, features, logistic, setCosine, soft } from './text.js';
 import { ROUTING_HEADS, learnedRoute, type RoutingHead } from './routing-learned.js';
 import { learnedStopping, learnedStoppingApplies } from './stopping-learned.js';
+import { learnedStateTime } from './past-state.js';
 
 export interface OfflineBackendOptions {
   /**
@@ -35,6 +36,9 @@ export function scoreQuestion(q: Question, refs: ResolvedRef[], ctx: ScoreContex
   if (q.type === 'noul' && q.kind?.startsWith('routing.') && (ROUTING_HEADS as readonly string[]).includes(q.kind.slice(8))) {
     return learnedRoute(queryOf(refs))[q.kind.slice(8) as RoutingHead];
   }
+  // past / present state (issue 37): one learned model (past-state.ts)
+  if (q.type === 'noul' && q.kind === 'routing.past_state') return learnedStateTime(queryOf(refs)).past;
+  if (q.type === 'noul' && q.kind === 'routing.present_state') return learnedStateTime(queryOf(refs)).present;
   // stopping: the learned models (stopping-learned.ts) when the evidence carries the read path's
   // relevance and round; else the cue scorers
   if (q.type === 'noul' && (q.kind === 'stopping.continue_useful' || q.kind === 'stopping.evidence_sufficient' || q.kind === 'stopping.missing_evidence')) {
