@@ -6,7 +6,6 @@
  * and, for the abstention, p(evidence).
  */
 import type { Stack, AskResult } from './stack.js';
-import { stateNote } from './evidence.js';
 import { c, fmt, truncate } from './output.js';
 
 /** Jonas's observations (ours; not from any dataset). */
@@ -46,10 +45,11 @@ export async function runStateDemo(stack: Stack, say: (line: string) => void): P
     const r = await stack.ask(q.question, { k: 3, now: '2026-12-01T12:00:00Z' });
     say('');
     say(`   ${c.bold(q.question)} ${c.dim(`(${q.shows})`)}`);
-    say(`   ${c.yellow('answer (offline)')}: ${r.answer}${r.pEvidence === undefined ? '' : c.dim(`  · p(evidence) ${fmt(r.pEvidence, 2)}`)}`);
+    say(`   ${c.yellow('answer (offline)')}: ${r.answer}${r.pEvidence === undefined ? '' : c.dim(`  · p(evidence) ${fmt(r.pEvidence, 2)}${r.answerable === false ? '' : ' (abstains below the threshold chosen on LoCoMo / BEAM train conversations)'}`)}`);
     if (r.answerable !== false) {
       for (const [j, e] of r.evidence.entries()) {
-        const status = e.status === 'superseded' ? c.yellow(stateNote(e)) : c.green('current');
+        const sb = e.supersededBy;
+        const status = e.status === 'superseded' && sb ? c.yellow(`superseded ${sb.at.slice(0, 10)} by "${truncate(text.get(sb.id) ?? sb.id, 30)}" (${sb.relation ?? 'obsoleteBy'}${sb.p === null ? '' : ` p=${fmt(sb.p, 2)}`})`) : c.green('current');
         say(`     ${j + 1}. ${e.observedAt.slice(0, 10)} ${truncate(e.text, 62)}  ${status}`);
       }
     }

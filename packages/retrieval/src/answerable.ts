@@ -8,7 +8,9 @@
  * those TRAIN conversations. File `models/answerable.json` = `{ threshold, model }` (`model` in the
  * `mem.learned/1` format).
  */
-import { predictProbability, type LearnedModel } from '@mem/system-one';
+import { MemValidationError } from '@mem/core';
+import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
+import answerableJson from './models/answerable.json';
 
 /** One candidate as the answerability features read it: its evidence-order value and relevance features. */
 export interface RankedCandidate {
@@ -49,6 +51,22 @@ export function answerabilityFeatures(ranked: readonly RankedCandidate[], total 
     turn_names_speaker1: f(0, 'turn_names_speaker'),
     candidates: Math.min(1, total / 100),
   };
+}
+
+let shipped: { model: LearnedModel; threshold: number } | null = null;
+/**
+ * The shipped answerability model and its threshold (`models/answerable.json` = `{ threshold, model }`),
+ * validated once. Throws SystemOneError INVALID_MODEL for a bad model, MemValidationError
+ * INVALID_INPUT for a threshold outside [0, 1].
+ */
+export function defaultAnswerability(): { model: LearnedModel; threshold: number } {
+  if (!shipped) {
+    const raw = answerableJson as { threshold: unknown; model: unknown };
+    const threshold = Number(raw.threshold);
+    if (!(threshold >= 0 && threshold <= 1)) throw new MemValidationError('INVALID_INPUT', `models/answerable.json: threshold ${String(raw.threshold)} is not in [0, 1]`);
+    shipped = { model: parseLearnedModel(raw.model), threshold };
+  }
+  return shipped;
 }
 
 /** Calibrated p that memory holds evidence for the question, from its ranked candidates. */

@@ -11,5 +11,5 @@ export { toContext, renderContext, formatTime, formatDate, type ToContextOptions
 export { probabilityOf, type SystemOneLike, type Question, type Answer } from './controller.js';
 export type * from './types.js';
 export { RELEVANCE_FEATURES, RELATIVE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures, type CandidateSetStats, type RelativeFeature, createRelevanceFeaturizer, defaultRelevanceModel, relevanceModelFor, relevanceProbability, personShares, queryFirstPerson, speakerStats, rankFeature, turnNamesSpeaker, type RelevanceFeature, type CandidateView } from './relevance.js';
-export { ANSWERABILITY_FEATURES, answerabilityFeatures, answerabilityProbability, type AnswerabilityFeature, type RankedCandidate } from './answerable.js';
-export { orderByState, predecessorsOf, snapshotState, PAST_STATE_THRESHOLD, STATE_EDGE_MIN_P } from './state-order.js';
+export { ANSWERABILITY_FEATURES, answerabilityFeatures, answerabilityProbability, defaultAnswerability, type AnswerabilityFeature, type RankedCandidate } from './answerable.js';
+export { orderByState, predecessorsOf, snapshotState, successorsOf, PAST_STATE_THRESHOLD, STATE_EDGE_MIN_P } from './state-order.js';

@@ -4,6 +4,7 @@
  */
 import type { LearnedModel } from '@mem/system-one';
 import { relevanceModelFor } from './relevance.js';
+import { defaultAnswerability } from './answerable.js';
 import { MemValidationError, assertTimeZone, normalizeNow } from '@mem/core';
 import type { Embedder, MemoryStore, RelationSubtype, RelationView, SearchRequest } from '@mem/core';
 import { DEFAULT_SCORE_WEIGHTS, DEFAULT_STOPPING, type ScoreWeights, type StoppingThresholds } from './equations.js';
@@ -131,7 +132,8 @@ export interface JevRetrieverOptions {
   /**
    * Abstention (ours, issue 37; `answerable.ts`): the model of p(memory holds evidence) over the top
    * candidates and the threshold below which `search` returns `answerable: false` with that p as
-   * `pEvidence`. Default null: never say (no `answerable` field).
+   * `pEvidence`. Default: the shipped model and threshold (`defaultAnswerability`); null = never say
+   * (no `answerable` field).
    * Needs the learned relevance model.
    */
   answerability?: { model: LearnedModel; threshold: number } | null;
@@ -240,7 +242,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
     stateOrder: options.stateOrder ?? JEV_DEFAULTS.stateOrder,
     stateBringIn: options.stateBringIn ?? JEV_DEFAULTS.stateBringIn,
-    answerability: options.answerability ?? null,
+    answerability: options.answerability === undefined ? defaultAnswerability() : options.answerability,
   };
 }
 

@@ -54,7 +54,7 @@ describe('createJevRetriever', () => {
     // one routing call, one scoring call for anchors, then per round one scoring + one stopping call at most
     expect(t.controllerCalls).toBe(s1.calls.length);
     expect(s1.calls[0].state).toEqual({ query: 'When did Mira buy a new bicycle?' });
-    expect(Object.keys(s1.calls[0].questions).sort()).toEqual(['causal', 'entity', 'multi_hop_need', 'past_state', 'recency_importance', 'semantic', 'temporal']);
+    expect(Object.keys(s1.calls[0].questions).sort()).toEqual(['causal', 'entity', 'multi_hop_need', 'past_state', 'present_state', 'recency_importance', 'semantic', 'temporal']);
     const scoringCalls = s1.calls.filter((c) => Object.keys(c.questions).some((k) => k.startsWith('candidate_')));
     expect(scoringCalls.length).toBeLessThanOrEqual(1 + t.rounds.length);
     expect(res.evidence.every((e, i) => i === 0 || res.evidence[i - 1].score >= e.score)).toBe(true);

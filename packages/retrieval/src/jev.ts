@@ -17,7 +17,7 @@ import { byScore, dot, edgeDecay, nodeTimeMs, snapshotSpeakers, stateItem, succe
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 export { edgeDecay, successorOf } from './jev-visits.js';
 import { answerabilityProbability } from './answerable.js';
-import { orderByState, ordersRanking, PAST_STATE_THRESHOLD, predecessorsOf, snapshotState } from './state-order.js';
+import { orderByState, ordersRanking, PAST_STATE_THRESHOLD, predecessorsOf, snapshotState, successorsOf } from './state-order.js';
 import { RELATIVE_FEATURES, candidateSetStats, createRelevanceFeaturizer, relativeFeatures, relevanceProbability, speakerStats, type CandidateSetStats, type RelevanceFeature } from './relevance.js';
 
 /**
@@ -542,7 +542,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const tEnd = performance.now();
 
     // the state order (issue 37) within the returned top k: the set of the top k never changes
-    const final = stateMode ? orderByState(ranked(visited.values()), (x) => x.v.node.id, (x) => stateSuccessor(x.v.node), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k) : ranked(visited.values());
+    const final = stateMode ? orderByState(ranked(visited.values()), (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k) : ranked(visited.values());
     // each item's state (current / superseded by, at, p) from the snapshot; without one, Memory.search reads it from the store
     const evidence: Evidence[] = final.slice(0, k).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));
     // Abstention (ours, issue 37): calibrated p that some returned memory is evidence, from the top

@@ -14,21 +14,27 @@ describe('orderByState (issue 37)', () => {
   const list = (...ids: string[]): X[] => ids.map((id, i) => ({ id, v: 10 - i }));
   const succ: Record<string, string> = { a: 'b', b: 'c' }; // a → b → c (c is the newest)
   const run = (l: X[], past: boolean) =>
-    orderByState(l, (x) => x.id, (x) => succ[x.id] ?? null, past, (x) => x.v, (x, v) => (x.v = v)).map((x) => x.id);
+    orderByState(l, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), past, (x) => x.v, (x, v) => (x.v = v)).map((x) => x.id);
 
   it('present: the newer memory moves up to just above the older one, nothing else moves; chains settle', () => {
     expect(run(list('a', 'x', 'b', 'y'), false)).toEqual(['b', 'a', 'x', 'y']);
     expect(run(list('a', 'x', 'b', 'y', 'c'), false)).toEqual(['c', 'b', 'a', 'x', 'y']);
     expect(run(list('b', 'a', 'x'), false)).toEqual(['b', 'a', 'x']); // already in order
     const l = list('a', 'x', 'b');
-    orderByState(l, (x) => x.id, (x) => succ[x.id] ?? null, false, (x) => x.v, (x, v) => (x.v = v));
+    orderByState(l, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), false, (x) => x.v, (x, v) => (x.v = v));
     expect(l[2]!.v).toBe(10); // the moved one takes the value of the one it passed
+  });
+
+  it('a memory superseded twice is ordered against each successor in the list', () => {
+    const many: Record<string, string[]> = { veg: ['spicy', 'never'] }; // spicy is not in the list
+    const l = list('veg', 'x', 'never');
+    expect(orderByState(l, (x) => x.id, (x) => many[x.id] ?? [], false, (x) => x.v, (x, v) => (x.v = v)).map((x) => x.id)).toEqual(['never', 'veg', 'x']);
   });
 
   it('window: pairs not both in the first `window` items stay where they are', () => {
     const l = list('a', 'x', 'b');
-    expect(orderByState(l, (x) => x.id, (x) => succ[x.id] ?? null, false, (x) => x.v, (x, v) => (x.v = v), 2).map((x) => x.id)).toEqual(['a', 'x', 'b']);
-    expect(orderByState(l, (x) => x.id, (x) => succ[x.id] ?? null, false, (x) => x.v, (x, v) => (x.v = v), 3).map((x) => x.id)).toEqual(['b', 'a', 'x']);
+    expect(orderByState(l, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), false, (x) => x.v, (x, v) => (x.v = v), 2).map((x) => x.id)).toEqual(['a', 'x', 'b']);
+    expect(orderByState(l, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), false, (x) => x.v, (x, v) => (x.v = v), 3).map((x) => x.id)).toEqual(['b', 'a', 'x']);
   });
 
   it('past: the older memory moves up to just above the newer one', () => {

@@ -42,13 +42,30 @@ export function predecessorsOf(node: MemoryNode, snap: ScopeSnapshot | null): { 
   return out;
 }
 
+/**
+ * Every later memory that supersedes `node` with a state-change edge of p ≥ {@link STATE_EDGE_MIN_P}
+ * (from the snapshot; `obsoleteBy` alone without one), newest first (ours). A memory can be superseded
+ * by several ("I am a vegetarian" ← "I was never a vegetarian" ← a later change).
+ */
+export function successorsOf(node: MemoryNode, snap: ScopeSnapshot | null): string[] {
+  if (!snap) return node.obsoleteBy ? [node.obsoleteBy] : [];
+  const out: { id: string; at: string }[] = [];
+  for (const r of snap.adjacency.get(node.id) ?? []) {
+    if (r.to !== node.id || r.from === node.id || !STATE_CHANGE_SUBTYPES.includes(r.subtype) || r.probability < STATE_EDGE_MIN_P) continue;
+    const n = snap.byId.get(r.from);
+    if (n && n.observedAt > node.observedAt && !out.some((o) => o.id === n.id)) out.push({ id: n.id, at: n.observedAt });
+  }
+  if (!out.length && node.obsoleteBy && snap.byId.has(node.obsoleteBy)) return [node.obsoleteBy];
+  return out.sort((a, b) => (a.at < b.at ? 1 : -1)).map((o) => o.id);
+}
+
 /** True when a superseded state's edge is strong enough to reorder a ranking ({@link STATE_EDGE_MIN_P}). */
 export function ordersRanking(s: MemoryState): s is Extract<MemoryState, { status: 'superseded' }> {
   return s.status === 'superseded' && (s.p === null || s.p >= STATE_EDGE_MIN_P);
 }
 
 /**
- * Reorder a ranking by state (ours, issue 37). For each pair (older, newer) in `list` where `successor`
+ * Reorder a ranking by state (ours, issue 37). For each pair (older, newer) in `list` where `successors`
  * says the newer superseded the older: for a question about the present (`past` false) the newer one
  * must rank above the older; for a question about an earlier state (`past` true) the older one must
  * rank above the newer. When the wanted one ranks below, it moves up to just above the other and takes
@@ -59,7 +76,7 @@ export function ordersRanking(s: MemoryState): s is Extract<MemoryState, { statu
 export function orderByState<T>(
   list: readonly T[],
   idOf: (x: T) => string,
-  successor: (x: T) => string | null,
+  successors: (x: T) => readonly string[],
   past: boolean,
   value: (x: T) => number,
   setValue: (x: T, v: number) => void,
@@ -68,10 +85,7 @@ export function orderByState<T>(
   const arr = [...list];
   const head = new Set(arr.slice(0, window));
   const pairs: [T, string][] = [];
-  for (const x of head) {
-    const s = successor(x);
-    if (s !== null) pairs.push([x, s]);
-  }
+  for (const x of head) for (const s of successors(x)) pairs.push([x, s]);
   if (!pairs.length) return arr;
   for (let pass = 0; pass < arr.length; pass++) {
     let moved = false;
