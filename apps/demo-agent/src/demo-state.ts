@@ -45,7 +45,7 @@ export async function runStateDemo(stack: Stack, say: (line: string) => void): P
     const r = await stack.ask(q.question, { k: 3, now: '2026-12-01T12:00:00Z' });
     say('');
     say(`   ${c.bold(q.question)} ${c.dim(`(${q.shows})`)}`);
-    say(`   ${c.yellow('answer (offline)')}: ${r.answer}${r.pEvidence === undefined ? '' : c.dim(`  · p(evidence) ${fmt(r.pEvidence, 2)}${r.answerable === false ? '' : ' (abstains below the threshold chosen on LoCoMo / BEAM train conversations)'}`)}`);
+    say(`   ${c.yellow('answer (offline)')}: ${r.answer}${r.pEvidence === undefined ? '' : c.dim(`  · p(evidence) ${fmt(r.pEvidence, 2)}`)}`);
     if (r.answerable !== false) {
       for (const [j, e] of r.evidence.entries()) {
         const sb = e.supersededBy;
