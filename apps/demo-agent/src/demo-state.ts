@@ -24,7 +24,7 @@ export const STATE_DEMO_QUESTIONS = [
   { question: 'What kind of food does Jonas like?', shows: 'an update: the newer preference first, the older one marked superseded' },
   { question: 'Is Jonas a vegetarian?', shows: 'a contradiction: the later statement first, the taken-back one marked superseded' },
   { question: 'What food did Jonas use to like?', shows: 'a question about the past: the older state first' },
-  { question: 'What is the name of Jonas\'s sister?', shows: 'abstention: memory holds nothing on it' },
+  { question: 'What is the name of Jonas\'s sister?', shows: 'unanswerable: nothing in memory; search abstains when p(evidence) is below the threshold chosen on LoCoMo / BEAM train conversations' },
 ] as const;
 
 export interface StateDemoReport {
