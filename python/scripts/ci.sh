@@ -54,8 +54,11 @@ echo "python ci: wheel and sdist"
 ls "$WORK/dist"
 WHEEL=$(ls "$WORK"/dist/mem_gate-*.whl)
 SDIST=$(ls "$WORK"/dist/mem_gate-*.tar.gz)
-tar tzf "$SDIST" | grep -q 'src/mem_gate/py.typed' || { echo "python ci: sdist lacks py.typed" >&2; exit 1; }
-unzip -l "$WHEEL" | grep -q 'mem_gate/py.typed' || { echo "python ci: wheel lacks py.typed" >&2; exit 1; }
+# listings first: `tar … | grep -q` under pipefail fails when grep exits early and tar gets SIGPIPE
+tar tzf "$SDIST" > "$WORK/sdist.txt"
+unzip -l "$WHEEL" > "$WORK/wheel.txt"
+grep -q 'src/mem_gate/py.typed' "$WORK/sdist.txt" || { echo "python ci: sdist lacks py.typed" >&2; exit 1; }
+grep -q 'mem_gate/py.typed' "$WORK/wheel.txt" || { echo "python ci: wheel lacks py.typed" >&2; exit 1; }
 
 echo "python ci: pip install the wheel into a fresh venv; pytest against the service"
 "$PY" -m venv "$WORK/venv"
