@@ -3,6 +3,7 @@
  * MCP `recall` tool and the playground all show retrieved evidence as `EvidenceItem`s, best first.
  */
 import type { Evidence, MemoryNode } from '@mem/core';
+import { shortId } from './output.js';
 import type { TraceView } from './trace.js';
 
 export interface EvidenceItem {
@@ -32,12 +33,12 @@ export interface EvidenceItem {
   supersededBy: { id: string; at: string; p: number | null; relation: string | null } | null;
 }
 
-/** One line's note on an item's state (ours): '' when current, else `superseded by <id> (<date>, OBSOLETES p=0.94)`. */
+/** One line's note on an item's state (ours): '' when current, else `superseded by <short id> (<date>, OBSOLETES p=0.94)`, the short id the evidence list and `inspect` use. */
 export function stateNote(e: Pick<EvidenceItem, 'status' | 'supersededBy'>): string {
   const s = e.supersededBy;
   if (e.status !== 'superseded' || !s) return '';
   const how = [s.at ? s.at.slice(0, 10) : null, s.relation ? `${s.relation}${s.p === null ? '' : ` p=${s.p.toFixed(2)}`}` : s.p === null ? null : `p=${s.p.toFixed(2)}`].filter(Boolean).join(', ');
-  return `superseded by ${s.id}${how ? ` (${how})` : ''}`;
+  return `superseded by ${shortId(s.id)}${how ? ` (${how})` : ''}`;
 }
 
 export function toEvidenceItem(e: Evidence): EvidenceItem {
