@@ -196,6 +196,33 @@ describe('mem CLI', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('remember stores one statement like MCP remember: speaker, --observed-at in --time-zone, typed errors, nothing written on bad input (issue 36)', async () => {
+    const rdb = path.join(dir, 'remember.sqlite');
+    const first = await mem('--db', rdb, '--user', 'zoe', 'remember', 'I moved to Lisbon in May.', '--speaker', 'Zoe', '--observed-at', '2025-06-02T10:00', '--time-zone', 'Europe/Lisbon');
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/^Remembered [0-9a-f]{8} in user "zoe": Zoe: I moved to Lisbon in May\.\n/);
+    expect(first.out).toContain('2025-06-02T09:00:00.000Z · gate add');
+    const again = JSON.parse((await mem('--db', rdb, '--user', 'zoe', '--json', 'remember', 'I moved to Lisbon in May.', '--speaker', 'Zoe', '--observed-at', '2025-06-02T09:00:00Z')).out);
+    expect(again.added).toHaveLength(1);
+    expect(again.added[0]).toMatchObject({ text: 'I moved to Lisbon in May.', speaker: 'Zoe', observedAt: '2025-06-02T09:00:00.000Z', action: 'duplicate' });
+    const other = JSON.parse((await mem('--db', rdb, '--user', 'zoe', '--json', 'remember', 'My sister visits in July.')).out);
+    expect(other.added[0]).toMatchObject({ speaker: null, action: expect.stringMatching(/^(add|update|noop)$/) });
+    expect(Date.now() - Date.parse(other.added[0].observedAt)).toBeLessThan(60_000); // default: now
+    const ask = JSON.parse((await mem('--db', rdb, '--user', 'zoe', '--json', 'ask', 'Where did Zoe move?', '-k', '2')).out);
+    expect(ask.evidence.map((e: any) => e.text)).toContain('I moved to Lisbon in May.');
+    // zone-less without a zone, an empty text, an unknown zone: exit 2, nothing written
+    for (const bad of [
+      ['remember', 'Zone-less time.', '--observed-at', '2025-06-02T10:00'],
+      ['remember', '   '],
+      ['--time-zone', 'Mars/Olympus', 'remember', 'Unknown zone.'],
+    ]) {
+      const r = await mem('--db', rdb, '--user', 'zoe', '--json', ...bad);
+      expect(r.code, bad.join(' ')).toBe(2);
+    }
+    const stats = JSON.parse((await mem('--db', rdb, '--user', 'zoe', '--json', 'stats')).out);
+    expect(stats.nodes).toBe(2);
+  });
+
   it('names the embedder and suggests --embedder when a database was built with another embedder', async () => {
     const other = path.join(dir, 'other-embedder.sqlite');
     const store = createSqliteStore({ path: other });

@@ -20,7 +20,7 @@ import { createBuildLog } from './build-log.js';
 import type { EvalProgress } from './eval/engine.js';
 import { stopOnSignalsAndOrphaning } from './lifecycle.js';
 import { appFile } from './app-root.js';
-import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, shortId, truncate, withSpeaker, historyDetail } from './output.js';
+import { c, errorBody, exitCodeFor, exitQuietlyOnBrokenPipe, fmt, formatScope, plural, readInputFile, relationLines, shortId, truncate, withSpeaker, historyDetail } from './output.js';
 import { formatBudgets, formatRouting } from './trace.js';
 import { offlineAnswerLabel } from './answer/when.js';
 import { ASK_LEGEND, howSure, linkWords, whyItStopped, whyTheseMemories } from '../public/wording.js';
@@ -229,6 +229,28 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('remember')
+    .description('store one statement (what MCP `remember` does): the gate decides add / update / noop, and the memory is linked to what it relates to')
+    .argument('<text>', 'what to remember, e.g. "I moved to Lisbon in May"')
+    .option('--speaker <name>', 'who said it (default: none)')
+    .option('--observed-at <iso>', 'when it was said: ISO-8601 with a zone (2025-04-12T18:00:00Z), or zone-less with --time-zone (default: now)')
+    .action(async (text: string, opts: { speaker?: string; observedAt?: string }, cmd: Command) => {
+      const o = globals(cmd);
+      // --time-zone / MEM_TIME_ZONE: the zone of a zone-less --observed-at and the calendar of relative dates ("yesterday")
+      if (o.timeZone !== undefined) assertTimeZone(o.timeZone);
+      const obs = { text, ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }), ...(opts.observedAt === undefined ? {} : { observedAt: opts.observedAt }) };
+      const added = await withStack(o, (stack) => stack.add([obs]));
+      const items = added.map((a) => ({ id: a.node.id, text: a.node.text, speaker: a.node.speaker, observedAt: a.node.observedAt, action: a.action, novelty: a.gate?.novelty ?? null, threshold: a.gate?.threshold ?? null, relations: a.relations }));
+      print(o, { scope: scopeOf(o), added: items }, () => {
+        for (const a of items) {
+          const gate = a.action === 'duplicate' ? 'already stored (same text, speaker and time): nothing new written' : `gate ${a.action}${a.novelty === null ? '' : ` (novelty ${fmt(a.novelty)} vs threshold ${fmt(a.threshold)})`} · ${plural(a.relations, 'relation')}`;
+          console.log(`Remembered ${shortId(a.id)} in ${formatScope(scopeOf(o))}: ${withSpeaker(a.speaker, truncate(a.text, 80))}`);
+          console.log(c.dim(`  ${a.observedAt} · ${gate} · \`mem inspect ${shortId(a.id)}\` shows it`));
+        }
+      });
+    });
+
+  program
     .command('ask')
     .description('answer a question from memory (System Two with MEM_LLM_*; offline the evidence is the answer)')
     .argument('<question>')
@@ -243,7 +265,7 @@ export function buildProgram(): Command {
       const now = opts.now === undefined ? undefined : normalizeNow(opts.now, o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined));
       const { result: r, missing } = await withReadStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
       // on stderr in both modes (--json's stdout stays the answer object); in text after the answer
-      const nothingStored = missing && c.dim(`hint: nothing has been stored yet: there is no memory database at ${missing}. Add memories with \`mem ingest <file>\` (session JSON, JSONL or a transcript; a sample: apps/demo-agent/data/sample-conversation.json) under the same --user / --agent / --run, then ask again; \`pnpm demo\` shows the whole loop on that sample without storing anything\n`);
+      const nothingStored = missing && c.dim(`hint: nothing has been stored yet: there is no memory database at ${missing}. Add memories with \`mem remember "<text>"\` or \`mem ingest <file>\` (session JSON, JSONL or a transcript; a sample: apps/demo-agent/data/sample-conversation.json) under the same --user / --agent / --run, then ask again; \`pnpm demo\` shows the whole loop on that sample without storing anything\n`);
       if (nothingStored && o.json) process.stderr.write(nothingStored);
       print(o, r, () => {
         if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
@@ -293,8 +315,14 @@ export function buildProgram(): Command {
         if (n.eventTime) console.log(c.dim(`  event time ${n.eventTime.start} ("${n.eventTime.expression}")`));
         if (n.entities.length) console.log(c.dim(`  entities ${n.entities.join(', ')}`));
         if (n.gate) console.log(c.dim(`  gate ${n.gate.action}${n.gate.routed === 'noop' ? ' (routed noop; the state question found a changed value)' : ''}: novelty ${fmt(n.gate.novelty)} vs threshold ${fmt(n.gate.threshold)} (κ ${fmt(n.gate.kappa, 1)})`));
-        console.log(`relations (${r.neighbors.length}):`);
-        for (const nb of r.neighbors) console.log(`  ${nb.relation.view}/${nb.relation.subtype} p=${fmt(nb.relation.probability, 2)} ${nb.relation.from === id ? '→' : '←'} ${shortId(nb.node.id)} ${truncate(nb.node.text, 60)}`);
+        // one line per related memory and kind of link (issue 36): a symmetric link stored twice (the
+        // SAME_EPISODE chain rule and System One's same-episode answer) prints once, with both p's
+        const lines = relationLines(id, r.neighbors);
+        console.log(`relations (${lines.length}${lines.length !== r.neighbors.length ? `; ${r.neighbors.length} stored edges: a pair linked twice prints once, "also" gives the other p` : ''}):`);
+        for (const l of lines) {
+          const also = l.also.length ? c.dim(` (also ${l.also.map((x) => `${x.origin === 'rule' ? 'rule' : 'System One'} p=${fmt(x.probability, 2)}`).join(', ')})`) : '';
+          console.log(`  ${l.view}/${l.subtype} p=${fmt(l.probability, 2)} ${l.arrow} ${shortId(l.node.id)} ${truncate(l.node.text, 60)}${also}`);
+        }
         console.log(`history (${r.history.length}):`);
         for (const h of r.history) console.log(`  ${h.at} ${h.op}`);
       });

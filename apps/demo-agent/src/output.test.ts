@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { exitQuietlyOnBrokenPipe } from './output.js';
+import { exitQuietlyOnBrokenPipe, relationLines } from './output.js';
 
 describe('exitQuietlyOnBrokenPipe', () => {
   it('exits 0 on EPIPE and rethrows other stream errors', () => {
@@ -40,4 +40,25 @@ describe('mem … | head (reader closes the pipe)', () => {
     expect(code.err).not.toMatch(/EPIPE/);
     expect(code.code).toBe(0);
   }, 60_000);
+});
+
+describe('relationLines (mem inspect, issue 36)', () => {
+  const me = 'm';
+  const node = (id: string) => ({ id, text: `text of ${id}` });
+  const edge = (from: string, to: string, subtype: string, probability: number, origin = 'rule', view = 'temporal') => ({ relation: { from, to, view, subtype, probability, origin }, node: node(from === me ? to : from) });
+
+  it('prints a symmetric link stored twice (rule chain + System One) once, with the higher p, ↔ and the other p', () => {
+    const lines = relationLines(me, [edge('a', me, 'SAME_EPISODE', 1), edge(me, 'a', 'CONCURRENT', 1), edge(me, 'a', 'SAME_EPISODE', 0.96, 'controller')]);
+    expect(lines).toEqual([
+      { view: 'temporal', subtype: 'SAME_EPISODE', probability: 1, arrow: '↔', node: node('a'), also: [{ origin: 'controller', probability: 0.96, from: me }] },
+      { view: 'temporal', subtype: 'CONCURRENT', probability: 1, arrow: '→', node: node('a'), also: [] },
+    ]);
+  });
+
+  it('takes the higher p whichever edge comes first, and keeps the two directions of a directed kind apart', () => {
+    const [sem] = relationLines(me, [edge(me, 'b', 'RELATED_TO', 0.7, 'controller', 'semantic'), edge(me, 'b', 'RELATED_TO', 0.9, 'rule', 'semantic')]);
+    expect(sem).toMatchObject({ probability: 0.9, arrow: '→', also: [{ origin: 'controller', probability: 0.7 }] });
+    const causal = relationLines(me, [edge(me, 'c', 'LEADS_TO', 0.8, 'controller', 'causal'), edge('c', me, 'LEADS_TO', 0.6, 'controller', 'causal')]);
+    expect(causal.map((l) => [l.arrow, l.probability])).toEqual([['→', 0.8], ['←', 0.6]]);
+  });
 });

@@ -95,6 +95,54 @@ export function shortId(id: string): string {
   return id.length > 8 ? id.slice(-8) : id;
 }
 
+/** Link kinds that read the same both ways (ours): A→B and B→A of one of these is one link. */
+export const SYMMETRIC_SUBTYPES: ReadonlySet<string> = new Set(['SAME_EPISODE', 'SAME_ENTITY', 'RELATED_TO', 'ENTITY_ALIAS', 'CONCURRENT']);
+
+/** One line of `mem inspect`'s relations: a related memory, a kind of link, its p and where it points. */
+export interface RelationLine {
+  view: string;
+  subtype: string;
+  /** The highest p stored for this memory, kind and direction. */
+  probability: number;
+  /** '→' from the inspected memory, '←' to it, '↔' a symmetric link stored in both directions. */
+  arrow: '→' | '←' | '↔';
+  node: { id: string; text: string };
+  /** The other stored edges this line stands for (same pair and kind), with who wrote them. */
+  also: { origin: string; probability: number; from: string }[];
+}
+
+/**
+ * `mem inspect`'s relation lines (issue 36; ours): the store keeps every edge the write path drew, so a
+ * pair can hold two edges of one kind — the SAME_EPISODE chain rule (previous turn → new turn, p 1)
+ * and System One's same-episode answer (new turn → candidate, its p). A symmetric kind
+ * ({@link SYMMETRIC_SUBTYPES}) is one line per related memory with the highest p ('↔' when the edges
+ * point both ways); a directed kind is one line per memory and direction. Lines keep the order of
+ * their first edge (the store's, best first); `also` lists the other edges.
+ */
+export function relationLines(id: string, neighbors: readonly { relation: { from: string; to: string; view: string; subtype: string; probability: number; origin?: string }; node: { id: string; text: string } }[]): RelationLine[] {
+  const groups = new Map<string, { node: { id: string; text: string }; edges: { from: string; view: string; subtype: string; probability: number; origin?: string }[] }>();
+  for (const { relation: r, node } of neighbors) {
+    const dir = r.from === id ? '→' : '←';
+    const key = `${node.id} ${r.view}/${r.subtype}${SYMMETRIC_SUBTYPES.has(r.subtype) ? '' : ` ${dir}`}`;
+    const g = groups.get(key);
+    if (g) g.edges.push(r);
+    else groups.set(key, { node, edges: [r] });
+  }
+  return [...groups.values()].map(({ node, edges }) => {
+    // the line's p is the highest; the other edges are listed in `also`
+    const top = edges.reduce((a, b) => (b.probability > a.probability ? b : a));
+    const dirs = new Set(edges.map((e) => (e.from === id ? '→' : '←')));
+    return {
+      view: top.view,
+      subtype: top.subtype,
+      probability: top.probability,
+      arrow: dirs.size > 1 ? '↔' : top.from === id ? '→' : '←',
+      node,
+      also: edges.filter((e) => e !== top).map((e) => ({ origin: e.origin ?? 'unknown', probability: e.probability, from: e.from })),
+    };
+  });
+}
+
 /**
  * One history row's data in words for `mem history` (ours): the gate's decision of a write
  * (`gate add: novelty 0.150 vs threshold 0.025`), the number of relations of a RELATE row, else the
@@ -124,5 +172,3 @@ const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const wrap = (code: number) => (s: string) => (useColor ? `\u001b[${code}m${s}\u001b[0m` : s);
 export const c = { bold: wrap(1), dim: wrap(2), green: wrap(32), yellow: wrap(33), cyan: wrap(36), magenta: wrap(35), red: wrap(31) };
 
-// ListenError / listenError are shared with the gate service.
-export { ListenError, listenError } from '@mem/gate-service/http';

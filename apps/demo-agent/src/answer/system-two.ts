@@ -4,7 +4,7 @@
  * MEM_LLM_BASE_URL, MEM_LLM_API_KEY, MEM_LLM_MODEL; absent → null, and callers show the evidence
  * itself as the (clearly labelled) offline answer.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { hasMarker, MemError, type MemErrorCode } from '@mem/core';
 
 const SYSTEM_TWO_UNAVAILABLE_ERROR_MARKER = Symbol.for('@mem/error/SystemTwoUnavailableError');
@@ -74,12 +74,15 @@ export const SYSTEM_TWO_PROMPT =
   'Answer in one or two short sentences.';
 
 export function createSystemTwo(config: SystemTwoConfig): SystemTwo {
-  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 });
+  // the openai SDK (~150 modules) is loaded on the first answer, not by every CLI command (issue 36 point 4)
+  let client: Promise<OpenAI> | undefined;
+  const getClient = () =>
+    (client ??= import('openai').then(({ default: OpenAI }) => new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 })));
   return {
     model: config.model,
     async answer(question, context, options = {}) {
       try {
-        const res = await client.chat.completions.create({
+        const res = await (await getClient()).chat.completions.create({
           model: config.model,
           temperature: 0,
           max_tokens: config.maxTokens ?? 256,

@@ -2,7 +2,8 @@ import { maxHeaderSize } from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startGateServer } from '../gate/index.js';
-import { errorBody, exitCodeFor, listenError } from '../output.js';
+import { listenError } from '@mem/gate-service/http';
+import { errorBody, exitCodeFor } from '../output.js';
 import { startServer } from './serve.js';
 
 describe('mem serve (real listen)', () => {

@@ -3,7 +3,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createStack, type Stack, type StackOptions } from '../stack.js';
 import { createApi } from './app.js';
-import { listenError } from '../output.js';
+// shared with the gate service; not re-exported by ../output.js, which every CLI command loads (it pulls in hono)
+import { listenError } from '@mem/gate-service/http';
 import { answerClientErrorsAsJson } from '../http-errors.js';
 import type { Scope } from '@mem/core';
 

@@ -16,6 +16,8 @@
  */
 
 const NO_SPACE_SCRIPTS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]+/gu;
+/** {@link NO_SPACE_SCRIPTS} without `g` (a stateless test). */
+const HAS_NO_SPACE_SCRIPT = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/gu;
 const EMOJI = /\p{Extended_Pictographic}/gu;
 const TOKEN = /[\p{L}\p{N}]+/gu;
@@ -55,7 +57,9 @@ export function searchText(text: string): string {
 /** {@link searchText} without the ASCII fast path (exported for the test that they agree). */
 export function searchTextSlow(text: string): string {
   let s = text.normalize('NFKC').toLowerCase().replace(/ß/g, 'ss').replace(PRIVATE_USE, ' ');
-  const seg = wordSegmenter();
+  // the segmenter is built only for a text that needs it: building one loads ICU's word dictionaries
+  // (~0.1 s), and a curly quote or an accent is enough to leave the ASCII fast path
+  const seg = HAS_NO_SPACE_SCRIPT.test(s) ? wordSegmenter() : null;
   if (seg) {
     s = s.replace(NO_SPACE_SCRIPTS, (run) =>
       ` ${Array.from(seg.segment(run), (x) => x.segment).join(' ')} `,

@@ -14,7 +14,7 @@
  * 429 / 5xx / connection errors / timeouts are retried with exponential backoff (honouring
  * `retry-after`); at most `concurrency` requests are in flight.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { type BackendRequest, MAX_TIMER_MS, type SystemOneBackend, mapLimit, sleep } from '../backend.js';
 import { SystemOneError, toSystemOneError } from '../errors.js';
 import { checkCount, checkMs } from './options.js';
@@ -138,14 +138,27 @@ export function choiceFromLogprobs(labels: string[], top: TopLogprob[]): Record<
   return Object.fromEntries(labels.map((l, i) => [l, mass[i] > 0 ? mass[i] : unseen ? rest / unseen : 0]));
 }
 
+/**
+ * The openai SDK, loaded on the backend's first answer (it is ~150 modules; a process that never asks
+ * the OpenAI backend, like the offline `mem ask`, does not pay for it). Every error the helpers below
+ * classify comes from a client call, so the SDK is loaded by then.
+ */
+let sdk: typeof OpenAI | undefined;
+async function loadSdk(): Promise<typeof OpenAI> {
+  return (sdk ??= (await import('openai')).default);
+}
+
 function retryable(e: unknown): boolean {
+  const OpenAI = sdk;
+  if (!OpenAI) return false;
   if (e instanceof OpenAI.APIConnectionTimeoutError || e instanceof OpenAI.APIConnectionError) return true;
   if (e instanceof OpenAI.APIError) return e.status === 429 || e.status === 408 || e.status === 409 || (e.status !== undefined && e.status >= 500);
   return false;
 }
 
 function retryAfterMs(e: unknown): number | undefined {
-  if (!(e instanceof OpenAI.APIError) || !e.headers) return undefined;
+  const OpenAI = sdk;
+  if (!OpenAI || !(e instanceof OpenAI.APIError) || !e.headers) return undefined;
   const h = e.headers as any;
   const v = typeof h.get === 'function' ? h.get('retry-after') : h['retry-after'];
   if (v == null) return undefined;
@@ -157,6 +170,8 @@ function retryAfterMs(e: unknown): number | undefined {
 
 function mapError(e: unknown): SystemOneError {
   if (SystemOneError.isInstance(e)) return e;
+  const OpenAI = sdk;
+  if (!OpenAI) return toSystemOneError(e);
   if (e instanceof OpenAI.APIConnectionTimeoutError) return new SystemOneError('BACKEND_TIMEOUT', `openai request timed out: ${e.message}`, { cause: e });
   if (e instanceof OpenAI.APIError && e.status === 429) return new SystemOneError('RATE_LIMITED', `openai rate limited (429): ${e.message}`, { cause: e });
   if (e instanceof OpenAI.APIError) return new SystemOneError('BACKEND_ERROR', `openai error ${e.status ?? ''}: ${e.message}`, { cause: e, details: { status: e.status } });
@@ -171,15 +186,19 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
   checkCount('createOpenAIBackend', 'topLogprobs', options.topLogprobs, 1);
   checkMs('createOpenAIBackend', 'backoffMs', options.backoffMs, true);
   checkMs('createOpenAIBackend', 'requestTimeoutMs', options.requestTimeoutMs, false);
-  const client =
-    options.client ??
-    new OpenAI({
-      baseURL: options.baseURL,
-      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'none',
-      maxRetries: 0, // retries are ours (backoff + retry-after), so counts are explicit
-      timeout: Math.min(options.requestTimeoutMs ?? 20_000, MAX_TIMER_MS),
-      defaultHeaders: options.headers,
-    });
+  let clientP: Promise<OpenAI> | undefined;
+  const getClient = () =>
+    (clientP ??= loadSdk().then(
+      (OpenAI) =>
+        options.client ??
+        new OpenAI({
+          baseURL: options.baseURL,
+          apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'none',
+          maxRetries: 0, // retries are ours (backoff + retry-after), so counts are explicit
+          timeout: Math.min(options.requestTimeoutMs ?? 20_000, MAX_TIMER_MS),
+          defaultHeaders: options.headers,
+        }),
+    ));
   const maxRetries = options.maxRetries ?? 2;
   const backoff = options.backoffMs ?? 500;
   const concurrency = Math.max(1, options.concurrency ?? 4);
@@ -202,6 +221,7 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
   }
 
   async function askLogprobs(q: Question, state: Record<string, unknown>, signal: AbortSignal): Promise<unknown | undefined> {
+    const client = await getClient();
     const res = await withRetries(
       () =>
         client.chat.completions.create(
@@ -244,6 +264,7 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
         : {};
 
   async function askJson(q: Question, state: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const client = await getClient();
     let res: unknown;
     for (;;) {
       const form = jsonFormat;
@@ -268,7 +289,7 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
       } catch (e) {
         // the server rejects this response_format (4xx/5xx naming it): try the next weaker form once
         const err = SystemOneError.isInstance(e) ? (e as SystemOneError & { cause?: unknown }).cause : e;
-        const rejected = err instanceof OpenAI.APIError && err.status !== 429 && /response_format|json_schema|json_object/i.test(String(err.message));
+        const rejected = sdk !== undefined && err instanceof sdk.APIError && err.status !== 429 && /response_format|json_schema|json_object/i.test(String(err.message));
         if (!rejected || form === 'none' || signal.aborted) throw e;
         if (jsonFormat === form) jsonFormat = form === 'json_schema' ? 'json_object' : 'none';
       }

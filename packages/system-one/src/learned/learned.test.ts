@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SystemOneError } from '../errors.js';
 import {
   LEARNED_FORMAT,
+  LearnedModelSchema,
   accuracy,
   compileLearnedModel,
   expectedCalibrationError,
@@ -20,6 +21,11 @@ import {
   withTemperature,
   type LearnedModel,
 } from './index.js';
+import routingJson from '../offline/models/routing.json';
+import stoppingJson from '../offline/models/stopping.json';
+import stateJson from '../offline/models/state.json';
+import pastStateJson from '../offline/models/past-state.json';
+import relationJson from '../offline/relation.weights.json';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload.js';
 import { errorCodeOf } from '../../test/error-code.js';
@@ -91,6 +97,34 @@ describe('learned model format', () => {
     expect(codeOf(() => featureVector(logistic, { a: 1, b: NaN }))).toBe('INVALID_MODEL');
     // inherited properties are not features
     expect(codeOf(() => featureVector({ ...logistic, features: ['a', 'toString'], weights: [[1, 1]] }, { a: 1 }))).toBe('INVALID_MODEL');
+  });
+
+  it('reads every shipped weights file exactly as zod does (the hand check is only a faster path), and what zod refuses still fails', () => {
+    const shipped = [...(routingJson as unknown[]), ...(stoppingJson as unknown[]), ...(stateJson as unknown[]), pastStateJson, relationJson];
+    expect(shipped.length).toBeGreaterThan(4);
+    for (const m of shipped) {
+      const viaZod = LearnedModelSchema.parse(m);
+      const parsed = parseLearnedModel(m);
+      expect(parsed).toEqual(viaZod);
+      expect(Object.keys(parsed)).toEqual(Object.keys(viaZod));
+      expect(parsed.weights).not.toBe((m as LearnedModel).weights); // a copy, as zod returns
+    }
+    const withHidden = { ...logistic, hidden: { weights: [[1, 0], [0, 1]], bias: [0, 0] }, training: { n: 3 } };
+    expect(parseLearnedModel(withHidden)).toEqual(LearnedModelSchema.parse(withHidden));
+    // cases the hand check leaves to zod: zod's verdict stands
+    const bad: unknown[] = [
+      { ...logistic, name: '' },
+      { ...logistic, weights: [[1, Infinity]] },
+      { ...logistic, bias: [] },
+      { ...logistic, features: [] },
+      { ...logistic, temperature: 0 },
+      { ...logistic, training: [1] },
+      { ...logistic, hidden: { weights: [[1, 0]], bias: [0], extra: 1 } },
+      Object.assign(Object.create({ inherited: 1 }), logistic),
+    ];
+    for (const b of bad) expect(codeOf(() => parseLearnedModel(b)), JSON.stringify(b)).toBe('INVALID_MODEL');
+    // optional fields given as undefined: zod decides (accepts)
+    expect(parseLearnedModel({ ...logistic, hidden: undefined })).toEqual(LearnedModelSchema.parse({ ...logistic, hidden: undefined }));
   });
 
   it('a forged file whose finite numbers overflow the logits gives INVALID_MODEL, never NaN', () => {

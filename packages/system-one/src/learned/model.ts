@@ -56,6 +56,34 @@ function invalid(message: string, details?: Record<string, unknown>): SystemOneE
   return new SystemOneError('INVALID_MODEL', message, { details });
 }
 
+const MODEL_KEYS = new Set(['format', 'name', 'kind', 'features', 'classes', 'weights', 'bias', 'temperature', 'hidden', 'training']);
+const HIDDEN_KEYS = new Set(['weights', 'bias']);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+const nonEmptyStrings = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((x) => typeof x === 'string' && x.length > 0);
+const finiteRow = (v: unknown, min = 0): v is number[] => Array.isArray(v) && v.length >= min && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+const finiteRows = (v: unknown): v is number[][] => Array.isArray(v) && v.length >= 1 && v.every((row) => finiteRow(row));
+const onlyKeys = (o: Record<string, unknown>, keys: Set<string>) => Object.keys(o).every((k) => keys.has(k) && o[k] !== undefined);
+
+/**
+ * {@link LearnedModelSchema} checked by hand (ours): the same copy zod returns (fields in schema order,
+ * fresh arrays) when `value` is a plain object that the schema surely accepts, else undefined (then
+ * zod decides and words the error). It accepts a subset of what the schema accepts, never more.
+ */
+function fastParse(value: unknown): LearnedModel | undefined {
+  if (!isPlainObject(value) || !onlyKeys(value, MODEL_KEYS)) return undefined;
+  const { format, name, kind, features, classes, weights, bias, temperature, hidden, training } = value;
+  if (format !== LEARNED_FORMAT || typeof name !== 'string' || !name || (kind !== 'logistic' && kind !== 'softmax')) return undefined;
+  if (!nonEmptyStrings(features, 1) || !nonEmptyStrings(classes, 2) || !finiteRows(weights) || !finiteRow(bias, 1)) return undefined;
+  if (typeof temperature !== 'number' || !Number.isFinite(temperature) || !(temperature > 0)) return undefined;
+  if (hidden !== undefined && !(isPlainObject(hidden) && onlyKeys(hidden, HIDDEN_KEYS) && finiteRows(hidden.weights) && finiteRow(hidden.bias, 1))) return undefined;
+  if (training !== undefined && !isPlainObject(training)) return undefined;
+  const m: LearnedModel = { format, name, kind, features: [...features], classes: [...classes], weights: weights.map((r) => [...r]), bias: [...bias], temperature };
+  if (hidden !== undefined) m.hidden = { weights: (hidden.weights as number[][]).map((r) => [...r]), bias: [...(hidden.bias as number[])] };
+  if (training !== undefined) m.training = { ...training };
+  return m;
+}
+
 /**
  * Validate a parsed weights file (or a JSON string) and return it typed.
  * Throws `SystemOneError` `INVALID_MODEL` when the format, the shapes (rows × features, bias per row,
@@ -70,9 +98,14 @@ export function parseLearnedModel(json: unknown): LearnedModel {
       throw new SystemOneError('INVALID_MODEL', `learned model: not JSON (${(e as Error).message})`, { cause: e });
     }
   }
-  const r = LearnedModelSchema.safeParse(value);
-  if (!r.success) throw invalid(`learned model: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-  const m = r.data;
+  // the shipped weights are valid: check them by hand (zod costs ~0.1 s per process on the ask path,
+  // most of it on the number arrays); zod reads anything the hand check does not accept, for its message
+  let m = fastParse(value);
+  if (!m) {
+    const r = LearnedModelSchema.safeParse(value);
+    if (!r.success) throw invalid(`learned model: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    m = r.data;
+  }
   const rows = m.kind === 'logistic' ? 1 : m.classes.length;
   if (m.kind === 'logistic' && m.classes.length !== 2) throw invalid(`learned model ${m.name}: a logistic model has exactly 2 classes`);
   if (m.weights.length !== rows) throw invalid(`learned model ${m.name}: ${m.weights.length} weight rows, expected ${rows}`);
