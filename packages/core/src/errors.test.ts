@@ -6,6 +6,7 @@ import {
   MemError,
   MemNotFoundError,
   MemValidationError,
+  ScopeNotFoundError,
   ModelNotFoundError,
   StoreConflictError,
   StoreError,
@@ -27,6 +28,7 @@ const make = {
   ModelNotFoundError: () => new ModelNotFoundError('no model'),
   DimensionMismatchError: () => new DimensionMismatchError('384 vs 100'),
   ImportMismatchError: () => new ImportMismatchError('other embedder in the file'),
+  ScopeNotFoundError: () => new ScopeNotFoundError('no such scope'),
 };
 const classes = {
   MemValidationError,
@@ -39,6 +41,7 @@ const classes = {
   ModelNotFoundError,
   DimensionMismatchError,
   ImportMismatchError,
+  ScopeNotFoundError,
 };
 
 describe('error classes: isInstance per class', () => {

@@ -26,6 +26,7 @@ export type MemErrorCode =
   | 'DIMENSION_MISMATCH'
   | 'INVALID_INPUT'
   | 'NODE_NOT_FOUND'
+  | 'SCOPE_NOT_FOUND' // a scope filter (export --user x) that names no scope of the store
   | 'AMBIGUOUS_ID' // a short id (start or end of an id) that names more than one memory
   | 'STORE_META_MISMATCH'
   | 'IMPORT_MISMATCH'
@@ -107,6 +108,26 @@ export class MemNotFoundError extends MemError {
   constructor(message: string, options?: MemErrorOptions) {
     super('NODE_NOT_FOUND', 'not_found', message, options);
     this.name = 'MemNotFoundError';
+  }
+}
+
+const SCOPE_NOT_FOUND_ERROR_MARKER = Symbol.for('@mem/error/ScopeNotFoundError');
+/**
+ * A scope filter (e.g. `exportMemories(store, { match: { userId: 'x' } })`, `mem export --user x`)
+ * that names no scope the store has ever written: no memory and no history (ours, issue 32).
+ * `details.match` is the filter. A scope whose memories were all forgotten exists (it has history).
+ */
+export class ScopeNotFoundError extends MemError {
+  readonly [SCOPE_NOT_FOUND_ERROR_MARKER] = true;
+
+  /** True for a `ScopeNotFoundError` (also from another copy of this module); false for other `@mem` errors. */
+  static override isInstance(e: unknown): e is ScopeNotFoundError {
+    return hasMarker(e, SCOPE_NOT_FOUND_ERROR_MARKER);
+  }
+
+  constructor(message: string, options?: MemErrorOptions) {
+    super('SCOPE_NOT_FOUND', 'not_found', message, options);
+    this.name = 'ScopeNotFoundError';
   }
 }
 

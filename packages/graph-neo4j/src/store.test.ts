@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemError, scopeKey, type StoreMeta } from '@mem/core';
+import { MemError, reembedStore, scopeKey, type Embedder, type StoreMeta } from '@mem/core';
 import { createNeo4jStore } from './store.js';
 import type { CypherQuery } from './queries.js';
 import type { Row } from './runner.js';
@@ -275,6 +275,21 @@ describe('derived state (loadState / saveState)', () => {
       const e = await call().then(() => null, (x) => x);
       expect(MemError.isInstance(e) && e.code).toBe('INVALID_INPUT');
     }
+    expect(runner.log).toEqual([]);
+  });
+});
+
+describe('re-embedding (issue 32 point 4)', () => {
+  it('reembedStore refuses a Neo4j store with a typed INVALID_INPUT that names the way through a SQLite file; nothing is read or written', async () => {
+    const { runner, store } = await opened();
+    const embedder: Embedder = { model: 'other-8', dimension: 8, embed: async (texts) => texts.map(() => new Float32Array(8).fill(1)) };
+    const err = await reembedStore(store as never, embedder).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(MemError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ code: 'INVALID_INPUT', details: { store: 'neo4j', supported: ['sqlite'] } });
+    expect((err as Error).message).toMatch(/SQLite stores only .*neo4j.*mem export --all/);
     expect(runner.log).toEqual([]);
   });
 });

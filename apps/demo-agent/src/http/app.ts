@@ -455,7 +455,7 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/v1/export',
-      summary: 'Export memories, relations (with p), history, gate state and the embedder id as @mem/export JSONL (docs/reliability.md): the scopes matching the given scope parameters (e.g. ?userId=x: every scope of user x), ?all=true for the whole store, else the server default scope',
+      summary: 'Export memories, relations (with p), history, gate state and the embedder id as @mem/export JSONL (docs/reliability.md): the scopes matching the given scope parameters (e.g. ?userId=x: every scope of user x), ?all=true for the whole store, else the server default scope; 404 SCOPE_NOT_FOUND when the parameters name no scope the store ever wrote',
       request: { query: ScopeQuery.extend({ all: z.enum(['true', 'false']).optional() }) },
       responses: { 200: ndjson('One JSON object per line: header, scope, memory, relation, history, state, end'), ...errors },
     }),
@@ -493,9 +493,9 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     createRoute({
       method: 'post',
       path: '/v1/import',
-      summary: "Import an @mem/export JSONL body into this server's store: refused with 409 IMPORT_MISMATCH when its version or embedder differs, 409 STORE_CONFLICT when one of its scopes is not empty here, 400 for a malformed or truncated file; nothing written then",
+      summary: "Import an @mem/export JSONL body into this server's store: a scope already holding exactly the file's memories is skipped (a repeated or resumed import); refused with 409 IMPORT_MISMATCH when its version or embedder differs, 409 STORE_CONFLICT when one of its scopes holds other memories here, 400 for a malformed or truncated file; nothing written then",
       request: { body: { content: { 'application/x-ndjson': { schema: z.string() } }, required: true as const } },
-      responses: { 200: json(z.object({ counts: z.record(z.string(), z.number()), scopes: z.array(z.any()), header: z.any() }).openapi('ImportReport'), 'What was imported'), ...errors },
+      responses: { 200: json(z.object({ counts: z.record(z.string(), z.number()), scopes: z.array(z.any()), skipped: z.array(z.any()), header: z.any() }).openapi('ImportReport'), 'What was imported (skipped: scopes found imported already)'), ...errors },
     }),
     async (c) => {
       const text = await c.req.text();

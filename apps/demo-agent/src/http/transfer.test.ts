@@ -38,7 +38,7 @@ const stable = (text: string) =>
 const importInto = (app: ReturnType<typeof createApi>, body: string) => app.request('/v1/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
 
 describe('GET /v1/export, POST /v1/import', () => {
-  it('moves a user between servers byte-identically; refuses a second import, another embedder and a truncated file', async () => {
+  it('moves a user between servers byte-identically; skips a repeated import; refuses a scope with other memories, an unknown user, another embedder and a truncated file', async () => {
     const add = (userId: string, texts: string[]) =>
       apiA.request(`/v1/observations?userId=${userId}`, {
         method: 'POST',
@@ -64,9 +64,21 @@ describe('GET /v1/export, POST /v1/import', () => {
     const search = await apiB.request('/v1/search?userId=maya', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Where does Lena live?', k: 1 }) });
     expect(((await search.json()) as any).evidence[0].text).toContain('Lisbon');
 
+    // the same file again: the scope is imported already (skipped, nothing written twice)
     const again = await importInto(apiB, text);
-    expect(again.status).toBe(409);
-    expect(((await again.json()) as any).error.code).toBe('STORE_CONFLICT');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as any).skipped.map((x: { userId: string }) => x.userId)).toEqual(['maya']);
+    expect(stable(await (await apiB.request('/v1/export?all=true')).text())).toBe(stable(text));
+    // a scope holding other memories: refused
+    const more = await apiB.request('/v1/observations?userId=maya', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ observations: [{ text: 'Maya moved to Porto.', observedAt: '2025-06-01T10:00:00Z' }] }) });
+    expect(more.status).toBe(200);
+    const conflict = await importInto(apiB, text);
+    expect(conflict.status).toBe(409);
+    expect(((await conflict.json()) as any).error.code).toBe('STORE_CONFLICT');
+    // a user the server never saw: 404 SCOPE_NOT_FOUND, a JSON error before any line
+    const unknown = await apiA.request('/v1/export?userId=nobody');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.code).toBe('SCOPE_NOT_FOUND');
     const foreign = text.replace(/"model":"[^"]+"/, '"model":"all-MiniLM-L6-v2"');
     const mismatch = await importInto(apiA, foreign);
     expect(mismatch.status).toBe(409);

@@ -111,4 +111,26 @@ describe('SqliteStore.backup', () => {
     await expect(mem.backup(join(dir, 'm.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await mem.close();
   });
+
+  it("refuses the store's own files (db, -wal, -shm, .ann/), another store's -wal, a folder and a missing folder, even with overwrite; the store stays intact", async () => {
+    const db = join(dir, 'own.sqlite');
+    const store = createSqliteStore({ path: db });
+    await store.open(meta);
+    await store.write({ scope, nodes: [] });
+    const other = createSqliteStore({ path: join(dir, 'other.sqlite') });
+    await other.open(meta);
+    expect(existsSync(`${db}-wal`)).toBe(true);
+    for (const target of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, `${db}.ann/x.hnsw`, `${db}.waiters/x`, join(dir, 'other.sqlite-wal'), join(dir, '.', 'own.sqlite')]) {
+      await expect(store.backup(target, { overwrite: true }), target).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'STORE_FILE' } });
+    }
+    await expect(store.backup(dir, { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: dir, reason: 'EISDIR' } });
+    await expect(store.backup(join(dir, 'nope', 'b.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: join(dir, 'nope', 'b.sqlite'), reason: 'ENOENT' } });
+    expect(store.checkIntegrity()).toEqual([]);
+    await other.close();
+    await store.close();
+    const again = createSqliteStore({ path: db });
+    await again.open(meta);
+    expect(again.checkIntegrity()).toEqual([]);
+    await again.close();
+  });
 });

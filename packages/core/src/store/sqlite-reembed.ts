@@ -11,10 +11,15 @@
  * decision, replaces the scopes' derived state, records the new embedder in the meta, and drops the
  * staging table. A kill before its commit leaves the old space, after it the new one: never a mix.
  * Staging commits batch by batch, so a killed run resumes where it stopped.
+ *
+ * One run at a time: the run owning the staging area is recorded in the meta (`reembedOwner`: pid,
+ * a per-run token); a second run while the owner's process lives fails with STORE_CONFLICT, and
+ * every staging batch and the switch check that the area is still theirs. A dead owner's area is
+ * taken over (and resumed when it staged for the same embedder).
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { StoreMetaMismatchError, MemValidationError } from '../errors.js';
+import { StoreConflictError, StoreMetaMismatchError, MemValidationError } from '../errors.js';
 import type { GateDecisionRecord, ResolvedScope, StoreMeta } from '../types.js';
 import { fromBlob, toBlob } from './sqlite-rows.js';
 
@@ -45,6 +50,42 @@ export const textSha = (text: string): string => createHash('sha256').update(tex
 
 const TABLE = 'reembed_vectors';
 
+/**
+ * The run that owns the staging area (meta key `reembedOwner`): one re-embedding per file at a
+ * time. `token` is unique per `reembedStore` call; a live owner of another token makes a second run
+ * fail with STORE_CONFLICT instead of staging into (or switching away) the first one's table.
+ */
+export interface ReembedOwner {
+  pid: number;
+  token: string;
+  startedAt: string;
+  model: string;
+}
+
+function readOwner(db: Database.Database): ReembedOwner | null {
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'reembedOwner'").get() as { value: string } | undefined;
+  if (!row) return null;
+  try {
+    const o = JSON.parse(row.value) as ReembedOwner;
+    return Number.isInteger(o?.pid) && typeof o?.token === 'string' ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Refuse when the staging area is no longer this run's (another run took it over, or switched). */
+function requireOwner(db: Database.Database, token: string): void {
+  const owner = readOwner(db);
+  if (owner?.token !== token) {
+    throw new StoreConflictError(
+      owner
+        ? `Another re-embedding (process ${owner.pid}, to ${owner.model}, started ${owner.startedAt}) took over this file's staging area; this run stopped, nothing of it was switched`
+        : 'Another re-embedding of this file finished or gave up while this one ran; this run stopped (run it again to check the store)',
+      { details: { owner } },
+    );
+  }
+}
+
 function readTarget(db: Database.Database): ReembedTarget | null {
   const row = db.prepare("SELECT value FROM meta WHERE key = 'reembedTarget'").get() as { value: string } | undefined;
   if (!row) return null;
@@ -60,10 +101,19 @@ function readTarget(db: Database.Database): ReembedTarget | null {
  * Start or resume staging for `target` (inside the caller's IMMEDIATE transaction): a staging area
  * of another target is discarded. Returns how many nodes are staged already and how many there are.
  */
-export function beginStaging(db: Database.Database, meta: StoreMeta, target: ReembedTarget): { staged: number; total: number; resumed: boolean } {
+export function beginStaging(db: Database.Database, meta: StoreMeta, target: ReembedTarget, owner: ReembedOwner, alive: (pid: number) => boolean): { staged: number; total: number; resumed: boolean } {
+  const running = readOwner(db);
+  if (running && running.token !== owner.token && alive(running.pid)) {
+    throw new StoreConflictError(
+      `Another mem reembed (process ${running.pid}, to ${running.model}, started ${running.startedAt}) is re-embedding this file; wait for it to end, or stop it (a later run resumes from the vectors it staged)`,
+      { details: { owner: running } },
+    );
+  }
   if (target.model === meta.embeddingModel && target.dimension === meta.dimension) {
     throw new MemValidationError('INVALID_INPUT', `The store is already embedded with ${target.model} (${target.dimension}-d)`, { details: { model: target.model } });
   }
+  // a dead owner's area (killed run) is taken over: resumed when it staged for the same embedder
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('reembedOwner', ?)").run(JSON.stringify(owner));
   const have = readTarget(db);
   const same = have !== null && have.model === target.model && have.dimension === target.dimension;
   const exists = !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(TABLE);
@@ -98,7 +148,8 @@ export function pendingNodes(db: Database.Database, afterRid: number, limit: num
 }
 
 /** Stage new vectors (inside the caller's transaction); a node forgotten meanwhile is skipped. */
-export function stageVectors(db: Database.Database, rows: { rid: number; text: string; embedding: Float32Array }[]): number {
+export function stageVectors(db: Database.Database, rows: { rid: number; text: string; embedding: Float32Array }[], token: string): number {
+  requireOwner(db, token);
   const put = db.prepare(
     `INSERT INTO ${TABLE} (rid, text_sha, embedding) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM nodes WHERE rid = ?)
      ON CONFLICT (rid) DO UPDATE SET text_sha = excluded.text_sha, embedding = excluded.embedding`,
@@ -121,7 +172,9 @@ export function switchSpace(
   regate: Regate,
   now: string,
   onScope?: (done: number, total: number) => void,
+  token?: string,
 ): { missing: number } {
+  if (token !== undefined) requireOwner(db, token);
   const have = readTarget(db);
   if (!have || have.model !== target.model || have.dimension !== target.dimension) {
     throw new StoreMetaMismatchError(`Another re-embedding (to ${have?.model ?? 'nothing'}) replaced this one's staging area; nothing was switched`, { details: { target, staging: have } });
@@ -159,13 +212,18 @@ export function switchSpace(
   put.run('embeddingModel', target.model);
   put.run('dimension', String(target.dimension));
   put.run('reembeddedAt', now);
-  db.prepare("DELETE FROM meta WHERE key = 'reembedTarget'").run();
+  db.prepare("DELETE FROM meta WHERE key IN ('reembedTarget', 'reembedOwner')").run();
   db.exec(`DROP TABLE ${TABLE}`);
   return { missing: 0 };
+}
+
+/** Give up ownership of the staging area (the run ended with an error); the staged vectors stay for a resume. */
+export function releaseStaging(db: Database.Database, token: string): void {
+  db.prepare("DELETE FROM meta WHERE key = 'reembedOwner' AND json_extract(value, '$.token') = ?").run(token);
 }
 
 /** Drop a staging area (e.g. the caller gave up); the store stays in its space. */
 export function discardStaging(db: Database.Database): void {
   db.exec(`DROP TABLE IF EXISTS ${TABLE}`);
-  db.prepare("DELETE FROM meta WHERE key = 'reembedTarget'").run();
+  db.prepare("DELETE FROM meta WHERE key IN ('reembedTarget', 'reembedOwner')").run();
 }

@@ -9,7 +9,8 @@
  * endpoint nodes by row id (schema v4). See packages/core/README.md "Stores".
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemValidationError, MemNotFoundError, StoreConflictError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
@@ -33,12 +34,13 @@ import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
 import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
 import { bm25Term } from './bm25.js';
-import { sweepAnnFolder } from './ann-files.js';
+import { processAlive, sweepAnnFolder } from './ann-files.js';
+import { checkOutputFile } from './files.js';
 import { LockQueue } from './lock-queue.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
 import { ScopeTerms } from './lexical-index.js';
-import { beginStaging, discardStaging, pendingNodes, stageVectors, switchSpace, type Regate, type ReembedTarget } from './sqlite-reembed.js';
+import { beginStaging, discardStaging, pendingNodes, releaseStaging, stageVectors, switchSpace, type Regate, type ReembedTarget } from './sqlite-reembed.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
 export { bm25Term } from './bm25.js';
@@ -133,6 +135,8 @@ export class SqliteStore implements MemoryStore {
   private readonly turnWaiters: (() => void)[] = [];
   /** This connection's place among the processes waiting for the file's write lock (created on first wait). */
   private lockQueue: LockQueue | null = null;
+  /** The token of the re-embedding this handle runs (`reembedBegin`), null when none. */
+  private reembedToken: string | null = null;
   /** A forget committed but its WAL checkpoint has not completed yet (see `scrub`). */
   private scrubPending = false;
 
@@ -1427,15 +1431,16 @@ export class SqliteStore implements MemoryStore {
    * (the `.ann` graphs are caches, rebuilt on first use).
    * @param file destination path (its folder must exist); an existing file is refused unless `overwrite`
    * @returns the number of pages copied and the absolute destination
-   * @throws MemValidationError INVALID_INPUT (`:memory:` store, destination exists, is the store's own file), StoreError (SQLite failure; nothing left under `file`)
+   * @throws MemValidationError INVALID_INPUT (`:memory:` store; the destination exists, is a folder, sits in a missing folder, or is a file of this store or another store's -wal / -shm: `details.path`, `details.reason`, see src/store/files.ts), StoreError (SQLite failure; nothing left under `file`)
    */
   async backup(file: string, options: { overwrite?: boolean; onProgress?: (copied: number, total: number) => void } = {}): Promise<{ file: string; pages: number }> {
     this.requireMeta();
     if (typeof file !== 'string' || !file.trim()) throw new MemValidationError('INVALID_INPUT', 'backup needs a destination file path');
     if (this.path === ':memory:' || this.path === '') throw new MemValidationError('INVALID_INPUT', 'An in-memory store has no file to back up');
-    const dest = resolvePath(file);
-    if (dest === this.annBase) throw new MemValidationError('INVALID_INPUT', `The backup destination is the store's own file ${dest}`);
-    if (existsSync(dest) && !options.overwrite) throw new MemValidationError('INVALID_INPUT', `${dest} exists; choose another file or replace it (overwrite: true; mem backup --force)`, { details: { file: dest } });
+    this.conn();
+    // never one of this store's files (the database, -wal, -shm, .ann/…) nor another store's -wal / -shm:
+    // even with overwrite, the rename would replace a live file under SQLite's feet
+    const dest = checkOutputFile(file, { what: 'backup destination', overwrite: options.overwrite, forceHint: 'overwrite: true; mem backup --force', protect: this.annBase ?? resolvePath(this.path) });
     const tmp = `${dest}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
     // never inside an open `exclusive` section of this connection (it would copy uncommitted pages):
@@ -1470,8 +1475,11 @@ export class SqliteStore implements MemoryStore {
    */
   async reembedBegin(target: ReembedTarget): Promise<{ staged: number; total: number; resumed: boolean }> {
     const meta = this.requireMeta();
+    const token = (this.reembedToken = randomUUID());
+    const owner = { pid: process.pid, token, startedAt: new Date().toISOString(), model: target.model };
+    // a second run in this same process is refused too (its pid is alive, its token differs)
     try {
-      return await this.serial(() => this.immediate(() => beginStaging(this.conn(), meta, target)));
+      return await this.serial(() => this.immediate(() => beginStaging(this.conn(), meta, target, owner, processAlive)));
     } catch (e) {
       throw wrap(e, 'reembed failed to start (nothing changed)');
     }
@@ -1487,7 +1495,7 @@ export class SqliteStore implements MemoryStore {
   async reembedStage(rows: { rid: number; text: string; embedding: Float32Array }[]): Promise<number> {
     this.requireMeta();
     try {
-      return await this.serial(() => this.immediate(() => stageVectors(this.conn(), rows)));
+      return await this.serial(() => this.immediate(() => stageVectors(this.conn(), rows, this.reembedOwnerToken())));
     } catch (e) {
       throw wrap(e, 'reembed staging failed (the batch was not staged)');
     }
@@ -1502,11 +1510,12 @@ export class SqliteStore implements MemoryStore {
     const meta = this.requireMeta();
     let r: { missing: number };
     try {
-      r = await this.serial(() => this.immediate(() => switchSpace(this.conn(), meta, target, regate, new Date().toISOString(), onScope)));
+      r = await this.serial(() => this.immediate(() => switchSpace(this.conn(), meta, target, regate, new Date().toISOString(), onScope, this.reembedOwnerToken())));
     } catch (e) {
       throw wrap(e, 'reembed switch failed (the store stays in its old space)');
     }
     if (r.missing === 0) {
+      this.reembedToken = null;
       this.recorded = this.readMeta();
       for (const sv of this.vectors.values()) sv.dispose();
       this.vectors.clear();
@@ -1514,6 +1523,24 @@ export class SqliteStore implements MemoryStore {
       if (this.annBase !== null) rmSync(`${this.annBase}.ann`, { recursive: true, force: true });
     }
     return r;
+  }
+
+  /** The token of this handle's running re-embedding (`reembedBegin` first). */
+  private reembedOwnerToken(): string {
+    if (!this.reembedToken) throw new StoreError('reembedBegin was not called on this store handle');
+    return this.reembedToken;
+  }
+
+  /** End this handle's re-embedding run without switching (it failed): another run may start; the staged vectors stay for a resume. Never throws. */
+  async reembedRelease(): Promise<void> {
+    const token = this.reembedToken;
+    this.reembedToken = null;
+    if (!token || this.closed) return;
+    try {
+      await this.serial(() => this.immediate(() => releaseStaging(this.conn(), token)));
+    } catch {
+      // a dead owner's pid is taken over anyway
+    }
   }
 
   /** Drop an unfinished re-embedding's staging area; the store stays in its space. */

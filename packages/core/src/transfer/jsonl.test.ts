@@ -158,15 +158,61 @@ describe('exportMemories / importMemories', () => {
     await other.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: 'all-MiniLM-L6-v2', dimension: 384 });
     await expect(importMemories(other, good)).rejects.toMatchObject({ code: 'IMPORT_MISMATCH', details: { field: 'embeddingModel' } });
     await other.close();
-    // a target that already holds one of the scopes: refused before any scope is written
+    // a target that holds other memories in one of the scopes: refused before any scope is written
     const busy = createSqliteStore({ path: join(dir, 'busy.sqlite') });
-    await importMemories(busy, good);
+    const extra = createMemory({ store: busy, embedder: hashEmbedder(), extractor: simpleExtractor });
+    await extra.add({ text: 'Bob already has a memory here.', observedAt: '2024-02-01T00:00:00Z', scope: bob });
     const twice = await importMemories(busy, good).then(
       () => null,
       (e: unknown) => e,
     );
     expect((twice as MemError).code).toBe('STORE_CONFLICT');
-    expect(await busy.count(resolveScope(alice))).toBe(3);
-    await busy.close();
+    expect((twice as MemError).details?.scopes).toEqual([resolveScope(bob)]);
+    expect(await busy.count(resolveScope(alice))).toBe(0);
+    await extra.close();
+  });
+
+  it('an import killed between scopes is finished by running it again: the scopes written are skipped, no duplicate, the same export', async () => {
+    const a = await seeded(join(dir, 'resume-src.sqlite'));
+    const text = await collect(exportMemories(a));
+    await a.close();
+    const good = exportLines(text);
+    // what a kill after the first scope's transaction leaves: that scope complete, the rest absent
+    const firstScopeEnd = good.findIndex((l, i) => i > 1 && JSON.parse(l).kind === 'scope');
+    const head = JSON.parse(good[0]!);
+    const partial = good.slice(0, firstScopeEnd);
+    const firstCounts = { scopes: 1, memories: 0, relations: 0, history: 0, state: 0 } as Record<string, number>;
+    for (const l of partial.slice(2)) firstCounts[{ memory: 'memories', relation: 'relations', history: 'history', state: 'state' }[JSON.parse(l).kind as string]!]!++;
+    const target = createSqliteStore({ path: join(dir, 'resume.sqlite') });
+    await importMemories(target, [JSON.stringify(head), ...partial.slice(1), JSON.stringify({ kind: 'end', counts: firstCounts })]);
+    const report = await importMemories(target, good);
+    expect(report.skipped).toEqual([report.scopes[0]]);
+    expect(report.scopes).toHaveLength(3);
+    expect(stable(await collect(exportMemories(target)))).toBe(stable(text));
+    // once complete, a third run writes nothing and changes nothing
+    const third = await importMemories(target, good);
+    expect(third.skipped).toEqual(third.scopes);
+    expect(stable(await collect(exportMemories(target)))).toBe(stable(text));
+    expect(target.checkIntegrity()).toEqual([]);
+    await target.close();
+  });
+
+  it('a scope filter that names no scope is SCOPE_NOT_FOUND before any line; a scope whose memories were all forgotten exports empty', async () => {
+    const a = await seeded(join(dir, 'unknown.sqlite'));
+    const err = await collect(exportMemories(a, { match: { userId: 'nobody' } })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'SCOPE_NOT_FOUND', category: 'not_found', details: { match: { userId: 'nobody' } } });
+    // every memory of bob forgotten: the scope exists (history), its export holds no scope
+    for (const n of await a.list(resolveScope(bob))) await a.forget(resolveScope(bob), n.id);
+    const empty = exportLines(await collect(exportMemories(a, { match: { userId: 'bob' } }))).map((l) => JSON.parse(l));
+    expect(empty.map((l) => l.kind)).toEqual(['header', 'end']);
+    // every scope of an empty store: no error
+    const blank = createSqliteStore({ path: join(dir, 'blank.sqlite') });
+    await blank.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: hashEmbedder().model, dimension: hashEmbedder().dimension });
+    expect(exportLines(await collect(exportMemories(blank))).map((l) => JSON.parse(l).kind)).toEqual(['header', 'end']);
+    await blank.close();
+    await a.close();
   });
 });

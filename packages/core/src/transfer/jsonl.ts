@@ -28,7 +28,7 @@
  * ≥ 1000 memories); a smaller scope's gate is rebuilt exactly from its memories' embeddings and
  * gate decisions on first use (`GateRegistry`), so nothing else is needed to restore it.
  */
-import { ImportMismatchError, MemValidationError, StoreConflictError, StoreMetaMismatchError, MemError } from '../errors.js';
+import { ImportMismatchError, MemValidationError, ScopeNotFoundError, StoreConflictError, StoreMetaMismatchError, MemError } from '../errors.js';
 import { resolveScope, scopeKey } from '../scope.js';
 import { checkWriteBatch } from '../store/validate.js';
 import type { HistoryEntry, MemoryNode, MemoryStore, Relation, ResolvedScope, Scope, StoreMeta } from '../types.js';
@@ -140,17 +140,38 @@ function relationRecord(r: Relation): Record<string, unknown> {
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** Whether the scope a match names exactly (when it names one) has history: it existed, its memories were all forgotten. */
+async function scopeHasHistory(store: MemoryStore, match: ScopeMatch): Promise<boolean> {
+  let scope: ResolvedScope;
+  try {
+    scope = resolveScope(match as Scope);
+  } catch {
+    return false;
+  }
+  return (await store.history(scope, { limit: 1 })).length > 0;
+}
+
 /**
  * Export a store's memories as JSONL lines (each ends with `\n`), see the module comment for the
  * format. The store is opened with the meta it records (`store.meta()`), so it may be passed
  * unopened. Reads page by page; memory use is one scope's relations and history plus a page of nodes.
- * @throws MemValidationError INVALID_INPUT for a store that was never opened (no meta), SCOPE_INVALID for a bad `match`; store errors as the store throws them
+ * A `match` naming no scope of the store is an error (a misspelt user is not an empty export),
+ * unless the scope it names exists without memories (all forgotten: it has history); the export
+ * then holds no scope. With an empty `match` (every scope), an empty store exports no scope.
+ * Errors are thrown before the first line is yielded.
+ * @throws MemValidationError INVALID_INPUT for a store that was never opened (no meta), SCOPE_INVALID for a bad `match`;
+ *   ScopeNotFoundError SCOPE_NOT_FOUND when `match` names fields and no scope of the store matches them (nor has history); store errors as the store throws them
  */
 export async function* exportMemories(store: MemoryStore, options: ExportOptions = {}): AsyncGenerator<string> {
   const match = checkMatch(options.match);
   const meta = await store.meta();
   if (!meta) throw new MemValidationError('INVALID_INPUT', 'The store holds nothing to export (it was never opened with an embedder)');
   await store.open(meta);
+  const scopes = (await store.scopes()).filter((s) => matches(s, match)).sort((a, b) => (scopeKey(a) < scopeKey(b) ? -1 : scopeKey(a) > scopeKey(b) ? 1 : 0));
+  if (scopes.length === 0 && Object.values(match).some((v) => v !== undefined) && !(await scopeHasHistory(store, match))) {
+    const named = Object.entries(match).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ');
+    throw new ScopeNotFoundError(`No scope of the store matches ${named}: nothing was ever written there (check the spelling; an export of every scope lists what the store holds)`, { details: { match } });
+  }
   const now = options.now ?? Date.now;
   yield `${canonicalJson({
     kind: 'header',
@@ -162,7 +183,6 @@ export async function* exportMemories(store: MemoryStore, options: ExportOptions
     source: store.kind,
   })}\n`;
   const counts: ExportCounts = { scopes: 0, memories: 0, relations: 0, history: 0, state: 0 };
-  const scopes = (await store.scopes()).filter((s) => matches(s, match)).sort((a, b) => (scopeKey(a) < scopeKey(b) ? -1 : scopeKey(a) > scopeKey(b) ? 1 : 0));
   for (const scope of scopes) {
     counts.scopes++;
     yield `${canonicalJson({ kind: 'scope', scope })}\n`;
@@ -230,8 +250,10 @@ export interface ImportOptions {
 export interface ImportReport {
   header: ExportHeader;
   counts: ExportCounts;
-  /** The scopes written, in file order. */
+  /** The scopes of the file, in file order (written now, or found imported already). */
   scopes: ResolvedScope[];
+  /** Scopes the target already held exactly as in the file (an earlier, interrupted or complete import of it): not written again. */
+  skipped: ResolvedScope[];
 }
 
 interface ScopeGroup {
@@ -251,10 +273,11 @@ function obj(v: unknown, line: number, what: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-function mismatch(fields: { field: string; file: unknown; target: unknown }[], message: string): ImportMismatchError {
-  const what = fields.map((f) => `${f.field} (file ${JSON.stringify(f.file)}, target ${JSON.stringify(f.target)})`).join('; ');
+/** `against`: what the file was compared with, the caller's `options` (the embedder it will use) or the target `store`'s recorded meta. */
+function mismatch(fields: { field: string; file: unknown; target: unknown }[], message: string, against: 'options' | 'store' | 'build'): ImportMismatchError {
+  const what = fields.map((f) => `${f.field} (file ${JSON.stringify(f.file)}, ${against === 'store' ? 'target store' : against === 'options' ? 'asked for' : 'this build'} ${JSON.stringify(f.target)})`).join('; ');
   return new ImportMismatchError(`${message}: ${what}; nothing was imported`, {
-    details: { field: fields[0]!.field, fields: fields.map((f) => f.field), ...Object.fromEntries(fields.map((f) => [f.field, { file: f.file, target: f.target }])) },
+    details: { field: fields[0]!.field, fields: fields.map((f) => f.field), against, ...Object.fromEntries(fields.map((f) => [f.field, { file: f.file, target: f.target }])) },
   });
 }
 
@@ -262,7 +285,7 @@ function readHeader(record: Record<string, unknown>, options: ImportOptions): Ex
   if (record.kind !== 'header') bad(1, 'the first line must be the export header ({"kind":"header",…})');
   if (record.format !== EXPORT_FORMAT) bad(1, `not a ${EXPORT_FORMAT} file (format ${JSON.stringify(record.format)})`);
   if (record.version !== EXPORT_FORMAT_VERSION) {
-    throw mismatch([{ field: 'version', file: record.version, target: EXPORT_FORMAT_VERSION }], `This build reads ${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION} only`);
+    throw mismatch([{ field: 'version', file: record.version, target: EXPORT_FORMAT_VERSION }], `This build reads ${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION} only`, 'build');
   }
   const embedder = obj(record.embedder, 1, 'header.embedder');
   const header: ExportHeader = {
@@ -280,7 +303,9 @@ function readHeader(record: Record<string, unknown>, options: ImportOptions): Ex
   if (options.schemaVersion !== undefined && options.schemaVersion !== header.schemaVersion) diffs.push({ field: 'schemaVersion', file: header.schemaVersion, target: options.schemaVersion });
   if (options.embedder && options.embedder.model !== header.embedder.model) diffs.push({ field: 'embeddingModel', file: header.embedder.model, target: options.embedder.model });
   if (options.embedder && options.embedder.dimension !== header.embedder.dimension) diffs.push({ field: 'dimension', file: header.embedder.dimension, target: options.embedder.dimension });
-  if (diffs.length) throw mismatch(diffs, 'The export was made with another memory schema or embedder than the one asked for (re-embed after importing into a store of its own embedder: `mem reembed`)');
+  if (diffs.length) {
+    throw mismatch(diffs, `The export was made with ${header.embedder.model} (${header.embedder.dimension}-d)${diffs.some((d) => d.field === 'schemaVersion') ? ` and memory schema ${header.schemaVersion}` : ''}, not the embedder or schema asked for (import it with its own embedder into an empty store, then re-embed there: \`mem reembed\`)`, 'options');
+  }
   return header;
 }
 
@@ -417,14 +442,16 @@ async function readExport(lines: AsyncIterable<string> | Iterable<string>, optio
  * Import an export (lines as `exportMemories` wrote them; a trailing `\n` per line is optional)
  * into a store, SQLite or Neo4j. The whole file is read and checked first; then the store is opened
  * with the file's schema version and embedder, every target scope must be empty (no memories, no
- * history), and each scope is written in one atomic batch (memories, relations, history), followed
- * by its saved gate state. Memory and relation ids, times, gate decisions and p are kept; the
- * target assigns history `seq` numbers.
+ * history) or hold exactly the file's scope (an earlier import of this file: skipped, so a killed
+ * or repeated import is finished by running it again, without duplicates), and each scope is
+ * written in one atomic batch (memories, relations, history), followed by its saved gate state.
+ * Memory and relation ids, times, gate decisions and p are kept; the target assigns history `seq` numbers.
  * @throws ImportMismatchError IMPORT_MISMATCH (format version, schema version, embedding model or
  *   dimension differ from the target store's or `options`'), MemValidationError INVALID_INPUT and
  *   the batch codes (a malformed, truncated or edited file; `details.line`), StoreConflictError
- *   STORE_CONFLICT (a target scope already holds memories or history); nothing is written then.
- *   A store failure mid-way leaves the scopes written before it complete and the rest absent.
+ *   STORE_CONFLICT (a target scope holds other memories or history); nothing is written then.
+ *   A store failure or a kill mid-way leaves the scopes written before it complete and the rest
+ *   absent: running the same import again completes it.
  */
 export async function importMemories(store: MemoryStore, lines: AsyncIterable<string> | Iterable<string>, options: ImportOptions = {}): Promise<ImportReport> {
   const { header, groups, counts } = await readExport(lines, options);
@@ -433,7 +460,7 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
   if (recorded) {
     const diffs: { field: string; file: unknown; target: unknown }[] = [];
     for (const f of ['schemaVersion', 'embeddingModel', 'dimension'] as const) if (recorded[f] !== meta[f]) diffs.push({ field: f, file: meta[f], target: recorded[f] });
-    if (diffs.length) throw mismatch(diffs, 'The target store records another memory schema or embedder than the export');
+    if (diffs.length) throw mismatch(diffs, `The target store records ${recorded.embeddingModel} (${recorded.dimension}-d), the export was made with ${meta.embeddingModel} (${meta.dimension}-d)${recorded.schemaVersion !== meta.schemaVersion ? ` (memory schema ${recorded.schemaVersion} vs ${meta.schemaVersion})` : ''}: import into an empty store of the file's embedder, then re-embed there (\`mem reembed\`)`, 'store');
   }
   try {
     await store.open(meta);
@@ -444,19 +471,42 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
     throw e;
   }
   const busy: string[] = [];
+  const done = new Set<ScopeGroup>();
   for (const g of groups) {
-    if ((await store.count(g.scope)) > 0 || (await store.history(g.scope, { limit: 1 })).length > 0) busy.push(JSON.stringify(g.scope));
+    const state = await targetScopeState(store, g);
+    if (state === 'imported') done.add(g);
+    else if (state === 'other') busy.push(JSON.stringify(g.scope));
   }
   if (busy.length) {
-    throw new StoreConflictError(`The target already holds memories or history in ${busy.length} of the export's scopes (${busy.slice(0, 3).join(', ')}${busy.length > 3 ? ', …' : ''}); import into an empty store or scope; nothing was imported`, {
-      details: { scopes: busy.map((b) => JSON.parse(b) as ResolvedScope) },
-    });
+    throw new StoreConflictError(
+      `The target already holds other memories or history in ${busy.length} of the export's scopes (${busy.slice(0, 3).join(', ')}${busy.length > 3 ? ', …' : ''}); import into an empty store or scope (a scope holding exactly the file's memories counts as imported); nothing was imported`,
+      { details: { scopes: busy.map((b) => JSON.parse(b) as ResolvedScope) } },
+    );
   }
   for (const g of groups) {
-    await store.write({ scope: g.scope, nodes: g.nodes, relations: g.relations, history: g.history });
+    if (!done.has(g)) await store.write({ scope: g.scope, nodes: g.nodes, relations: g.relations, history: g.history });
+    // saved again for a scope imported before (a run killed between its write and this)
     for (const s of g.state) if (store.saveState) await store.saveState(g.scope, s.name, s.value);
   }
-  return { header, counts, scopes: groups.map((g) => g.scope) };
+  return { header, counts, scopes: groups.map((g) => g.scope), skipped: groups.filter((g) => done.has(g)).map((g) => g.scope) };
+}
+
+/**
+ * What the target holds in an export scope: nothing (`empty`), exactly the file's scope
+ * (`imported`: the same memory ids with the same content hashes, as many relations and history
+ * rows: an earlier import of this file wrote it), or something else (`other`).
+ */
+async function targetScopeState(store: MemoryStore, g: ScopeGroup): Promise<'empty' | 'imported' | 'other'> {
+  const count = await store.count(g.scope);
+  if (count === 0) return (await store.history(g.scope, { limit: 1 })).length > 0 ? 'other' : 'empty';
+  if (count !== g.nodes.length) return 'other';
+  const stored = new Map<string, string>();
+  for (let at = 0; at < g.nodes.length; at += PAGE) {
+    for (const n of await store.getMany(g.scope, g.nodes.slice(at, at + PAGE).map((x) => x.id))) stored.set(n.id, n.provenance.contentHash);
+  }
+  if (g.nodes.some((n) => stored.get(n.id) !== n.provenance.contentHash)) return 'other';
+  if ((await store.relations(g.scope)).length !== g.relations.length) return 'other';
+  return (await store.history(g.scope)).length === g.history.length ? 'imported' : 'other';
 }
 
 /** Split a text (a whole export file) into lines for {@link importMemories}. */

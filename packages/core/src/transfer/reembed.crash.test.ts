@@ -7,7 +7,8 @@
  * before) or exactly the new one (as a clean in-process run makes it), never a mix, and integrity
  * holds; a second child then resumes and must end in the new space.
  *
- * Runs MEM_REEMBED_KILLS kills (default 6; the issue's loop: MEM_REEMBED_KILLS=20).
+ * Runs MEM_REEMBED_KILLS kills (default 6; the issue's loop: MEM_REEMBED_KILLS=20). Then two child
+ * processes re-embed one file at once: one switches, the other is refused with STORE_CONFLICT.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,5 +133,22 @@ describe('reembedStore survives SIGKILL', () => {
     }
     console.log(`reembed crash test: ${KILLS} kills over a ${Math.round(runMs)} ms run: ${outcome.old} left the old space, ${outcome.new} the new one, 0 mixed; every resume ended in the new space`);
     expect(outcome.old + outcome.new).toBe(KILLS);
+
+    // two processes re-embed one file at once (a breaker's finding: the second failed with a raw
+    // "no such table" STORE_ERROR): one ends in the new space, the other is refused with
+    // STORE_CONFLICT naming the first (or, when it starts after the switch, "already embedded")
+    for (let round = 0; round < 3; round++) {
+      const path = join(dir, `two-${round}.sqlite`);
+      copyFileSync(base, path);
+      const runs = await Promise.allSettled([0, 1].map(() => runAndKill(child, [path, BATCH, EMBED_MS, '0'], pkgDir, 0, { until: (a) => a.includes('done'), maxMs: 60_000 })));
+      const done = runs.filter((r) => r.status === 'fulfilled' && r.value.includes('done'));
+      const refused = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => String((r.reason as Error).message));
+      expect(done.length, `round ${round}: ${refused.join(' | ')}`).toBeGreaterThanOrEqual(1);
+      for (const m of refused) expect(m, `round ${round}`).toMatch(/Another mem reembed \(process \d+|already embedded/);
+      const after = snapshot(path);
+      expect(after.integrity).toEqual(['ok']);
+      expect(after.nodes).toEqual(ref.nodes);
+      expect(after.state).toEqual(ref.state);
+    }
   });
 });

@@ -131,4 +131,37 @@ describe('reembedStore', () => {
     await other.close().catch(() => undefined);
     await assertSpace(path, NEW);
   });
+
+  it('a second run on the file while one runs fails with STORE_CONFLICT naming the first (never a raw SQLite error); the first ends in the new space', async () => {
+    const path = join(dir, 'two-runs.sqlite');
+    await seeded(path, 40);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const staging = new Promise<void>((r) => (started = r));
+    const held: Embedder = {
+      ...NEW,
+      async embed(texts) {
+        started();
+        await gate;
+        return NEW.embed(texts);
+      },
+    };
+    const first = reembedStore(createSqliteStore({ path }), held, { batchSize: 8 });
+    await staging;
+    // the same target and another one: both refused while the first owns the staging area
+    for (const e of [NEW, hashEmbedder(32)]) {
+      const err = await reembedStore(createSqliteStore({ path }), e).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect(err, e.model).toMatchObject({ code: 'STORE_CONFLICT', details: { owner: { pid: process.pid, model: NEW.model } } });
+      expect((err as Error).message).toMatch(/Another mem reembed \(process \d+, to test-hash-24/);
+    }
+    release();
+    expect((await first).memories).toBe(39);
+    await assertSpace(path, NEW);
+    // once it ended, the file is free again: a run to a third space works
+    expect((await reembedStore(createSqliteStore({ path }), hashEmbedder(32))).to.dimension).toBe(32);
+  });
 });

@@ -22,7 +22,7 @@ import { scopeKey } from '../scope.js';
 import type { SqliteStore } from '../store/sqlite.js';
 import type { RegateNode } from '../store/sqlite-reembed.js';
 import { checkVector } from '../store/validate.js';
-import type { Embedder, GateAction, GateDecisionRecord, ResolvedScope } from '../types.js';
+import type { Embedder, GateAction, GateDecisionRecord, ResolvedScope, StoreMeta } from '../types.js';
 import { GATE_SAVE_MIN_SIZE, GATE_STATE_NAME, sealGateState } from '../write/gates.js';
 import { DEFAULT_WRITE_GATE_OPTIONS, noveltyGateCodec } from '../write/memory.js';
 
@@ -114,13 +114,22 @@ const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a
  * from the switch on (STORE_META_MISMATCH, until reopened with the new embedder), and memories it
  * wrote before the switch are embedded by the switch's retry; do not share `store` with a Memory.
  * Run again after a crash: it resumes from the staged vectors.
- * @throws MemValidationError INVALID_INPUT (store never opened, already in this embedder's space, bad options),
+ * @throws MemValidationError INVALID_INPUT (not a SQLite store, e.g. Neo4j: `details.store`; store never opened, already in this embedder's space, bad options),
  *   EmbedderError EMBEDDER_ERROR (the embedder failed or returned a bad vector; what was staged stays for a resume),
- *   StoreConflictError STORE_CONFLICT (other writers kept adding memories through 5 switch attempts), store errors
+ *   StoreConflictError STORE_CONFLICT (another reembedStore is running on the file, in this process or another: `details.owner`;
+ *   or other writers kept adding memories through 5 switch attempts), store errors
  */
 export async function reembedStore(store: SqliteStore, embedder: Embedder, options: ReembedOptions = {}): Promise<ReembedReport> {
   if (!embedder || typeof embedder.embed !== 'function' || typeof embedder.model !== 'string' || !Number.isInteger(embedder.dimension)) {
     throw new MemValidationError('INVALID_INPUT', 'reembedStore needs an Embedder ({ model, dimension, embed })');
+  }
+  const kind = (store as { kind?: string } | null)?.kind;
+  if (!store || typeof (store as Partial<SqliteStore>).reembedBegin !== 'function') {
+    throw new MemValidationError(
+      'INVALID_INPUT',
+      `reembedStore re-embeds SQLite stores only (this store is ${kind ?? 'not a SQLite store'}). Re-embed a ${kind ?? 'other'} store through a SQLite file: export every scope (mem export --all), import it into a new SQLite file, re-embed that file, export it and import it into an empty ${kind ?? 'target'} database (docs/reliability.md)`,
+      { details: { store: kind ?? null, supported: ['sqlite'] } },
+    );
   }
   const batchSize = options.batchSize ?? 64;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new MemValidationError('INVALID_INPUT', 'batchSize must be a positive integer');
@@ -137,6 +146,26 @@ export async function reembedStore(store: SqliteStore, embedder: Embedder, optio
   }
   const codec = noveltyGateCodec(probe.options);
   const begin = await store.reembedBegin(target);
+  try {
+    return await runReembed(store, embedder, meta, target, begin, gateOptions, codec, batchSize, options);
+  } catch (e) {
+    // another run may start now; what was staged stays for it (or for this one run again)
+    await store.reembedRelease();
+    throw e;
+  }
+}
+
+async function runReembed(
+  store: SqliteStore,
+  embedder: Embedder,
+  meta: StoreMeta,
+  target: { model: string; dimension: number },
+  begin: { staged: number; total: number; resumed: boolean },
+  gateOptions: GateOptions,
+  codec: ReturnType<typeof noveltyGateCodec>,
+  batchSize: number,
+  options: ReembedOptions,
+): Promise<ReembedReport> {
   let embedded = 0;
   const progress = (phase: ReembedProgress['phase'], done: number, total: number) => options.onProgress?.({ phase, done, total });
 

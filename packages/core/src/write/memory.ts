@@ -240,14 +240,15 @@ export interface Memory {
   /**
    * The store's memories as `@mem/export` JSONL lines (see `exportMemories`; ours, issue 32): waits
    * for the writes issued before it, then reads the store. `match` picks scopes (default: all).
-   * @throws MemValidationError SCOPE_INVALID for an unknown `match` key; store errors
+   * @throws MemValidationError SCOPE_INVALID for an unknown `match` key; ScopeNotFoundError SCOPE_NOT_FOUND when `match` names no scope of the store; store errors
    */
   export(options?: ExportOptions): AsyncGenerator<string>;
   /**
    * Import an export into this memory's store (see `importMemories`; ours, issue 32): the file must
-   * come from this memory's embedder and schema version, every scope it holds must be empty here.
+   * come from this memory's embedder and schema version, every scope it holds must be empty here
+   * or hold exactly the file's scope (an earlier import of it: skipped, `report.skipped`).
    * The imported scopes' gates are rebuilt from the imported memories on their next write.
-   * @throws ImportMismatchError IMPORT_MISMATCH, MemValidationError (malformed file), StoreConflictError STORE_CONFLICT (a scope not empty); nothing written then
+   * @throws ImportMismatchError IMPORT_MISMATCH, MemValidationError (malformed file), StoreConflictError STORE_CONFLICT (a scope holding other memories); nothing written then
    */
   import(lines: AsyncIterable<string> | Iterable<string>): Promise<ImportReport>;
   /** Wait for every call made before it (writes and reads), then close the store; later calls throw `STORE_UNAVAILABLE`. Idempotent. */
