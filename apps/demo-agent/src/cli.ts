@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, checkInputFile, checkOutputFile, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { assertTimeZone, checkInputFile, checkOutputFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
 import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -152,6 +152,17 @@ function importMismatchForCli(e: unknown, kind: EmbedderKind, named: boolean): u
       ? `the store (--db) records ${targetDesc}. Import it with ${flag} into an empty or new --db, then \`mem reembed\` there to move it to this store's embedder`
       : `this command uses ${targetDesc}${named ? ` (--embedder ${kind})` : ` (the default, ${kind}: no --embedder or MEM_EMBEDDER given)`}. Pass ${flag} to import it as it is (and on every later command on that store), or import it so and \`mem reembed\` to move it to another embedder`;
   return new ImportMismatchError(`The export file was embedded with ${fileDesc}; ${where}; nothing was imported`, { cause: e, details: e.details });
+}
+
+/** The scopes `mem import` writes: the file's scopes matching the scope flags given, or all of them without flags. */
+function importMatch(o: GlobalOpts): ScopeMatch {
+  refuseEmptyScopeFlags(o);
+  const match: ScopeMatch = {};
+  if (o.namespace !== undefined) match.namespace = o.namespace;
+  if (o.user !== undefined) match.userId = o.user;
+  if (o.agent !== undefined) match.agentId = o.agent;
+  if (o.run !== undefined) match.runId = o.run;
+  return match;
 }
 
 /** The SQLite file a maintenance command reads, which must exist (never created by a read). */
@@ -403,6 +414,7 @@ export function buildProgram(): Command {
       const outFile = opts.out !== undefined ? checkOutputFile(opts.out, { what: 'export file', overwrite: opts.force, forceHint: 'mem export --force', protect: db }) : null;
       const { store } = await openStore({ db: o.db, store: o.store });
       const tmp = outFile ? `${outFile}.${process.pid}.partial` : null;
+      if (outFile) sweepPartialFiles(outFile, 'partial'); // what a killed export to this file left
       let counts: ExportCounts | null = null;
       try {
         const out = tmp ? createWriteStream(tmp) : process.stdout;
@@ -427,12 +439,13 @@ export function buildProgram(): Command {
 
   program
     .command('import')
-    .description('read an @mem/export JSONL file into the store (--db / --store neo4j); every scope it holds must be empty there; refused when its version or embedder differs')
+    .description('read an @mem/export JSONL file into the store (--db / --store neo4j): every scope of the file, or those matching the --user / --agent / --run / --namespace given; each must be empty there (a scope holding exactly the file\'s is skipped: re-run a killed import to finish it); refused when its version or embedder differs')
     .argument('<file>', 'export file (- = stdin)')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const o = globals(cmd);
       // the file must come from the embedder every later command on the store will use: --embedder,
       // else MEM_EMBEDDER, else glove (as every other command); never adopted silently
+      const match = importMatch(o);
       const kind = resolveEmbedderKind(o.embedder);
       const embedder = createEmbedderFor(kind);
       if (file !== '-') checkInputFile(file, 'export file');
@@ -442,6 +455,7 @@ export function buildProgram(): Command {
         const report = await importMemories(store, createInterface({ input, crlfDelay: Infinity }), {
           schemaVersion: MEMORY_SCHEMA_VERSION,
           embedder: { model: embedder.model, dimension: embedder.dimension },
+          match,
         }).catch((e: unknown) => {
           throw importMismatchForCli(e, kind, o.embedder !== undefined || process.env.MEM_EMBEDDER !== undefined);
         });

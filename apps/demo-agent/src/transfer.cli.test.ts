@@ -73,8 +73,12 @@ describe('mem export / import / backup: what a breaker tried (typed errors with 
     expect(exists).toMatchObject({ code: 'INVALID_INPUT' });
     expect(exists.message).toContain('--force');
     expect(readFileSync(out, 'utf8')).toBe('keep me');
+    // what a SIGKILLed export to the same file left (a dead pid's .partial) is swept by the next one
+    const leftover = `${out}.${(await import('node:child_process')).spawnSync('true').pid}.partial`; // a pid that has exited
+    writeFileSync(leftover, '{"kind":"header"');
     expect((await mem('--db', db, '--user', 'noor', 'export', '--out', out, '--force')).code).toBe(0);
     expect(readFileSync(out, 'utf8')).toContain('Noor keeps bees');
+    expect(existsSync(leftover)).toBe(false);
 
     const refusals: [string, string[], RegExp][] = [
       ['export onto the db itself', ['export', '--all', '--out', db, '--force'], /file of a SQLite store/],
@@ -177,6 +181,11 @@ describe('mem export / import / backup: what a breaker tried (typed errors with 
     expect(report.skipped.length).toBeGreaterThanOrEqual(killedMidway);
     expect(report.skipped.length).toBeLessThan(SCOPES);
     expect(stable((await mem('--db', target, 'export', '--all')).out)).toBe(stable(original));
+    // a scope filter imports one user of the file; a user the file lacks is SCOPE_NOT_FOUND
+    const one = path.join(dir, 'many-one.sqlite');
+    const picked = await mem('--db', one, '--user', 'u007', '--json', 'import', file);
+    expect(JSON.parse(picked.out).counts).toMatchObject({ scopes: 1, memories: 3 });
+    expect(JSON.parse((await mem('--db', one, '--user', 'nobody', '--json', 'import', file)).out).error.code).toBe('SCOPE_NOT_FOUND');
     console.log(`import kill test: killed after ${killedMidway} of ${SCOPES} scopes; the re-run skipped ${report.skipped.length} and wrote the rest`);
   }, 180_000);
 });

@@ -5,8 +5,9 @@
  * observation acknowledged before the backup started, and the writer keeps being acknowledged
  * between the three backups (its connection stays open and writing throughout).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,45 @@ afterAll(() => {
   child?.dispose();
 });
 
+/** What a stalled writer waits for: lock-queue markers, whether the write lock is free, WAL size, the writer's process state. */
+function diagnose(path: string, pid: number | undefined): string {
+  const out: string[] = [];
+  try {
+    out.push(`waiters [${readdirSync(`${path}.waiters`).join(', ')}]`);
+  } catch {
+    out.push('no waiters dir');
+  }
+  try {
+    const probe = new Database(path, { timeout: 0 });
+    try {
+      probe.exec('BEGIN IMMEDIATE');
+      probe.exec('ROLLBACK');
+      out.push('write lock free');
+    } catch (e) {
+      out.push(`write lock taken (${(e as { code?: string }).code})`);
+    } finally {
+      probe.close();
+    }
+  } catch (e) {
+    out.push(`probe failed: ${(e as Error).message}`);
+  }
+  try {
+    out.push(`wal ${statSync(`${path}-wal`).size} bytes`);
+  } catch {
+    out.push('no wal');
+  }
+  if (pid) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ');
+      out.push(`writer state ${stat[2]} utime ${stat[13]} stime ${stat[14]} wchan ${readFileSync(`/proc/${pid}/wchan`, 'utf8')}`);
+    } catch {
+      out.push('writer /proc not readable');
+    }
+  }
+  out.push(`test pid ${process.pid}`);
+  return out.join('; ');
+}
+
 describe('SqliteStore.backup', () => {
   // retry: this test failed 2 times in ~8 runs when run beside the kill and transfer tests (the
   // writer made no progress for 60 s after a backup; the message now lists the lock-queue markers).
@@ -56,7 +96,7 @@ describe('SqliteStore.backup', () => {
     try {
       const until = async (cond: () => boolean, what: string) => {
         for (let t = 0; !cond(); t++) {
-          if (t > 1200 || writer.exitCode !== null) { let w: string[] = []; try { w = readdirSync(`${path}.waiters`); } catch { w = ['(no waiters dir)']; } throw new Error(`${what}; exit ${writer.exitCode}; acked ${acked.length}; waiters [${w.join(', ')}] mypid ${process.pid} child ${writer.pid}; writer: ${stderr}`); }
+          if (t > 1200 || writer.exitCode !== null) throw new Error(`${what}; exit ${writer.exitCode}; acked ${acked.length}; ${diagnose(path, writer.pid)}; writer: ${stderr}`);
           await new Promise((r) => setTimeout(r, 50));
         }
       };
@@ -123,6 +163,13 @@ describe('SqliteStore.backup', () => {
     for (const target of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, `${db}.ann/x.hnsw`, `${db}.waiters/x`, join(dir, 'other.sqlite-wal'), join(dir, '.', 'own.sqlite')]) {
       await expect(store.backup(target, { overwrite: true }), target).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'STORE_FILE' } });
     }
+    // what a SIGKILLed backup to a destination left (a dead pid's .tmp and its -journal) is swept by the next; a live one's stays
+    const dest = join(dir, 'swept.sqlite');
+    const dead = spawnSync('true').pid; // a process that has exited (and been reaped)
+    for (const f of [`${dest}.${dead}.tmp`, `${dest}.${dead}.tmp-journal`, `${dest}.${process.ppid}.tmp`]) writeFileSync(f, 'half');
+    await store.backup(dest);
+    expect(readdirSync(dir).filter((f) => f.startsWith('swept.sqlite')).sort()).toEqual(['swept.sqlite', `swept.sqlite.${process.ppid}.tmp`]);
+    rmSync(`${dest}.${process.ppid}.tmp`);
     await expect(store.backup(dir, { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: dir, reason: 'EISDIR' } });
     await expect(store.backup(join(dir, 'nope', 'b.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: join(dir, 'nope', 'b.sqlite'), reason: 'ENOENT' } });
     expect(store.checkIntegrity()).toEqual([]);

@@ -5,9 +5,10 @@
  * (`details.path`) and the reason (`details.reason`: the errno-style code `ENOENT`, `EISDIR`,
  * `ENOTDIR`, `EEXIST`, `EACCES`, or `STORE_FILE`), before anything is read or written.
  */
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { MemValidationError } from '../errors.js';
+import { processAlive } from './ann-files.js';
 
 /** Suffixes of the files SQLite keeps beside a database (`<db>-wal`, `<db>-shm`, `<db>-journal`). */
 export const SQLITE_SIDE_FILES: readonly string[] = ['-wal', '-shm', '-journal'];
@@ -104,4 +105,26 @@ export function checkInputFile(file: string, what: string): string {
     refuse(src, 'EACCES', `Cannot read the ${what} ${src}: permission denied`);
   }
   return src;
+}
+
+/**
+ * Remove what killed writers of `dest` left beside it: `<dest>.<pid>.<suffix>` files (a backup's
+ * `.tmp`, an export's `.partial`, plus SQLite's `-wal` / `-shm` / `-journal` of a temporary
+ * database) whose process is no longer running. Files of live processes stay. Never throws.
+ */
+export function sweepPartialFiles(dest: string, suffix: string): void {
+  const folder = dirname(dest);
+  const base = basename(dest);
+  try {
+    for (const f of readdirSync(folder)) {
+      if (!f.startsWith(`${base}.`)) continue;
+      const m = /^\.(\d+)\.([a-z]+)(-wal|-shm|-journal)?$/u.exec(f.slice(base.length));
+      if (!m || m[2] !== suffix) continue;
+      const pid = Number(m[1]);
+      if (pid === process.pid || processAlive(pid)) continue;
+      rmSync(join(folder, f), { force: true });
+    }
+  } catch {
+    // a leftover stays; it never takes the destination's name
+  }
 }

@@ -35,7 +35,7 @@ import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
 import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
 import { bm25Term } from './bm25.js';
 import { processAlive, sweepAnnFolder } from './ann-files.js';
-import { checkOutputFile } from './files.js';
+import { checkOutputFile, sweepPartialFiles } from './files.js';
 import { LockQueue } from './lock-queue.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
@@ -1443,6 +1443,7 @@ export class SqliteStore implements MemoryStore {
     const dest = checkOutputFile(file, { what: 'backup destination', overwrite: options.overwrite, forceHint: 'overwrite: true; mem backup --force', protect: this.annBase ?? resolvePath(this.path) });
     const tmp = `${dest}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
+    sweepPartialFiles(dest, 'tmp'); // what a killed backup to this destination left
     // never inside an open `exclusive` section of this connection (it would copy uncommitted pages):
     // wait for this store's turn, as a write started outside a section does
     const ownTurn = !this.insideSection();

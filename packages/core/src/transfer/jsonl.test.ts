@@ -79,7 +79,8 @@ describe('exportMemories / importMemories', () => {
     expect(first).not.toContain('Bob will forget this');
 
     const b = createSqliteStore({ path: join(dir, 'b.sqlite') });
-    const report = await importMemories(b, exportLines(first));
+    // a file an editor saved with a byte-order mark and CRLF line ends imports the same
+    const report = await importMemories(b, exportLines(`\ufeff${first.replace(/\n/g, '\r\n')}`));
     expect(report.counts.memories).toBe(5);
     const second = await collect(exportMemories(b));
     expect(stable(second)).toBe(stable(first));
@@ -194,6 +195,24 @@ describe('exportMemories / importMemories', () => {
     expect(third.skipped).toEqual(third.scopes);
     expect(stable(await collect(exportMemories(target)))).toBe(stable(text));
     expect(target.checkIntegrity()).toEqual([]);
+    await target.close();
+  });
+
+  it('import with a scope filter writes only the matching scopes of the file; one that matches none is SCOPE_NOT_FOUND, nothing written', async () => {
+    const a = await seeded(join(dir, 'import-match-src.sqlite'));
+    const good = exportLines(await collect(exportMemories(a)));
+    await a.close();
+    const target = createSqliteStore({ path: join(dir, 'import-match.sqlite') });
+    const report = await importMemories(target, good, { match: { userId: 'bob' } });
+    expect(report.scopes).toEqual([resolveScope(bob)]);
+    expect(report.counts).toMatchObject({ scopes: 1, memories: 1 });
+    expect((await target.scopes()).map((x) => x.userId)).toEqual(['bob']);
+    await expect(importMemories(target, good, { match: { userId: 'nobody' } })).rejects.toMatchObject({ code: 'SCOPE_NOT_FOUND' });
+    await expect(importMemories(target, good, { match: { user: 'bob' } as never })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+    // the rest of the file afterwards: bob is skipped as imported, alice's scopes written
+    const rest = await importMemories(target, good);
+    expect(rest.skipped).toEqual([resolveScope(bob)]);
+    expect((await target.scopes()).length).toBe(3);
     await target.close();
   });
 

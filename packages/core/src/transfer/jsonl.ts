@@ -245,6 +245,12 @@ export interface ImportOptions {
   embedder?: { model: string; dimension: number };
   /** The memory-model schema version this build writes (default: the file's; `createMemory` writes `MEMORY_SCHEMA_VERSION`). */
   schemaVersion?: number;
+  /**
+   * Only the file's scopes matching these fields (as `ExportOptions.match`; e.g. `{ userId: 'x' }`).
+   * Default: every scope of the file. The whole file is still checked. A match selecting none of the
+   * file's scopes is ScopeNotFoundError SCOPE_NOT_FOUND.
+   */
+  match?: ScopeMatch;
 }
 
 export interface ImportReport {
@@ -320,7 +326,9 @@ async function readExport(lines: AsyncIterable<string> | Iterable<string>, optio
   let n = 0;
   for await (const raw of lines) {
     n++;
-    const text = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
+    let text = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
+    // a byte-order mark some editors put at the start of a saved file
+    if (n === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') {
       if (header) continue;
       bad(n, 'empty line before the header');
@@ -446,15 +454,25 @@ async function readExport(lines: AsyncIterable<string> | Iterable<string>, optio
  * or repeated import is finished by running it again, without duplicates), and each scope is
  * written in one atomic batch (memories, relations, history), followed by its saved gate state.
  * Memory and relation ids, times, gate decisions and p are kept; the target assigns history `seq` numbers.
+ * With `options.match`, only the file's scopes matching it are imported (the report counts those).
  * @throws ImportMismatchError IMPORT_MISMATCH (format version, schema version, embedding model or
  *   dimension differ from the target store's or `options`'), MemValidationError INVALID_INPUT and
  *   the batch codes (a malformed, truncated or edited file; `details.line`), StoreConflictError
- *   STORE_CONFLICT (a target scope holds other memories or history); nothing is written then.
+ *   STORE_CONFLICT (a target scope holds other memories or history), ScopeNotFoundError SCOPE_NOT_FOUND
+ *   (`match` selects none of the file's scopes), SCOPE_INVALID (a bad `match`); nothing is written then.
  *   A store failure or a kill mid-way leaves the scopes written before it complete and the rest
  *   absent: running the same import again completes it.
  */
 export async function importMemories(store: MemoryStore, lines: AsyncIterable<string> | Iterable<string>, options: ImportOptions = {}): Promise<ImportReport> {
-  const { header, groups, counts } = await readExport(lines, options);
+  const match = checkMatch(options.match);
+  const read = await readExport(lines, options);
+  const { header } = read;
+  const groups = read.groups.filter((g) => matches(g.scope, match));
+  if (groups.length === 0 && read.groups.length > 0 && Object.values(match).some((v) => v !== undefined)) {
+    const named = Object.entries(match).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ');
+    throw new ScopeNotFoundError(`The export file holds no scope matching ${named} (it holds ${read.groups.length}); nothing was imported`, { details: { match } });
+  }
+  const counts = groups.length === read.groups.length ? read.counts : countsOf(groups);
   const meta: StoreMeta = { schemaVersion: header.schemaVersion, embeddingModel: header.embedder.model, dimension: header.embedder.dimension };
   const recorded = await store.meta();
   if (recorded) {
@@ -491,6 +509,17 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
   return { header, counts, scopes: groups.map((g) => g.scope), skipped: groups.filter((g) => done.has(g)).map((g) => g.scope) };
 }
 
+function countsOf(groups: ScopeGroup[]): ExportCounts {
+  const c: ExportCounts = { scopes: groups.length, memories: 0, relations: 0, history: 0, state: 0 };
+  for (const g of groups) {
+    c.memories += g.nodes.length;
+    c.relations += g.relations.length;
+    c.history += g.history.length;
+    c.state += g.state.length;
+  }
+  return c;
+}
+
 /**
  * What the target holds in an export scope: nothing (`empty`), exactly the file's scope
  * (`imported`: the same memory ids with the same content hashes, as many relations and history
@@ -498,7 +527,11 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
  */
 async function targetScopeState(store: MemoryStore, g: ScopeGroup): Promise<'empty' | 'imported' | 'other'> {
   const count = await store.count(g.scope);
-  if (count === 0) return (await store.history(g.scope, { limit: 1 })).length > 0 ? 'other' : 'empty';
+  if (count === 0) {
+    // a scope of the file without memories (forgotten while it was exported) holds history only
+    const rows = (await store.history(g.scope, { limit: g.history.length + 1 })).length;
+    return rows === 0 ? 'empty' : g.nodes.length === 0 && rows === g.history.length ? 'imported' : 'other';
+  }
   if (count !== g.nodes.length) return 'other';
   const stored = new Map<string, string>();
   for (let at = 0; at < g.nodes.length; at += PAGE) {
