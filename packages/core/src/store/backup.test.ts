@@ -6,7 +6,7 @@
  * between the three backups (its connection stays open and writing throughout).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -106,11 +106,14 @@ describe('SqliteStore.backup', () => {
       const before = new Set(acked);
       const dest = join(dir, 'copy.sqlite');
       const copies: number[] = [];
+      const took: number[] = [];
       for (let round = 0; round < 3; round++) {
         const ackedAtStart = acked.length;
+        const t0 = performance.now();
         const r = await store.backup(dest, { overwrite: round > 0 });
         expect(r.pages).toBeGreaterThan(0);
         copies.push(acked.length - ackedAtStart);
+        took.push(Math.round(performance.now() - t0));
         // let the writer go on between copies (and show it was not blocked)
         await until(() => acked.length >= ackedAtStart + 5, 'the writer stopped during the backup');
       }
@@ -133,7 +136,7 @@ describe('SqliteStore.backup', () => {
       // the copy is a working store
       expect((await copy.lexicalSearch(scope, 'bicycle', 1)).length).toBe(1);
       await copy.close();
-      console.log(`backup test: ${nodes.length} memories in the last copy; writes acknowledged while each backup ran: ${copies.join(', ')}`);
+      console.log(`backup test: ${nodes.length} memories in the last copy; writes acknowledged while each backup ran: ${copies.join(', ')}; backups took ${took.join(', ')} ms`);
     } finally {
       if (writer.exitCode === null) writer.kill('SIGKILL');
     }
@@ -170,6 +173,10 @@ describe('SqliteStore.backup', () => {
     await store.backup(dest);
     expect(readdirSync(dir).filter((f) => f.startsWith('swept.sqlite')).sort()).toEqual(['swept.sqlite', `swept.sqlite.${process.ppid}.tmp`]);
     rmSync(`${dest}.${process.ppid}.tmp`);
+    // a hard link of the database, and a device (replaced by the rename, never written to)
+    linkSync(db, join(dir, 'hard-link.sqlite'));
+    await expect(store.backup(join(dir, 'hard-link.sqlite'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'STORE_FILE' } });
+    await expect(store.backup('/dev/null', { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: '/dev/null', reason: 'ENOTREG' } });
     await expect(store.backup(dir, { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: dir, reason: 'EISDIR' } });
     await expect(store.backup(join(dir, 'nope', 'b.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: join(dir, 'nope', 'b.sqlite'), reason: 'ENOENT' } });
     expect(store.checkIntegrity()).toEqual([]);

@@ -3,7 +3,7 @@
  * does not exist, is a folder, sits in a missing folder, already exists, or is one of a SQLite
  * store's own files is refused with MemValidationError `INVALID_INPUT` naming the path
  * (`details.path`) and the reason (`details.reason`: the errno-style code `ENOENT`, `EISDIR`,
- * `ENOTDIR`, `EEXIST`, `EACCES`, or `STORE_FILE`), before anything is read or written.
+ * `ENOTDIR`, `EEXIST`, `ENOTREG` (a device, pipe or socket), `EACCES`, or `STORE_FILE`), before anything is read or written.
  */
 import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
@@ -56,7 +56,7 @@ export function isStoreFile(file: string, db: string | null): boolean {
  * @param what how the message names it, e.g. "export file", "backup destination"
  * @param forceHint how the caller replaces an existing file, e.g. "--force"
  * @returns the absolute path
- * @throws MemValidationError INVALID_INPUT with `details.path` and `details.reason` (ENOENT, ENOTDIR, EISDIR, EEXIST, STORE_FILE)
+ * @throws MemValidationError INVALID_INPUT with `details.path` and `details.reason` (ENOENT, ENOTDIR, EISDIR, ENOTREG, EEXIST, EACCES, STORE_FILE)
  */
 export function checkOutputFile(file: string, options: { what: string; overwrite?: boolean; forceHint?: string; protect?: string | null }): string {
   if (typeof file !== 'string' || !file.trim()) throw new MemValidationError('INVALID_INPUT', `The ${options.what} needs a file path`);
@@ -73,7 +73,15 @@ export function checkOutputFile(file: string, options: { what: string; overwrite
   }
   if (!dirStat.isDirectory()) refuse(dest, 'ENOTDIR', `The ${options.what} ${dest} is inside ${folder}, which is not a folder`);
   if (existsSync(dest)) {
-    if (statSync(dest).isDirectory()) refuse(dest, 'EISDIR', `The ${options.what} ${dest} is a folder; name a file (e.g. ${join(dest, 'memories.jsonl')})`);
+    const st = statSync(dest);
+    if (st.isDirectory()) refuse(dest, 'EISDIR', `The ${options.what} ${dest} is a folder; name a file (e.g. ${join(dest, 'memories.jsonl')})`);
+    // a device, pipe or socket (e.g. /dev/stdout) would be replaced by the rename, never written to
+    if (!st.isFile()) refuse(dest, 'ENOTREG', `The ${options.what} ${dest} is not a regular file (a device, pipe or socket); name a file${options.what === 'export file' ? ', or leave out --out to write to stdout' : ''}`);
+    // a hard link of the store's database is the database
+    if (options.protect && existsSync(options.protect)) {
+      const db = statSync(options.protect);
+      if (db.ino === st.ino && db.dev === st.dev) refuse(dest, 'STORE_FILE', `The ${options.what} ${dest} is a hard link of the store's database ${options.protect}: writing it would destroy the store; choose another file`);
+    }
     if (!options.overwrite) refuse(dest, 'EEXIST', `The ${options.what} ${dest} exists; choose another file or replace it (${options.forceHint ?? 'overwrite: true'})`);
   }
   try {

@@ -18,6 +18,7 @@
  * taken over (and resumed when it staged for the same embedder).
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { StoreConflictError, StoreMetaMismatchError, MemValidationError } from '../errors.js';
 import type { GateDecisionRecord, ResolvedScope, StoreMeta } from '../types.js';
@@ -57,9 +58,32 @@ const TABLE = 'reembed_vectors';
  */
 export interface ReembedOwner {
   pid: number;
+  /** The process's start time in clock ticks since boot (Linux `/proc/<pid>/stat` field 22), when known: a reused pid is another process. */
+  pidStart?: number;
   token: string;
   startedAt: string;
   model: string;
+}
+
+/** A process's start time in clock ticks since boot (Linux); undefined elsewhere or when unreadable. */
+export function processStart(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name (field 2) may hold spaces and parentheses: fields after the last ')'
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = Number(fields[19]);
+    return Number.isFinite(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the run that recorded `owner` still runs: its pid is alive and, where known, is the same process (not a reused pid). */
+export function ownerAlive(owner: ReembedOwner, alive: (pid: number) => boolean): boolean {
+  if (!alive(owner.pid)) return false;
+  if (owner.pidStart === undefined) return true;
+  const now = processStart(owner.pid);
+  return now === undefined || now === owner.pidStart;
 }
 
 function readOwner(db: Database.Database): ReembedOwner | null {
@@ -103,7 +127,7 @@ function readTarget(db: Database.Database): ReembedTarget | null {
  */
 export function beginStaging(db: Database.Database, meta: StoreMeta, target: ReembedTarget, owner: ReembedOwner, alive: (pid: number) => boolean): { staged: number; total: number; resumed: boolean } {
   const running = readOwner(db);
-  if (running && running.token !== owner.token && alive(running.pid)) {
+  if (running && running.token !== owner.token && ownerAlive(running, alive)) {
     throw new StoreConflictError(
       `Another mem reembed (process ${running.pid}, to ${running.model}, started ${running.startedAt}) is re-embedding this file; wait for it to end, or stop it (a later run resumes from the vectors it staged)`,
       { details: { owner: running } },

@@ -40,7 +40,7 @@ import { LockQueue } from './lock-queue.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
 import { ScopeTerms } from './lexical-index.js';
-import { beginStaging, discardStaging, pendingNodes, releaseStaging, stageVectors, switchSpace, type Regate, type ReembedTarget } from './sqlite-reembed.js';
+import { beginStaging, discardStaging, pendingNodes, processStart, releaseStaging, stageVectors, switchSpace, type Regate, type ReembedTarget } from './sqlite-reembed.js';
 import { ANN_DEFAULTS, ScopeVectors, normalizeInto, type AnnLoadReport, type AnnOptions, type ResolvedAnnOptions } from './vectors.js';
 
 export { bm25Term } from './bm25.js';
@@ -1477,7 +1477,8 @@ export class SqliteStore implements MemoryStore {
   async reembedBegin(target: ReembedTarget): Promise<{ staged: number; total: number; resumed: boolean }> {
     const meta = this.requireMeta();
     const token = (this.reembedToken = randomUUID());
-    const owner = { pid: process.pid, token, startedAt: new Date().toISOString(), model: target.model };
+    const pidStart = processStart(process.pid);
+    const owner = { pid: process.pid, ...(pidStart !== undefined ? { pidStart } : {}), token, startedAt: new Date().toISOString(), model: target.model };
     // a second run in this same process is refused too (its pid is alive, its token differs)
     try {
       return await this.serial(() => this.immediate(() => beginStaging(this.conn(), meta, target, owner, processAlive)));

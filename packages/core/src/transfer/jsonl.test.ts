@@ -198,6 +198,39 @@ describe('exportMemories / importMemories', () => {
     await target.close();
   });
 
+  it('a writer that adds to a scope between the emptiness check and its write makes the import a conflict (SQLite: re-checked under the write lock), never a mix', async () => {
+    const a = await seeded(join(dir, 'race-src.sqlite'));
+    const good = exportLines(await collect(exportMemories(a)));
+    await a.close();
+    const path = join(dir, 'race.sqlite');
+    const target = createSqliteStore({ path });
+    const other = createMemory({ store: createSqliteStore({ path }), embedder: hashEmbedder(), extractor: simpleExtractor });
+    let raced = false;
+    // the import's store, with another process's add landing right before the first scope's write
+    const racing = new Proxy(target, {
+      get(t, key) {
+        const v = Reflect.get(t, key, t);
+        if (key !== 'exclusive' || typeof v !== 'function') return typeof v === 'function' ? v.bind(t) : v;
+        return async (fn: () => Promise<unknown>) => {
+          if (!raced) {
+            raced = true;
+            await other.add({ text: 'Mira added this while the import ran.', observedAt: '2024-05-01T00:00:00Z', scope: alice });
+          }
+          return t.exclusive(fn);
+        };
+      },
+    });
+    const err = await importMemories(racing, good).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(raced).toBe(true);
+    expect(err).toMatchObject({ code: 'STORE_CONFLICT', details: { scopes: [resolveScope(alice)] } });
+    expect((await target.list(resolveScope(alice))).map((n) => n.text)).toEqual(['Mira added this while the import ran.']);
+    await other.close();
+    await target.close();
+  });
+
   it('import with a scope filter writes only the matching scopes of the file; one that matches none is SCOPE_NOT_FOUND, nothing written', async () => {
     const a = await seeded(join(dir, 'import-match-src.sqlite'));
     const good = exportLines(await collect(exportMemories(a)));

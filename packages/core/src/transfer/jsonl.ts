@@ -502,7 +502,20 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
     );
   }
   for (const g of groups) {
-    if (!done.has(g)) await store.write({ scope: g.scope, nodes: g.nodes, relations: g.relations, history: g.history });
+    if (!done.has(g)) {
+      // checked again and written under the store's write lock when it has one (the SQLite file):
+      // a writer that added to the scope since the check above makes this a conflict, never a mix
+      const writeScope = async () => {
+        const now = await targetScopeState(store, g);
+        if (now === 'other') {
+          throw new StoreConflictError(`Another writer added to ${JSON.stringify(g.scope)} while importing; the scopes before it were imported, this one and the rest were not (run the import again into an empty scope)`, {
+            details: { scopes: [g.scope] },
+          });
+        }
+        if (now === 'empty') await store.write({ scope: g.scope, nodes: g.nodes, relations: g.relations, history: g.history });
+      };
+      await (store.exclusive ? store.exclusive(writeScope) : writeScope());
+    }
     // saved again for a scope imported before (a run killed between its write and this)
     for (const s of g.state) if (store.saveState) await store.saveState(g.scope, s.name, s.value);
   }

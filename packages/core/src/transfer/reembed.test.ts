@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
@@ -158,10 +159,29 @@ describe('reembedStore', () => {
       expect(err, e.model).toMatchObject({ code: 'STORE_CONFLICT', details: { owner: { pid: process.pid, model: NEW.model } } });
       expect((err as Error).message).toMatch(/Another mem reembed \(process \d+, to test-hash-24/);
     }
+    // the owner recorded in the file: this process, with its start time on Linux (a reused pid is then told apart)
+    {
+      const raw = new Database(path, { readonly: true });
+      const owner = JSON.parse((raw.prepare("SELECT value FROM meta WHERE key = 'reembedOwner'").get() as { value: string }).value);
+      raw.close();
+      expect(owner).toMatchObject({ pid: process.pid, model: NEW.model });
+      if (process.platform === 'linux') expect(Number.isInteger(owner.pidStart)).toBe(true);
+    }
     release();
     expect((await first).memories).toBe(39);
     await assertSpace(path, NEW);
     // once it ended, the file is free again: a run to a third space works
     expect((await reembedStore(createSqliteStore({ path }), hashEmbedder(32))).to.dimension).toBe(32);
+  });
+});
+
+describe('reembed owner liveness', () => {
+  it('a recorded owner is alive only while its pid runs the same process (a reused pid is another process)', async () => {
+    const { ownerAlive, processStart } = await import('../store/sqlite-reembed.js');
+    const me = { pid: process.pid, pidStart: processStart(process.pid), token: 't', startedAt: '', model: 'm' };
+    expect(ownerAlive(me, () => true)).toBe(true);
+    expect(ownerAlive(me, () => false)).toBe(false);
+    if (me.pidStart !== undefined) expect(ownerAlive({ ...me, pidStart: me.pidStart + 1 }, () => true)).toBe(false);
+    expect(ownerAlive({ ...me, pidStart: undefined }, () => true)).toBe(true);
   });
 });
