@@ -18,10 +18,13 @@
  * | vocab | u8[vocabBytes] | UTF-8 words concatenated in rank order |
  *
  * The file is written to a temporary name, fsync'ed and renamed, so concurrent or killed processes
- * never leave a partial cache; on load the header and the CRC-32 are checked and a mismatch
- * triggers a rebuild.
+ * never leave a partial cache; on load the header is checked, and the CRC-32 of the payload on the
+ * first load of this file (a mismatch triggers a rebuild). A verified file is recorded in
+ * `<file>.verified` (its size, mtime, inode and CRC); while that record matches, later loads skip the
+ * CRC and read the word vectors (the int8 matrix, 34 of the 44 MB) row by row as words are looked up
+ * (`openWinkCache`, ours: a one-question `mem ask` needs a few dozen rows, not the whole matrix).
  */
-import { createReadStream, promises as fsp, readFileSync, statSync, openSync, fsyncSync, closeSync, writeSync } from 'node:fs';
+import { createReadStream, promises as fsp, readFileSync, readSync, fstatSync, statSync, openSync, fsyncSync, closeSync, writeSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import path from 'node:path';
@@ -46,7 +49,10 @@ export interface WinkTables {
   numPcs: number;
   table: Uint32Array;
   offsets: Uint32Array;
-  matrix: Int8Array;
+  /** The int8 matrix (`count × dims`), or null when rows are read on demand (`readRow`). */
+  matrix: Int8Array | null;
+  /** Row `r` of the matrix read from the file (set when `matrix` is null; see {@link wordRow}). */
+  readRow?: (r: number) => Int8Array;
   vocab: Uint8Array;
   medianNorm: number;
   sourceSize: number;
@@ -452,7 +458,7 @@ function topEigen(m: Float64Array, n: number, k: number): { vectors: Float32Arra
 export class WinkCacheInvalid extends Error {}
 
 /** Decode (and validate the header of) a cache buffer. Throws WinkCacheInvalid. Does not check the CRC. */
-export function decodeWinkCache(buffer: Buffer): WinkTables {
+export function decodeWinkCache(buffer: Buffer, options: { matrixOmitted?: boolean } = {}): WinkTables {
   if (buffer.length < HEADER_BYTES || buffer.toString('latin1', 0, 8) !== MAGIC) throw new WinkCacheInvalid('bad magic');
   if (buffer.readUInt32LE(8) !== WINK_CACHE_FORMAT_VERSION) throw new WinkCacheInvalid('format version');
   const dims = buffer.readUInt32LE(12);
@@ -469,7 +475,9 @@ export function decodeWinkCache(buffer: Buffer): WinkTables {
     throw new WinkCacheInvalid('header fields');
   }
   const L = layout(dims, count, numPcs, tableSize, vocabBytes);
-  if (L.total !== buffer.length || payload !== L.total - HEADER_BYTES) throw new WinkCacheInvalid('size');
+  // matrixOmitted (openWinkCache): `buffer` is the file without the matrix's bytes
+  const omitted = options.matrixOmitted ? count * dims : 0;
+  if (L.total - omitted !== buffer.length || payload !== L.total - HEADER_BYTES) throw new WinkCacheInvalid('size');
   let buf = buffer;
   if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buffer); // typed-array views need alignment
   const ab = buf.buffer;
@@ -484,8 +492,8 @@ export function decodeWinkCache(buffer: Buffer): WinkTables {
     numPcs,
     table: new Uint32Array(ab, bo + L.table, tableSize),
     offsets: new Uint32Array(ab, bo + L.offsets, count + 1),
-    matrix: new Int8Array(ab, bo + L.matrix, count * dims),
-    vocab: new Uint8Array(ab, bo + L.vocab, vocabBytes),
+    matrix: omitted ? null : new Int8Array(ab, bo + L.matrix, count * dims),
+    vocab: new Uint8Array(ab, bo + L.vocab - omitted, vocabBytes),
     medianNorm,
     sourceSize,
     sourceVersion,
@@ -500,6 +508,134 @@ export function readWinkCache(file: string, source: WinkSource): WinkTables {
   if (t.sourceSize !== source.size || t.sourceVersion !== source.version.slice(0, 32)) throw new WinkCacheInvalid('source changed');
   if (crc32(buffer.subarray(HEADER_BYTES)) !== buffer.readUInt32LE(48)) throw new WinkCacheInvalid('checksum');
   return t;
+}
+
+/** Row `r` (frequency rank) of the int8 matrix, `dims` values: a view of the loaded matrix, or read from the file. */
+export function wordRow(t: WinkTables, r: number): Int8Array {
+  if (t.matrix) return t.matrix.subarray(r * t.dims, (r + 1) * t.dims);
+  return t.readRow!(r);
+}
+
+/** Distinct rows read one by one before the whole matrix is read at once (a write of many texts). */
+const LAZY_ROW_LIMIT = 4096;
+
+interface VerifiedRecord {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  crc: number;
+}
+
+const verifiedFile = (file: string) => `${file}.verified`;
+
+function readVerified(file: string): VerifiedRecord | null {
+  try {
+    return JSON.parse(readFileSync(verifiedFile(file), 'utf8')) as VerifiedRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** Record that `file` (as `st` describes it) passed its CRC check; best effort (a read-only folder just re-checks next time). */
+function writeVerified(file: string, st: { size: number; mtimeMs: number; ino: number }, crc: number): void {
+  const tmp = `${verifiedFile(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+  try {
+    writeFileSync(tmp, JSON.stringify({ size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, crc } satisfies VerifiedRecord));
+    renameSync(tmp, verifiedFile(file));
+  } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      /* nothing to clean */
+    }
+  }
+}
+
+/** Record a cache file this process just wrote from `buffer` as verified (its CRC is the one computed while writing). */
+export function recordWinkCacheVerified(file: string, buffer: Uint8Array): void {
+  try {
+    writeVerified(file, statSync(file), Buffer.from(buffer.buffer, buffer.byteOffset, HEADER_BYTES).readUInt32LE(48));
+  } catch {
+    /* best effort */
+  }
+}
+
+/**
+ * Open a cache file for `source` (ours). When `<file>.verified` records this very file (size, mtime,
+ * inode and the header's CRC), only the header, the tables before the matrix and the vocabulary are
+ * read (~10 MB); matrix rows are read on demand through one file descriptor kept open (a cache
+ * renamed over this one later does not change what this process reads), and after
+ * `LAZY_ROW_LIMIT` distinct rows the whole matrix is read once. Otherwise the file is read and
+ * checked as {@link readWinkCache} does, and the record is written. Throws WinkCacheInvalid;
+ * ENOENT propagates.
+ */
+export function openWinkCache(file: string, source: WinkSource, options: { rowLimit?: number } = {}): WinkTables {
+  const rowLimit = options.rowLimit ?? LAZY_ROW_LIMIT;
+  const fd = openSync(file, 'r');
+  let keepOpen = false;
+  try {
+    const st = fstatSync(fd);
+    const header = Buffer.alloc(HEADER_BYTES);
+    if (readSync(fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES) throw new WinkCacheInvalid('size');
+    const rec = readVerified(file);
+    const crc = header.readUInt32LE(48);
+    if (!rec || rec.size !== st.size || rec.mtimeMs !== st.mtimeMs || rec.ino !== st.ino || rec.crc !== crc) {
+      const t = readWinkCache(file, source);
+      writeVerified(file, st, crc);
+      return t;
+    }
+    const dims = header.readUInt32LE(12);
+    const count = header.readUInt32LE(16);
+    const tableSize = header.readUInt32LE(20);
+    const vocabBytes = header.readUInt32LE(24);
+    const numPcs = header.readUInt32LE(28);
+    if (!(dims > 0 && count > 0 && numPcs <= dims && (tableSize & (tableSize - 1)) === 0 && tableSize > count)) throw new WinkCacheInvalid('header fields');
+    const L = layout(dims, count, numPcs, tableSize, vocabBytes);
+    if (L.total !== st.size) throw new WinkCacheInvalid('size');
+    // header + the tables before the matrix, and the vocabulary after it, into one buffer laid out as
+    // the file (the matrix's bytes left out), so decodeWinkCache's views and checks apply unchanged
+    const head = L.matrix;
+    const tail = L.total - L.vocab;
+    const buf = Buffer.alloc(head + tail);
+    const readAll = (into: Buffer, off: number, len: number, pos: number) => {
+      let done = 0;
+      while (done < len) {
+        const n = readSync(fd, into, off + done, len - done, pos + done);
+        if (n === 0) throw new WinkCacheInvalid('size');
+        done += n;
+      }
+    };
+    readAll(buf, 0, head, 0);
+    readAll(buf, head, tail, L.vocab);
+    const t = decodeWinkCache(buf, { matrixOmitted: true });
+    if (t.sourceSize !== source.size || t.sourceVersion !== source.version.slice(0, 32)) throw new WinkCacheInvalid('source changed');
+    const rows = new Map<number, Int8Array>();
+    let open = true;
+    t.bytes = st.size;
+    t.readRow = (r) => {
+      let row = rows.get(r);
+      if (row) return row;
+      if (!open) return t.matrix!.subarray(r * dims, (r + 1) * dims);
+      if (rows.size >= rowLimit) {
+        const m = Buffer.alloc(count * dims);
+        readAll(m, 0, m.length, L.matrix);
+        t.matrix = new Int8Array(m.buffer, m.byteOffset, m.length);
+        open = false;
+        closeSync(fd);
+        rows.clear();
+        return t.matrix.subarray(r * dims, (r + 1) * dims);
+      }
+      const b = Buffer.alloc(dims);
+      readAll(b, 0, dims, L.matrix + r * dims);
+      row = new Int8Array(b.buffer, b.byteOffset, dims);
+      rows.set(r, row);
+      return row;
+    };
+    keepOpen = true;
+    return t;
+  } finally {
+    if (!keepOpen) closeSync(fd);
+  }
 }
 
 /** Write `buffer` to `file` atomically: temp file in the same directory, fsync, rename. */

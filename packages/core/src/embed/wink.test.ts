@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemError } from '../errors.js';
 import { clearWinkMemoryCache, createWinkEmbedder, defaultCacheDir, lookupWord } from './wink.js';
-import { convertWinkJson, readWinkCache, resolveWinkSource, winkCacheFileName } from './wink-cache.js';
+import { convertWinkJson, openWinkCache, readWinkCache, resolveWinkSource, winkCacheFileName, wordRow } from './wink-cache.js';
 import { paraphraseScores } from './fixtures/eval.js';
 import { hashedTokenVector, sifWeight, zipfProbability, expandToken, surfaceTokens } from './sif.js';
 
@@ -86,7 +86,7 @@ describe('wink cache (fixture)', () => {
       const v = fixture.vectors[i];
       const maxAbs = Math.max(...v.map(Math.abs));
       for (let d = 0; d < 100; d++) {
-        expect(Math.abs(tables.matrix[i * 100 + d] * tables.scales[i] - v[d])).toBeLessThanOrEqual(maxAbs / 254 + 1e-6);
+        expect(Math.abs(tables.matrix![i * 100 + d] * tables.scales[i] - v[d])).toBeLessThanOrEqual(maxAbs / 254 + 1e-6);
       }
     }
     expect(lookupWord(tables, 'not-a-word')).toBe(-1);
@@ -133,6 +133,39 @@ describe('wink cache (fixture)', () => {
     expect(fourth.built).toBe(true);
     clearWinkMemoryCache();
     expect((await createWinkEmbedder({ cacheDir, sourcePath: json }).load()).built).toBe(false);
+  });
+
+  it('a verified cache is read lazily (rows on demand, same vectors); a changed file is checked again', async () => {
+    const cacheDir = path.join(dir, 'lazy');
+    clearWinkMemoryCache();
+    const built = await createWinkEmbedder({ cacheDir, sourcePath: json }).load();
+    expect(built.built).toBe(true);
+    const file = built.cacheFile;
+    expect(existsSync(`${file}.verified`)).toBe(true); // the build records its CRC
+    const source = await resolveWinkSource(json);
+    const full = readWinkCache(file, source);
+    const lazy = openWinkCache(file, source);
+    expect(lazy.matrix).toBeNull();
+    for (const r of [0, 1, 6, 1234, 2999]) expect(Array.from(wordRow(lazy, r))).toEqual(Array.from(wordRow(full, r)));
+    expect(lazy.count).toBe(full.count);
+    expect(lazy.bytes).toBe(full.bytes);
+    // past the row limit the whole matrix is read once
+    const few = openWinkCache(file, source, { rowLimit: 3 });
+    for (const r of [10, 11, 12, 13, 14]) expect(Array.from(wordRow(few, r))).toEqual(Array.from(wordRow(full, r)));
+    expect(few.matrix).not.toBeNull();
+    // the embedder on lazy tables gives the vectors of the full ones
+    clearWinkMemoryCache();
+    const [fromLazy] = await createWinkEmbedder({ cacheDir, sourcePath: json }).embed(['w10 w20 w2999 naïve']);
+    const [fromBuild] = await createWinkEmbedder({ cacheDir: path.join(dir, 'lazy-other'), sourcePath: json }).embed(['w10 w20 w2999 naïve']);
+    expect(Array.from(fromLazy)).toEqual(Array.from(fromBuild));
+    // a rewritten file (new mtime) is read whole and its CRC checked again: a flipped byte is a rebuild
+    const buf = readFileSync(file);
+    buf[buf.length - 10] ^= 0xff;
+    writeFileSync(file, buf);
+    expect(() => openWinkCache(file, source)).toThrow(/checksum/);
+    clearWinkMemoryCache();
+    expect((await createWinkEmbedder({ cacheDir, sourcePath: json }).load()).rebuildReason).toBe('checksum');
+    clearWinkMemoryCache();
   });
 
   it('concurrent processes building the same cache never leave a corrupt or temp file', async () => {

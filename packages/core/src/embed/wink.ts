@@ -9,13 +9,15 @@ import { assertTexts, EmbedderError } from './util.js';
 import {
   cleanStaleTemps,
   convertWinkJson,
-  readWinkCache,
+  openWinkCache,
+  recordWinkCacheVerified,
   resolveWinkSource,
   winkCacheFileName,
   writeFileAtomic,
   WinkCacheInvalid,
   WINK_CACHE_MAX_PCS,
   fnv1a,
+  wordRow,
   type WinkTables,
 } from './wink-cache.js';
 import { expandToken, hashedTokenVector, sifWeight, surfaceTokens, zipfProbability } from './sif.js';
@@ -89,7 +91,7 @@ async function loadTables(cacheDir: string, sourcePath: string | undefined): Pro
     p = (async (): Promise<Loaded> => {
       let reason: string | null = null;
       try {
-        const tables = readWinkCache(file, source);
+        const tables = openWinkCache(file, source);
         return {
           tables,
           info: { cacheFile: file, built: false, rebuildReason: null, ms: performance.now() - t0, vocabularySize: tables.count, cacheBytes: tables.bytes },
@@ -104,6 +106,7 @@ async function loadTables(cacheDir: string, sourcePath: string | undefined): Pro
       const { buffer, tables } = await convertWinkJson(source);
       try {
         await writeFileAtomic(file, buffer);
+        recordWinkCacheVerified(file, buffer);
         await cleanStaleTemps(file);
       } catch (e) {
         // A read-only cache dir must not break embedding: keep the in-memory tables.
@@ -227,8 +230,8 @@ export function createWinkEmbedder(options: WinkEmbedderOptions = {}): WinkEmbed
       if (row >= 0) {
         const w = sifWeight(zipfProbability(row, t.count), sifA);
         const sc = w * t.scales[row];
-        const base = row * d;
-        for (let j = 0; j < d; j++) known[j] += sc * t.matrix[base + j];
+        const v = wordRow(t, row);
+        for (let j = 0; j < d; j++) known[j] += sc * v[j];
         knownW += w;
       } else if (oov === 'hash') {
         let h = oovCache.get(token);
