@@ -78,3 +78,55 @@ describe.skipIf(!available && !required)('all-MiniLM-L6-v2 via Transformers.js v
     expect(() => createMiniLmEmbedder({ modelPath: path.join(folder, 'nope') })).toThrow(/pnpm models:fetch/);
   });
 });
+
+/**
+ * Long inputs against the sentence-transformers recipe (truncate at 256 word pieces keeping [SEP],
+ * masked mean pooling, L2 normalise), computed by tools/minilm-reference/st_reference.py with PyPI
+ * onnxruntime + tokenizers on the same ONNX files, for our own texts of 97–552 word pieces. The
+ * langchain4j vectors above cover short sentences only (and langchain4j splits texts over 510
+ * tokens, so it is no reference for long ones).
+ */
+const st = JSON.parse(readFileSync(path.join(here, 'fixtures', 'minilm-st-reference.json'), 'utf8')) as {
+  max_tokens: number;
+  texts: string[];
+  tokens: number[];
+  fp32: number[][];
+  q8: number[][];
+};
+
+describe('MiniLM long-text fixture', () => {
+  it('is tools/minilm-reference/long-texts.txt; at least 3 texts over 256 word pieces and one over 512', () => {
+    const txt = readFileSync(path.join(here, '..', '..', '..', '..', 'tools', 'minilm-reference', 'long-texts.txt'), 'utf8');
+    expect(st.texts).toEqual(txt.split('\n---\n').map((t) => t.replace(/\n+$/, '')).filter((t) => t.trim()));
+    expect(st.max_tokens).toBe(256);
+    expect(st.tokens.filter((n) => n > 256).length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...st.tokens)).toBeGreaterThan(512);
+  });
+});
+
+describe.skipIf(!available && !required)('all-MiniLM-L6-v2 via Transformers.js vs the sentence-transformers recipe on long texts', () => {
+  it.each([32, 1])('fp32 (%s texts per pass): cosine ≥ 0.9999 for every text, truncated ones included', async (batchSize) => {
+    const vs = await createMiniLmEmbedder({ modelPath: folder, batchSize }).embed(st.texts);
+    const cos = vs.map((v, i) => cosine(v, st.fp32[i]));
+    expect(Math.min(...cos)).toBeGreaterThanOrEqual(0.9999);
+  }, 120_000);
+
+  it('q8: cosine ≥ 0.99 (int8 kernels differ between onnxruntime builds: Python onnxruntime vs the one Transformers.js runs)', async () => {
+    const vs = await createMiniLmEmbedder({ modelPath: folder, quantized: true }).embed(st.texts);
+    const cos = vs.map((v, i) => cosine(v, st.q8[i]));
+    expect(Math.min(...cos)).toBeGreaterThanOrEqual(0.99);
+  }, 120_000);
+
+  it('the check can fail: the longest text read to 512 word pieces, or cut without its [SEP], is not the reference', async () => {
+    const i = st.tokens.indexOf(Math.max(...st.tokens));
+    const [v512] = await createMiniLmEmbedder({ modelPath: folder, maxTokens: 512 }).embed([st.texts[i]]);
+    expect(cosine(v512, st.fp32[i])).toBeLessThan(0.99);
+    // Transformers.js' own truncation (the pipeline before the fix) drops the final [SEP]
+    const tf: any = await import('@huggingface/transformers');
+    tf.env.allowRemoteModels = false;
+    const pipe = await tf.pipeline('feature-extraction', folder, { local_files_only: true, dtype: 'fp32', device: 'cpu' });
+    pipe.tokenizer.model_max_length = 256;
+    const old = await pipe([st.texts[i]], { pooling: 'mean', normalize: true });
+    expect(cosine(old.data as Float32Array, st.fp32[i])).toBeLessThan(0.9999);
+  }, 120_000);
+});

@@ -45,7 +45,8 @@ export interface MiniLmEmbedderOptions {
 
 /**
  * `createMiniLmEmbedder({ quantized })` → a 384-d Embedder (`model` = `all-MiniLM-L6-v2` or
- * `all-MiniLM-L6-v2:q8`; unit vectors, masked mean pooling, inputs truncated at 256 word pieces). Needs the optional peer
+ * `all-MiniLM-L6-v2:q8`; unit vectors, masked mean pooling, inputs truncated at 256 word pieces keeping
+ * the final [SEP] — the sentence-transformers recipe, checked on long texts by minilm.test.ts). Needs the optional peer
  * `@huggingface/transformers`; loads lazily on the first `embed`; never downloads.
  *
  * Errors: MODEL_NOT_FOUND (synchronously) when the folder or the chosen ONNX file is missing, with

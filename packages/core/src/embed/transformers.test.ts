@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTransformersEmbedder } from './transformers.js';
+import { createTransformersEmbedder, truncateWordPieces } from './transformers.js';
 import { writeTinyBertFolder, type TinyModel } from './fixtures/tiny-onnx.js';
 
 const unit = (v: number[]) => {
@@ -47,6 +47,29 @@ describe('createTransformersEmbedder (tiny ONNX model built in the test)', () =>
     }
     expect(() => createTransformersEmbedder({ modelPath: tiny.dir, maxTokens: 1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
   }, 60_000);
+
+  it('truncation keeps the closing special token, as Hugging Face tokenizers do: [CLS] cat dog [SEP], not [CLS] cat dog kitten', async () => {
+    const bert = writeTinyBertFolder(path.join(root, 'tiny-bert-specials'), ['cat', 'dog', 'kitten', 'puppy'], 16, 7, { specials: true });
+    const id = (w: string) => bert.vocab.indexOf(w);
+    const mean = (ids: number[]) => bert.table[0].map((_, d) => ids.reduce((s, i) => s + bert.table[i][d], 0) / ids.length);
+    const e = createTransformersEmbedder({ modelPath: bert.dir, maxTokens: 4 });
+    const [long, fits] = await e.embed(['cat dog kitten puppy', 'cat dog']);
+    const want = unit(mean([id('[CLS]'), id('cat'), id('dog'), id('[SEP]')]));
+    const cut = unit(mean([id('[CLS]'), id('cat'), id('dog'), id('kitten')])); // Transformers.js' own truncation
+    for (let d = 0; d < 16; d++) {
+      expect(long[d]).toBeCloseTo(want[d], 5);
+      expect(fits[d]).toBeCloseTo(want[d], 5); // same four tokens: nothing cut
+    }
+    expect(Math.max(...want.map((w, d) => Math.abs(w - cut[d])))).toBeGreaterThan(1e-3); // the check can fail
+  }, 60_000);
+
+  it('truncateWordPieces: keeps the trailing special tokens, cuts the text; short sequences unchanged', () => {
+    const special = new Set([101, 102]);
+    expect(truncateWordPieces([101, 5, 6, 7, 8, 102], 4, special)).toEqual([101, 5, 6, 102]);
+    expect(truncateWordPieces([101, 5, 6, 102], 4, special)).toEqual([101, 5, 6, 102]);
+    expect(truncateWordPieces([5, 6, 7, 8], 2, special)).toEqual([5, 6]);
+    expect(truncateWordPieces([101, 5, 6, 102, 102], 3, special)).toEqual([101, 102, 102]);
+  });
 
   it('cls pooling takes the first token; batches split by batchSize', async () => {
     const e = createTransformersEmbedder({ modelPath: tiny.dir, pooling: 'cls', batchSize: 1 });

@@ -39,7 +39,8 @@ export interface TransformersEmbedderOptions {
    */
   batchSize?: number;
   /**
-   * Longest input in word pieces (with [CLS]/[SEP]); longer texts are truncated. Default: the
+   * Longest input in word pieces (with [CLS]/[SEP]); longer texts are truncated as Hugging Face
+   * `tokenizers` does (the text is cut, the closing special tokens kept; `truncateWordPieces`). Default: the
    * tokenizer's `model_max_length` (512 for BERT exports). all-MiniLM-L6-v2 was trained on 128 and is
    * truncated at 256 by its reference implementation (sentence-transformers `max_seq_length`).
    */
@@ -126,6 +127,13 @@ interface PipelineSource {
   remote: { host?: string; cacheDir?: string } | null;
 }
 
+/** The loaded pipeline's parts we drive ourselves (tokenize → truncate → model → pool; `encodeBatch`). */
+interface LoadedModel {
+  tokenizer: { encode(text: string): number[]; model_max_length?: number; all_special_ids?: number[]; pad_token_id?: number };
+  model: (inputs: Record<string, unknown>) => Promise<Record<string, { dims: number[]; data: ArrayLike<number> } | undefined>>;
+  Tensor: new (type: string, data: BigInt64Array, dims: number[]) => unknown;
+}
+
 function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSource): Embedder {
   const { dimension, model } = src;
   const modelPath = src.source;
@@ -138,7 +146,7 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
   const maxTokens = options.maxTokens;
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 2)) throw new MemValidationError('INVALID_INPUT', 'maxTokens must be an integer ≥ 2');
 
-  type Extractor = (texts: string[], o: { pooling: string; normalize: boolean }) => Promise<{ dims: number[]; data: ArrayLike<number> }>;
+  type Extractor = LoadedModel;
   let extractor: Promise<Extractor> | null = null;
   const load = (): Promise<Extractor> => {
     if (!extractor) {
@@ -164,9 +172,9 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
             device: 'cpu',
             ...(options.sessionOptions ? { session_options: { ...options.sessionOptions } } : {}),
           });
-          // the pipeline truncates at the tokenizer's model_max_length
-          if (maxTokens !== undefined && pipe.tokenizer) pipe.tokenizer.model_max_length = Math.min(pipe.tokenizer.model_max_length ?? Infinity, maxTokens);
-          return pipe as Extractor;
+          // We tokenize, truncate and pool ourselves (`encodeBatch`): the pipeline's truncation cuts the
+          // sequence AFTER the special tokens were added, so a long text lost its final [SEP].
+          return { tokenizer: pipe.tokenizer, model: pipe.model, Tensor: tf.Tensor } as Extractor;
         } catch (cause) {
           throw new EmbedderError(`cannot load Transformers.js model ${src.remote ? `"${modelPath}"` : `from ${modelPath}`}: ${(cause as Error)?.message ?? cause}`, {
             cause,
@@ -201,7 +209,7 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
         const batch = idx.map((i) => texts[i]!);
         let t: { dims: number[]; data: ArrayLike<number> };
         try {
-          t = await run(batch, { pooling, normalize });
+          t = await encodeBatch(run, batch, { pooling, normalize, maxTokens });
         } catch (cause) {
           throw new EmbedderError(`Transformers.js inference failed: ${(cause as Error)?.message ?? cause}`, { cause });
         }
@@ -217,4 +225,68 @@ function pipelineEmbedder(options: TransformersEmbedderOptions, src: PipelineSou
       return out;
     },
   };
+}
+
+/**
+ * Word-piece ids of one text cut to `limit` tokens the way Hugging Face `tokenizers` (and so
+ * sentence-transformers) truncates (ours): the text's pieces are cut, the special tokens the
+ * tokenizer's template adds at the end are kept. For BERT, `[CLS] a b c … [SEP]` becomes
+ * `[CLS] a b … [SEP]` with `limit` ids; a sequence without a trailing special token is cut plainly.
+ * Transformers.js 3.8 cuts the finished sequence instead, dropping the final `[SEP]` of every text
+ * over the limit (measured with all-MiniLM-L6-v2: cosine 0.9987–0.9994 to the sentence-transformers
+ * recipe on our texts of 260–552 word pieces; 1.000000 after this fix, tools/minilm-reference).
+ */
+export function truncateWordPieces(ids: readonly number[], limit: number, special: ReadonlySet<number>): number[] {
+  if (ids.length <= limit) return [...ids];
+  let tail = 0;
+  while (tail < ids.length && tail < limit - 1 && special.has(ids[ids.length - 1 - tail]!)) tail++;
+  return [...ids.slice(0, limit - tail), ...ids.slice(ids.length - tail)];
+}
+
+/**
+ * One forward pass (ours; the recipe of sentence-transformers): each text tokenized alone with its
+ * special tokens, truncated by `truncateWordPieces` at min(tokenizer `model_max_length`, `maxTokens`),
+ * the batch padded to its longest text with the attention mask 0 on padding; then masked mean
+ * pooling (`'mean'`: Σ mask·h / Σ mask) or the first token (`'cls'`), then L2 normalisation.
+ * Returns [texts, hidden] row-major.
+ */
+async function encodeBatch(
+  x: LoadedModel,
+  texts: string[],
+  o: { pooling: 'mean' | 'cls'; normalize: boolean; maxTokens: number | undefined },
+): Promise<{ dims: number[]; data: Float32Array }> {
+  const tok = x.tokenizer;
+  const limit = Math.min(tok.model_max_length ?? Infinity, o.maxTokens ?? Infinity);
+  const special = new Set(tok.all_special_ids ?? []);
+  const rows = texts.map((t) => truncateWordPieces(tok.encode(t), limit, special));
+  const n = Math.max(1, ...rows.map((r) => r.length));
+  const ids = new BigInt64Array(rows.length * n).fill(BigInt(tok.pad_token_id ?? 0));
+  const mask = new BigInt64Array(rows.length * n);
+  rows.forEach((r, i) => r.forEach((id, j) => {
+    ids[i * n + j] = BigInt(id);
+    mask[i * n + j] = 1n;
+  }));
+  const out = await x.model({ input_ids: new x.Tensor('int64', ids, [rows.length, n]), attention_mask: new x.Tensor('int64', mask, [rows.length, n]) });
+  const h = out.last_hidden_state ?? out.token_embeddings ?? out.logits;
+  if (!h || h.dims.length !== 3 || h.dims[0] !== rows.length || h.dims[1] !== n) {
+    throw new EmbedderError(`the model returned no token vectors of shape [${rows.length}, ${n}, hidden] (got ${h ? `[${h.dims.join(', ')}]` : 'none'})`);
+  }
+  const hidden = h.dims[2]!;
+  const res = new Float32Array(rows.length * hidden);
+  for (let i = 0; i < rows.length; i++) {
+    const len = o.pooling === 'cls' ? 1 : rows[i]!.length;
+    const v = res.subarray(i * hidden, (i + 1) * hidden);
+    for (let j = 0; j < len; j++) {
+      const base = (i * n + j) * hidden;
+      for (let d = 0; d < hidden; d++) v[d] += h.data[base + d]!;
+    }
+    if (len > 1) for (let d = 0; d < hidden; d++) v[d] /= len;
+    if (o.normalize) {
+      let s = 0;
+      for (let d = 0; d < hidden; d++) s += v[d]! * v[d]!;
+      const norm = Math.max(Math.sqrt(s), 1e-12);
+      for (let d = 0; d < hidden; d++) v[d] /= norm;
+    }
+  }
+  return { dims: [rows.length, hidden], data: res };
 }
