@@ -2,7 +2,7 @@
  * Why flat dense retrieval on LoCoMo gets worse with all-MiniLM-L6-v2 than with the GloVe SIF
  * embedder (a script, not a test; ours):
  *   cd packages/core && npx tsx --conditions=@mem/source bench/dense-embedders-locomo.ts \
- *     [--data path/to/locomo10-dev.json] [--conversations 0,1,…] [--embedders glove,minilm] [--variants raw,speaker,no-names] \
+ *     [--data path/to/locomo10-dev.json] [--conversations 0,1,…] [--embedders glove,minilm] [--variants raw,query-no-names,speaker,no-names] \
  *     [--cache-dir /tmp/mem-embed-cache]   (createCachedEmbedder: a second run does not embed again)
  *
  * Everything is in one run, without a store, a gate or an index: each conversation's turns and
@@ -12,7 +12,9 @@
  * and text variant:
  * - `raw`: the turn text as `mem eval locomo` stores it (utterance, then `[image: caption; query]`);
  * - `speaker`: `"<speaker>: <text>"` (the format of mem0's LoCoMo scripts);
- * - `no-names`: the two speakers' names removed from turns and questions.
+ * - `no-names`: the two speakers' names removed from turns and questions;
+ * - `query-no-names`: the turns as stored, the names removed from the questions only — what jev's
+ *   vector anchor and, since issue 38, the dense and hybrid baselines embed.
  * It also prints, for MiniLM: batched vs one-by-one cosines of the same turns (a padding bug in mean
  * pooling would show here), turn lengths in word pieces (truncation at 128 / 256 / 512), and where the
  * top-10 slots go: the share of top-10 slots taken by turns that name a speaker, against that share
@@ -32,7 +34,7 @@ const { values } = parseArgs({
     data: { type: 'string' },
     conversations: { type: 'string' },
     embedders: { type: 'string', default: 'glove,minilm' },
-    variants: { type: 'string', default: 'raw,speaker,no-names' },
+    variants: { type: 'string', default: 'raw,query-no-names,speaker,no-names' },
     k: { type: 'string', default: '10' },
     'cache-dir': { type: 'string' },
   },
@@ -42,7 +44,7 @@ const K = Number(values.k);
 const data = readLocomoJsonOrExit(values.data ?? locomoPath()) as Sample[];
 const convs = values.conversations ? list(values.conversations).map(Number) : data.map((_, i) => i);
 const VARIANTS = list(values.variants!) as Variant[];
-type Variant = 'raw' | 'speaker' | 'no-names';
+type Variant = 'raw' | 'speaker' | 'no-names' | 'query-no-names';
 
 interface LocomoTurnRaw { speaker: string; dia_id: string; text?: string; blip_caption?: string; query?: string }
 interface Sample { conversation: Record<string, unknown>; qa: { question: string; evidence?: unknown[]; category: number }[] }
@@ -101,6 +103,7 @@ function variantTexts(v: Variant, turns: Turn[], questions: Question[], names: R
   };
   if (v === 'raw') return { t: turns.map((t) => t.text), q: questions.map((q) => q.text) };
   if (v === 'speaker') return { t: turns.map((t) => `${t.speaker}: ${t.text}`), q: questions.map((q) => q.text) };
+  if (v === 'query-no-names') return { t: turns.map((t) => t.text), q: questions.map((q) => strip(q.text)) };
   return { t: turns.map((t) => strip(t.text)), q: questions.map((q) => strip(q.text)) };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever } from './flat.js';
+import type { Embedder } from '@mem/core';
 import { hashEmbedder, makeNode, memoryStore, OTHER, SCOPE } from './__fixtures__/stubs.js';
 
 const embedder = hashEmbedder();
@@ -27,5 +28,39 @@ describe('flat baselines', () => {
   });
   it('rejects an empty query', async () => {
     await expect(createBm25Retriever({ store: memoryStore([]) }).search({ scope: SCOPE, query: '' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('flat baselines embed the query as jev does (issue 38: fair baselines)', () => {
+  function recording(inner: Embedder): Embedder & { seen: string[] } {
+    const seen: string[] = [];
+    return { model: inner.model, dimension: inner.dimension, seen, embed: async (texts) => (seen.push(...texts), inner.embed(texts)) };
+  }
+
+  it("dense and hybrid embed the query without the scope's speakers' names (stripQueryNames: false keeps them); BM25 reads it as given", async () => {
+    const base = hashEmbedder(64);
+    const nodes = [
+      await makeNode(base, 'own', 'I paint lakes at dawn.', { speaker: 'Ana Lima' }),
+      await makeNode(base, 'bye', 'Bye Ana, see you soon!', { speaker: 'Ben' }),
+      await makeNode(base, 'far', 'Cleo paints too.', { speaker: 'Cleo', scope: OTHER }),
+    ];
+    const store = memoryStore(nodes);
+    const q = { scope: SCOPE, query: 'What does Ana paint?', k: 2 };
+    for (const make of [(e: Embedder, strip?: boolean) => createDenseRetriever({ store, embedder: e, stripQueryNames: strip }), (e: Embedder, strip?: boolean) => createHybridRetriever({ store, embedder: e, stripQueryNames: strip })]) {
+      const stripped = recording(base);
+      const res = await make(stripped).search(q);
+      expect(stripped.seen).toEqual(['What does paint?']);
+      expect(res.trace).toMatchObject({ query: 'What does Ana paint?' });
+      const kept = recording(base);
+      await make(kept, false).search(q);
+      expect(kept.seen).toEqual(['What does Ana paint?']);
+    }
+    // a speaker of another scope is not a name here; one added to this scope is, after the write
+    const dense = recording(base);
+    const r = createDenseRetriever({ store, embedder: dense });
+    await r.search({ scope: SCOPE, query: 'Did Cleo and Ana paint?' });
+    nodes.push(await makeNode(base, 'new', 'Hello from Cleo.', { speaker: 'Cleo' }));
+    await r.search({ scope: SCOPE, query: 'Did Cleo and Ana paint?' });
+    expect(dense.seen).toEqual(['Did Cleo and paint?', 'Did and paint?']);
   });
 });

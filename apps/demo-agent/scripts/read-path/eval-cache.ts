@@ -76,6 +76,9 @@ for (const conv of corpus) {
     if (name === 'bm25') return createBm25Retriever({ store: m.store });
     if (name === 'dense') return createDenseRetriever({ store: m.store, embedder });
     if (name === 'hybrid') return createHybridRetriever({ store: m.store, embedder });
+    // the flat baselines before issue 38 (the question embedded with the speakers' names)
+    if (name === 'dense-query-names') return createDenseRetriever({ store: m.store, embedder, stripQueryNames: false });
+    if (name === 'hybrid-query-names') return createHybridRetriever({ store: m.store, embedder, stripQueryNames: false });
     const opts = ABLATION_OPTIONS[name];
     if (!opts) throw new Error(`unknown system ${name}`);
     // --cross-fit: a train-split conversation gets the reverse fold's model (ablations that switch the

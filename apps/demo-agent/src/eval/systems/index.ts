@@ -4,7 +4,7 @@
  */
 import type { EvalSystemFactory } from '../types.js';
 import { createHybridRetriever, type JevRetrieverOptions } from '@mem/retrieval';
-import { bm25System, denseSystem, hybridSystem, jevSystem, memSystem } from './mem.js';
+import { bm25System, denseQueryNamesSystem, denseSystem, hybridQueryNamesSystem, hybridSystem, jevSystem, memSystem } from './mem.js';
 
 /**
  * Jev and its ablation variants as jev options (ours): `mem eval` wraps each in `jevSystem`; the
@@ -45,6 +45,9 @@ export const evalSystems: Record<string, EvalSystemFactory> = {
   bm25: bm25System,
   dense: denseSystem,
   hybrid: hybridSystem,
+  // dense / hybrid embedding the question with the speakers' names (the baselines before issue 38; jev-query-names is jev's)
+  'dense-query-names': denseQueryNamesSystem,
+  'hybrid-query-names': hybridQueryNamesSystem,
   mem0: (ctx) => import('./mem0.js').then((m) => m.mem0System(ctx)), // real mem0ai OSS Memory, offline (issue 7)
   ...Object.fromEntries(Object.entries(ABLATION_OPTIONS).filter(([n]) => n !== 'jev').map(([n, o]) => [n, jevSystem(o)])),
   // The previous configuration: offline System One without the embedder (its own memory build).

@@ -154,3 +154,6 @@ export function jevSystem(
 export const bm25System = memSystem((m) => createBm25Retriever({ store: m.memory.store }));
 export const denseSystem = memSystem((m) => createDenseRetriever({ store: m.memory.store, embedder: m.embedder }));
 export const hybridSystem = memSystem((m) => createHybridRetriever({ store: m.memory.store, embedder: m.embedder }));
+/** The flat baselines before issue 38: the query embedded as given, speakers' names included (for comparison runs). */
+export const denseQueryNamesSystem = memSystem((m) => createDenseRetriever({ store: m.memory.store, embedder: m.embedder, stripQueryNames: false }));
+export const hybridQueryNamesSystem = memSystem((m) => createHybridRetriever({ store: m.memory.store, embedder: m.embedder, stripQueryNames: false }));
