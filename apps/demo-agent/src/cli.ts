@@ -3,12 +3,12 @@
  * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
  * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
  */
-import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, checkInputFile, checkOutputFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { assertTimeZone, checkInputFile, checkOutputFile, placeFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
 import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -424,7 +424,7 @@ export function buildProgram(): Command {
         }
         if (tmp) {
           await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((e?: Error | null) => (e ? reject(e) : resolve())));
-          renameSync(tmp, outFile!);
+          placeFile(tmp, outFile!, { overwrite: opts.force, what: 'export file', forceHint: 'mem export --force' });
         }
       } catch (e) {
         if (tmp) rmSync(tmp, { force: true });

@@ -16,6 +16,7 @@ import { resolveScope } from '../scope.js';
 import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
 import { MEMORY_SCHEMA_VERSION } from '../write/memory.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from '../write/testdata/hash-embedder.js';
+import { placeFile } from './files.js';
 import { createSqliteStore } from './sqlite.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -177,6 +178,18 @@ describe('SqliteStore.backup', () => {
     linkSync(db, join(dir, 'hard-link.sqlite'));
     await expect(store.backup(join(dir, 'hard-link.sqlite'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'STORE_FILE' } });
     await expect(store.backup('/dev/null', { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: '/dev/null', reason: 'ENOTREG' } });
+    // a destination that appears while the backup is written (a second backup or export at once) is not replaced
+    const late = join(dir, 'late.sqlite');
+    await expect(
+      (async () => {
+        const tmp = `${late}.${process.pid}.tmp`;
+        writeFileSync(tmp, 'copy');
+        writeFileSync(late, 'someone else');
+        placeFile(tmp, late, { what: 'backup destination' });
+      })(),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'EEXIST' } });
+    expect(readFileSync(late, 'utf8')).toBe('someone else');
+    expect(existsSync(`${late}.${process.pid}.tmp`)).toBe(false);
     await expect(store.backup(dir, { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: dir, reason: 'EISDIR' } });
     await expect(store.backup(join(dir, 'nope', 'b.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: join(dir, 'nope', 'b.sqlite'), reason: 'ENOENT' } });
     expect(store.checkIntegrity()).toEqual([]);

@@ -5,7 +5,7 @@
  * (`details.path`) and the reason (`details.reason`: the errno-style code `ENOENT`, `EISDIR`,
  * `ENOTDIR`, `EEXIST`, `ENOTREG` (a device, pipe or socket), `EACCES`, or `STORE_FILE`), before anything is read or written.
  */
-import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, linkSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { MemValidationError } from '../errors.js';
 import { processAlive } from './ann-files.js';
@@ -135,4 +135,27 @@ export function sweepPartialFiles(dest: string, suffix: string): void {
   } catch {
     // a leftover stays; it never takes the destination's name
   }
+}
+
+/**
+ * Put a finished temporary file in place under `dest`: renamed over it with `overwrite`, else
+ * linked to it (which fails when `dest` appeared since it was checked, e.g. a second backup or
+ * export to the same file running at once) and then removed. `tmp` is gone afterwards either way.
+ * @throws MemValidationError INVALID_INPUT (`details.reason` EEXIST) when `dest` exists and not `overwrite`
+ */
+export function placeFile(tmp: string, dest: string, options: { overwrite?: boolean; what: string; forceHint?: string }): void {
+  if (options.overwrite) {
+    renameSync(tmp, dest);
+    return;
+  }
+  try {
+    linkSync(tmp, dest);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+      refuse(dest, 'EEXIST', `The ${options.what} ${dest} was created by someone else while this one was written; nothing was replaced (${options.forceHint ?? 'overwrite: true'} replaces it)`);
+    }
+    throw e;
+  }
+  rmSync(tmp, { force: true });
 }

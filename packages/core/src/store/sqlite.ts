@@ -10,7 +10,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemValidationError, MemNotFoundError, StoreConflictError, StoreError, StoreMetaMismatchError, StoreUnavailableError } from '../errors.js';
@@ -35,7 +35,7 @@ import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
 import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
 import { bm25Term } from './bm25.js';
 import { processAlive, sweepAnnFolder } from './ann-files.js';
-import { checkOutputFile, sweepPartialFiles } from './files.js';
+import { checkOutputFile, placeFile, sweepPartialFiles } from './files.js';
 import { LockQueue } from './lock-queue.js';
 import { NODE_COLUMNS, ROW_INSERTS, ROWS_PER_INSERT, fromBlob, rowToNode, rowToRelation, toBlob, type NodeRow, type RelationRow } from './sqlite-rows.js';
 import { wrap } from './sqlite-errors.js';
@@ -1457,7 +1457,7 @@ export class SqliteStore implements MemoryStore {
       });
       options.onProgress?.(result.totalPages, result.totalPages);
       for (const suffix of ['-wal', '-shm']) rmSync(`${tmp}${suffix}`, { force: true });
-      renameSync(tmp, dest);
+      placeFile(tmp, dest, { overwrite: options.overwrite, what: 'backup destination', forceHint: 'overwrite: true; mem backup --force' });
       return { file: dest, pages: result.totalPages };
     } catch (e) {
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${tmp}${suffix}`, { force: true });
