@@ -256,6 +256,9 @@ describe('exportMemories / importMemories', () => {
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ code: 'SCOPE_NOT_FOUND', category: 'not_found', details: { match: { userId: 'nobody' } } });
+    // a server's default scope (empty agent and run) is named by its given fields only
+    const named = await collect(exportMemories(a, { match: { namespace: 'default', userId: 'nobody', agentId: '', runId: '' } })).catch((e: Error) => e.message);
+    expect(named).toMatch(/^No scope of the store matches namespace "default", userId "nobody": /);
     // every memory of bob forgotten: the scope exists (history), its export holds no scope
     for (const n of await a.list(resolveScope(bob))) await a.forget(resolveScope(bob), n.id);
     const empty = exportLines(await collect(exportMemories(a, { match: { userId: 'bob' } }))).map((l) => JSON.parse(l));

@@ -140,6 +140,12 @@ function relationRecord(r: Relation): Record<string, unknown> {
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** A match in words for messages: its given fields (`userId "x"`), the empty ones (no agent, no run) left out. */
+function describeMatch(match: ScopeMatch): string {
+  const parts = Object.entries(match).filter(([, v]) => v !== undefined && v !== '');
+  return parts.length ? parts.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ') : 'the default scope';
+}
+
 /** Whether the scope a match names exactly (when it names one) has history: it existed, its memories were all forgotten. */
 async function scopeHasHistory(store: MemoryStore, match: ScopeMatch): Promise<boolean> {
   let scope: ResolvedScope;
@@ -169,7 +175,7 @@ export async function* exportMemories(store: MemoryStore, options: ExportOptions
   await store.open(meta);
   const scopes = (await store.scopes()).filter((s) => matches(s, match)).sort((a, b) => (scopeKey(a) < scopeKey(b) ? -1 : scopeKey(a) > scopeKey(b) ? 1 : 0));
   if (scopes.length === 0 && Object.values(match).some((v) => v !== undefined) && !(await scopeHasHistory(store, match))) {
-    const named = Object.entries(match).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ');
+    const named = describeMatch(match);
     throw new ScopeNotFoundError(`No scope of the store matches ${named}: nothing was ever written there (check the spelling; an export of every scope lists what the store holds)`, { details: { match } });
   }
   const now = options.now ?? Date.now;
@@ -469,7 +475,7 @@ export async function importMemories(store: MemoryStore, lines: AsyncIterable<st
   const { header } = read;
   const groups = read.groups.filter((g) => matches(g.scope, match));
   if (groups.length === 0 && read.groups.length > 0 && Object.values(match).some((v) => v !== undefined)) {
-    const named = Object.entries(match).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ');
+    const named = describeMatch(match);
     throw new ScopeNotFoundError(`The export file holds no scope matching ${named} (it holds ${read.groups.length}); nothing was imported`, { details: { match } });
   }
   const counts = groups.length === read.groups.length ? read.counts : countsOf(groups);
