@@ -231,6 +231,31 @@ describe('exportMemories / importMemories', () => {
     await target.close();
   });
 
+  it('an export during which the store was re-embedded stops before its end line (STORE_CONFLICT): never a file of two spaces', async () => {
+    const a = await seeded(join(dir, 'reembedded-during.sqlite'));
+    // the switch lands between two pages: meta() answers the new embedder from its second call on
+    let calls = 0;
+    const switching = new Proxy(a, {
+      get(t, key) {
+        const v = Reflect.get(t, key, t);
+        if (key === 'meta') return async () => (++calls > 1 ? { schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: 'test-hash-24', dimension: 24 } : t.meta());
+        return typeof v === 'function' ? v.bind(t) : v;
+      },
+    });
+    const lines: string[] = [];
+    const err = await (async () => {
+      for await (const l of exportMemories(switching)) lines.push(l);
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'STORE_CONFLICT' });
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.some((l) => l.includes('"kind":"end"'))).toBe(false);
+    await expect(importMemories(createSqliteStore({ path: ':memory:' }), lines)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await a.close();
+  });
+
   it('import with a scope filter writes only the matching scopes of the file; one that matches none is SCOPE_NOT_FOUND, nothing written', async () => {
     const a = await seeded(join(dir, 'import-match-src.sqlite'));
     const good = exportLines(await collect(exportMemories(a)));

@@ -140,6 +140,13 @@ function relationRecord(r: Relation): Record<string, unknown> {
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+function reembeddedMeanwhile(meta: StoreMeta, after: StoreMeta | null): StoreConflictError {
+  return new StoreConflictError(
+    `The store was re-embedded while it was exported (from ${meta.embeddingModel}, ${meta.dimension}-d${after ? ` to ${after.embeddingModel}, ${after.dimension}-d` : ''}): the export would mix two embedding spaces and was stopped before its end line (an import refuses it); export again`,
+    { details: { exported: meta, now: after } },
+  );
+}
+
 /** A match in words for messages: its given fields (`userId "x"`), the empty ones (no agent, no run) left out. */
 function describeMatch(match: ScopeMatch): string {
   const parts = Object.entries(match).filter(([, v]) => v !== undefined && v !== '');
@@ -166,7 +173,8 @@ async function scopeHasHistory(store: MemoryStore, match: ScopeMatch): Promise<b
  * then holds no scope. With an empty `match` (every scope), an empty store exports no scope.
  * Errors are thrown before the first line is yielded.
  * @throws MemValidationError INVALID_INPUT for a store that was never opened (no meta), SCOPE_INVALID for a bad `match`;
- *   ScopeNotFoundError SCOPE_NOT_FOUND when `match` names fields and no scope of the store matches them (nor has history); store errors as the store throws them
+ *   ScopeNotFoundError SCOPE_NOT_FOUND when `match` names fields and no scope of the store matches them (nor has history);
+ *   StoreConflictError STORE_CONFLICT when the store was re-embedded during the export (thrown before the end line); store errors as the store throws them
  */
 export async function* exportMemories(store: MemoryStore, options: ExportOptions = {}): AsyncGenerator<string> {
   const match = checkMatch(options.match);
@@ -204,6 +212,7 @@ export async function* exportMemories(store: MemoryStore, options: ExportOptions
     for (let at = 0; at < ids.length; at += PAGE) {
       const nodes = (await store.getMany(scope, ids.slice(at, at + PAGE))).sort(byId);
       for (const n of nodes) {
+        if (n.embedding.length !== meta.dimension) throw reembeddedMeanwhile(meta, null);
         counts.memories++;
         written.add(n.id);
         yield `${canonicalJson({ kind: 'memory', node: nodeRecord(n) })}\n`;
@@ -229,6 +238,10 @@ export async function* exportMemories(store: MemoryStore, options: ExportOptions
       }
     }
   }
+  // the header's embedder must still be the store's: a re-embedding that switched during the export
+  // left vectors of two spaces in it (the end line is never written then, so the file is refused)
+  const after = await store.meta();
+  if (!after || after.embeddingModel !== meta.embeddingModel || after.dimension !== meta.dimension) throw reembeddedMeanwhile(meta, after);
   yield `${canonicalJson({ kind: 'end', counts })}\n`;
 }
 
