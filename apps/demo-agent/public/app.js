@@ -89,9 +89,9 @@ async function ask(text) {
 function showAnswer(r) {
   const label = r.mode === 'llm'
     ? `<span class="label llm">System Two · ${esc(r.model)}</span>`
-    : `<span class="label evidence" title="No LLM is configured: the answer is evidence #${r.answerRank ?? 1} below, exactly as ranked">${esc(offlineAnswerWords(r.answerRank))}</span>`;
+    : `<span class="label evidence" title="${r.answerRank === null ? 'No LLM is configured, and no memory answers this question: none is quoted' : `No LLM is configured: the answer is evidence #${r.answerRank ?? 1} below, exactly as ranked`}">${esc(offlineAnswerWords(r.answerRank))}</span>`;
   const items = r.evidence
-    .map((e, i) => `<li data-node="${esc(e.id)}" title="click: show it in the graph">${i === (r.answerRank ?? 1) - 1 && r.mode !== 'llm' ? '<span class="answer-mark">answer</span> ' : ''}${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · score ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
+    .map((e, i) => `<li data-node="${esc(e.id)}" title="click: show it in the graph">${r.answerRank !== null && i === (r.answerRank ?? 1) - 1 && r.mode !== 'llm' ? '<span class="answer-mark">answer</span> ' : ''}${e.sourceId ? `<b>${esc(e.sourceId)}</b> ` : ''}${esc(e.speaker ?? '')}${e.speaker ? ': ' : ''}${esc(short(e.text, 120))} <span class="score">(${esc(e.observedAt.slice(0, 10))} · score ${f(e.score, 2)}${e.via.length ? ` · via ${esc(e.via.join('→'))}` : ''})</span></li>`)
     .join('');
   const li = addMessage('agent', `<span class="who">agent</span>${label}<span class="answer" data-testid="answer">${esc(r.answer)}</span><ol class="evidence-list" data-testid="evidence">${items}</ol>`);
   li.querySelectorAll('[data-node]').forEach((el) => el.addEventListener('click', () => focusNode(el.dataset.node)));

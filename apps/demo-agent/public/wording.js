@@ -123,6 +123,8 @@ export function howSure(trace, evidence, pEvidence) {
  * generated` (`answerRank`: the 1-based rank of the quoted evidence item, as /v1/ask returns it).
  */
 export function offlineAnswerWords(answerRank) {
+  // null: the line quotes no memory (memory holds nothing on the question, or nothing matched)
+  if (answerRank === null) return 'offline: no memory quoted, not generated';
   const what = answerRank && answerRank > 1 ? `evidence #${answerRank}, the best-ranked with a date` : 'top evidence statement';
   return `offline: ${what}, not generated`;
 }

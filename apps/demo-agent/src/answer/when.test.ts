@@ -35,5 +35,7 @@ describe('when-questions (issue 36)', () => {
     expect(offlineAnswerLabel(1)).toBe('Answer (offline: top evidence statement, not generated)');
     expect(offlineAnswerLabel(2)).toBe('Answer (offline: evidence #2, the best-ranked with a date, not generated)');
     expect(offlineAnswerLabel(1, true)).toContain('offline fallback, System Two unavailable');
+    // an abstention (memory holds nothing on it) quotes no memory: the label must not claim one
+    expect(offlineAnswerLabel(null)).toBe('Answer (offline: no memory quoted, not generated)');
   });
 });
