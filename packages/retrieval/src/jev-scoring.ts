@@ -1,0 +1,213 @@
+/**
+ * Scoring (seed 000 §4 read path: batched candidate scoring; docs/architecture.md "One `search()`"):
+ * the features of a visited memory, its place in the evidence order, and the controller's candidate
+ * score s̃ of a round's candidates.
+ */
+import type { MemoryNode } from '@mem/core';
+import { SCORING_QUESTIONS, probabilityOf, type Question } from './controller.js';
+import { candidateScore, clamp01, recencyAdjustedScore, recencyScore, type RoutingProbabilities } from './equations.js';
+import type { Anchors, Supersession } from './jev-anchors.js';
+import { askController, type SearchContext } from './jev-context.js';
+import { byScore, nodeTimeMs, snapshotSpeakers, stateItem, successorOf, type Visit } from './jev-visits.js';
+import { previousTurn } from './lexical.js';
+import { createDialogueScorer, queryTimeInterval } from './dialogue.js';
+import { RELATIVE_FEATURES, candidateSetStats, createRelevanceFeaturizer, relativeFeatures, relevanceProbability, speakerStats, type CandidateSetStats, type RelevanceFeature } from './relevance.js';
+
+/** Per-node features of visited memories (memoised per search). */
+export interface VisitFeatures {
+  /** d_v: the dialogue term of a visit (0 with `dialogueWeight` 0). */
+  dialogueOf(v: Visit): number;
+  /** The relevance model's features of a visit, given the max prior of the visited set. */
+  featuresOf(v: Visit, maxPrior: number): Record<RelevanceFeature, number>;
+  /** True when a later memory supersedes `n` (successorOf, `supersedingSubtypes`). */
+  isSuperseded(n: MemoryNode): boolean;
+}
+
+/**
+ * The features of visited memories (ours): dialogue evidence (coverage of the query by the turn and
+ * the turn it answers, answer act, speaker named by the query — d_v, computed once per node) and the
+ * learned relevance model's features. A visit's features change only with its prior, the max prior
+ * and its score (its node, cosine, depth, dialogue parts, superseded and seed-only flags are fixed
+ * once it is visited): memoised on those three (ours, for latency).
+ */
+export function createVisitFeatures(ctx: SearchContext, routing: RoutingProbabilities, anchors: Anchors): VisitFeatures {
+  const { o, query, nowMs, req } = ctx;
+  const { snap, byId, vec, lex, lem } = anchors;
+  const dialogue =
+    o.dialogueWeight !== 0
+      ? createDialogueScorer(
+          query,
+          snap ? snapshotSpeakers(snap) : [...byId.values()].flatMap((n) => (n.speaker ? [n.speaker] : [])),
+          (n) => (snap ? previousTurn(snap, n.id) : null),
+          o.dialogueWeights,
+          o.dialogueWeights.time !== 0 ? queryTimeInterval(query, new Date(nowMs).toISOString(), req.timeZone) : null,
+        )
+      : null;
+  const dialogueMemo = new Map<string, ReturnType<NonNullable<typeof dialogue>>>();
+  const dialoguePartsOf = (n: MemoryNode) => {
+    if (!dialogue) return null;
+    let d = dialogueMemo.get(n.id);
+    if (d === undefined) dialogueMemo.set(n.id, (d = dialogue(n)));
+    return d;
+  };
+  const featurize = createRelevanceFeaturizer({
+    query,
+    routing,
+    rankings: { vector: vec.map((h) => h.node.id), lexical: lex.map((h) => h.node.id), lemma: lem.map((h) => h.node.id), context: anchors.ctx.map((h) => h.node.id) },
+    lexicalScores: new Map(lex.map((h) => [h.node.id, h.score])),
+    stats: speakerStats(snap ?? [...byId.values()]),
+  });
+  const supersededMemo = new Map<string, boolean>();
+  const isSuperseded = (n: MemoryNode) => {
+    let s = supersededMemo.get(n.id);
+    if (s === undefined) supersededMemo.set(n.id, (s = successorOf(n, snap, o.supersedingSubtypes) !== null));
+    return s;
+  };
+  const featureMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; f: Record<RelevanceFeature, number> }>();
+  const featuresOf = (v: Visit, maxPrior: number): Record<RelevanceFeature, number> => {
+    const m = featureMemo.get(v);
+    if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score) return m.f;
+    const f = featurize({ node: v.node, prior: v.prior, maxPrior, score: v.score, cosine: v.cosine, depth: v.depth, dialogue: dialoguePartsOf(v.node), superseded: isSuperseded(v.node), seedOnly: anchors.seedOnly.has(v.node.id) });
+    featureMemo.set(v, { prior: v.prior, maxPrior, score: v.score, f });
+    return f;
+  };
+  return { dialogueOf: (v) => dialoguePartsOf(v.node)?.value ?? 0, featuresOf, isSuperseded };
+}
+
+/** A visit with its evidence-order value. */
+export interface RankedVisit {
+  v: Visit;
+  final: number;
+}
+
+/** The evidence order over visits (see `createEvidenceRanker`). */
+export interface EvidenceRanker {
+  /** `list` in evidence order (times `relevanceMs`). */
+  ranked(list: Iterable<Visit>): RankedVisit[];
+  /** The best `n` visited memories. */
+  topVisits(n: number): Visit[];
+  /** The controller state items of the best `n` visited memories. */
+  evidenceItems(n: number): ReturnType<typeof stateItem>[];
+  /** The evidence of a stopping state: items with `round` and, with the learned model, `relevance` (issue 16). */
+  stoppingItems(n: number): (ReturnType<typeof stateItem> & { round: number; relevance?: number })[];
+  /** The max prior of the visited set. */
+  maxPriorOf(): number;
+}
+
+/**
+ * The evidence order (ours) over the visited set: with the learned relevance model, p(evidence) of
+ * a visit (a successor at least as relevant as what it replaces; a superseded memory demoted for
+ * "now" queries); without it (1 − η) · prior / max prior + η · s̃ + μ · d_v. p(evidence) depends on a
+ * visit's prior, the max prior, its score and (for a model that reads RELATIVE_FEATURES) the best
+ * values among the visited set: memoised on those (ours, for latency).
+ */
+export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabilities, visited: Map<string, Visit>, features: VisitFeatures, supersession: Supersession): EvidenceRanker {
+  const { o, st } = ctx;
+  const { demote, replaces } = supersession;
+  const { featuresOf, isSuperseded, dialogueOf } = features;
+  const relativeModel = !!o.relevanceModel && o.relevanceModel.features.some((f) => (RELATIVE_FEATURES as readonly string[]).includes(f));
+  type SetStats = CandidateSetStats | null;
+  const sameSet = (a: SetStats, b: SetStats) =>
+    a === b || (!!a && !!b && a.cosine === b.cosine && a.coverage === b.coverage && a.ownCoverage === b.ownCoverage && a.score === b.score && a.timePosition === b.timePosition);
+  const pMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; set: SetStats; p: number }>();
+  const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number, set: SetStats) => {
+    const m = pMemo.get(v);
+    if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score && sameSet(m.set, set)) return m.p;
+    const base = featuresOf(v, maxPrior) as Record<string, number>;
+    // = { ...base, ...relative } read in the model's feature order, without building the merged record (ours, for latency)
+    const rel = set ? (relativeFeatures(base as Record<RelevanceFeature, number>, set, routing.recencyImportance) as Record<string, number>) : null;
+    const x = model.features.map((f) => (rel && Object.prototype.hasOwnProperty.call(rel, f) ? rel[f] : base[f]));
+    const p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x as number[])[1]! : relevanceProbability(model, x as number[]);
+    pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, set, p });
+    return p;
+  };
+  const maxPriorOf = () => {
+    let maxPrior = 0;
+    for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
+    return maxPrior;
+  };
+  /** The best values among ALL visited candidates (as train.ts computes them over a question's candidates). */
+  const setStatsOf = (maxPrior: number): SetStats => (relativeModel ? candidateSetStats([...visited.values()].map((v) => featuresOf(v, maxPrior))) : null);
+  const finalOf = (v: Visit, maxPrior: number, set: SetStats) => {
+    const superseded = demote > 0 && isSuperseded(v.node);
+    if (o.relevanceModel) {
+      let p = pOf(o.relevanceModel, v, maxPrior, set);
+      // the successor of a superseded memory is at least as relevant as what it replaces
+      for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, pOf(o.relevanceModel, u, maxPrior, set));
+      return superseded ? p * (1 - demote) : p;
+    }
+    const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
+    const kept = superseded ? value * (1 - demote) : value;
+    return kept + o.dialogueWeight * dialogueOf(v);
+  };
+  const ranked = (list: Iterable<Visit>) => {
+    const t = performance.now();
+    const arr = [...list];
+    const maxPrior = maxPriorOf();
+    const set = setStatsOf(maxPrior);
+    const f = new Map(arr.map((v) => [v, finalOf(v, maxPrior, set)]));
+    const out = arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
+    st.relevanceMs += performance.now() - t;
+    return out;
+  };
+  const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);
+  return {
+    ranked,
+    topVisits,
+    evidenceItems: (n) => topVisits(n).map(stateItem),
+    stoppingItems: (n) =>
+      ranked(visited.values())
+        .slice(0, n)
+        .map(({ v, final: f }) => ({ ...stateItem(v), round: v.depth, ...(o.relevanceModel ? { relevance: f } : {}) })),
+    maxPriorOf,
+  };
+}
+
+/**
+ * Batched candidate scoring (seed 000 §4): one System-One call for the `scoreTopN` candidates with
+ * the highest prior (ours; the rest get neutral 0.5 Noul answers), s = candidateScore, then the
+ * recency adjustment s̃. Sets `v.score` of every visit in `all`. No call once the controller cap is hit.
+ */
+export async function scoreCandidates(ctx: SearchContext, routing: RoutingProbabilities, ranker: EvidenceRanker, all: Visit[]): Promise<void> {
+  const { o, nowMs, query } = ctx;
+  if (all.length === 0) return;
+  const cands = [...all].sort((a, b) => b.prior - a.prior).slice(0, o.scoreTopN);
+  for (const v of all.filter((x) => !cands.includes(x))) {
+    v.score = recencyAdjustedScore(
+      candidateScore(
+        { cosine: v.cosine, relevance: 0.5, viewProbability: v.view ? routing[v.view] : 1, relationUsefulness: v.view ? 0.5 : 1, newInformation: 0.5, edgeProbability: v.edgeProbability, supportsEvidence: 0.5 },
+        o.weights,
+      ),
+      routing.recencyImportance,
+      recencyScore(nowMs, nodeTimeMs(v.node)),
+      o.recencyBeta,
+    );
+  }
+  let answers: Record<string, unknown> = {};
+  if (ctx.calls < o.caps.controllerCalls) {
+    const qs: Record<string, Question> = {};
+    cands.forEach((v, i) => {
+      for (const [key, f] of Object.entries(SCORING_QUESTIONS)) {
+        if (key === 'relation_usefulness' && !v.view) continue; // anchors were reached by no relation
+        qs[`candidate_${i}_${key}`] = f(i);
+      }
+    });
+    answers = await askController(ctx, { query, candidates: cands.map(stateItem), evidence: ranker.evidenceItems(o.evidenceK) }, qs);
+  }
+  cands.forEach((v, i) => {
+    const p = (key: string) => clamp01(probabilityOf(answers[`candidate_${i}_${key}`] as any));
+    const s = candidateScore(
+      {
+        cosine: v.cosine,
+        relevance: p('relevance'),
+        viewProbability: v.view ? routing[v.view] : 1,
+        relationUsefulness: v.view ? p('relation_usefulness') : 1,
+        newInformation: p('new_information'),
+        edgeProbability: v.edgeProbability,
+        supportsEvidence: p('supports_current_evidence'),
+      },
+      o.weights,
+    );
+    v.score = recencyAdjustedScore(s, routing.recencyImportance, recencyScore(nowMs, nodeTimeMs(v.node)), o.recencyBeta);
+  });
+}
