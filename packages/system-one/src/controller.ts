@@ -316,75 +316,20 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
   }
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new SystemOneError('INVALID_OPTION', `maxRetries must be an integer >= 0, got ${maxRetries}`);
   if (!(Number.isInteger(cacheSize) && cacheSize >= 0)) throw new SystemOneError('INVALID_OPTION', `cache size must be an integer >= 0, got ${cacheSize}`);
-  const sem = new Semaphore(options.concurrency ?? 4);
-  // Cache misses being answered right now (asynchronous backends only), keyed like the cache: a
-  // concurrent ask of the same question on the same state values waits for that answer instead of
-  // calling the backend again.
-  const inflight = cache && !backend.answerSync ? new Map<string, Promise<Answer | undefined>>() : null;
-  const stats: SystemOneStats = { calls: 0, questions: 0, cacheHits: 0, fallbacks: 0, errors: 0 };
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SystemOneError('INVALID_OPTION', `timeoutMs must be > 0, got ${timeoutMs}`);
-
-  async function callOnce(
-    b: SystemOneBackend,
-    state: State,
-    questions: Record<string, Question>,
-    refs: Record<string, ResolvedRef[]>,
-    outer?: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    const ac = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onOuter = () => ac.abort(outer!.reason);
-    outer?.addEventListener('abort', onOuter, { once: true });
-    try {
-      return await Promise.race([
-        b.answer({ state, questions, refs }, { signal: ac.signal }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            const err = new SystemOneError('BACKEND_TIMEOUT', `backend "${b.name}" did not answer within ${timeoutMs} ms`);
-            ac.abort(err);
-            reject(err);
-          }, Math.min(timeoutMs, MAX_TIMER_MS));
-          ac.signal.addEventListener('abort', () => reject(toSystemOneError(ac.signal.reason, 'BACKEND_TIMEOUT')), { once: true });
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuter);
-    }
-  }
-
-  async function call(
-    b: SystemOneBackend,
-    retries: number,
-    state: State,
-    questions: Record<string, Question>,
-    refs: Record<string, ResolvedRef[]>,
-    signal?: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    stats.calls++;
-    if (b.answerSync) {
-      // in-process synchronous backend: nothing to time out, retry or overlap
-      try {
-        return b.answerSync({ state, questions, refs });
-      } catch (e) {
-        throw toSystemOneError(e);
-      }
-    }
-    return sem.run(async () => {
-      let last: unknown;
-      for (let attempt = 0; attempt <= retries; attempt++) {
-        if (attempt > 0) await sleep(100 * 2 ** (attempt - 1), signal);
-        try {
-          return await callOnce(b, state, questions, refs, signal);
-        } catch (e) {
-          last = e;
-          if (signal?.aborted) break;
-          if (SystemOneError.isInstance(e) && e.category === 'validation') break;
-        }
-      }
-      throw toSystemOneError(last);
-    });
-  }
+  const c: ControllerCore = {
+    backend,
+    fallback,
+    cache,
+    // Cache misses being answered right now (asynchronous backends only), keyed like the cache: a
+    // concurrent ask of the same question on the same state values waits for that answer instead of
+    // calling the backend again.
+    inflight: cache && !backend.answerSync ? new Map<string, Promise<Answer | undefined>>() : null,
+    stats: { calls: 0, questions: 0, cacheHits: 0, fallbacks: 0, errors: 0 },
+    sem: new Semaphore(options.concurrency ?? 4),
+    timeoutMs,
+    maxRetries,
+  };
 
   function ask<const Qs extends Record<string, Question>>(
     state: State,
@@ -393,256 +338,394 @@ export function createSystemOne(options: SystemOneOptions = {}): SystemOne {
   ): Promise<AskResult<Qs>> {
     // no extra async frame on the hot path (askInner's throws are rejections either way)
     const onTrace = options.onTrace;
-    if (!onTrace) return askInner(state, questions, opts);
-    return askInner(state, questions, opts).then((r) => {
+    if (!onTrace) return askInner(c, state, questions, opts) as Promise<AskResult<Qs>>;
+    return askInner(c, state, questions, opts).then((r) => {
       for (const t of r.traces) onTrace(t);
-      return r;
+      return r as AskResult<Qs>;
     });
-  }
-
-  async function askInner<const Qs extends Record<string, Question>>(
-    state: State,
-    questions: Qs,
-    opts: { signal?: AbortSignal },
-  ): Promise<AskResult<Qs>> {
-    if (state === null || typeof state !== 'object' || Array.isArray(state)) {
-      throw new SystemOneError('INVALID_STATE', `state must be a JSON object, got ${Array.isArray(state) ? 'an array' : state === null ? 'null' : typeof state}`);
-    }
-    if (questions === null || typeof questions !== 'object' || Array.isArray(questions)) {
-      throw new SystemOneError('INVALID_QUESTION', 'questions must be an object keyed by question id');
-    }
-    if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
-    const ids = Object.keys(questions);
-    const n = ids.length;
-    const qs = new Array<Question>(n);
-    const infos = new Array<QuestionInfo>(n);
-    const resolved = n > 8 ? new Map<CompiledPath, ResolvedRef>() : undefined; // worth a map only for larger batches
-    const refs: Record<string, ResolvedRef[]> = {};
-    for (let i = 0; i < n; i++) {
-      const id = ids[i];
-      const q = questions[id];
-      const info = questionInfo(id, q);
-      qs[i] = q;
-      infos[i] = info;
-      setOwn(refs, id, resolveCompiledRefs(id, info.paths, state, resolved));
-    }
-    stats.questions += n;
-
-    const answers: Record<string, Answer> = {};
-    const traces = new Array<AnswerTrace>(n);
-    // per question: its state key, a string or a pair of value keys (see AnswerCache.getPair)
-    const stateKeys = cache ? new Array<string | PairKey>(n) : undefined;
-    const qKeys = cache ? new Array<string>(n) : undefined;
-    let pending: number[] = [];
-    if (cache) {
-      const keys = new StateKeys();
-      // One LRU touch per run of questions on the same state key (as before), detected without comparing
-      // long key strings: `tok` is the value read (one path) or the joined-key object (two paths). Equal
-      // tokens imply equal keys; unequal tokens with equal keys only repeat a lookup of the key just touched.
-      let lastTok: unknown = NO_TOKEN;
-      let lastInner: Map<string, Answer> | undefined;
-      for (let i = 0; i < n; i++) {
-        const r = refs[ids[i]];
-        let sv: string | PairKey;
-        let tok: unknown;
-        if (r.length === 1) {
-          tok = r[0].value;
-          sv = keys.value(tok);
-        } else if (r.length === 2) {
-          sv = keys.pair(r[0].value, r[1].value);
-          tok = sv;
-        } else {
-          sv = r.length ? r.map((x) => keys.value(x.value)).join('\u0001') : keys.value(state);
-          tok = sv;
-        }
-        const qk = infos[i].key;
-        stateKeys![i] = sv;
-        qKeys![i] = qk;
-        if (tok !== lastTok) {
-          lastInner = typeof sv === 'string' ? cache.get(sv) : cache.getPair(sv.a, sv.b); // one LRU touch per distinct state key, not per question
-          lastTok = tok;
-        }
-        const hit = lastInner?.get(qk);
-        if (hit !== undefined) {
-          stats.cacheHits++;
-          setOwn(answers, ids[i], hit);
-          traces[i] = trace(ids[i], qs[i], hit, backend.name, true, false, 0);
-        } else pending.push(i);
-      }
-    } else pending = Array.from({ length: n }, (_, i) => i);
-
-    // Concurrent dedup (registered after the loop above, which may still throw INVALID_STATE).
-    let waiting: [number, Promise<Answer | undefined>][] | undefined;
-    let owned: { key: string; i: number; promise: Promise<Answer | undefined>; resolve: (a: Answer | undefined) => void }[] | undefined;
-    if (inflight && pending.length) {
-      const mine: number[] = [];
-      const mineKeys = new Set<string>();
-      for (const i of pending) {
-        const sk = stateKeys![i];
-        const key = `${typeof sk === 'string' ? sk : `${sk.a}\u0001${sk.b}`}\u0002${qKeys![i]}`;
-        const p = inflight.get(key);
-        if (mineKeys.has(key)) mine.push(i); // the same question twice in one batch: both ids go to the backend, as before
-        else if (p) (waiting ??= []).push([i, p]);
-        else {
-          let resolve!: (a: Answer | undefined) => void;
-          const promise = new Promise<Answer | undefined>((r) => (resolve = r));
-          inflight.set(key, promise);
-          (owned ??= []).push({ key, i, promise, resolve });
-          mineKeys.add(key);
-          mine.push(i);
-        }
-      }
-      pending = mine;
-    }
-    const answeredByPrimary = owned ? new Set<number>() : undefined;
-
-    try {
-      if (pending.length) {
-        let sub: Record<string, Question> = questions;
-        let subRefs = refs;
-        if (pending.length !== n) {
-          sub = {};
-          subRefs = {};
-          for (const i of pending) {
-            setOwn(sub, ids[i], qs[i]);
-            setOwn(subRefs, ids[i], refs[ids[i]]);
-          }
-        }
-        let failed: Map<number, SystemOneError> | undefined; // created on the first failure
-        const t0 = performance.now();
-        try {
-          let raw: Record<string, unknown>;
-          if (backend.answerSync) {
-            stats.calls++;
-            raw = backend.answerSync({ state, questions: sub, refs: subRefs });
-          } else if (cache) {
-            // The answers are cached under the values the questions read NOW; an asynchronous backend
-            // reads them later, so it gets a snapshot: a caller mutating the state while the ask is
-            // in flight cannot make an answer for other content land under this key (ours).
-            const snap = snapshot(state, subRefs);
-            raw = await call(backend, maxRetries, snap.state, sub, snap.refs, opts.signal);
-          } else raw = await call(backend, maxRetries, state, sub, subRefs, opts.signal);
-          const ms = performance.now() - t0;
-          for (const i of pending) {
-            const id = ids[i];
-            const r = ownValue(raw, id);
-            try {
-              if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
-              if (r instanceof Error) throw toSystemOneError(r);
-              const a = normalizeAnswer(id, qs[i], r);
-              setOwn(answers, id, a);
-              if (cache) {
-                const sk = stateKeys![i];
-                if (typeof sk === 'string') cache.put(sk, qKeys![i], a);
-                else cache.putPair(sk.a, sk.b, qKeys![i], a);
-              }
-              answeredByPrimary?.add(i);
-              traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
-            } catch (e) {
-              (failed ??= new Map()).set(i, toSystemOneError(e, 'INVALID_ANSWER'));
-            }
-          }
-        } catch (e) {
-          stats.errors++;
-          const err = toSystemOneError(e);
-          failed ??= new Map();
-          for (const i of pending) failed.set(i, err);
-        }
-
-        if (failed?.size) {
-          if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
-          const fsub: Record<string, Question> = {};
-          const fRefs: Record<string, ResolvedRef[]> = {};
-          for (const i of failed.keys()) {
-            setOwn(fsub, ids[i], qs[i]);
-            setOwn(fRefs, ids[i], refs[ids[i]]);
-          }
-          let fraw: Record<string, unknown> = {};
-          let ferr: SystemOneError | undefined;
-          const t1 = performance.now();
-          if (fallback) {
-            try {
-              fraw = await call(fallback, 0, state, fsub, fRefs, opts.signal);
-            } catch (e) {
-              ferr = toSystemOneError(e);
-            }
-          }
-          const ms = performance.now() - t1;
-          for (const [i, why] of failed) {
-            const id = ids[i];
-            const q = qs[i];
-            let a: Answer | undefined;
-            if (fallback && !ferr) {
-              try {
-                const r = ownValue(fraw, id);
-                if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
-              } catch {
-                a = undefined;
-              }
-            }
-            let tr: AnswerTrace;
-            if (a !== undefined) {
-              stats.fallbacks++;
-              tr = trace(id, q, a, fallback!.name, false, true, ms);
-              tr.error = { code: why.code, message: why.message };
-            } else {
-              stats.errors++;
-              a = neutral(q);
-              const err = ferr ?? why;
-              tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
-              tr.error = { code: err.code, message: err.message };
-            }
-            setOwn(answers, id, a);
-            traces[i] = tr;
-          }
-        }
-      }
-    } finally {
-      // settle every owned entry, whatever happened (waiters re-ask when no primary answer exists)
-      if (owned) {
-        for (const o of owned) {
-          o.resolve(answeredByPrimary!.has(o.i) ? (answers[ids[o.i]] as Answer) : undefined);
-          if (inflight!.get(o.key) === o.promise) inflight!.delete(o.key);
-        }
-      }
-    }
-
-    if (waiting) {
-      const got = await Promise.all(waiting.map(([, p]) => p));
-      const again: number[] = [];
-      waiting.forEach(([i], k) => {
-        const a = got[k];
-        if (a === undefined) again.push(i);
-        else {
-          stats.cacheHits++;
-          setOwn(answers, ids[i], a);
-          traces[i] = trace(ids[i], qs[i], a, backend.name, true, false, 0);
-        }
-      });
-      if (again.length) {
-        // the other call found no primary answer (failure, fallback): ask these ourselves
-        const sub: Record<string, Question> = {};
-        for (const i of again) setOwn(sub, ids[i], qs[i]);
-        stats.questions -= again.length; // counted once, above
-        const r2 = await askInner(state, sub, opts);
-        for (const i of again) {
-          setOwn(answers, ids[i], ownValue(r2.answers, ids[i]) as Answer);
-          traces[i] = r2.traces.find((t) => t.id === ids[i])!;
-        }
-      }
-    }
-    return { answers: answers as Answers<Qs>, traces };
   }
 
   return {
     ask,
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...c.stats }),
     backendName: backend.name,
     async close() {
       await backend.close?.();
       if (fallback && fallback !== backend) await fallback.close?.();
     },
   };
+}
+
+/** The state of one controller (ours): its backends, answer cache, in-flight answers, counters and limits. */
+interface ControllerCore {
+  backend: SystemOneBackend;
+  fallback: SystemOneBackend | null;
+  cache: AnswerCache<Answer> | null;
+  inflight: Map<string, Promise<Answer | undefined>> | null;
+  stats: SystemOneStats;
+  sem: Semaphore;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/** One backend call raced against `timeoutMs` (BACKEND_TIMEOUT) and the caller's signal. */
+async function callOnce(
+  c: ControllerCore,
+  b: SystemOneBackend,
+  state: State,
+  questions: Record<string, Question>,
+  refs: Record<string, ResolvedRef[]>,
+  outer?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const { timeoutMs } = c;
+  const ac = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onOuter = () => ac.abort(outer!.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  try {
+    return await Promise.race([
+      b.answer({ state, questions, refs }, { signal: ac.signal }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const err = new SystemOneError('BACKEND_TIMEOUT', `backend "${b.name}" did not answer within ${timeoutMs} ms`);
+          ac.abort(err);
+          reject(err);
+        }, Math.min(timeoutMs, MAX_TIMER_MS));
+        ac.signal.addEventListener('abort', () => reject(toSystemOneError(ac.signal.reason, 'BACKEND_TIMEOUT')), { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuter);
+  }
+}
+
+/**
+ * One counted backend call: a synchronous backend directly; an asynchronous one under the
+ * concurrency semaphore with `retries` retries (exponential back-off from 100 ms; none after a
+ * validation error or an abort). Throws SystemOneError.
+ */
+async function call(
+  c: ControllerCore,
+  b: SystemOneBackend,
+  retries: number,
+  state: State,
+  questions: Record<string, Question>,
+  refs: Record<string, ResolvedRef[]>,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  c.stats.calls++;
+  if (b.answerSync) {
+    // in-process synchronous backend: nothing to time out, retry or overlap
+    try {
+      return b.answerSync({ state, questions, refs });
+    } catch (e) {
+      throw toSystemOneError(e);
+    }
+  }
+  return c.sem.run(async () => {
+    let last: unknown;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (attempt > 0) await sleep(100 * 2 ** (attempt - 1), signal);
+      try {
+        return await callOnce(c, b, state, questions, refs, signal);
+      } catch (e) {
+        last = e;
+        if (signal?.aborted) break;
+        if (SystemOneError.isInstance(e) && e.category === 'validation') break;
+      }
+    }
+    throw toSystemOneError(last);
+  });
+}
+
+/** One ask's questions, their resolved references, and the answers and traces filled in so far (index i = question ids[i]). */
+interface AskBatch {
+  state: State;
+  questions: Record<string, Question>;
+  ids: string[];
+  qs: Question[];
+  infos: QuestionInfo[];
+  refs: Record<string, ResolvedRef[]>;
+  answers: Record<string, Answer>;
+  traces: AnswerTrace[];
+  /** Per question (with a cache): its state key, a string or a pair of value keys (see AnswerCache.getPair). */
+  stateKeys?: (string | PairKey)[];
+  qKeys?: string[];
+}
+
+/** A cache miss this ask answers for concurrent asks of the same question on the same values. */
+interface OwnedAnswer {
+  key: string;
+  i: number;
+  promise: Promise<Answer | undefined>;
+  resolve: (a: Answer | undefined) => void;
+}
+
+/** Check the state and questions (INVALID_STATE, INVALID_QUESTION, an aborted signal) and resolve every question's references. */
+function askBatch(c: ControllerCore, state: State, questions: Record<string, Question>, opts: { signal?: AbortSignal }): AskBatch {
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) {
+    throw new SystemOneError('INVALID_STATE', `state must be a JSON object, got ${Array.isArray(state) ? 'an array' : state === null ? 'null' : typeof state}`);
+  }
+  if (questions === null || typeof questions !== 'object' || Array.isArray(questions)) {
+    throw new SystemOneError('INVALID_QUESTION', 'questions must be an object keyed by question id');
+  }
+  if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
+  const ids = Object.keys(questions);
+  const n = ids.length;
+  const qs = new Array<Question>(n);
+  const infos = new Array<QuestionInfo>(n);
+  const resolved = n > 8 ? new Map<CompiledPath, ResolvedRef>() : undefined; // worth a map only for larger batches
+  const refs: Record<string, ResolvedRef[]> = {};
+  for (let i = 0; i < n; i++) {
+    const id = ids[i];
+    const q = questions[id];
+    const info = questionInfo(id, q);
+    qs[i] = q;
+    infos[i] = info;
+    setOwn(refs, id, resolveCompiledRefs(id, info.paths, state, resolved));
+  }
+  c.stats.questions += n;
+  const stateKeys = c.cache ? new Array<string | PairKey>(n) : undefined;
+  const qKeys = c.cache ? new Array<string>(n) : undefined;
+  return { state, questions, ids, qs, infos, refs, answers: {}, traces: new Array<AnswerTrace>(n), stateKeys, qKeys };
+}
+
+/** Answer what the cache holds (traced as hits); returns the indices of the misses. */
+function answerFromCache(c: ControllerCore, batch: AskBatch): number[] {
+  const { cache, backend, stats } = c;
+  const { ids, qs, refs, infos, answers, traces, state } = batch;
+  const n = ids.length;
+  if (!cache) return Array.from({ length: n }, (_, i) => i);
+  const pending: number[] = [];
+  const keys = new StateKeys();
+  // One LRU touch per run of questions on the same state key (as before), detected without comparing
+  // long key strings: `tok` is the value read (one path) or the joined-key object (two paths). Equal
+  // tokens imply equal keys; unequal tokens with equal keys only repeat a lookup of the key just touched.
+  let lastTok: unknown = NO_TOKEN;
+  let lastInner: Map<string, Answer> | undefined;
+  for (let i = 0; i < n; i++) {
+    const r = refs[ids[i]];
+    let sv: string | PairKey;
+    let tok: unknown;
+    if (r.length === 1) {
+      tok = r[0].value;
+      sv = keys.value(tok);
+    } else if (r.length === 2) {
+      sv = keys.pair(r[0].value, r[1].value);
+      tok = sv;
+    } else {
+      sv = r.length ? r.map((x) => keys.value(x.value)).join('\u0001') : keys.value(state);
+      tok = sv;
+    }
+    const qk = infos[i].key;
+    batch.stateKeys![i] = sv;
+    batch.qKeys![i] = qk;
+    if (tok !== lastTok) {
+      lastInner = typeof sv === 'string' ? cache.get(sv) : cache.getPair(sv.a, sv.b); // one LRU touch per distinct state key, not per question
+      lastTok = tok;
+    }
+    const hit = lastInner?.get(qk);
+    if (hit !== undefined) {
+      stats.cacheHits++;
+      setOwn(answers, ids[i], hit);
+      traces[i] = trace(ids[i], qs[i], hit, backend.name, true, false, 0);
+    } else pending.push(i);
+  }
+  return pending;
+}
+
+/**
+ * Concurrent dedup of the misses (asynchronous backends with a cache): a miss another ask is already
+ * answering is waited for; the others are claimed (owned) and stay pending.
+ */
+function claimInflight(c: ControllerCore, batch: AskBatch, pending: number[]): { pending: number[]; waiting?: [number, Promise<Answer | undefined>][]; owned?: OwnedAnswer[] } {
+  const inflight = c.inflight;
+  if (!inflight || !pending.length) return { pending };
+  let waiting: [number, Promise<Answer | undefined>][] | undefined;
+  let owned: OwnedAnswer[] | undefined;
+  const mine: number[] = [];
+  const mineKeys = new Set<string>();
+  for (const i of pending) {
+    const sk = batch.stateKeys![i];
+    const key = `${typeof sk === 'string' ? sk : `${sk.a}\u0001${sk.b}`}\u0002${batch.qKeys![i]}`;
+    const p = inflight.get(key);
+    if (mineKeys.has(key)) mine.push(i); // the same question twice in one batch: both ids go to the backend, as before
+    else if (p) (waiting ??= []).push([i, p]);
+    else {
+      let resolve!: (a: Answer | undefined) => void;
+      const promise = new Promise<Answer | undefined>((r) => (resolve = r));
+      inflight.set(key, promise);
+      (owned ??= []).push({ key, i, promise, resolve });
+      mineKeys.add(key);
+      mine.push(i);
+    }
+  }
+  return { pending: mine, waiting, owned };
+}
+
+/** The sub-batch of questions `pending` (the whole batch when every question is pending). */
+function subBatch(batch: AskBatch, pending: Iterable<number>, all: boolean): { sub: Record<string, Question>; subRefs: Record<string, ResolvedRef[]> } {
+  if (all) return { sub: batch.questions, subRefs: batch.refs };
+  const sub: Record<string, Question> = {};
+  const subRefs: Record<string, ResolvedRef[]> = {};
+  for (const i of pending) {
+    setOwn(sub, batch.ids[i], batch.qs[i]);
+    setOwn(subRefs, batch.ids[i], batch.refs[batch.ids[i]]);
+  }
+  return { sub, subRefs };
+}
+
+/** Read the primary backend's raw answers of `pending`: normalized, cached, traced; returns the failures (or undefined). */
+function takePrimaryAnswers(c: ControllerCore, batch: AskBatch, pending: number[], raw: Record<string, unknown>, ms: number, answeredByPrimary: Set<number> | undefined): Map<number, SystemOneError> | undefined {
+  const { backend, cache } = c;
+  const { ids, qs } = batch;
+  let failed: Map<number, SystemOneError> | undefined;
+  for (const i of pending) {
+    const id = ids[i];
+    const r = ownValue(raw, id);
+    try {
+      if (r === undefined) throw new SystemOneError('INVALID_ANSWER', `backend "${backend.name}" returned no answer for "${id}"`);
+      if (r instanceof Error) throw toSystemOneError(r);
+      const a = normalizeAnswer(id, qs[i], r);
+      setOwn(batch.answers, id, a);
+      if (cache) {
+        const sk = batch.stateKeys![i];
+        if (typeof sk === 'string') cache.put(sk, batch.qKeys![i], a);
+        else cache.putPair(sk.a, sk.b, batch.qKeys![i], a);
+      }
+      answeredByPrimary?.add(i);
+      batch.traces[i] = trace(id, qs[i], a, backend.name, false, false, ms);
+    } catch (e) {
+      (failed ??= new Map()).set(i, toSystemOneError(e, 'INVALID_ANSWER'));
+    }
+  }
+  return failed;
+}
+
+/** The failed questions: the fallback backend's answers, else a neutral answer (traced with the error). */
+async function answerFailures(c: ControllerCore, batch: AskBatch, failed: Map<number, SystemOneError>, opts: { signal?: AbortSignal }): Promise<void> {
+  const { fallback, backend, stats } = c;
+  const { ids, qs } = batch;
+  if (opts.signal?.aborted) throw toSystemOneError(opts.signal.reason, 'BACKEND_TIMEOUT');
+  const { sub: fsub, subRefs: fRefs } = subBatch(batch, failed.keys(), false);
+  let fraw: Record<string, unknown> = {};
+  let ferr: SystemOneError | undefined;
+  const t1 = performance.now();
+  if (fallback) {
+    try {
+      fraw = await call(c, fallback, 0, batch.state, fsub, fRefs, opts.signal);
+    } catch (e) {
+      ferr = toSystemOneError(e);
+    }
+  }
+  const ms = performance.now() - t1;
+  for (const [i, why] of failed) {
+    const id = ids[i];
+    const q = qs[i];
+    let a: Answer | undefined;
+    if (fallback && !ferr) {
+      try {
+        const r = ownValue(fraw, id);
+        if (r !== undefined && !(r instanceof Error)) a = normalizeAnswer(id, q, r);
+      } catch {
+        a = undefined;
+      }
+    }
+    let tr: AnswerTrace;
+    if (a !== undefined) {
+      stats.fallbacks++;
+      tr = trace(id, q, a, fallback!.name, false, true, ms);
+      tr.error = { code: why.code, message: why.message };
+    } else {
+      stats.errors++;
+      a = neutral(q);
+      const err = ferr ?? why;
+      tr = trace(id, q, a, fallback?.name ?? backend.name, false, !!fallback, ms);
+      tr.error = { code: err.code, message: err.message };
+    }
+    setOwn(batch.answers, id, a);
+    batch.traces[i] = tr;
+  }
+}
+
+/** Take the answers other asks found for the waited questions (traced as cache hits); returns those without a primary answer. */
+function takeWaitedAnswers(c: ControllerCore, batch: AskBatch, waiting: [number, Promise<Answer | undefined>][], got: (Answer | undefined)[]): number[] {
+  const again: number[] = [];
+  waiting.forEach(([i], k) => {
+    const a = got[k];
+    if (a === undefined) again.push(i);
+    else {
+      c.stats.cacheHits++;
+      setOwn(batch.answers, batch.ids[i], a);
+      batch.traces[i] = trace(batch.ids[i], batch.qs[i], a, c.backend.name, true, false, 0);
+    }
+  });
+  return again;
+}
+
+/**
+ * J(S, Q) for one batch (seed 000 §3; the cache, dedup and fallback are ours): cached answers, then one
+ * primary backend call for the misses (on a snapshot of the values read, with a cache and an async
+ * backend), the fallback (or neutral answers) for failures, and the answers concurrent asks found.
+ */
+async function askInner(c: ControllerCore, state: State, questions: Record<string, Question>, opts: { signal?: AbortSignal }): Promise<{ answers: Record<string, Answer>; traces: AnswerTrace[] }> {
+  const { backend, cache, stats, maxRetries } = c;
+  const batch = askBatch(c, state, questions, opts);
+  const n = batch.ids.length;
+  // Concurrent dedup (registered after the cache lookup, which may still throw INVALID_STATE).
+  const { pending, waiting, owned } = claimInflight(c, batch, answerFromCache(c, batch));
+  const answeredByPrimary = owned ? new Set<number>() : undefined;
+  try {
+    if (pending.length) {
+      const { sub, subRefs } = subBatch(batch, pending, pending.length === n);
+      let failed: Map<number, SystemOneError> | undefined; // created on the first failure
+      const t0 = performance.now();
+      try {
+        let raw: Record<string, unknown>;
+        if (backend.answerSync) {
+          stats.calls++;
+          raw = backend.answerSync({ state, questions: sub, refs: subRefs });
+        } else if (cache) {
+          // The answers are cached under the values the questions read NOW; an asynchronous backend
+          // reads them later, so it gets a snapshot: a caller mutating the state while the ask is
+          // in flight cannot make an answer for other content land under this key (ours).
+          const snap = snapshot(state, subRefs);
+          raw = await call(c, backend, maxRetries, snap.state, sub, snap.refs, opts.signal);
+        } else raw = await call(c, backend, maxRetries, state, sub, subRefs, opts.signal);
+        failed = takePrimaryAnswers(c, batch, pending, raw, performance.now() - t0, answeredByPrimary);
+      } catch (e) {
+        stats.errors++;
+        const err = toSystemOneError(e);
+        failed ??= new Map();
+        for (const i of pending) failed.set(i, err);
+      }
+      if (failed?.size) await answerFailures(c, batch, failed, opts);
+    }
+  } finally {
+    // settle every owned entry, whatever happened (waiters re-ask when no primary answer exists)
+    if (owned) {
+      for (const o of owned) {
+        o.resolve(answeredByPrimary!.has(o.i) ? (batch.answers[batch.ids[o.i]] as Answer) : undefined);
+        if (c.inflight!.get(o.key) === o.promise) c.inflight!.delete(o.key);
+      }
+    }
+  }
+  if (waiting) {
+    const again = takeWaitedAnswers(c, batch, waiting, await Promise.all(waiting.map(([, p]) => p)));
+    if (again.length) {
+      // the other call found no primary answer (failure, fallback): ask these ourselves
+      const sub: Record<string, Question> = {};
+      for (const i of again) setOwn(sub, batch.ids[i], batch.qs[i]);
+      stats.questions -= again.length; // counted once, above
+      const r2 = await askInner(c, state, sub, opts);
+      for (const i of again) {
+        setOwn(batch.answers, batch.ids[i], ownValue(r2.answers, batch.ids[i]) as Answer);
+        batch.traces[i] = r2.traces.find((t) => t.id === batch.ids[i])!;
+      }
+    }
+  }
+  return { answers: batch.answers, traces: batch.traces };
 }
 
 /** `o[k]` for an own property only (a question id such as "constructor" must not read Object.prototype). */

@@ -356,26 +356,7 @@ function sumMatches(rows: ArrayLike<number>[], sc: { dimension: number; sum: str
 export { defaultQuestions };
 
 export function createMemory(options: MemoryOptions = {}): Memory {
-  if (options === null || typeof options !== 'object') throw new MemValidationError('INVALID_INPUT', 'createMemory options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!MEMORY_OPTION_KEYS.has(key)) {
-      const near = [...MEMORY_OPTION_KEYS].find((k) => k.toLowerCase().startsWith(key.toLowerCase().slice(0, 5)));
-      throw new MemValidationError('INVALID_INPUT', `Unknown createMemory option "${key}"${near ? ` (did you mean "${near}"?)` : ''}`, { details: { option: key } });
-    }
-  }
-  checkNumber('maxTextBytes', options.maxTextBytes, 1, 1 << 30, true);
-  checkNumber('relationThreshold', options.relationThreshold, 0, 1);
-  checkNumber('consolidateEvery', options.consolidateEvery, 0, 1e9, true);
-  checkNumber('candidateK', options.candidateK, 0, 1000, true);
-  checkNumber('candidateEfSearch', options.candidateEfSearch, 1, 1e6, true);
-  checkNumber('embedBatchSize', options.embedBatchSize, 1, 1e6, true);
-  if (options.writers !== undefined && options.writers !== 'single' && options.writers !== 'shared') {
-    throw new MemValidationError('INVALID_INPUT', "writers must be 'single' or 'shared'");
-  }
-  if (options.timeZone !== undefined) assertTimeZone(options.timeZone);
-  if (options.policy !== undefined && options.policy !== 'annotate' && options.policy !== 'drop') {
-    throw new MemValidationError('INVALID_INPUT', `policy must be "annotate" or "drop", got ${String(options.policy)}`);
-  }
+  checkMemoryOptions(options);
   const store = options.store ?? createSqliteStore({ path: ':memory:' });
   const embedder = options.embedder ?? createWinkEmbedder();
   // No answer cache for the default offline controller (ours): every write asks about a new
@@ -383,24 +364,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
   // cache keys a question (`@mem/system-one` README, write-path bench: 5.9x vs 3.4x the reference).
   const systemOne = (options.systemOne ?? createSystemOne({ cache: false })) as SystemOne;
   const now = options.now ?? Date.now;
-  const gateOpt = options.gate;
-  let gateSource: ConstructorParameters<typeof GateRegistry>[1];
-  if (isGate(gateOpt)) gateSource = { shared: gateOpt };
-  else if (typeof gateOpt === 'function') gateSource = { factory: gateOpt as (k: string) => WriteGate };
-  else {
-    const gateOptions = { ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as GateOptions;
-    // gate options are checked now (one throwaway gate), not at the first add
-    let probe: NoveltyGate;
-    try {
-      probe = createNoveltyGate(gateOptions);
-    } catch (e) {
-      // gate-vmf's own messages already say "Invalid gate options: …"
-      const msg = e instanceof Error ? e.message : String(e);
-      throw new MemValidationError('INVALID_INPUT', msg.startsWith('Invalid gate options') ? msg : `Invalid gate options: ${msg}`, { cause: e });
-    }
-    gateSource = { factory: () => createNoveltyGate(gateOptions) as unknown as WriteGate, codec: noveltyGateCodec(probe.options) };
-  }
-  const gates = new GateRegistry(store, gateSource);
+  const gates = new GateRegistry(store, gateSourceOf(options.gate));
   const counters = emptyCounters();
   const writer = new Writer({
     store,
@@ -421,12 +385,289 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     now,
     counters,
   });
-  const queue = new KeyedQueue();
   const shared = (options.writers ?? ((store as MemoryStore).concurrentWriters ? 'shared' : 'single')) === 'shared';
-  // 'shared' on a store with a cross-process write lock (the SQLite file): sync, dedup, routing and
-  // the store write of each add run under it, so no other process commits in between (issue 32)
-  const locked = shared && typeof store.exclusive === 'function';
-  // 'shared' writers: per scope key, the latest history seq this Memory knows it has fully seen
+  const rt: MemoryRuntime = {
+    options,
+    store,
+    embedder,
+    systemOne,
+    now,
+    gates,
+    counters,
+    writer,
+    queue: new KeyedQueue(),
+    shared,
+    // 'shared' on a store with a cross-process write lock (the SQLite file): sync, dedup, routing and
+    // the store write of each add run under it, so no other process commits in between (issue 32)
+    locked: shared && typeof store.exclusive === 'function',
+    sync: createScopeSync(store, gates),
+    retriever: null,
+    opened: null,
+    closed: false,
+    closing: null,
+    pending: new Set(),
+  };
+  const memory: Memory = {
+    store,
+    embedder,
+    systemOne,
+    add: ((input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}) => track(rt, addNow(rt, input, addOptions))) as Memory['add'],
+    validate(observations, validateOptions = {}) {
+      if (!Array.isArray(observations)) throw new MemValidationError('INVALID_INPUT', 'validate takes an array of observations');
+      if (validateOptions.timeZone !== undefined) assertTimeZone(validateOptions.timeZone);
+      validateList(rt, observations, true, validateOptions.timeZone ?? options.timeZone);
+    },
+    search: (query, opts) => searchMemory(rt, query, opts),
+    async get(id, opts) {
+      const scope = resolveScope(opts?.scope);
+      await ready(rt);
+      return store.get(scope, id);
+    },
+    async list(opts) {
+      const scope = resolveScope(opts?.scope);
+      await ready(rt);
+      const { scope: _s, ...rest } = opts;
+      return store.list(scope, rest);
+    },
+    async forget(id, opts) {
+      if (typeof id !== 'string' || !id.trim()) throw new MemValidationError('INVALID_INPUT', 'forget needs a node id (a non-empty string)');
+      const scope = resolveScope(opts?.scope);
+      const key = scopeKey(scope);
+      await ready(rt);
+      return rt.queue.run([key], async () => {
+        const removed = await store.forget(scope, id);
+        if (removed) await gates.forget(key, id);
+        return removed;
+      });
+    },
+    forgetScope: (opts) => forgetWholeScope(rt, opts),
+    async history(opts) {
+      const scope = resolveScope(opts?.scope);
+      await ready(rt);
+      return store.history(scope, { nodeId: opts.nodeId, limit: opts.limit });
+    },
+    stats: () => memoryStats(rt),
+    async *export(exportOptions = {}) {
+      await ready(rt);
+      await rt.queue.idle();
+      yield* exportMemories(store, exportOptions);
+    },
+    async import(lines) {
+      await ready(rt);
+      await rt.queue.idle();
+      const report = await importMemories(store, lines, { embedder, schemaVersion: MEMORY_SCHEMA_VERSION });
+      // the scopes were empty: any in-process state of them (an empty gate) is stale now
+      for (const scope of report.scopes) gates.invalidate(scopeKey(scope));
+      return report;
+    },
+    close: () => closeMemory(rt),
+  };
+  for (const key of ['search', 'get', 'list', 'forget', 'forgetScope', 'history', 'stats', 'import'] as const) {
+    const call = memory[key] as (...args: unknown[]) => Promise<unknown>;
+    (memory as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => track(rt, call(...args));
+  }
+  return memory;
+}
+
+/** Throws MemValidationError `INVALID_INPUT` for an unknown option name or a bad value (createMemory's checks before anything is built). */
+function checkMemoryOptions(options: MemoryOptions): void {
+  if (options === null || typeof options !== 'object') throw new MemValidationError('INVALID_INPUT', 'createMemory options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!MEMORY_OPTION_KEYS.has(key)) {
+      const near = [...MEMORY_OPTION_KEYS].find((k) => k.toLowerCase().startsWith(key.toLowerCase().slice(0, 5)));
+      throw new MemValidationError('INVALID_INPUT', `Unknown createMemory option "${key}"${near ? ` (did you mean "${near}"?)` : ''}`, { details: { option: key } });
+    }
+  }
+  checkNumber('maxTextBytes', options.maxTextBytes, 1, 1 << 30, true);
+  checkNumber('relationThreshold', options.relationThreshold, 0, 1);
+  checkNumber('consolidateEvery', options.consolidateEvery, 0, 1e9, true);
+  checkNumber('candidateK', options.candidateK, 0, 1000, true);
+  checkNumber('candidateEfSearch', options.candidateEfSearch, 1, 1e6, true);
+  checkNumber('embedBatchSize', options.embedBatchSize, 1, 1e6, true);
+  if (options.writers !== undefined && options.writers !== 'single' && options.writers !== 'shared') {
+    throw new MemValidationError('INVALID_INPUT', "writers must be 'single' or 'shared'");
+  }
+  if (options.timeZone !== undefined) assertTimeZone(options.timeZone);
+  if (options.policy !== undefined && options.policy !== 'annotate' && options.policy !== 'drop') {
+    throw new MemValidationError('INVALID_INPUT', `policy must be "annotate" or "drop", got ${String(options.policy)}`);
+  }
+}
+
+/**
+ * Where the per-scope gates come from: a caller's gate instance shared by every scope, a factory, or
+ * `@mem/gate-vmf` with DEFAULT_WRITE_GATE_OPTIONS and the caller's options (checked now, with one
+ * throwaway gate, not at the first add; MemValidationError `INVALID_INPUT`).
+ */
+function gateSourceOf(gateOpt: MemoryOptions['gate']): ConstructorParameters<typeof GateRegistry>[1] {
+  if (isGate(gateOpt)) return { shared: gateOpt };
+  if (typeof gateOpt === 'function') return { factory: gateOpt as (k: string) => WriteGate };
+  const gateOptions = { ...DEFAULT_WRITE_GATE_OPTIONS, ...(gateOpt ?? {}) } as GateOptions;
+  let probe: NoveltyGate;
+  try {
+    probe = createNoveltyGate(gateOptions);
+  } catch (e) {
+    // gate-vmf's own messages already say "Invalid gate options: …"
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new MemValidationError('INVALID_INPUT', msg.startsWith('Invalid gate options') ? msg : `Invalid gate options: ${msg}`, { cause: e });
+  }
+  return { factory: () => createNoveltyGate(gateOptions) as unknown as WriteGate, codec: noveltyGateCodec(probe.options) };
+}
+
+/** The state behind one Memory (ours): its parts, its write queue and its open / close state. */
+interface MemoryRuntime {
+  options: MemoryOptions;
+  store: MemoryStore;
+  embedder: Embedder;
+  systemOne: SystemOne;
+  now: () => number;
+  gates: GateRegistry;
+  counters: WriteCounters;
+  writer: Writer;
+  queue: KeyedQueue;
+  /** 'shared' writers: other writers may change the store between our writes. */
+  shared: boolean;
+  /** Shared writers on a store with a cross-process write lock (`store.exclusive`). */
+  locked: boolean;
+  sync: ScopeSync;
+  retriever: Retriever | null;
+  opened: Promise<void> | null;
+  closed: boolean;
+  closing: Promise<void> | null;
+  /** Calls started before close(): close() waits for them (a write issued before close is not lost). */
+  pending: Set<Promise<unknown>>;
+}
+
+function track<T>(rt: MemoryRuntime, p: Promise<T>): Promise<T> {
+  rt.pending.add(p);
+  const done = () => rt.pending.delete(p);
+  p.then(done, done);
+  return p;
+}
+
+/** Open the store once (STORE_UNAVAILABLE once closed; a failed open is retried by the next call). */
+function ready(rt: MemoryRuntime): Promise<void> {
+  if (rt.closed) return Promise.reject(new MemError('STORE_UNAVAILABLE', 'unavailable', 'This memory is closed'));
+  if (!rt.opened) {
+    rt.opened = rt.store
+      .open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: rt.embedder.model, dimension: rt.embedder.dimension })
+      .catch((e) => {
+        rt.opened = null;
+        throw e;
+      });
+  }
+  return rt.opened;
+}
+
+function getRetriever(rt: MemoryRuntime): Retriever | null {
+  if (rt.retriever) return rt.retriever;
+  const r = rt.options.retriever;
+  if (!r) return null;
+  rt.retriever = typeof r === 'function' ? r({ store: rt.store, embedder: rt.embedder, systemOne: rt.systemOne }) : r;
+  return rt.retriever;
+}
+
+/** Validate every observation first; a batch's error names the observation's index. */
+function validateList(rt: MemoryRuntime, list: ObservationInput[], many: boolean, timeZone: string | undefined): NormalizedObservation[] {
+  return list.map((o, index) => {
+    try {
+      return validateObservation(o, { maxTextBytes: rt.options.maxTextBytes, timeZone, now: rt.now });
+    } catch (e) {
+      if (many && MemError.isInstance(e)) {
+        const err = e as MemError;
+        throw new MemValidationError(err.code, `observation ${index}: ${err.message}`, { cause: e, details: { ...err.details, index } });
+      }
+      throw e;
+    }
+  });
+}
+
+/** Observations of one add grouped by scope key (in order; index = position in the call). */
+type ScopeGroups = Map<string, { index: number; obs: NormalizedObservation }[]>;
+
+/**
+ * `Memory.add`: validate, group by scope, then under the scopes' queues (and the store's write lock
+ * for locked shared writers) prepare and commit every scope; a store conflict is retried (3 attempts).
+ */
+async function addNow(rt: MemoryRuntime, input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
+  const { store, gates, locked } = rt;
+  const many = Array.isArray(input);
+  const list = many ? input : [input];
+  const timeZone = addOptions.timeZone ?? rt.options.timeZone;
+  if (addOptions.timeZone !== undefined) assertTimeZone(addOptions.timeZone);
+  const tv = performance.now();
+  const validated = validateList(rt, list, many, timeZone);
+  rt.counters.timings.validate += performance.now() - tv;
+  if (validated.length === 0) return [];
+  await ready(rt);
+  const groups: ScopeGroups = new Map();
+  validated.forEach((obs, index) => {
+    let g = groups.get(obs.scopeKey);
+    if (!g) groups.set(obs.scopeKey, (g = []));
+    g.push({ index, obs });
+  });
+  const out: AddResult[] = new Array(validated.length);
+  const writeGroups = () => writeScopes(rt, groups, out);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await rt.queue.run([...groups.keys()], () => (locked ? store.exclusive!(writeGroups) : writeGroups()));
+      break;
+    } catch (e) {
+      if (locked) {
+        // the section rolled back every scope's write: no in-process state of this add may stay
+        for (const key of groups.keys()) {
+          gates.invalidate(key);
+          rt.sync.seenSeq.delete(key);
+        }
+      }
+      if (attempt < 3 && isStoreConflict(e)) {
+        for (const key of groups.keys()) gates.invalidate(key);
+        continue;
+      }
+      throw e;
+    }
+  }
+  return many ? out : out[0];
+}
+
+/** All fallible work of every scope first, then one atomic store write per scope; results into `out`. */
+async function writeScopes(rt: MemoryRuntime, groups: ScopeGroups, out: AddResult[]): Promise<void> {
+  const before = rt.shared ? await rt.sync.syncScopes(groups) : null;
+  const prepared: PreparedWrite[] = [];
+  try {
+    for (const [key, items] of groups) prepared.push(await rt.writer.prepareScope(items[0]!.obs.scope, key, items));
+  } catch (e) {
+    for (const p of prepared.reverse()) p.rollback();
+    throw e;
+  }
+  const done: string[] = [];
+  try {
+    for (let i = 0; i < prepared.length; i++) {
+      try {
+        for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
+        done.push([...groups.keys()][i]!);
+      } catch (e) {
+        for (const p of prepared.slice(i + 1)) p.rollback();
+        throw e;
+      }
+    }
+  } finally {
+    if (before) await rt.sync.recordScopes(groups, before, done, out, rt.locked);
+  }
+}
+
+/** What 'shared' writers know of each scope: the latest history seq this Memory has fully seen. */
+interface ScopeSync {
+  seenSeq: Map<string, number>;
+  /** Before a write: drop the in-process state of every scope another writer changed since our last write. */
+  syncScopes(groups: ScopeGroups): Promise<Map<string, number>>;
+  /**
+   * After a write: remember the scope's latest seq only when every history row after `before` is
+   * this write's own (its nodes and relations); otherwise forget it, so the next write rebuilds.
+   */
+  recordScopes(groups: ScopeGroups, before: Map<string, number>, done: string[], out: AddResult[], locked: boolean): Promise<void>;
+}
+
+function createScopeSync(store: MemoryStore, gates: GateRegistry): ScopeSync {
   const seenSeq = new Map<string, number>();
   const latestSeq = async (scope: ResolvedScope): Promise<number> => {
     try {
@@ -438,8 +679,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       });
     }
   };
-  /** Before a write: drop the in-process state of every scope another writer changed since our last write. */
-  const syncScopes = async (groups: Map<string, { obs: NormalizedObservation }[]>): Promise<Map<string, number>> => {
+  const syncScopes = async (groups: ScopeGroups): Promise<Map<string, number>> => {
     const before = new Map<string, number>();
     for (const [key, items] of groups) {
       const seq = await latestSeq(items[0]!.obs.scope);
@@ -448,17 +688,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     }
     return before;
   };
-  /**
-   * After a write: remember the scope's latest seq only when every history row after `before` is
-   * this write's own (its nodes and relations); otherwise forget it, so the next write rebuilds.
-   */
-  const recordScopes = async (
-    groups: Map<string, { index: number; obs: NormalizedObservation }[]>,
-    before: Map<string, number>,
-    done: string[],
-    out: AddResult[],
-    locked: boolean,
-  ): Promise<void> => {
+  const recordScopes = async (groups: ScopeGroups, before: Map<string, number>, done: string[], out: AddResult[], locked: boolean): Promise<void> => {
     for (const [key, items] of groups) {
       seenSeq.delete(key);
       if (!done.includes(key)) continue;
@@ -491,292 +721,119 @@ export function createMemory(options: MemoryOptions = {}): Memory {
       }
     }
   };
-  let retriever: Retriever | null = null;
-  let opened: Promise<void> | null = null;
-  let closed = false;
-  let closing: Promise<void> | null = null;
-  // calls started before close(): close() waits for them (a write issued before close is not lost)
-  const pending = new Set<Promise<unknown>>();
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    pending.add(p);
-    const done = () => pending.delete(p);
-    p.then(done, done);
-    return p;
-  };
-
-  const ready = (): Promise<void> => {
-    if (closed) return Promise.reject(new MemError('STORE_UNAVAILABLE', 'unavailable', 'This memory is closed'));
-    if (!opened) {
-      opened = store
-        .open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: embedder.model, dimension: embedder.dimension })
-        .catch((e) => {
-          opened = null;
-          throw e;
-        });
-    }
-    return opened;
-  };
-
-  const getRetriever = (): Retriever | null => {
-    if (retriever) return retriever;
-    const r = options.retriever;
-    if (!r) return null;
-    retriever = typeof r === 'function' ? r({ store, embedder, systemOne }) : r;
-    return retriever;
-  };
-
-  function add(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
-    return track(addNow(input, addOptions));
-  }
-
-  /** Validate every observation first; a batch's error names the observation's index. */
-  function validateList(list: ObservationInput[], many: boolean, timeZone: string | undefined): NormalizedObservation[] {
-    return list.map((o, index) => {
-      try {
-        return validateObservation(o, { maxTextBytes: options.maxTextBytes, timeZone, now });
-      } catch (e) {
-        if (many && MemError.isInstance(e)) {
-          const err = e as MemError;
-          throw new MemValidationError(err.code, `observation ${index}: ${err.message}`, { cause: e, details: { ...err.details, index } });
-        }
-        throw e;
-      }
-    });
-  }
-
-  async function addNow(input: ObservationInput | ObservationInput[], addOptions: AddOptions = {}): Promise<any> {
-    const many = Array.isArray(input);
-    const list = many ? input : [input];
-    const timeZone = addOptions.timeZone ?? options.timeZone;
-    if (addOptions.timeZone !== undefined) assertTimeZone(addOptions.timeZone);
-    const tv = performance.now();
-    const validated = validateList(list, many, timeZone);
-    counters.timings.validate += performance.now() - tv;
-    if (validated.length === 0) return [];
-    await ready();
-    const groups = new Map<string, { index: number; obs: NormalizedObservation }[]>();
-    validated.forEach((obs, index) => {
-      let g = groups.get(obs.scopeKey);
-      if (!g) groups.set(obs.scopeKey, (g = []));
-      g.push({ index, obs });
-    });
-    const out: AddResult[] = new Array(validated.length);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await queue.run([...groups.keys()], () => (locked ? store.exclusive!(writeGroups) : writeGroups()));
-        break;
-      } catch (e) {
-        if (locked) {
-          // the section rolled back every scope's write: no in-process state of this add may stay
-          for (const key of groups.keys()) {
-            gates.invalidate(key);
-            seenSeq.delete(key);
-          }
-        }
-        if (attempt < 3 && isStoreConflict(e)) {
-          for (const key of groups.keys()) gates.invalidate(key);
-          continue;
-        }
-        throw e;
-      }
-    }
-    return many ? out : out[0];
-
-    async function writeGroups(): Promise<void> {
-      const before = shared ? await syncScopes(groups) : null;
-      // all fallible work of every scope first, then one atomic store write per scope
-      const prepared: PreparedWrite[] = [];
-      try {
-        for (const [key, items] of groups) prepared.push(await writer.prepareScope(items[0]!.obs.scope, key, items));
-      } catch (e) {
-        for (const p of prepared.reverse()) p.rollback();
-        throw e;
-      }
-      const done: string[] = [];
-      try {
-        for (let i = 0; i < prepared.length; i++) {
-          try {
-            for (const r of await prepared[i]!.commit()) out[r.index] = r.result;
-            done.push([...groups.keys()][i]!);
-          } catch (e) {
-            for (const p of prepared.slice(i + 1)) p.rollback();
-            throw e;
-          }
-        }
-      } finally {
-        if (before) await recordScopes(groups, before, done, out, locked);
-      }
-    }
-  }
-
-  const memory: Memory = {
-    store,
-    embedder,
-    systemOne,
-    add: add as Memory['add'],
-    validate(observations, validateOptions = {}) {
-      if (!Array.isArray(observations)) throw new MemValidationError('INVALID_INPUT', 'validate takes an array of observations');
-      if (validateOptions.timeZone !== undefined) assertTimeZone(validateOptions.timeZone);
-      validateList(observations, true, validateOptions.timeZone ?? options.timeZone);
-    },
-
-    async search(query, opts) {
-      if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'query is empty');
-      const scope = resolveScope(opts?.scope);
-      // strict like add(): a misspelt option (`topK`, `Now`) must not silently fall back to a default
-      const unknownKeys = Object.keys(opts).filter((key) => key !== 'scope' && key !== 'k' && key !== 'now');
-      if (unknownKeys.length) {
-        throw new MemValidationError('INVALID_INPUT', `Unknown search option${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((key) => `"${key}"`).join(', ')}; search takes scope, k, now`, { details: { unknownKeys } });
-      }
-      const k = opts.k ?? 10;
-      checkNumber('k', k, 1, 10_000, true);
-      // strict reference time: ISO-8601 with a zone, or zone-less read in the memory's timeZone;
-      // anything else is BAD_DATE / MISSING_TIMEZONE on every path (the fallback included)
-      const now = opts.now === undefined ? undefined : normalizeNow(opts.now, options.timeZone);
-      await ready();
-      const r = getRetriever();
-      // the memory's timeZone is the calendar of the query's relative dates too ("yesterday" at 02:00 Tokyo)
-      let result: SearchResult;
-      if (r) result = await r.search({ scope, query, k, now, ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
-      else {
-        const [v] = await embedder.embed([query]);
-        const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
-        result = { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };
-      }
-      // every evidence item says whether it is current or superseded (issue 37), whatever the retriever
-      const missing = result.evidence.filter((e) => !e.state).map((e) => e.node);
-      if (missing.length) {
-        const states = await memoryStates(store, scope, missing);
-        result = { ...result, evidence: result.evidence.map((e) => (e.state ? e : { ...e, state: states.get(e.node.id)! })) };
-      }
-      return result;
-    },
-
-    async get(id, opts) {
-      const scope = resolveScope(opts?.scope);
-      await ready();
-      return store.get(scope, id);
-    },
-
-    async list(opts) {
-      const scope = resolveScope(opts?.scope);
-      await ready();
-      const { scope: _s, ...rest } = opts;
-      return store.list(scope, rest);
-    },
-
-    async forget(id, opts) {
-      if (typeof id !== 'string' || !id.trim()) throw new MemValidationError('INVALID_INPUT', 'forget needs a node id (a non-empty string)');
-      const scope = resolveScope(opts?.scope);
-      const key = scopeKey(scope);
-      await ready();
-      return queue.run([key], async () => {
-        const removed = await store.forget(scope, id);
-        if (removed) await gates.forget(key, id);
-        return removed;
-      });
-    },
-
-    async forgetScope(opts) {
-      const unknownKeys = Object.keys(opts ?? {}).filter((key) => key !== 'scope');
-      if (unknownKeys.length) throw new MemValidationError('INVALID_INPUT', `Unknown forgetScope option(s) ${unknownKeys.join(', ')}; forgetScope takes scope`, { details: { unknownKeys } });
-      const scope = resolveScope(opts?.scope);
-      const key = scopeKey(scope);
-      await ready();
-      return queue.run([key], async () => {
-        let removed = 0;
-        // a caller-supplied gate instance shared by every scope keeps its rows: remove them one by one
-        const ids: string[] = [];
-        if (gates.sharedInstance) {
-          for (let offset = 0; ; offset += 1000) {
-            const page = await store.list(scope, { limit: 1000, offset });
-            ids.push(...page.map((n) => n.id));
-            if (page.length < 1000) break;
-          }
-        }
-        try {
-          if (typeof store.forgetScope === 'function') removed = await store.forgetScope(scope);
-          else {
-            for (;;) {
-              const page = await store.list(scope, { limit: 500 });
-              if (!page.length) break;
-              for (const n of page) if (await store.forget(scope, n.id)) removed++;
-            }
-          }
-        } catch (e) {
-          gates.invalidate(key);
-          throw e;
-        }
-        // the scope's gate and caches are rebuilt from the store on next use
-        for (const id of ids) await gates.forget(key, id);
-        gates.invalidate(key);
-        return removed;
-      });
-    },
-
-    async history(opts) {
-      const scope = resolveScope(opts?.scope);
-      await ready();
-      return store.history(scope, { nodeId: opts.nodeId, limit: opts.limit });
-    },
-
-    async stats() {
-      await ready();
-      await queue.idle();
-      const nodes: Record<string, number> = {};
-      const relations = Object.fromEntries(RELATION_VIEWS.map((v) => [v, 0])) as Record<RelationView, number>;
-      for (const scope of await store.scopes()) {
-        nodes[scopeKey(scope)] = await store.count(scope);
-        for (const r of await store.relations(scope)) relations[r.view]++;
-      }
-      return {
-        nodes,
-        relations,
-        writes: counters.writes,
-        duplicates: counters.duplicates,
-        gate: { ...counters.gate },
-        controllerCalls: counters.controllerCalls,
-        controllerCallsSaved: counters.controllerCallsSaved,
-        consolidations: counters.consolidations,
-        summarizerCalls: counters.summarizerCalls,
-        timings: { ...counters.timings },
-        gateState: { ...gates.counters },
-      };
-    },
-
-    async *export(exportOptions = {}) {
-      await ready();
-      await queue.idle();
-      yield* exportMemories(store, exportOptions);
-    },
-
-    async import(lines) {
-      await ready();
-      await queue.idle();
-      const report = await importMemories(store, lines, { embedder, schemaVersion: MEMORY_SCHEMA_VERSION });
-      // the scopes were empty: any in-process state of them (an empty gate) is stale now
-      for (const scope of report.scopes) gates.invalidate(scopeKey(scope));
-      return report;
-    },
-
-    close() {
-      if (!closing) {
-        closed = true; // calls from now on are rejected (STORE_UNAVAILABLE)
-        closing = (async () => {
-          await Promise.allSettled([...pending]);
-          await queue.idle();
-          await gates.saveAll();
-          gates.clear();
-          await store.close();
-        })();
-      }
-      return closing;
-    },
-  };
-  for (const key of ['search', 'get', 'list', 'forget', 'forgetScope', 'history', 'stats', 'import'] as const) {
-    const call = memory[key] as (...args: unknown[]) => Promise<unknown>;
-    (memory as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => track(call(...args));
-  }
-  return memory;
+  return { seenSeq, syncScopes, recordScopes };
 }
 
+/** `Memory.search`: strict options, the configured retriever (else a dense fallback), and every item's state (issue 37). */
+async function searchMemory(rt: MemoryRuntime, query: string, opts: Parameters<Memory['search']>[1]): Promise<SearchResult> {
+  const { options, store, embedder } = rt;
+  if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'query is empty');
+  const scope = resolveScope(opts?.scope);
+  // strict like add(): a misspelt option (`topK`, `Now`) must not silently fall back to a default
+  const unknownKeys = Object.keys(opts).filter((key) => key !== 'scope' && key !== 'k' && key !== 'now');
+  if (unknownKeys.length) {
+    throw new MemValidationError('INVALID_INPUT', `Unknown search option${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((key) => `"${key}"`).join(', ')}; search takes scope, k, now`, { details: { unknownKeys } });
+  }
+  const k = opts.k ?? 10;
+  checkNumber('k', k, 1, 10_000, true);
+  // strict reference time: ISO-8601 with a zone, or zone-less read in the memory's timeZone;
+  // anything else is BAD_DATE / MISSING_TIMEZONE on every path (the fallback included)
+  const now = opts.now === undefined ? undefined : normalizeNow(opts.now, options.timeZone);
+  await ready(rt);
+  const r = getRetriever(rt);
+  // the memory's timeZone is the calendar of the query's relative dates too ("yesterday" at 02:00 Tokyo)
+  let result: SearchResult;
+  if (r) result = await r.search({ scope, query, k, now, ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
+  else {
+    const [v] = await embedder.embed([query]);
+    const hits = await store.vectorSearch(scope, v instanceof Float32Array ? v : Float32Array.from(v!), k);
+    result = { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: { retriever: 'dense-fallback' } };
+  }
+  // every evidence item says whether it is current or superseded (issue 37), whatever the retriever
+  const missing = result.evidence.filter((e) => !e.state).map((e) => e.node);
+  if (missing.length) {
+    const states = await memoryStates(store, scope, missing);
+    result = { ...result, evidence: result.evidence.map((e) => (e.state ? e : { ...e, state: states.get(e.node.id)! })) };
+  }
+  return result;
+}
+
+/** `Memory.forgetScope`: every memory of the scope, under its queue; the scope's gate and caches are rebuilt on next use. */
+async function forgetWholeScope(rt: MemoryRuntime, opts: Parameters<Memory['forgetScope']>[0]): Promise<number> {
+  const { store, gates } = rt;
+  const unknownKeys = Object.keys(opts ?? {}).filter((key) => key !== 'scope');
+  if (unknownKeys.length) throw new MemValidationError('INVALID_INPUT', `Unknown forgetScope option(s) ${unknownKeys.join(', ')}; forgetScope takes scope`, { details: { unknownKeys } });
+  const scope = resolveScope(opts?.scope);
+  const key = scopeKey(scope);
+  await ready(rt);
+  return rt.queue.run([key], async () => {
+    let removed = 0;
+    // a caller-supplied gate instance shared by every scope keeps its rows: remove them one by one
+    const ids: string[] = [];
+    if (gates.sharedInstance) {
+      for (let offset = 0; ; offset += 1000) {
+        const page = await store.list(scope, { limit: 1000, offset });
+        ids.push(...page.map((n) => n.id));
+        if (page.length < 1000) break;
+      }
+    }
+    try {
+      if (typeof store.forgetScope === 'function') removed = await store.forgetScope(scope);
+      else {
+        for (;;) {
+          const page = await store.list(scope, { limit: 500 });
+          if (!page.length) break;
+          for (const n of page) if (await store.forget(scope, n.id)) removed++;
+        }
+      }
+    } catch (e) {
+      gates.invalidate(key);
+      throw e;
+    }
+    // the scope's gate and caches are rebuilt from the store on next use
+    for (const id of ids) await gates.forget(key, id);
+    gates.invalidate(key);
+    return removed;
+  });
+}
+
+/** `Memory.stats`: nodes per scope, relations per view, and the write counters (after the queue is idle). */
+async function memoryStats(rt: MemoryRuntime): Promise<MemoryStats> {
+  const { store, counters, gates } = rt;
+  await ready(rt);
+  await rt.queue.idle();
+  const nodes: Record<string, number> = {};
+  const relations = Object.fromEntries(RELATION_VIEWS.map((v) => [v, 0])) as Record<RelationView, number>;
+  for (const scope of await store.scopes()) {
+    nodes[scopeKey(scope)] = await store.count(scope);
+    for (const r of await store.relations(scope)) relations[r.view]++;
+  }
+  return {
+    nodes,
+    relations,
+    writes: counters.writes,
+    duplicates: counters.duplicates,
+    gate: { ...counters.gate },
+    controllerCalls: counters.controllerCalls,
+    controllerCallsSaved: counters.controllerCallsSaved,
+    consolidations: counters.consolidations,
+    summarizerCalls: counters.summarizerCalls,
+    timings: { ...counters.timings },
+    gateState: { ...gates.counters },
+  };
+}
+
+/** `Memory.close`: reject new calls, wait for started ones and the queue, save the gates, close the store (once). */
+function closeMemory(rt: MemoryRuntime): Promise<void> {
+  if (!rt.closing) {
+    rt.closed = true; // calls from now on are rejected (STORE_UNAVAILABLE)
+    rt.closing = (async () => {
+      await Promise.allSettled([...rt.pending]);
+      await rt.queue.idle();
+      await rt.gates.saveAll();
+      rt.gates.clear();
+      await rt.store.close();
+    })();
+  }
+  return rt.closing;
+}
