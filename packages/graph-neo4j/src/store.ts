@@ -123,299 +123,73 @@ function metaOf(p: Props): StoreMeta {
 export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { readonly uri: string } {
   const timeoutMs = options.connectionTimeoutMs ?? 5000;
   const uri = options.uri;
-  let runner: QueryRunner | null = options.runner ?? null;
-  let opened: StoreMeta | null = null;
-  let closed = false;
-
-  const getRunner = (): QueryRunner => {
-    if (closed) throw new StoreError('The Neo4j store is closed', { details: { uri } });
-    if (!runner) {
-      if (!options.uri) throw new MemValidationError('INVALID_INPUT', 'createNeo4jStore needs a uri');
-      runner = createDriverRunner({
-        uri: options.uri,
-        user: options.user ?? 'neo4j',
-        password: options.password,
-        database: options.database,
-        connectionTimeoutMs: timeoutMs,
-        driverConfig: options.driverConfig,
-      });
-    }
-    return runner;
+  const c: Neo4jContext = {
+    options,
+    timeoutMs,
+    uri,
+    runner: options.runner ?? null,
+    opened: null,
+    closed: false,
+    getRunner(): QueryRunner {
+      if (c.closed) throw new StoreError('The Neo4j store is closed', { details: { uri } });
+      if (!c.runner) {
+        if (!options.uri) throw new MemValidationError('INVALID_INPUT', 'createNeo4jStore needs a uri');
+        c.runner = createDriverRunner({
+          uri: options.uri,
+          user: options.user ?? 'neo4j',
+          password: options.password,
+          database: options.database,
+          connectionTimeoutMs: timeoutMs,
+          driverConfig: options.driverConfig,
+        });
+      }
+      return c.runner;
+    },
+    requireOpen(): StoreMeta {
+      if (!c.opened) throw new StoreError('Call open(meta) before using the Neo4j store', { details: { uri } });
+      return c.opened;
+    },
+    async guarded<T>(operation: string, fn: (r: QueryRunner) => Promise<T>): Promise<T> {
+      try {
+        return await fn(c.getRunner());
+      } catch (e) {
+        throw mapNeo4jError(e, { operation, uri });
+      }
+    },
   };
-
-  const requireOpen = (): StoreMeta => {
-    if (!opened) throw new StoreError('Call open(meta) before using the Neo4j store', { details: { uri } });
-    return opened;
-  };
-
-  async function guarded<T>(operation: string, fn: (r: QueryRunner) => Promise<T>): Promise<T> {
-    try {
-      return await fn(getRunner());
-    } catch (e) {
-      throw mapNeo4jError(e, { operation, uri });
-    }
-  }
-
-  const nodes = (rows: Row[], column = 'node'): MemoryNode[] => rows.map((r) => propsToNode(r[column] as Props));
-  const scored = (rows: Row[]): ScoredNode[] => rows.map((r) => ({ node: propsToNode(r.node as Props), score: toNum(r.score) }));
-
   const store: MemoryStore & { readonly uri: string } = {
     kind: 'neo4j',
     // several app instances may write one Neo4j database: createMemory re-checks each scope before a write
     concurrentWriters: true,
     uri,
-
-    async open(meta) {
-      if (!meta || !Number.isInteger(meta.dimension) || meta.dimension <= 0 || meta.dimension > 4096) {
-        throw new MemValidationError('INVALID_INPUT', 'StoreMeta.dimension must be an integer in 1..4096 (Neo4j vector index limit)');
-      }
-      if (!Number.isInteger(meta.schemaVersion) || typeof meta.embeddingModel !== 'string' || !meta.embeddingModel) {
-        throw new MemValidationError('INVALID_INPUT', 'StoreMeta needs an integer schemaVersion and an embeddingModel');
-      }
-      await guarded('open', async (r) => {
-        await withTimeout(r.verify(), timeoutMs, { operation: 'open', uri });
-        const existing = await r.read(buildReadMetaQuery());
-        if (existing.length) {
-          // Compare before touching the schema, so a mismatched store is left as it was.
-          const recorded = metaOf(existing[0].meta as Props);
-          assertSameMeta(recorded, meta);
-        }
-        for (const q of buildSchemaQueries(meta.dimension)) await runSchemaStatement(r, q);
-        await r.schema(buildAwaitIndexesQuery(options.indexWaitSeconds ?? 60));
-        const rows = await r.write((tx) => tx.run(buildInitMetaQuery(meta)));
-        assertSameMeta(metaOf(rows[0].meta as Props), meta);
-      });
-      opened = { ...meta };
-    },
-
+    open: (meta) => openStore(c, meta),
     async meta() {
-      return guarded('meta', async (r) => {
+      return c.guarded('meta', async (r) => {
         const rows = await r.read(buildReadMetaQuery());
         return rows.length ? metaOf(rows[0].meta as Props) : null;
       });
     },
-
-    async write(batch) {
-      const meta = requireOpen();
-      const b = checkWriteBatch(batch, meta.dimension);
-      const { scope, nodes: nodeList, relations, history, nodeUpdates: updates } = b;
-      if (!nodeList.length && !updates.length && !relations.length && !history.length) return;
-      await guarded('write', (r) =>
-        r.write(async (tx) => {
-          const need = nodeList.length + relations.length + history.length;
-          let next = 0;
-          if (need > 0) {
-            const rows = await tx.run(buildReserveSeqQuery(need));
-            if (!rows.length) throw new StoreError('The store metadata node is missing (was open() run on this database?); nothing was written');
-            next = toNum(rows[0].base) + 1;
-          }
-          const take = (n: number) => Array.from({ length: n }, () => next++);
-          const nodeRids = take(nodeList.length);
-          const relRids = new Map(relations.map((rel, i) => [rel.id, take(1)[0] ?? i]));
-          const seqs = take(history.length);
-          if (nodeList.length) {
-            const written = countOf(await tx.run(buildUpsertNodesQuery(scope, nodeList, nodeRids)), 'written');
-            if (written !== nodeList.length) throw new StoreError(`wrote ${written} of ${nodeList.length} nodes; rolled back`);
-          }
-          if (updates.length) {
-            const updated = countOf(await tx.run(buildNodeUpdatesQuery(scope, updates)), 'updated');
-            if (updated !== updates.length) {
-              throw new MemNotFoundError('A node to update (or its obsoleteBy target) does not exist in this scope; nothing was written');
-            }
-          }
-          if (relations.length) {
-            for (const q of buildClearRelationsQueries(scope, relations)) {
-              for (const row of await tx.run(q)) if (row.rid != null) relRids.set(String(row.id), toNum(row.rid)); // a rewritten relation keeps its place
-            }
-            for (const q of buildCreateRelationsQueries(scope, relations, relRids)) {
-              const want = (q.params.relations as unknown[]).length;
-              const written = countOf(await tx.run(q), 'written');
-              if (written !== want) throw new MemNotFoundError('A relation endpoint does not exist in this scope; nothing was written');
-            }
-          }
-          if (history.length) {
-            const written = countOf(await tx.run(buildAppendHistoryQuery(scope, history, seqs)), 'written');
-            if (written !== history.length) throw new StoreError('history rows were not appended; rolled back');
-          }
-        }),
-      );
-    },
-
-    async get(scope, id) {
-      requireOpen();
-      const s = checkScope(scope);
-      if (typeof id !== 'string') throw new MemValidationError('INVALID_INPUT', 'id must be a string');
-      return guarded('get', async (r) => nodes(await r.read(buildGetQuery(s, id)))[0] ?? null);
-    },
-
-    async getMany(scope, ids) {
-      requireOpen();
-      const s = checkScope(scope);
-      if (!Array.isArray(ids) || ids.some((i) => typeof i !== 'string')) throw new MemValidationError('INVALID_INPUT', 'ids must be strings');
-      if (!ids.length) return [];
-      return guarded('getMany', async (r) => nodes(await r.read(buildGetManyQuery(s, ids))));
-    },
-
-    async list(scope, opts?: ListOptions) {
-      requireOpen();
-      const s = checkScope(scope);
-      if (opts?.orderBy && opts.orderBy !== 'observedAt' && opts.orderBy !== 'createdAt') throw new MemValidationError('INVALID_INPUT', 'orderBy must be observedAt or createdAt');
-      if (opts?.order && opts.order !== 'asc' && opts.order !== 'desc') throw new MemValidationError('INVALID_INPUT', 'order must be asc or desc');
-      if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
-      if (opts?.offset !== undefined) checkK(opts.offset, 'offset');
-      return guarded('list', async (r) => nodes(await r.read(buildListQuery(s, opts))));
-    },
-
-    async count(scope) {
-      requireOpen();
-      const s = checkScope(scope);
-      return guarded('count', async (r) => countOf(await r.read(buildCountQuery(s)), 'count'));
-    },
-
-    async findByContentHash(scope, contentHash) {
-      requireOpen();
-      const s = checkScope(scope);
-      return guarded('findByContentHash', async (r) => nodes(await r.read(buildFindByContentHashQuery(s, String(contentHash))))[0] ?? null);
-    },
-
-    async vectorSearch(scope, vector, k) {
-      const meta = requireOpen();
-      const s = checkScope(scope);
-      const v = checkVector(vector, meta.dimension, 'query vector');
-      const kk = checkK(k, 'k');
-      if (kk === 0) return [];
-      return guarded('vectorSearch', async (r) => {
-        if (options.vectorSearch === 'index') {
-          const hits = scored(await r.read(buildVectorSearchIndexQuery(s, v, kk, options.vectorCandidates ?? 200)));
-          if (hits.length >= kk) return hits;
-        }
-        return scored(await r.read(buildVectorSearchExactQuery(s, v, kk)));
-      });
-    },
-
-    async lexicalSearch(scope, query, k) {
-      requireOpen();
-      const s = checkScope(scope);
-      if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
-      const kk = checkK(k, 'k');
-      const lucene = toLuceneQuery(query);
-      if (kk === 0 || lucene === null) return [];
-      return guarded('lexicalSearch', async (r) => scored(await r.read(buildLexicalSearchQuery(s, lucene, kk))));
-    },
-
-    async neighbors(scope, ids, query?: NeighborQuery): Promise<Neighbor[]> {
-      requireOpen();
-      const s = checkScope(scope);
-      if (!Array.isArray(ids) || ids.some((i) => typeof i !== 'string')) throw new MemValidationError('INVALID_INPUT', 'ids must be strings');
-      checkNeighborQuery(query); // closed enums by Set membership: 'constructor' / '__proto__' never reach the Cypher text
-      if (query?.limit !== undefined) checkK(query.limit, 'limit');
-      if (!ids.length || (query?.views && query.views.length === 0) || (query?.subtypes && query.subtypes.length === 0)) return [];
-      return guarded('neighbors', async (r) =>
-        (await r.read(buildNeighborsQuery(s, ids, query))).map((row) => ({
-          relation: propsToRelation(row.relation as Props),
-          node: propsToNode(row.node as Props),
-          fromId: String(row.fromId),
-        })),
-      );
-    },
-
-    async relations(scope, opts): Promise<Relation[]> {
-      requireOpen();
-      const s = checkScope(scope);
-      if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
-      return guarded('relations', async (r) => (await r.read(buildRelationsQuery(s, opts))).map((row) => propsToRelation(row.relation as Props)));
-    },
-
-    async forget(scope, id) {
-      requireOpen();
-      const s = checkScope(scope);
-      if (typeof id !== 'string' || !id) return false;
-      return guarded('forget', (r) =>
-        r.write(async (tx) => {
-          // Reserve first: every write transaction locks the meta counter before any node, so
-          // concurrent writes and forgets cannot deadlock (an unused number is a harmless gap).
-          const reserved = await tx.run(buildReserveSeqQuery(1));
-          if (!reserved.length) throw new StoreError('The store metadata node is missing (was open() run on this database?)');
-          const seq = toNum(reserved[0].base) + 1;
-          const rows = await tx.run(buildForgetQuery(s, id));
-          if (rows.length === 0) return false;
-          // derived state may hold aggregates of the forgotten node (MemoryStore.loadState)
-          await tx.run(buildDropScopeStateQuery(s));
-          const row: HistoryEntry = { scope: s, op: 'FORGET', nodeId: id, at: new Date().toISOString(), data: { relationsRemoved: toNum(rows[0].rels) } };
-          await tx.run(buildAppendHistoryQuery(s, [row], [seq]));
-          return true;
-        }),
-      );
-    },
-
-    async forgetScope(scope) {
-      requireOpen();
-      const s = checkScope(scope);
-      return guarded('forgetScope', (r) =>
-        r.write(async (tx) => {
-          let removed = 0;
-          // rounds: a node another writer adds meanwhile is taken by the next round (or waits on our locks)
-          for (;;) {
-            const n = toNum((await tx.run(buildCountScopeForForgetQuery(s)))[0]?.n ?? 0);
-            if (n === 0) break;
-            // reserve first, as forget: every write transaction locks the meta counter before any node
-            const reserved = await tx.run(buildReserveSeqQuery(n));
-            if (!reserved.length) throw new StoreError('The store metadata node is missing (was open() run on this database?)');
-            const base = toNum(reserved[0].base);
-            const rows = await tx.run(buildForgetScopeQuery(s, n));
-            if (!rows.length) break;
-            const at = new Date().toISOString();
-            const history: HistoryEntry[] = rows.map((row) => ({ scope: s, op: 'FORGET', nodeId: String(row.id), at, data: { relationsRemoved: toNum(row.rels), scope: true } }));
-            await tx.run(buildAppendHistoryQuery(s, history, history.map((_, i) => base + 1 + i)));
-            removed += rows.length;
-          }
-          // derived state may hold aggregates of the forgotten nodes (MemoryStore.loadState)
-          if (removed) await tx.run(buildDropScopeStateQuery(s));
-          return removed;
-        }),
-      );
-    },
-
-    async history(scope, opts) {
-      requireOpen();
-      const s = checkScope(scope);
-      if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
-      return guarded('history', async (r) => (await r.read(buildHistoryQuery(s, opts))).map((row) => propsToHistory(row.entry as Props)));
-    },
-
-    async loadState(scope, name) {
-      requireOpen();
-      const s = checkScope(scope);
-      checkStateName(name);
-      return guarded('loadState', async (r) => {
-        const rows = await r.read(buildLoadStateQuery(s, name));
-        return rows.length ? String(rows[0].value) : null;
-      });
-    },
-
+    write: (batch) => writeBatch(c, batch),
+    ...readMethods(c),
+    forget: (scope, id) => forgetNode(c, scope, id),
+    forgetScope: (scope) => forgetWholeScope(c, scope),
     async saveState(scope, name, value) {
-      requireOpen();
+      c.requireOpen();
       const s = checkScope(scope);
       checkStateName(name);
       checkStateValue(value);
-      await guarded('saveState', (r) =>
+      await c.guarded('saveState', (r) =>
         r.write(async (tx) => {
           await tx.run(value === null ? buildDeleteStateQuery(s, name) : buildSaveStateQuery(s, name, value));
         }),
       );
     },
-
-    async scopes() {
-      requireOpen();
-      return guarded('scopes', async (r) => (await r.read(buildScopesQuery())).map((row) => propsToScope(row)));
-    },
-
     async close() {
-      if (closed) return;
-      closed = true;
-      opened = null;
-      const r = runner;
-      runner = null;
+      if (c.closed) return;
+      c.closed = true;
+      c.opened = null;
+      const r = c.runner;
+      c.runner = null;
       if (r) {
         try {
           await r.close();
@@ -426,6 +200,264 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
     },
   };
   return store;
+}
+
+/** One Neo4j store's connection state (ours): the runner (created on first use), the meta once opened, closed. */
+interface Neo4jContext {
+  options: Neo4jStoreOptions;
+  timeoutMs: number;
+  uri: string;
+  runner: QueryRunner | null;
+  opened: StoreMeta | null;
+  closed: boolean;
+  /** The runner; StoreError once closed, MemValidationError without a uri. */
+  getRunner(): QueryRunner;
+  /** The meta given to open(); StoreError before open(). */
+  requireOpen(): StoreMeta;
+  /** Run `fn` with errors mapped by mapNeo4jError. */
+  guarded<T>(operation: string, fn: (r: QueryRunner) => Promise<T>): Promise<T>;
+}
+
+const nodesOf = (rows: Row[], column = 'node'): MemoryNode[] => rows.map((r) => propsToNode(r[column] as Props));
+const scoredOf = (rows: Row[]): ScoredNode[] => rows.map((r) => ({ node: propsToNode(r.node as Props), score: toNum(r.score) }));
+
+/**
+ * `open(meta)`: verify connectivity within the timeout, compare with recorded meta before touching
+ * the schema (a mismatched store is left as it was), create constraints and indexes, record the meta.
+ */
+async function openStore(c: Neo4jContext, meta: StoreMeta): Promise<void> {
+  if (!meta || !Number.isInteger(meta.dimension) || meta.dimension <= 0 || meta.dimension > 4096) {
+    throw new MemValidationError('INVALID_INPUT', 'StoreMeta.dimension must be an integer in 1..4096 (Neo4j vector index limit)');
+  }
+  if (!Number.isInteger(meta.schemaVersion) || typeof meta.embeddingModel !== 'string' || !meta.embeddingModel) {
+    throw new MemValidationError('INVALID_INPUT', 'StoreMeta needs an integer schemaVersion and an embeddingModel');
+  }
+  await c.guarded('open', async (r) => {
+    await withTimeout(r.verify(), c.timeoutMs, { operation: 'open', uri: c.uri });
+    const existing = await r.read(buildReadMetaQuery());
+    if (existing.length) {
+      // Compare before touching the schema, so a mismatched store is left as it was.
+      const recorded = metaOf(existing[0].meta as Props);
+      assertSameMeta(recorded, meta);
+    }
+    for (const q of buildSchemaQueries(meta.dimension)) await runSchemaStatement(r, q);
+    await r.schema(buildAwaitIndexesQuery(c.options.indexWaitSeconds ?? 60));
+    const rows = await r.write((tx) => tx.run(buildInitMetaQuery(meta)));
+    assertSameMeta(metaOf(rows[0].meta as Props), meta);
+  });
+  c.opened = { ...meta };
+}
+
+/** `write(batch)`: one transaction; sequence numbers reserved first; counts checked (MemNotFoundError / StoreError roll back). */
+async function writeBatch(c: Neo4jContext, batch: Parameters<MemoryStore['write']>[0]): Promise<void> {
+  const meta = c.requireOpen();
+  const b = checkWriteBatch(batch, meta.dimension);
+  const { scope, nodes: nodeList, relations, history, nodeUpdates: updates } = b;
+  if (!nodeList.length && !updates.length && !relations.length && !history.length) return;
+  await c.guarded('write', (r) =>
+    r.write(async (tx) => {
+      const need = nodeList.length + relations.length + history.length;
+      let next = 0;
+      if (need > 0) {
+        const rows = await tx.run(buildReserveSeqQuery(need));
+        if (!rows.length) throw new StoreError('The store metadata node is missing (was open() run on this database?); nothing was written');
+        next = toNum(rows[0].base) + 1;
+      }
+      const take = (n: number) => Array.from({ length: n }, () => next++);
+      const nodeRids = take(nodeList.length);
+      const relRids = new Map(relations.map((rel, i) => [rel.id, take(1)[0] ?? i]));
+      const seqs = take(history.length);
+      if (nodeList.length) {
+        const written = countOf(await tx.run(buildUpsertNodesQuery(scope, nodeList, nodeRids)), 'written');
+        if (written !== nodeList.length) throw new StoreError(`wrote ${written} of ${nodeList.length} nodes; rolled back`);
+      }
+      if (updates.length) {
+        const updated = countOf(await tx.run(buildNodeUpdatesQuery(scope, updates)), 'updated');
+        if (updated !== updates.length) {
+          throw new MemNotFoundError('A node to update (or its obsoleteBy target) does not exist in this scope; nothing was written');
+        }
+      }
+      if (relations.length) {
+        for (const q of buildClearRelationsQueries(scope, relations)) {
+          for (const row of await tx.run(q)) if (row.rid != null) relRids.set(String(row.id), toNum(row.rid)); // a rewritten relation keeps its place
+        }
+        for (const q of buildCreateRelationsQueries(scope, relations, relRids)) {
+          const want = (q.params.relations as unknown[]).length;
+          const written = countOf(await tx.run(q), 'written');
+          if (written !== want) throw new MemNotFoundError('A relation endpoint does not exist in this scope; nothing was written');
+        }
+      }
+      if (history.length) {
+        const written = countOf(await tx.run(buildAppendHistoryQuery(scope, history, seqs)), 'written');
+        if (written !== history.length) throw new StoreError('history rows were not appended; rolled back');
+      }
+    }),
+  );
+}
+
+/** The store's reads (each checks open, scope and arguments before sending anything). */
+function readMethods(c: Neo4jContext): Pick<MemoryStore, 'get' | 'getMany' | 'list' | 'count' | 'findByContentHash' | 'vectorSearch' | 'lexicalSearch' | 'neighbors' | 'relations' | 'history' | 'loadState' | 'scopes'> {
+  const { options } = c;
+  return {
+    async get(scope, id) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (typeof id !== 'string') throw new MemValidationError('INVALID_INPUT', 'id must be a string');
+      return c.guarded('get', async (r) => nodesOf(await r.read(buildGetQuery(s, id)))[0] ?? null);
+    },
+
+    async getMany(scope, ids) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (!Array.isArray(ids) || ids.some((i) => typeof i !== 'string')) throw new MemValidationError('INVALID_INPUT', 'ids must be strings');
+      if (!ids.length) return [];
+      return c.guarded('getMany', async (r) => nodesOf(await r.read(buildGetManyQuery(s, ids))));
+    },
+
+    async list(scope, opts?: ListOptions) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (opts?.orderBy && opts.orderBy !== 'observedAt' && opts.orderBy !== 'createdAt') throw new MemValidationError('INVALID_INPUT', 'orderBy must be observedAt or createdAt');
+      if (opts?.order && opts.order !== 'asc' && opts.order !== 'desc') throw new MemValidationError('INVALID_INPUT', 'order must be asc or desc');
+      if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
+      if (opts?.offset !== undefined) checkK(opts.offset, 'offset');
+      return c.guarded('list', async (r) => nodesOf(await r.read(buildListQuery(s, opts))));
+    },
+
+    async count(scope) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      return c.guarded('count', async (r) => countOf(await r.read(buildCountQuery(s)), 'count'));
+    },
+
+    async findByContentHash(scope, contentHash) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      return c.guarded('findByContentHash', async (r) => nodesOf(await r.read(buildFindByContentHashQuery(s, String(contentHash))))[0] ?? null);
+    },
+
+    async vectorSearch(scope, vector, k) {
+      const meta = c.requireOpen();
+      const s = checkScope(scope);
+      const v = checkVector(vector, meta.dimension, 'query vector');
+      const kk = checkK(k, 'k');
+      if (kk === 0) return [];
+      return c.guarded('vectorSearch', async (r) => {
+        if (options.vectorSearch === 'index') {
+          const hits = scoredOf(await r.read(buildVectorSearchIndexQuery(s, v, kk, options.vectorCandidates ?? 200)));
+          if (hits.length >= kk) return hits;
+        }
+        return scoredOf(await r.read(buildVectorSearchExactQuery(s, v, kk)));
+      });
+    },
+
+    async lexicalSearch(scope, query, k) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
+      const kk = checkK(k, 'k');
+      const lucene = toLuceneQuery(query);
+      if (kk === 0 || lucene === null) return [];
+      return c.guarded('lexicalSearch', async (r) => scoredOf(await r.read(buildLexicalSearchQuery(s, lucene, kk))));
+    },
+
+    async neighbors(scope, ids, query?: NeighborQuery): Promise<Neighbor[]> {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (!Array.isArray(ids) || ids.some((i) => typeof i !== 'string')) throw new MemValidationError('INVALID_INPUT', 'ids must be strings');
+      checkNeighborQuery(query); // closed enums by Set membership: 'constructor' / '__proto__' never reach the Cypher text
+      if (query?.limit !== undefined) checkK(query.limit, 'limit');
+      if (!ids.length || (query?.views && query.views.length === 0) || (query?.subtypes && query.subtypes.length === 0)) return [];
+      return c.guarded('neighbors', async (r) =>
+        (await r.read(buildNeighborsQuery(s, ids, query))).map((row) => ({
+          relation: propsToRelation(row.relation as Props),
+          node: propsToNode(row.node as Props),
+          fromId: String(row.fromId),
+        })),
+      );
+    },
+
+    async relations(scope, opts): Promise<Relation[]> {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
+      return c.guarded('relations', async (r) => (await r.read(buildRelationsQuery(s, opts))).map((row) => propsToRelation(row.relation as Props)));
+    },
+
+    async history(scope, opts) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
+      return c.guarded('history', async (r) => (await r.read(buildHistoryQuery(s, opts))).map((row) => propsToHistory(row.entry as Props)));
+    },
+
+    async loadState(scope, name) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      checkStateName(name);
+      return c.guarded('loadState', async (r) => {
+        const rows = await r.read(buildLoadStateQuery(s, name));
+        return rows.length ? String(rows[0].value) : null;
+      });
+    },
+
+    async scopes() {
+      c.requireOpen();
+      return c.guarded('scopes', async (r) => (await r.read(buildScopesQuery())).map((row) => propsToScope(row)));
+    },
+  };
+}
+
+/** `forget(scope, id)`: the node, its relations and the scope's derived state, with a FORGET history row (one transaction). */
+async function forgetNode(c: Neo4jContext, scope: ResolvedScope, id: string): Promise<boolean> {
+  c.requireOpen();
+  const s = checkScope(scope);
+  if (typeof id !== 'string' || !id) return false;
+  return c.guarded('forget', (r) =>
+    r.write(async (tx) => {
+      // Reserve first: every write transaction locks the meta counter before any node, so
+      // concurrent writes and forgets cannot deadlock (an unused number is a harmless gap).
+      const reserved = await tx.run(buildReserveSeqQuery(1));
+      if (!reserved.length) throw new StoreError('The store metadata node is missing (was open() run on this database?)');
+      const seq = toNum(reserved[0].base) + 1;
+      const rows = await tx.run(buildForgetQuery(s, id));
+      if (rows.length === 0) return false;
+      // derived state may hold aggregates of the forgotten node (MemoryStore.loadState)
+      await tx.run(buildDropScopeStateQuery(s));
+      const row: HistoryEntry = { scope: s, op: 'FORGET', nodeId: id, at: new Date().toISOString(), data: { relationsRemoved: toNum(rows[0].rels) } };
+      await tx.run(buildAppendHistoryQuery(s, [row], [seq]));
+      return true;
+    }),
+  );
+}
+
+/** `forgetScope(scope)`: every node of the scope in rounds, with FORGET history rows, and the scope's derived state (one transaction). */
+async function forgetWholeScope(c: Neo4jContext, scope: ResolvedScope): Promise<number> {
+  c.requireOpen();
+  const s = checkScope(scope);
+  return c.guarded('forgetScope', (r) =>
+    r.write(async (tx) => {
+      let removed = 0;
+      // rounds: a node another writer adds meanwhile is taken by the next round (or waits on our locks)
+      for (;;) {
+        const n = toNum((await tx.run(buildCountScopeForForgetQuery(s)))[0]?.n ?? 0);
+        if (n === 0) break;
+        // reserve first, as forget: every write transaction locks the meta counter before any node
+        const reserved = await tx.run(buildReserveSeqQuery(n));
+        if (!reserved.length) throw new StoreError('The store metadata node is missing (was open() run on this database?)');
+        const base = toNum(reserved[0].base);
+        const rows = await tx.run(buildForgetScopeQuery(s, n));
+        if (!rows.length) break;
+        const at = new Date().toISOString();
+        const history: HistoryEntry[] = rows.map((row) => ({ scope: s, op: 'FORGET', nodeId: String(row.id), at, data: { relationsRemoved: toNum(row.rels), scope: true } }));
+        await tx.run(buildAppendHistoryQuery(s, history, history.map((_, i) => base + 1 + i)));
+        removed += rows.length;
+      }
+      // derived state may hold aggregates of the forgotten nodes (MemoryStore.loadState)
+      if (removed) await tx.run(buildDropScopeStateQuery(s));
+      return removed;
+    }),
+  );
 }
 
 /** Schema errors that mean another process created the same index or constraint at the same moment. */
