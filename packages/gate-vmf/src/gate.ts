@@ -232,113 +232,12 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot;
   // A snapshot taken in exact mode and restored in fast mode gets its indexes now (deterministic).
   if (opt.mode === 'fast') for (const [name, s] of scopes) if (!indexes.has(name) && !sketches.has(name)) maintainIndex(name, s);
 
+  const g: GateCore = { opt, scopes, indexes, sketches, densityOpt, clips, fixedKappa, unit, thresholdNow, maintainIndex };
   const gate: NoveltyGate = {
     options: opt,
-
-    route(scope, vector, callOptions) {
-      checkScope(scope);
-      const s = scopes.get(scope);
-      const q = unit(vector, s);
-      const { tau, rho } = thresholdNow(s);
-      if (!s || s.n === 0) {
-        const kappa = fixedKappa ?? estimateKappa(0, q.length, clips);
-        return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, nearestExact: true, n: 0, mode: 'exact', scoreError: 0 };
-      }
-      const kappa = s.kappa(fixedKappa, clips);
-      const wantFast = (callOptions?.mode ?? opt.mode) === 'fast';
-      const idx = wantFast ? indexes.get(scope) : undefined;
-      const sk = wantFast ? sketches.get(scope) : undefined;
-      let max: number;
-      let arg: number;
-      let scoreError = 0;
-      let mode: 'exact' | 'fast' = 'exact';
-      let score: number;
-      let nearestExact = true;
-      const fast = sk
-        ? sk.search(s, q, kappa, { actionOf: (sc) => routeByNovelty(novelty(sc), tau, opt.delta) }, opt.fastScanBudget, opt.fastNearest === 'always')
-        : idx
-          ? idx.search(s, q, kappa, opt.fastMaxError, opt.fastScanBudget)
-          : null;
-      if (fast) {
-        ({ max, arg } = fast);
-        score = fast.score;
-        scoreError = fast.error;
-        mode = 'fast';
-        nearestExact = fast.nearestExact;
-      } else {
-        let shifted: number;
-        ({ max, arg, shifted } = s.exactPass(q, kappa));
-        score = vmfScoreFromShiftedSum(max, shifted, s.n, kappa);
-      }
-      const nu = novelty(score);
-      return {
-        action: routeByNovelty(nu, tau, opt.delta),
-        novelty: nu,
-        score,
-        threshold: tau,
-        kappa,
-        density: rho,
-        nearest: { id: s.ids[arg], cosine: clampUnit(max) },
-        nearestExact,
-        n: s.n,
-        mode,
-        scoreError,
-      };
-    },
-
-    commit(scope, id, vector) {
-      checkScope(scope);
-      checkId(id);
-      let s = scopes.get(scope);
-      const v = unit(vector, s);
-      if (s?.index.has(id)) throw new GateError('DUPLICATE_ID', `id ${JSON.stringify(id)} is already in scope ${JSON.stringify(scope)}`);
-      const { tau } = thresholdNow(s);
-      if (!s) {
-        s = new ScopeState(v.length, densityOpt);
-        scopes.set(scope, s);
-      }
-      s.tau = tau;
-      s.commits++;
-      const r = s.append(id, v);
-      s.afterChange();
-      const idx = indexes.get(scope);
-      // always keep the index complete: it may stay in use while N sits between fastMinN/2 and builtAt/2
-      if (idx) idx.insert(s, r);
-      // always keep the sketch complete (its bound holds for any basis; a rebuild may follow)
-      sketches.get(scope)?.project(s, r);
-      maintainIndex(scope, s);
-    },
-
-    seed(scope, items) {
-      checkScope(scope);
-      let s = scopes.get(scope);
-      const list: { id: string; v: Float64Array }[] = [];
-      const seen = new Set<string>();
-      let dim = s ? s.d : opt.dimension;
-      for (const it of items) {
-        checkId(it?.id);
-        if (seen.has(it.id) || s?.index.has(it.id)) throw new GateError('DUPLICATE_ID', `id ${JSON.stringify(it.id)} is already in scope ${JSON.stringify(scope)}`);
-        seen.add(it.id);
-        const v = toUnitVector(it.vector, dim, opt.normalize, opt.normTolerance);
-        dim = v.length;
-        list.push({ id: it.id, v });
-      }
-      if (list.length === 0) return;
-      if (!s) {
-        s = new ScopeState(list[0].v.length, densityOpt, list.length);
-        scopes.set(scope, s);
-      }
-      s.appendBulk(list);
-      const { tau } = thresholdNow(s);
-      s.tau = tau;
-      s.commits += list.length;
-      const idx = indexes.get(scope);
-      if (idx) for (let r = s.n - list.length; r < s.n; r++) idx.insert(s, r);
-      const sk = sketches.get(scope);
-      if (sk) for (let r = s.n - list.length; r < s.n; r++) sk.project(s, r);
-      maintainIndex(scope, s);
-    },
-
+    route: (scope, vector, callOptions) => routeVector(g, scope, vector, callOptions),
+    commit: (scope, id, vector) => commitVector(g, scope, id, vector),
+    seed: (scope, items) => seedVectors(g, scope, items),
     remove(scope, id) {
       checkScope(scope);
       checkId(id);
@@ -393,43 +292,176 @@ export function createNoveltyGate(options: GateOptions & { state?: GateSnapshot;
       return scopes.delete(scope);
     },
 
-    stats(scope) {
-      checkScope(scope);
-      const s = scopes.get(scope);
-      if (!s) return null;
-      const idx = indexes.get(scope);
-      const sk = sketches.get(scope);
-      return {
-        n: s.n,
-        dimension: s.d,
-        commits: s.commits,
-        tau: s.tau,
-        kappa: s.kappa(fixedKappa, clips),
-        density: s.n === 0 ? 0 : density(s.n, s.logVolume),
-        logVolume: s.logVolume,
-        pcaComponents: s.kEff,
-        refits: s.refits,
-        refitScale: s.refitScale,
-        index: idx ? { clusters: idx.clusters, builtAt: idx.builtAt } : null,
-        sketch: sk ? { dims: sk.r, builtAt: sk.builtAt } : null,
-      };
-    },
-
-    serialize(so) {
-      // a string for `scopes` would be read as its characters, `vectors: 'false'` as true: refused
-      if (so?.scopes !== undefined && (!Array.isArray(so.scopes) || !so.scopes.every((x) => typeof x === 'string'))) {
-        throw new GateError('BAD_OPTIONS', 'serialize: scopes must be an array of scope names');
-      }
-      if (so?.vectors !== undefined && typeof so.vectors !== 'boolean') throw new GateError('BAD_OPTIONS', 'serialize: vectors must be a boolean');
-      const out: GateSnapshot = { format: '@mem/gate-vmf', version: 1, options: { ...opt }, scopes: [] };
-      const only = so?.scopes ? new Set(so.scopes) : null;
-      const withVectors = so?.vectors !== false;
-      for (const name of [...scopes.keys()].sort()) {
-        if (only && !only.has(name)) continue;
-        out.scopes.push(snapshotScope(name, scopes.get(name)!, indexes.get(name) ?? null, sketches.get(name) ?? null, withVectors));
-      }
-      return out;
-    },
+    stats: (scope) => scopeStats(g, scope),
+    serialize: (so) => serializeGate(g, so),
   };
   return gate;
+}
+
+/** A gate's state (ours): resolved options, per-scope rows and fast-mode indexes, and the helpers its operations share. */
+interface GateCore {
+  opt: ResolvedGateOptions;
+  scopes: Map<string, ScopeState>;
+  indexes: Map<string, IvfIndex>;
+  sketches: Map<string, SketchIndex>;
+  densityOpt: ConstructorParameters<typeof ScopeState>[1];
+  clips: { rBarMax: number; kappaMin: number; kappaMax: number };
+  /** κ when fixed by the options; null = estimated (`kappa: 'auto'`). */
+  fixedKappa: number | null;
+  /** A vector as a unit Float64Array of the scope's dimension (GateError otherwise). */
+  unit(v: ArrayLike<number>, s: ScopeState | undefined): Float64Array;
+  /** τ_t for the scope as it is now, and ρ. */
+  thresholdNow(s: ScopeState | undefined): { tau: number; rho: number };
+  /** Build, rebuild or drop the scope's fast-mode index after a change. */
+  maintainIndex(scope: string, s: ScopeState): void;
+}
+
+/**
+ * `route`: s_vMF of the vector against the scope's memories (exact pass, or a certified fast-mode
+ * search), ν, τ_t and the Add / Update / Noop routing (SAGE §3.3–3.4). Read-only.
+ */
+function routeVector(g: GateCore, scope: string, vector: ArrayLike<number>, callOptions: Parameters<NoveltyGate['route']>[2]): ReturnType<NoveltyGate['route']> {
+  checkScope(scope);
+  const s = g.scopes.get(scope);
+  const q = g.unit(vector, s);
+  const { tau, rho } = g.thresholdNow(s);
+  if (!s || s.n === 0) {
+    const kappa = g.fixedKappa ?? estimateKappa(0, q.length, g.clips);
+    return { action: 'add', novelty: 1, score: -1, threshold: tau, kappa, density: 0, nearest: null, nearestExact: true, n: 0, mode: 'exact', scoreError: 0 };
+  }
+  const kappa = s.kappa(g.fixedKappa, g.clips);
+  const wantFast = (callOptions?.mode ?? g.opt.mode) === 'fast';
+  const idx = wantFast ? g.indexes.get(scope) : undefined;
+  const sk = wantFast ? g.sketches.get(scope) : undefined;
+  let max: number;
+  let arg: number;
+  let scoreError = 0;
+  let mode: 'exact' | 'fast' = 'exact';
+  let score: number;
+  let nearestExact = true;
+  const fast = sk
+    ? sk.search(s, q, kappa, { actionOf: (sc) => routeByNovelty(novelty(sc), tau, g.opt.delta) }, g.opt.fastScanBudget, g.opt.fastNearest === 'always')
+    : idx
+      ? idx.search(s, q, kappa, g.opt.fastMaxError, g.opt.fastScanBudget)
+      : null;
+  if (fast) {
+    ({ max, arg } = fast);
+    score = fast.score;
+    scoreError = fast.error;
+    mode = 'fast';
+    nearestExact = fast.nearestExact;
+  } else {
+    let shifted: number;
+    ({ max, arg, shifted } = s.exactPass(q, kappa));
+    score = vmfScoreFromShiftedSum(max, shifted, s.n, kappa);
+  }
+  const nu = novelty(score);
+  return {
+    action: routeByNovelty(nu, tau, g.opt.delta),
+    novelty: nu,
+    score,
+    threshold: tau,
+    kappa,
+    density: rho,
+    nearest: { id: s.ids[arg], cosine: clampUnit(max) },
+    nearestExact,
+    n: s.n,
+    mode,
+    scoreError,
+  };
+}
+
+/** `commit`: append the vector to the scope (τ_t stored first; density refit and fast-mode index kept current). */
+function commitVector(g: GateCore, scope: string, id: string, vector: ArrayLike<number>): void {
+  checkScope(scope);
+  checkId(id);
+  let s = g.scopes.get(scope);
+  const v = g.unit(vector, s);
+  if (s?.index.has(id)) throw new GateError('DUPLICATE_ID', `id ${JSON.stringify(id)} is already in scope ${JSON.stringify(scope)}`);
+  const { tau } = g.thresholdNow(s);
+  if (!s) {
+    s = new ScopeState(v.length, g.densityOpt);
+    g.scopes.set(scope, s);
+  }
+  s.tau = tau;
+  s.commits++;
+  const r = s.append(id, v);
+  s.afterChange();
+  const idx = g.indexes.get(scope);
+  // always keep the index complete: it may stay in use while N sits between fastMinN/2 and builtAt/2
+  if (idx) idx.insert(s, r);
+  // always keep the sketch complete (its bound holds for any basis; a rebuild may follow)
+  g.sketches.get(scope)?.project(s, r);
+  g.maintainIndex(scope, s);
+}
+
+/** `seed`: append many vectors at once (one density refit; the same state as committing them in order up to τ). */
+function seedVectors(g: GateCore, scope: string, items: Parameters<NoveltyGate['seed']>[1]): void {
+  checkScope(scope);
+  let s = g.scopes.get(scope);
+  const list: { id: string; v: Float64Array }[] = [];
+  const seen = new Set<string>();
+  let dim = s ? s.d : g.opt.dimension;
+  for (const it of items) {
+    checkId(it?.id);
+    if (seen.has(it.id) || s?.index.has(it.id)) throw new GateError('DUPLICATE_ID', `id ${JSON.stringify(it.id)} is already in scope ${JSON.stringify(scope)}`);
+    seen.add(it.id);
+    const v = toUnitVector(it.vector, dim, g.opt.normalize, g.opt.normTolerance);
+    dim = v.length;
+    list.push({ id: it.id, v });
+  }
+  if (list.length === 0) return;
+  if (!s) {
+    s = new ScopeState(list[0].v.length, g.densityOpt, list.length);
+    g.scopes.set(scope, s);
+  }
+  s.appendBulk(list);
+  const { tau } = g.thresholdNow(s);
+  s.tau = tau;
+  s.commits += list.length;
+  const idx = g.indexes.get(scope);
+  if (idx) for (let r = s.n - list.length; r < s.n; r++) idx.insert(s, r);
+  const sk = g.sketches.get(scope);
+  if (sk) for (let r = s.n - list.length; r < s.n; r++) sk.project(s, r);
+  g.maintainIndex(scope, s);
+}
+
+/** `stats`: the scope's size, τ, κ, density and index state (null for an unknown scope). */
+function scopeStats(g: GateCore, scope: string): ReturnType<NoveltyGate['stats']> {
+  checkScope(scope);
+  const s = g.scopes.get(scope);
+  if (!s) return null;
+  const idx = g.indexes.get(scope);
+  const sk = g.sketches.get(scope);
+  return {
+    n: s.n,
+    dimension: s.d,
+    commits: s.commits,
+    tau: s.tau,
+    kappa: s.kappa(g.fixedKappa, g.clips),
+    density: s.n === 0 ? 0 : density(s.n, s.logVolume),
+    logVolume: s.logVolume,
+    pcaComponents: s.kEff,
+    refits: s.refits,
+    refitScale: s.refitScale,
+    index: idx ? { clusters: idx.clusters, builtAt: idx.builtAt } : null,
+    sketch: sk ? { dims: sk.r, builtAt: sk.builtAt } : null,
+  };
+}
+
+/** `serialize`: a snapshot of the chosen scopes (with or without their vectors). */
+function serializeGate(g: GateCore, so: Parameters<NoveltyGate['serialize']>[0]): GateSnapshot {
+  // a string for `scopes` would be read as its characters, `vectors: 'false'` as true: refused
+  if (so?.scopes !== undefined && (!Array.isArray(so.scopes) || !so.scopes.every((x) => typeof x === 'string'))) {
+    throw new GateError('BAD_OPTIONS', 'serialize: scopes must be an array of scope names');
+  }
+  if (so?.vectors !== undefined && typeof so.vectors !== 'boolean') throw new GateError('BAD_OPTIONS', 'serialize: vectors must be a boolean');
+  const out: GateSnapshot = { format: '@mem/gate-vmf', version: 1, options: { ...g.opt }, scopes: [] };
+  const only = so?.scopes ? new Set(so.scopes) : null;
+  const withVectors = so?.vectors !== false;
+  for (const name of [...g.scopes.keys()].sort()) {
+    if (only && !only.has(name)) continue;
+    out.scopes.push(snapshotScope(name, g.scopes.get(name)!, g.indexes.get(name) ?? null, g.sketches.get(name) ?? null, withVectors));
+  }
+  return out;
 }
