@@ -201,6 +201,29 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   const fail = (msg: string): never => {
     throw new EmbedderError(`wink embeddings conversion failed (${source.jsonPath}): ${msg}`);
   };
+  const parsed = await readWinkJson(source, fail);
+  const buffer = writeWinkCache(source, parsed, winkPca(parsed));
+  return { buffer, tables: decodeWinkCache(buffer) };
+}
+
+/** What one streaming pass over the wink JSON collects: quantized rows, words, norms, and the sums of the mean and PCA. */
+interface WinkParse {
+  dims: number;
+  count: number;
+  scales: Float32Array;
+  matrix: Int8Array;
+  /** UTF-8 bytes of each word, by rank. */
+  words: Uint8Array[];
+  norms: Float32Array;
+  meanAcc: Float64Array;
+  /** Σ x xᵀ over the top-N words (upper triangle). */
+  covAcc: Float64Array;
+  pcaMean: Float64Array;
+  pcaN: number;
+}
+
+/** The streaming parse of the wink JSON (header, then one entry at a time; EmbedderError via `fail`). */
+async function readWinkJson(source: WinkSource, fail: (msg: string) => never): Promise<WinkParse> {
   let dims = -1;
   let count = -1;
   let l2NormIndex = -1;
@@ -340,6 +363,12 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   if (st.state !== 'done') fail('unexpected end of file');
   if (filled !== count) fail(`expected ${count} vectors, read ${filled}`);
 
+  return { dims, count, scales, matrix, words: words as Uint8Array[], norms, meanAcc, covAcc, pcaMean, pcaN };
+}
+
+/** The mean, the top principal components and their variances (All-but-the-top), and the median norm. */
+function winkPca(w: WinkParse): { mean: Float32Array; numPcs: number; pcs: Float32Array; pcVar: Float32Array; medianNorm: number } {
+  const { dims, count, meanAcc, covAcc, pcaMean, pcaN, norms } = w;
   // --- mean, PCA (All-but-the-top: centred covariance of the top-N words, power iteration) ---
   const mean = new Float32Array(dims);
   for (let d = 0; d < dims; d++) mean[d] = meanAcc[d] / count;
@@ -357,6 +386,13 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   const sortedNorms = Float32Array.from(norms).sort();
   const medianNorm = sortedNorms[Math.floor(count / 2)];
 
+  return { mean, numPcs, pcs, pcVar, medianNorm };
+}
+
+/** The cache file: header, vocabulary, hash table, scales, mean, components, quantized matrix, CRC. */
+function writeWinkCache(source: WinkSource, w: WinkParse, pca: ReturnType<typeof winkPca>): Buffer {
+  const { dims, count, words, scales, matrix } = w;
+  const { mean, numPcs, pcs, pcVar, medianNorm } = pca;
   // --- vocabulary + hash table ---
   const encoded = words as Uint8Array[];
   const vocabBytes = encoded.reduce((s, b) => s + b.length, 0);
@@ -399,7 +435,7 @@ export async function convertWinkJson(source: WinkSource): Promise<ConvertResult
   buffer.writeFloatLE(medianNorm, 56);
   buffer.write(source.version.slice(0, 32), 60, 'utf8');
   buffer.writeUInt32LE(crc32(buffer.subarray(HEADER_BYTES)), 48);
-  return { buffer, tables: decodeWinkCache(buffer) };
+  return buffer;
 }
 
 /** Top-k eigenpairs of a symmetric matrix by power iteration with deflation (deterministic start). */

@@ -32,7 +32,7 @@ import type {
 } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
-import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch } from './validate.js';
+import { checkCount, checkMeta, checkNeighborQuery, checkStateName, checkStateValue, checkVector, checkWriteBatch, type CheckedBatch } from './validate.js';
 import { bm25Term } from './bm25.js';
 import { processAlive, sweepAnnFolder } from './ann-files.js';
 import { checkOutputFile, placeFile, sweepPartialFiles } from './files.js';
@@ -514,130 +514,11 @@ export class SqliteStore implements MemoryStore {
     try {
       await this.serial(() => this.immediate(() => {
         sid = this.ensureSid(b.scope);
-        // Stored nodes among the ids the batch names (its own nodes and every other endpoint or
-        // updated id): one query. `stored` maps id -> rid.
-        const names = new Set<string>(b.nodes.map((n) => n.id));
-        for (const r of b.relations) {
-          names.add(r.from);
-          names.add(r.to);
-        }
-        for (const u of b.nodeUpdates) {
-          names.add(u.id);
-          if (u.obsoleteBy) names.add(u.obsoleteBy);
-        }
-        const stored = new Map<string, number>();
-        const known = this.knownNodes(sid);
-        const missing: string[] = [];
-        for (const id of names) {
-          const rid = known?.get(id);
-          if (rid === undefined) missing.push(id);
-          else stored.set(id, rid);
-        }
-        if (missing.length === 1) {
-          const r = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?').get(sid, missing[0]) as { rid: number } | undefined;
-          if (r) stored.set(missing[0], r.rid);
-        } else if (missing.length > 1) {
-          for (const r of this.stmt('SELECT n.id, n.rid FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(
-            JSON.stringify(missing),
-            sid,
-          ) as { id: string; rid: number }[]) {
-            stored.set(r.id, r.rid);
-          }
-        }
-        const inBatch = new Set(b.nodes.map((n) => n.id));
-        const present = (id: string) => inBatch.has(id) || stored.has(id);
-        // Existence checks first (same scope only), so nothing is written when one fails.
-        for (const r of b.relations) {
-          for (const end of [r.from, r.to]) {
-            if (!present(end)) {
-              throw new MemNotFoundError(`Relation ${r.id}: node ${end} does not exist in scope ${key}`, {
-                details: { relationId: r.id, nodeId: end },
-              });
-            }
-          }
-        }
-        for (const u of b.nodeUpdates) {
-          if (!present(u.id)) throw new MemNotFoundError(`nodeUpdates: node ${u.id} does not exist in scope ${key}`, { details: { nodeId: u.id } });
-          if (u.obsoleteBy && !present(u.obsoleteBy)) {
-            throw new MemNotFoundError(`nodeUpdates: obsoleteBy node ${u.obsoleteBy} does not exist in scope ${key}`, { details: { nodeId: u.obsoleteBy } });
-          }
-        }
-        // One node per observation (content hash) and scope, as Neo4j's content-key constraint: a new
-        // node whose hash another node of the scope (or of the batch) has is refused, inside the
-        // IMMEDIATE transaction, so two processes cannot both store the same observation.
-        const newHashes = new Map<string, string>();
-        for (const n of b.nodes) {
-          if (stored.has(n.id)) continue;
-          const h = n.provenance.contentHash;
-          const other = newHashes.get(h);
-          if (other !== undefined && other !== n.id) {
-            throw new StoreConflictError(`Nodes ${other} and ${n.id} of one batch have the same content hash in scope ${key}`, { details: { contentHash: h, nodeId: n.id, existingId: other } });
-          }
-          newHashes.set(h, n.id);
-        }
-        if (newHashes.size) {
-          const taken = this.stmt('SELECT id, content_hash AS h FROM nodes WHERE sid = ? AND content_hash IN (SELECT value FROM json_each(?))').all(
-            sid,
-            JSON.stringify([...newHashes.keys()]),
-          ) as { id: string; h: string }[];
-          const clash = taken.find((r) => newHashes.get(r.h) !== r.id);
-          if (clash) {
-            throw new StoreConflictError(`Node ${newHashes.get(clash.h)}: the same observation is already stored as ${clash.id} in scope ${key} (another writer stored it first)`, {
-              details: { contentHash: clash.h, nodeId: newHashes.get(clash.h), existingId: clash.id, constraint: true },
-            });
-          }
-        }
-        // Nodes: per-scope BM25 statistics (document frequencies summed over the batch, one
-        // upsert statement), node rows (multi-row upsert), FTS rows.
-        const df = new Map<string, number>();
-        const count = (tokens: string[], delta: 1 | -1) => {
-          for (const t of new Set(tokens)) df.set(t, (df.get(t) ?? 0) + delta);
-        };
-        let added = 0;
-        let tokenDelta = 0;
-        const nodeRows: unknown[][] = [];
-        const bodies: string[] = [];
-        for (let i = 0; i < b.nodes.length; i++) {
-          const n = b.nodes[i];
-          const j = b.nodeJson[i];
-          const tokens = docTokens(n.text);
-          if (stored.has(n.id)) {
-            const old = this.stmt('SELECT text, doc_len FROM nodes WHERE rid = ?').get(stored.get(n.id)) as { text: string; doc_len: number };
-            const oldTokens = docTokens(old.text);
-            count(oldTokens, -1);
-            tokenDelta -= old.doc_len;
-            termOps.push({ id: n.id, tokens, old: oldTokens });
-          } else {
-            termOps.push({ id: n.id, tokens, old: null });
-            added++;
-          }
-          count(tokens, 1);
-          tokenDelta += tokens.length;
-          // prettier-ignore
-          nodeRows.push([sid, n.id, n.text, n.speaker ?? null, n.observedAt, j.eventTime, j.entities, j.keywords, j.types, toBlob(n.embedding), j.gate,
-            n.provenance.sourceId ?? null, n.provenance.contentHash, j.metadata, n.obsoleteBy ?? null, n.createdAt, Date.parse(n.observedAt), Date.parse(n.createdAt), tokens.length]);
-          bodies.push(searchText(n.text));
-        }
-        const rids = new Map<string, number>();
-        this.insertRows('nodes', nodeRows, (rows) => {
-          for (const r of rows as { id: string; rid: number }[]) rids.set(r.id, r.rid);
-        });
+        const stored = this.storedRids(sid, b);
+        checkBatchEndpoints(b, stored, key);
+        this.checkContentHashes(sid, b, stored, key);
+        const rids = this.writeNodeRows(sid, b, stored, termOps, vectorOps);
         learned = [stored, rids];
-        const ftsRows: unknown[][] = [];
-        const token = scopeToken(sid);
-        for (let i = 0; i < b.nodes.length; i++) {
-          const n = b.nodes[i];
-          const rid = rids.get(n.id)!;
-          if (stored.has(n.id)) this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(rid);
-          ftsRows.push([rid, token, bodies[i]]);
-          vectorOps.push({ rid, v: n.embedding });
-          termOps[i].rid = rid;
-        }
-        this.insertRows('fts', ftsRows);
-        this.applyTermCounts(sid, df);
-        if (b.nodes.length > 0) {
-          this.stmt('UPDATE scopes SET node_count = node_count + ?, token_count = token_count + ? WHERE sid = ?').run(added, tokenDelta, sid);
-        }
         // endpoints by node row id (the batch's nodes were just written)
         const ridOf = (id: string) => rids.get(id) ?? stored.get(id)!;
         this.insertRows(
@@ -666,6 +547,131 @@ export class SqliteStore implements MemoryStore {
       }
       if (termOps.length) this.evictLexical(sid);
     }
+  }
+
+  /**
+   * Stored nodes among the ids a batch names (its own nodes and every other endpoint or updated id):
+   * id -> rid, from the scope's known-node cache and one query for the rest.
+   */
+  private storedRids(sid: number, b: CheckedBatch): Map<string, number> {
+    // Stored nodes among the ids the batch names (its own nodes and every other endpoint or
+    // updated id): one query. `stored` maps id -> rid.
+    const names = new Set<string>(b.nodes.map((n) => n.id));
+    for (const r of b.relations) {
+      names.add(r.from);
+      names.add(r.to);
+    }
+    for (const u of b.nodeUpdates) {
+      names.add(u.id);
+      if (u.obsoleteBy) names.add(u.obsoleteBy);
+    }
+    const stored = new Map<string, number>();
+    const known = this.knownNodes(sid);
+    const missing: string[] = [];
+    for (const id of names) {
+      const rid = known?.get(id);
+      if (rid === undefined) missing.push(id);
+      else stored.set(id, rid);
+    }
+    if (missing.length === 1) {
+      const r = this.stmt('SELECT rid FROM nodes WHERE sid = ? AND id = ?').get(sid, missing[0]) as { rid: number } | undefined;
+      if (r) stored.set(missing[0], r.rid);
+    } else if (missing.length > 1) {
+      for (const r of this.stmt('SELECT n.id, n.rid FROM json_each(?) AS j CROSS JOIN nodes n ON n.sid = ? AND n.id = j.value').all(
+        JSON.stringify(missing),
+        sid,
+      ) as { id: string; rid: number }[]) {
+        stored.set(r.id, r.rid);
+      }
+    }
+    return stored;
+  }
+
+  /**
+   * One node per observation (content hash) and scope, as Neo4j's content-key constraint: a new node
+   * whose hash another node of the scope (or of the batch) has is refused (StoreConflictError), inside
+   * the IMMEDIATE transaction, so two processes cannot both store the same observation.
+   */
+  private checkContentHashes(sid: number, b: CheckedBatch, stored: Map<string, number>, key: string): void {
+    const newHashes = new Map<string, string>();
+    for (const n of b.nodes) {
+      if (stored.has(n.id)) continue;
+      const h = n.provenance.contentHash;
+      const other = newHashes.get(h);
+      if (other !== undefined && other !== n.id) {
+        throw new StoreConflictError(`Nodes ${other} and ${n.id} of one batch have the same content hash in scope ${key}`, { details: { contentHash: h, nodeId: n.id, existingId: other } });
+      }
+      newHashes.set(h, n.id);
+    }
+    if (newHashes.size) {
+      const taken = this.stmt('SELECT id, content_hash AS h FROM nodes WHERE sid = ? AND content_hash IN (SELECT value FROM json_each(?))').all(
+        sid,
+        JSON.stringify([...newHashes.keys()]),
+      ) as { id: string; h: string }[];
+      const clash = taken.find((r) => newHashes.get(r.h) !== r.id);
+      if (clash) {
+        throw new StoreConflictError(`Node ${newHashes.get(clash.h)}: the same observation is already stored as ${clash.id} in scope ${key} (another writer stored it first)`, {
+          details: { contentHash: clash.h, nodeId: newHashes.get(clash.h), existingId: clash.id, constraint: true },
+        });
+      }
+    }
+  }
+
+  /**
+   * The batch's nodes: per-scope BM25 statistics (document frequencies summed over the batch, one
+   * upsert statement), node rows (multi-row upsert), FTS rows, the scope's counts; the lexical and vector
+   * index operations go to `termOps` and `vectorOps` (applied after the commit). Returns id -> rid of the written rows.
+   */
+  private writeNodeRows(sid: number, b: CheckedBatch, stored: Map<string, number>, termOps: { id: string; tokens: string[]; old: string[] | null; rid?: number }[], vectorOps: { rid: number; v: Float32Array }[]): Map<string, number> {
+    const df = new Map<string, number>();
+    const count = (tokens: string[], delta: 1 | -1) => {
+      for (const t of new Set(tokens)) df.set(t, (df.get(t) ?? 0) + delta);
+    };
+    let added = 0;
+    let tokenDelta = 0;
+    const nodeRows: unknown[][] = [];
+    const bodies: string[] = [];
+    for (let i = 0; i < b.nodes.length; i++) {
+      const n = b.nodes[i];
+      const j = b.nodeJson[i];
+      const tokens = docTokens(n.text);
+      if (stored.has(n.id)) {
+        const old = this.stmt('SELECT text, doc_len FROM nodes WHERE rid = ?').get(stored.get(n.id)) as { text: string; doc_len: number };
+        const oldTokens = docTokens(old.text);
+        count(oldTokens, -1);
+        tokenDelta -= old.doc_len;
+        termOps.push({ id: n.id, tokens, old: oldTokens });
+      } else {
+        termOps.push({ id: n.id, tokens, old: null });
+        added++;
+      }
+      count(tokens, 1);
+      tokenDelta += tokens.length;
+      // prettier-ignore
+      nodeRows.push([sid, n.id, n.text, n.speaker ?? null, n.observedAt, j.eventTime, j.entities, j.keywords, j.types, toBlob(n.embedding), j.gate,
+        n.provenance.sourceId ?? null, n.provenance.contentHash, j.metadata, n.obsoleteBy ?? null, n.createdAt, Date.parse(n.observedAt), Date.parse(n.createdAt), tokens.length]);
+      bodies.push(searchText(n.text));
+    }
+    const rids = new Map<string, number>();
+    this.insertRows('nodes', nodeRows, (rows) => {
+      for (const r of rows as { id: string; rid: number }[]) rids.set(r.id, r.rid);
+    });
+    const ftsRows: unknown[][] = [];
+    const token = scopeToken(sid);
+    for (let i = 0; i < b.nodes.length; i++) {
+      const n = b.nodes[i];
+      const rid = rids.get(n.id)!;
+      if (stored.has(n.id)) this.stmt('DELETE FROM nodes_fts WHERE rowid = ?').run(rid);
+      ftsRows.push([rid, token, bodies[i]]);
+      vectorOps.push({ rid, v: n.embedding });
+      termOps[i].rid = rid;
+    }
+    this.insertRows('fts', ftsRows);
+    this.applyTermCounts(sid, df);
+    if (b.nodes.length > 0) {
+      this.stmt('UPDATE scopes SET node_count = node_count + ?, token_count = token_count + ? WHERE sid = ?').run(added, tokenDelta, sid);
+    }
+    return rids;
   }
 
   /** The scope's known node rids (see `knownRids`), dropped when another connection committed; call inside a transaction. */
@@ -1590,4 +1596,26 @@ export class SqliteStore implements MemoryStore {
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(options);
+}
+
+/** Relation endpoints and updated nodes must exist in the batch's scope (MemNotFoundError; checked before anything is written). */
+function checkBatchEndpoints(b: CheckedBatch, stored: Map<string, number>, key: string): void {
+  const inBatch = new Set(b.nodes.map((n) => n.id));
+  const present = (id: string) => inBatch.has(id) || stored.has(id);
+  // Existence checks first (same scope only), so nothing is written when one fails.
+  for (const r of b.relations) {
+    for (const end of [r.from, r.to]) {
+      if (!present(end)) {
+        throw new MemNotFoundError(`Relation ${r.id}: node ${end} does not exist in scope ${key}`, {
+          details: { relationId: r.id, nodeId: end },
+        });
+      }
+    }
+  }
+  for (const u of b.nodeUpdates) {
+    if (!present(u.id)) throw new MemNotFoundError(`nodeUpdates: node ${u.id} does not exist in scope ${key}`, { details: { nodeId: u.id } });
+    if (u.obsoleteBy && !present(u.obsoleteBy)) {
+      throw new MemNotFoundError(`nodeUpdates: obsoleteBy node ${u.obsoleteBy} does not exist in scope ${key}`, { details: { nodeId: u.obsoleteBy } });
+    }
+  }
 }
