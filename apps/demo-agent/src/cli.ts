@@ -231,6 +231,17 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
+  addWriteCommands(program);
+  addReadCommands(program);
+  addTransferCommands(program);
+  addStatusCommands(program);
+  addEvalCommands(program);
+  addServiceCommands(program);
+  return program;
+}
+
+/** `mem` the write commands: ingest, remember. */
+function addWriteCommands(program: Command): void {
   program
     .command('ingest')
     .description('ingest a LoCoMo JSON file, a session JSON file, JSONL observations or a "Speaker: text" transcript')
@@ -295,7 +306,10 @@ export function buildProgram(): Command {
         }
       });
     });
+}
 
+/** `mem` the read commands: ask, inspect, forget. */
+function addReadCommands(program: Command): void {
   program
     .command('ask')
     .description('answer a question from memory (System Two with MEM_LLM_*; offline the evidence is the answer)')
@@ -399,7 +413,10 @@ export function buildProgram(): Command {
       });
       print(o, { id: nodeId, forgotten }, () => console.log(forgotten ? `Forgot ${nodeId}` : `${nodeId} was not found`));
     });
+}
 
+/** `mem` moving memories: export, import, backup, reembed. */
+function addTransferCommands(program: Command): void {
   program
     .command('export')
     .description('write memories, relations (with p), history, gate state and the embedder id as @mem/export JSONL (docs/reliability.md): `mem export --user x > x.jsonl`')
@@ -528,51 +545,10 @@ export function buildProgram(): Command {
         await store.close();
       }
     });
+}
 
-  program
-    .command('history')
-    .description('append-only history of the scope (ADD / UPDATE / NOOP / RELATE / FORGET …)')
-    .option('--node <id>', 'only this node')
-    .option('--limit <n>', 'rows', intOption('--limit'), 50)
-    .action(async (opts: { node?: string; limit: number }, cmd: Command) => {
-      const o = globals(cmd);
-      const { result: rows } = await withReadStack(o, async (stack) => {
-        const list = await stack.history({ nodeId: opts.node ? await stack.resolveId(opts.node) : undefined, limit: opts.limit });
-        // the text of each memory named (issue 36): the live node's, else the text the row recorded
-        const texts = new Map<string, string | null>();
-        for (const h of list) {
-          if (!h.nodeId || texts.has(h.nodeId)) continue;
-          const node = await stack.get(h.nodeId).catch(() => null);
-          texts.set(h.nodeId, node ? withSpeaker(node.speaker, node.text) : null);
-        }
-        return list.map((h) => ({ ...h, text: h.nodeId ? (texts.get(h.nodeId) ?? (typeof h.data?.text === 'string' ? h.data.text : null)) : null }));
-      });
-      print(o, rows, () => {
-        if (!rows.length) console.log(`(no history in ${formatScope(scopeOf(o))})`);
-        for (const h of rows) {
-          const what = h.nodeId ? `${shortId(h.nodeId)} ${h.text === null ? c.dim('(forgotten: text removed)') : `"${truncate(h.text, 70)}"`}` : '';
-          console.log(`${String(h.seq ?? '').padStart(5)} ${h.at.slice(0, 19).replace('T', ' ')} ${h.op.padEnd(8)} ${what} ${c.dim(truncate(historyDetail(h), what ? 60 : 100))}`);
-        }
-      });
-    });
-
-  program
-    .command('stats')
-    .description('counts of nodes, relations by view and gate decisions in the scope')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const o = globals(cmd);
-      // the database this scope would use, even before it exists
-      const { result: s, missing } = await withReadStack(o, async (stack) => stack.stats());
-      if (missing) (s as Record<string, unknown>).db = missing;
-      print(o, s, () => {
-        const x = s as any;
-        console.log(`${formatScope(x.scope)} · ${x.store}${x.db ? ` ${x.db}` : ''}`);
-        console.log(`  ${x.nodes} memories · ${x.relations} relations (${Object.entries(x.relationsByView).map(([v, n]) => `${v} ${n}`).join(', ')})`);
-        console.log(`  gate decisions on stored memories: add ${x.gate.add} · update ${x.gate.update} · noop ${x.gate.noop}`);
-        console.log(c.dim(`  embedder ${x.embedder.model} (${x.embedder.dimension}-d) · retriever ${x.retriever} · System Two ${x.systemTwo?.model ?? 'offline'}`));
-      });
-    });
-
+/** `mem` the benchmarks: eval locomo, eval beam. */
+function addEvalCommands(program: Command): void {
   const evalCmd = program.command('eval').description('benchmarks');
   evalCmd
     .command('locomo')
@@ -674,7 +650,58 @@ export function buildProgram(): Command {
         if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
       });
     });
+}
 
+/** `mem` history and stats. */
+function addStatusCommands(program: Command): void {
+  program
+    .command('history')
+    .description('append-only history of the scope (ADD / UPDATE / NOOP / RELATE / FORGET …)')
+    .option('--node <id>', 'only this node')
+    .option('--limit <n>', 'rows', intOption('--limit'), 50)
+    .action(async (opts: { node?: string; limit: number }, cmd: Command) => {
+      const o = globals(cmd);
+      const { result: rows } = await withReadStack(o, async (stack) => {
+        const list = await stack.history({ nodeId: opts.node ? await stack.resolveId(opts.node) : undefined, limit: opts.limit });
+        // the text of each memory named (issue 36): the live node's, else the text the row recorded
+        const texts = new Map<string, string | null>();
+        for (const h of list) {
+          if (!h.nodeId || texts.has(h.nodeId)) continue;
+          const node = await stack.get(h.nodeId).catch(() => null);
+          texts.set(h.nodeId, node ? withSpeaker(node.speaker, node.text) : null);
+        }
+        return list.map((h) => ({ ...h, text: h.nodeId ? (texts.get(h.nodeId) ?? (typeof h.data?.text === 'string' ? h.data.text : null)) : null }));
+      });
+      print(o, rows, () => {
+        if (!rows.length) console.log(`(no history in ${formatScope(scopeOf(o))})`);
+        for (const h of rows) {
+          const what = h.nodeId ? `${shortId(h.nodeId)} ${h.text === null ? c.dim('(forgotten: text removed)') : `"${truncate(h.text, 70)}"`}` : '';
+          console.log(`${String(h.seq ?? '').padStart(5)} ${h.at.slice(0, 19).replace('T', ' ')} ${h.op.padEnd(8)} ${what} ${c.dim(truncate(historyDetail(h), what ? 60 : 100))}`);
+        }
+      });
+    });
+
+  program
+    .command('stats')
+    .description('counts of nodes, relations by view and gate decisions in the scope')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const o = globals(cmd);
+      // the database this scope would use, even before it exists
+      const { result: s, missing } = await withReadStack(o, async (stack) => stack.stats());
+      if (missing) (s as Record<string, unknown>).db = missing;
+      print(o, s, () => {
+        const x = s as any;
+        console.log(`${formatScope(x.scope)} · ${x.store}${x.db ? ` ${x.db}` : ''}`);
+        console.log(`  ${x.nodes} memories · ${x.relations} relations (${Object.entries(x.relationsByView).map(([v, n]) => `${v} ${n}`).join(', ')})`);
+        console.log(`  gate decisions on stored memories: add ${x.gate.add} · update ${x.gate.update} · noop ${x.gate.noop}`);
+        console.log(c.dim(`  embedder ${x.embedder.model} (${x.embedder.dimension}-d) · retriever ${x.retriever} · System Two ${x.systemTwo?.model ?? 'offline'}`));
+      });
+    });
+
+}
+
+/** `mem` services: serve, mcp, gate serve, demo. */
+function addServiceCommands(program: Command): void {
   program
     .command('serve')
     .description('HTTP API + web playground (binds 127.0.0.1 by default)')
@@ -749,8 +776,6 @@ export function buildProgram(): Command {
       const report = await runDemo({ data: opts.data, questions: opts.questions, k: opts.k, json: o.json, retriever: o.retriever, embedder: o.embedder });
       if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     });
-
-  return program;
 }
 
 /**
