@@ -262,6 +262,38 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     return stack.withScope(given);
   };
 
+  const api: ApiContext = { stack, exclusive, scoped, lastOf, lastByScope };
+  addQueryRoutes(app, api);
+  addNodeRoutes(app, api);
+  addScopeRoutes(app, api);
+  addTransferRoutes(app, api);
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.doc('/openapi.json', {
+    openapi: '3.0.0',
+    info: { title: '@mem demo-agent API', version: '0.1.0', description: 'Long-term memory for LLM agents: SAGE gate + Jev-Mem controller' },
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  if (options.playground !== false) mountPlayground(app);
+  return app;
+}
+
+/** What the API's route groups share. */
+interface ApiContext {
+  stack: Stack;
+  /** Runs writes one at a time. */
+  exclusive: ReturnType<typeof createMutex>;
+  /** The request's scope (400 SCOPE_INVALID for an empty scope parameter). */
+  scoped: (c: Context) => Stack;
+  /** The last write and question of a scope (for /v1/last), most recent scopes kept. */
+  lastOf: (s: Stack) => { write: unknown; query: unknown };
+  lastByScope: Map<string, { write: unknown; query: unknown }>;
+}
+
+/** The API's routes: observations, search, ask. */
+function addQueryRoutes(app: OpenAPIHono, ctx: ApiContext): void {
+  const { stack, exclusive, scoped, lastOf } = ctx;
   app.openapi(
     createRoute({
       method: 'post',
@@ -323,7 +355,11 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       return c.json(r as any, 200);
     },
   );
+}
 
+/** The API's routes: one memory, its neighbours, forgetting. */
+function addNodeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
+  const { exclusive, scoped } = ctx;
   app.openapi(
     createRoute({
       method: 'get',
@@ -397,7 +433,11 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       return c.json({ scope: s.scope, forgotten }, 200);
     },
   );
+}
 
+/** The API's routes: history, stats, graph, last. */
+function addScopeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
+  const { scoped, lastByScope } = ctx;
   app.openapi(
     createRoute({
       method: 'get',
@@ -449,7 +489,11 @@ export function createApi(options: ApiOptions): OpenAPIHono {
     }),
     (c) => c.json((lastByScope.get(scopeKey(scoped(c).scope)) ?? { write: null, query: null }) as any, 200),
   );
+}
 
+/** The API's routes: export, import. */
+function addTransferRoutes(app: OpenAPIHono, ctx: ApiContext): void {
+  const { stack, exclusive } = ctx;
   const ndjson = (description: string) => ({ content: { 'application/x-ndjson': { schema: z.string() } }, description });
   app.openapi(
     createRoute({
@@ -503,14 +547,4 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       return c.json(report as any, 200);
     },
   );
-
-  app.get('/healthz', (c) => c.json({ ok: true }));
-  app.doc('/openapi.json', {
-    openapi: '3.0.0',
-    info: { title: '@mem demo-agent API', version: '0.1.0', description: 'Long-term memory for LLM agents: SAGE gate + Jev-Mem controller' },
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-
-  if (options.playground !== false) mountPlayground(app);
-  return app;
 }
