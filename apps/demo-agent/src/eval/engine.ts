@@ -280,8 +280,55 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
   const budgetTokens = options.budgetTokens ?? 1000;
   if (!Number.isInteger(budgetTokens) || budgetTokens < 1) throw new MemValidationError('INVALID_INPUT', `budgetTokens must be a positive integer`);
   const retrieveK = Math.max(options.retrieveK ?? 0, ks[ks.length - 1]);
+  const { systems, stores } = await evalSystemsOf(options);
+  let dumpStream: WriteStream | null = null;
+  const dumpTmp = typeof options.dump === 'string' ? `${options.dump}.${process.pid}.partial` : null;
+  const dump: ((row: DumpRow) => void) | null =
+    typeof options.dump === 'function'
+      ? options.dump
+      : dumpTmp
+        ? ((dumpStream = createWriteStream(dumpTmp)), (row: DumpRow) => void dumpStream!.write(JSON.stringify(row) + '\n'))
+        : null;
+  const acc = new Map<string, EvalAcc>(
+    systems.map((s) => [
+      s.name,
+      { build: 0, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
+        f1: new MeanAccumulator(), bleu: new MeanAccumulator(), judge: new MeanAccumulator(), answered: 0, failed: 0 },
+    ]),
+  );
+  const runShared = new Map<string, unknown>([['embedderKind', options.embedder ?? 'glove']]);
+  let questionCount = 0;
+  let ok = false;
+  try {
+    for (const conv of prepared) {
+      questionCount += conv.questions.length;
+      await evalConversation(conv, systems, acc, { options, runShared, dump, ks, retrieveK, budgetTokens });
+    }
+    ok = true;
+  } finally {
+    for (const v of runShared.values()) {
+      const close = (v as { close?: () => unknown } | null)?.close;
+      if (typeof close === 'function') await close.call(v);
+    }
+    if (dumpStream) await new Promise<void>((resolve) => (dumpStream as WriteStream).end(resolve));
+    if (dumpTmp) {
+      if (ok) renameSync(dumpTmp, options.dump as string);
+      else rmSync(dumpTmp, { force: true });
+    }
+  }
+  return evalReport(prepared, options, { systems, stores, acc, runShared, questionCount, ks, budgetTokens });
+}
+
+/** One named system of a run (a store suffix `@neo4j` when several stores are compared). */
+interface NamedSystem {
+  name: string;
+  factory: EvalSystemFactory;
+}
+
+/** The systems and stores of a run (MemValidationError for unknown systems, bad stores, duplicates). */
+async function evalSystemsOf(options: RunEvalOptions): Promise<{ systems: NamedSystem[]; stores: EvalStoreKind[] }> {
   const registry = options.registry ?? (await import('./systems/index.js')).evalSystems;
-  const systems = options.systems.map((s) => {
+  const systems: NamedSystem[] = options.systems.map((s) => {
     if (typeof s !== 'string') return s;
     const factory = registry[s];
     if (!factory) throw new MemValidationError('INVALID_INPUT', `unknown system "${s}" (known: ${Object.keys(registry).join(', ')})`);
@@ -300,119 +347,123 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
   if (systems.length === 0) throw new MemValidationError('INVALID_INPUT', 'no systems to evaluate');
   if (new Set(systems.map((s) => s.name)).size !== systems.length) throw new MemValidationError('INVALID_INPUT', 'duplicate system names');
 
-  let dumpStream: WriteStream | null = null;
-  const dumpTmp = typeof options.dump === 'string' ? `${options.dump}.${process.pid}.partial` : null;
-  const dump: ((row: DumpRow) => void) | null =
-    typeof options.dump === 'function'
-      ? options.dump
-      : dumpTmp
-        ? ((dumpStream = createWriteStream(dumpTmp)), (row: DumpRow) => void dumpStream!.write(JSON.stringify(row) + '\n'))
-        : null;
+  return { systems, stores };
+}
 
-  interface Acc {
-    build: number;
-    observations: number;
-    latencies: number[];
-    calls: number;
-    queries: number;
-    recall: MeanAccumulator;
-    tokens: MeanAccumulator;
-    gate: { add: number; update: number; noop: number };
-    f1: MeanAccumulator;
-    bleu: MeanAccumulator;
-    judge: MeanAccumulator;
-    answered: number;
-    failed: number;
-  }
-  const acc = new Map<string, Acc>(
-    systems.map((s) => [
-      s.name,
-      { build: 0, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
-        f1: new MeanAccumulator(), bleu: new MeanAccumulator(), judge: new MeanAccumulator(), answered: 0, failed: 0 },
-    ]),
-  );
-  const runShared = new Map<string, unknown>([['embedderKind', options.embedder ?? 'glove']]);
-  let questionCount = 0;
-  let ok = false;
+/** Per-system sums of a run. */
+interface EvalAcc {
+  build: number;
+  observations: number;
+  latencies: number[];
+  calls: number;
+  queries: number;
+  recall: MeanAccumulator;
+  tokens: MeanAccumulator;
+  gate: { add: number; update: number; noop: number };
+  f1: MeanAccumulator;
+  bleu: MeanAccumulator;
+  judge: MeanAccumulator;
+  answered: number;
+  failed: number;
+}
 
+/** What every conversation of a run shares. */
+interface EvalRun {
+  options: RunEvalOptions;
+  runShared: Map<string, unknown>;
+  dump: ((row: DumpRow) => void) | null;
+  ks: number[];
+  retrieveK: number;
+  budgetTokens: number;
+}
+
+/** One conversation through every system; a failure is rethrown naming the conversation (`details.conversation`). */
+async function evalConversation(conv: PreparedConversation, systems: NamedSystem[], acc: Map<string, EvalAcc>, run: EvalRun): Promise<void> {
+  const c = conv.index;
+  const shared = new Map<string, unknown>();
+  const deferred: (() => Promise<void> | void)[] = [];
+  let warmed = false;
   try {
-    for (const conv of prepared) {
-      const c = conv.index;
-      const { observations, questions } = conv;
-      questionCount += questions.length;
-      const shared = new Map<string, unknown>();
-      const deferred: (() => Promise<void> | void)[] = [];
-      let warmed = false;
-      try {
-        for (const s of systems) {
-          const a = acc.get(s.name)!;
-          const system: EvalSystem = await s.factory({ name: s.name, conversation: c, shared, runShared, defer: (f) => void deferred.push(f) });
-          try {
-            options.onProgress?.({ phase: 'build', system: s.name, conversation: c, observations: observations.length });
-            const t0 = performance.now();
-            const stats = await system.build(observations);
-            const seconds = stats.seconds ?? (performance.now() - t0) / 1000;
-            a.build += seconds;
-            a.observations += stats.observations;
-            a.gate.add += stats.gate.add;
-            a.gate.update += stats.gate.update;
-            a.gate.noop += stats.gate.noop;
-            options.onProgress?.({ phase: 'built', system: s.name, conversation: c, seconds });
-            if (!warmed) warmed = await warmQuestionVectors(runShared.get('embedder'), questions);
-            for (let i = 0; i < questions.length; i++) {
-              const q = questions[i];
-              const t1 = performance.now();
-              const res = await system.search(q.question, retrieveK, { budgetTokens });
-              a.latencies.push(performance.now() - t1);
-              a.calls += res.controllerCalls ?? 0;
-              a.queries += 1;
-              const retrieved = res.ids.slice(0, retrieveK);
-              for (const k of ks) {
-                const r = recallAtK(q.evidence, retrieved, k);
-                for (const g of q.groups) a.recall.add(`${g}@${k}`, r);
-              }
-              const tokenGroups = q.tokenGroups ?? q.answerGroups;
-              if ((tokenGroups.length || (options.answerer && q.answerGroups.length)) && res.context) {
-                const context = res.context();
-                if (tokenGroups.length) {
-                  const tr = answerTokenRecall(q.answer, context);
-                  for (const g of tokenGroups) a.tokens.add(g, tr);
-                }
-                if (options.answerer && q.answerGroups.length) await scoreAnswer(options.answerer, q, context, a);
-              }
-              dump?.({ system: s.name, conversation: c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
-              if ((i + 1) % 25 === 0 || i + 1 === questions.length) {
-                options.onProgress?.({ phase: 'query', system: s.name, conversation: c, done: i + 1, total: questions.length });
-              }
-            }
-          } finally {
-            await system.close();
-          }
+    for (const s of systems) {
+      await evalSystemOnConversation(s, conv, acc.get(s.name)!, run, shared, deferred, () => warmed, (w) => (warmed = w));
+    }
+  } catch (e) {
+    // name the conversation; keep the code and category of an @mem error
+    const m = MemError.isInstance(e) ? (e as MemError) : null;
+    throw new MemError(m?.code ?? 'INTERNAL', m?.category ?? 'internal', `conversation ${c}: ${(e as Error)?.message ?? String(e)}`, {
+      cause: e,
+      details: { ...(m?.details ?? {}), conversation: c },
+    });
+  } finally {
+    for (const f of deferred.reverse()) await f();
+  }
+}
+
+/** Build one system on the conversation, then ask every question (recall@k, token recall, answers; dump rows). */
+async function evalSystemOnConversation(
+  s: NamedSystem,
+  conv: PreparedConversation,
+  a: EvalAcc,
+  run: EvalRun,
+  shared: Map<string, unknown>,
+  deferred: (() => Promise<void> | void)[],
+  isWarm: () => boolean,
+  setWarm: (w: boolean) => void,
+): Promise<void> {
+  const { options, runShared, dump, ks, retrieveK, budgetTokens } = run;
+  const c = conv.index;
+  const { observations, questions } = conv;
+  const system: EvalSystem = await s.factory({ name: s.name, conversation: c, shared, runShared, defer: (f) => void deferred.push(f) });
+  try {
+    options.onProgress?.({ phase: 'build', system: s.name, conversation: c, observations: observations.length });
+    const t0 = performance.now();
+    const stats = await system.build(observations);
+    const seconds = stats.seconds ?? (performance.now() - t0) / 1000;
+    a.build += seconds;
+    a.observations += stats.observations;
+    a.gate.add += stats.gate.add;
+    a.gate.update += stats.gate.update;
+    a.gate.noop += stats.gate.noop;
+    options.onProgress?.({ phase: 'built', system: s.name, conversation: c, seconds });
+    if (!isWarm()) setWarm(await warmQuestionVectors(runShared.get('embedder'), questions));
+    for (let i = 0; i < questions.length; i++) {
+      const q = questions[i];
+      const t1 = performance.now();
+      const res = await system.search(q.question, retrieveK, { budgetTokens });
+      a.latencies.push(performance.now() - t1);
+      a.calls += res.controllerCalls ?? 0;
+      a.queries += 1;
+      const retrieved = res.ids.slice(0, retrieveK);
+      for (const k of ks) {
+        const r = recallAtK(q.evidence, retrieved, k);
+        for (const g of q.groups) a.recall.add(`${g}@${k}`, r);
+      }
+      const tokenGroups = q.tokenGroups ?? q.answerGroups;
+      if ((tokenGroups.length || (options.answerer && q.answerGroups.length)) && res.context) {
+        const context = res.context();
+        if (tokenGroups.length) {
+          const tr = answerTokenRecall(q.answer, context);
+          for (const g of tokenGroups) a.tokens.add(g, tr);
         }
-      } catch (e) {
-        // name the conversation; keep the code and category of an @mem error
-        const m = MemError.isInstance(e) ? (e as MemError) : null;
-        throw new MemError(m?.code ?? 'INTERNAL', m?.category ?? 'internal', `conversation ${c}: ${(e as Error)?.message ?? String(e)}`, {
-          cause: e,
-          details: { ...(m?.details ?? {}), conversation: c },
-        });
-      } finally {
-        for (const f of deferred.reverse()) await f();
+        if (options.answerer && q.answerGroups.length) await scoreAnswer(options.answerer, q, context, a);
+      }
+      dump?.({ system: s.name, conversation: c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
+      if ((i + 1) % 25 === 0 || i + 1 === questions.length) {
+        options.onProgress?.({ phase: 'query', system: s.name, conversation: c, done: i + 1, total: questions.length });
       }
     }
-    ok = true;
   } finally {
-    for (const v of runShared.values()) {
-      const close = (v as { close?: () => unknown } | null)?.close;
-      if (typeof close === 'function') await close.call(v);
-    }
-    if (dumpStream) await new Promise<void>((resolve) => (dumpStream as WriteStream).end(resolve));
-    if (dumpTmp) {
-      if (ok) renameSync(dumpTmp, options.dump as string);
-      else rmSync(dumpTmp, { force: true });
-    }
+    await system.close();
   }
+}
 
+/** The report of a run: per system build seconds, latency, recall@k per group, token recall, gate counts, answers. */
+function evalReport(
+  prepared: PreparedConversation[],
+  options: RunEvalOptions,
+  r: { systems: NamedSystem[]; stores: EvalStoreKind[]; acc: Map<string, EvalAcc>; runShared: Map<string, unknown>; questionCount: number; ks: number[]; budgetTokens: number },
+): EvalReport {
+  const { systems, stores, acc, runShared, questionCount, ks, budgetTokens } = r;
   const ordered = (set: Set<string>) => [...options.groups.filter((g) => set.has(g)), ...[...set].filter((g) => !options.groups.includes(g))];
   const answerGroups = ordered(new Set(prepared.flatMap((p) => p.questions.flatMap((q) => q.answerGroups))));
   const tokenGroups = ordered(new Set(prepared.flatMap((p) => p.questions.flatMap((q) => q.tokenGroups ?? q.answerGroups))));
