@@ -362,66 +362,8 @@ function buildStack(p: Parts): Stack {
       if (typeof query !== 'string' || !query.trim()) throw new MemValidationError('TEXT_EMPTY', 'The query is empty');
       return memory.search(query, { scope, k: options.k ?? 10, now: options.now });
     },
-    async ask(question, options = {}) {
-      const t0 = performance.now();
-      // one strict reading of `now` for retrieval and System Two's "today" alike
-      const now = options.now === undefined ? undefined : stack.readNow(options.now);
-      const result = await stack.search(question, { k: options.k ?? 10, now });
-      // packed on first read (the tokenizer costs ~0.15 s to load): System Two, --json and HTTP read it
-      let context: string | undefined;
-      const packed = () => (context ??= packContext(result, options.tokenBudget ?? 1200));
-      const evidence = result.evidence.map(toEvidenceItem);
-      let answer = '';
-      let mode: AskResult['mode'] = 'evidence';
-      let systemTwoError: AskResult['systemTwoError'] = null;
-      if (p.systemTwo) {
-        try {
-          answer = (await p.systemTwo.answer(question, packed(), { now })).text;
-          mode = 'llm';
-        } catch (e) {
-          // System Two down: answer offline from the evidence and say why (no data is lost).
-          if (!MemError.isInstance(e) || e.category !== 'unavailable') throw e;
-          systemTwoError = { code: e.code, message: e.message };
-        }
-      }
-      let answerRank: number | null = null;
-      if (mode === 'evidence') {
-        // a when-question is answered by a memory with a date, and the line gives both dates (issue 36)
-        const when = asksWhen(question) ? whenAnswer(evidence) : undefined;
-        const top = when?.item ?? offlineAnswerEvidence(evidence);
-        answerRank = top ? (when?.rank ?? 1) : null;
-        answer = top ? `${withSpeaker(top.speaker, top.text)}${when ? whenNote(when.item) : ''}${staleNote(top)}` : '(no memory matches this question)';
-        // memory holds nothing on it (issue 37): say so instead of quoting an unrelated memory
-        if (result.answerable === false) {
-          answer = abstentionLine(result.pEvidence);
-          answerRank = null;
-        }
-      }
-      const answerable = result.answerable === undefined ? {} : { answerable: result.answerable, pEvidence: result.pEvidence };
-      const out = { question, mode, answer, answerRank, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, ...answerable, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
-      // an enumerable getter: JSON.stringify and spreads still see the packed text
-      return Object.defineProperty(out, 'context', { get: packed, enumerable: true, configurable: true });
-    },
-    async resolveId(ref) {
-      const r = ref.trim().toLowerCase();
-      if (!r || r.length >= 36) return ref;
-      const matches = (id: string) => id.toLowerCase().startsWith(r) || id.toLowerCase().endsWith(r);
-      const found: string[] = [];
-      for (let offset = 0; ; offset += 1000) {
-        const page = await store.list(scope, { limit: 1000, offset, orderBy: 'createdAt', order: 'asc' });
-        for (const n of page) if (matches(n.id)) found.push(n.id);
-        if (page.length < 1000) break;
-      }
-      if (found.length === 0) {
-        const forgotten = [...new Set((await memory.history({ scope, limit: 100_000 })).filter((h) => h.op === 'FORGET' && h.nodeId && matches(h.nodeId)).map((h) => h.nodeId!))];
-        found.push(...forgotten);
-      }
-      if (found.length === 1) return found[0]!;
-      if (found.length > 1) {
-        throw new MemValidationError('AMBIGUOUS_ID', `"${ref}" names ${found.length} memories in ${formatScope(scope)}: ${found.slice(0, 5).join(', ')}${found.length > 5 ? ', …' : ''}; give more characters of the id`, { details: { ref, matches: found.slice(0, 20) } });
-      }
-      return ref;
-    },
+    ask: (question, options = {}) => askStack(stack, p, question, options),
+    resolveId: (ref) => resolveShortId(p, ref),
     async get(id) {
       const node = await memory.get(id, { scope });
       if (!node) {
@@ -474,41 +416,110 @@ function buildStack(p: Parts): Stack {
           .map((r) => ({ id: r.id, from: r.from, to: r.to, view: r.view, subtype: r.subtype, probability: r.probability })),
       };
     },
-    async stats() {
-      const nodes = await store.count(scope);
-      const relations = await store.relations(scope, { limit: 100_000 });
-      const byView: Record<string, number> = Object.fromEntries(RELATION_VIEWS.map((v) => [v, 0]));
-      const bySubtype: Record<string, number> = {};
-      for (const r of relations) {
-        byView[r.view] = (byView[r.view] ?? 0) + 1;
-        bySubtype[r.subtype] = (bySubtype[r.subtype] ?? 0) + 1;
-      }
-      const nodeList = await store.list(scope, { limit: 1_000_000 });
-      const gate = { add: 0, update: 0, noop: 0, none: 0 };
-      for (const n of nodeList) gate[n.gate?.action ?? 'none'] += 1;
-      const m = await memory.stats();
-      return {
-        scope,
-        store: p.storeKind,
-        db: p.dbPath,
-        nodes,
-        relations: relations.length,
-        relationsByView: byView,
-        relationsBySubtype: bySubtype,
-        embedder: { model: p.embedder.model, dimension: p.embedder.dimension },
-        retriever: p.retriever.name,
-        systemOne: p.systemOne.stats(),
-        systemTwo: p.systemTwo ? { model: p.systemTwo.model } : null,
-        gate,
-        /** Counters of this process's Memory (all scopes), since it was created. */
-        session: { writes: m.writes, duplicates: m.duplicates, gate: m.gate, controllerCalls: m.controllerCalls, controllerCallsSaved: m.controllerCallsSaved, consolidations: m.consolidations },
-      };
-    },
+    stats: () => stackStats(p),
     async close() {
       await memory.close();
     },
   };
   return stack;
+}
+
+/** `Stack.ask`: search, then System Two's answer, or offline the answer line from the evidence (a when-question's dated memory; abstention). */
+async function askStack(stack: Stack, p: Parts, question: string, options: Parameters<Stack['ask']>[1] = {}): Promise<AskResult> {
+  const t0 = performance.now();
+  // one strict reading of `now` for retrieval and System Two's "today" alike
+  const now = options.now === undefined ? undefined : stack.readNow(options.now);
+  const result = await stack.search(question, { k: options.k ?? 10, now });
+  // packed on first read (the tokenizer costs ~0.15 s to load): System Two, --json and HTTP read it
+  let context: string | undefined;
+  const packed = () => (context ??= packContext(result, options.tokenBudget ?? 1200));
+  const evidence = result.evidence.map(toEvidenceItem);
+  let answer = '';
+  let mode: AskResult['mode'] = 'evidence';
+  let systemTwoError: AskResult['systemTwoError'] = null;
+  if (p.systemTwo) {
+    try {
+      answer = (await p.systemTwo.answer(question, packed(), { now })).text;
+      mode = 'llm';
+    } catch (e) {
+      // System Two down: answer offline from the evidence and say why (no data is lost).
+      if (!MemError.isInstance(e) || e.category !== 'unavailable') throw e;
+      systemTwoError = { code: e.code, message: e.message };
+    }
+  }
+  let answerRank: number | null = null;
+  if (mode === 'evidence') {
+    // a when-question is answered by a memory with a date, and the line gives both dates (issue 36)
+    const when = asksWhen(question) ? whenAnswer(evidence) : undefined;
+    const top = when?.item ?? offlineAnswerEvidence(evidence);
+    answerRank = top ? (when?.rank ?? 1) : null;
+    answer = top ? `${withSpeaker(top.speaker, top.text)}${when ? whenNote(when.item) : ''}${staleNote(top)}` : '(no memory matches this question)';
+    // memory holds nothing on it (issue 37): say so instead of quoting an unrelated memory
+    if (result.answerable === false) {
+      answer = abstentionLine(result.pEvidence);
+      answerRank = null;
+    }
+  }
+  const answerable = result.answerable === undefined ? {} : { answerable: result.answerable, pEvidence: result.pEvidence };
+  const out = { question, mode, answer, answerRank, model: mode === 'llm' ? (p.systemTwo?.model ?? null) : null, evidence, ...answerable, context: '', trace: normalizeTrace(result.trace), ms: performance.now() - t0, systemTwoError };
+  // an enumerable getter: JSON.stringify and spreads still see the packed text
+  return Object.defineProperty(out, 'context', { get: packed, enumerable: true, configurable: true });
+}
+
+/** `Stack.resolveId`: a short id (a prefix or suffix of a memory id, also of a forgotten one) to the full id; AMBIGUOUS_ID for several. */
+async function resolveShortId(p: Parts, ref: string): Promise<string> {
+  const { scope, store, memory } = p;
+  const r = ref.trim().toLowerCase();
+  if (!r || r.length >= 36) return ref;
+  const matches = (id: string) => id.toLowerCase().startsWith(r) || id.toLowerCase().endsWith(r);
+  const found: string[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const page = await store.list(scope, { limit: 1000, offset, orderBy: 'createdAt', order: 'asc' });
+    for (const n of page) if (matches(n.id)) found.push(n.id);
+    if (page.length < 1000) break;
+  }
+  if (found.length === 0) {
+    const forgotten = [...new Set((await memory.history({ scope, limit: 100_000 })).filter((h) => h.op === 'FORGET' && h.nodeId && matches(h.nodeId)).map((h) => h.nodeId!))];
+    found.push(...forgotten);
+  }
+  if (found.length === 1) return found[0]!;
+  if (found.length > 1) {
+    throw new MemValidationError('AMBIGUOUS_ID', `"${ref}" names ${found.length} memories in ${formatScope(scope)}: ${found.slice(0, 5).join(', ')}${found.length > 5 ? ', …' : ''}; give more characters of the id`, { details: { ref, matches: found.slice(0, 20) } });
+  }
+  return ref;
+}
+
+/** `Stack.stats`: the scope's nodes, relations by view and subtype, gate actions, and this process's write counters. */
+async function stackStats(p: Parts) {
+  const { scope, store, memory } = p;
+  const nodes = await store.count(scope);
+  const relations = await store.relations(scope, { limit: 100_000 });
+  const byView: Record<string, number> = Object.fromEntries(RELATION_VIEWS.map((v) => [v, 0]));
+  const bySubtype: Record<string, number> = {};
+  for (const r of relations) {
+    byView[r.view] = (byView[r.view] ?? 0) + 1;
+    bySubtype[r.subtype] = (bySubtype[r.subtype] ?? 0) + 1;
+  }
+  const nodeList = await store.list(scope, { limit: 1_000_000 });
+  const gate = { add: 0, update: 0, noop: 0, none: 0 };
+  for (const n of nodeList) gate[n.gate?.action ?? 'none'] += 1;
+  const m = await memory.stats();
+  return {
+    scope,
+    store: p.storeKind,
+    db: p.dbPath,
+    nodes,
+    relations: relations.length,
+    relationsByView: byView,
+    relationsBySubtype: bySubtype,
+    embedder: { model: p.embedder.model, dimension: p.embedder.dimension },
+    retriever: p.retriever.name,
+    systemOne: p.systemOne.stats(),
+    systemTwo: p.systemTwo ? { model: p.systemTwo.model } : null,
+    gate,
+    /** Counters of this process's Memory (all scopes), since it was created. */
+    session: { writes: m.writes, duplicates: m.duplicates, gate: m.gate, controllerCalls: m.controllerCalls, controllerCallsSaved: m.controllerCallsSaved, consolidations: m.consolidations },
+  };
 }
 
 /**
