@@ -220,69 +220,8 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
     }
   };
 
-  const add = async (messages: string | Mem0Message[], config: Mem0AddOptions): Promise<Mem0GatedAddResult> => {
-    const ids = idsOf(config);
-    const scope = scopeOf(ids);
-    return serial(scope, async () => {
-      await ensureSeeded(scope, ids);
-      const list: Mem0Message[] = typeof messages === 'string' ? [{ role: 'user', content: messages }] : Array.isArray(messages) ? messages : [];
-      const decisions: Mem0GateDecision[] = [];
-      const forward: Mem0Message[] = [];
-      const updates: { text: string; nearest: string; v: ArrayLike<number> }[] = [];
-      const raw: { message: Mem0Message; nearest: string; score: number }[] = [];
-      const cache = new Map<string, ArrayLike<number>>();
-      for (const m of list) {
-        const text = textOf(m);
-        if (text === null) {
-          forward.push(m); // system messages travel with the forwarded part
-          continue;
-        }
-        if (!text.trim()) continue;
-        const v = await embed(text);
-        cache.set(text, v);
-        const d = decide(scope, v);
-        stats.messages++;
-        stats[d.action]++;
-        let forwarded: Mem0GateDecision['forwarded'] = false;
-        if (d.action === 'add' || (d.action === 'update' && (onUpdate === 'add' || !d.nearest))) {
-          forward.push(m);
-          forwarded = 'add';
-        } else if (d.action === 'update') {
-          updates.push({ text, nearest: d.nearest!.id, v });
-          forwarded = 'update';
-        } else if (onNoop === 'annotate') {
-          raw.push({ message: m, nearest: d.nearest?.id ?? '', score: d.score });
-          forwarded = 'annotate';
-        }
-        decisions.push({ message: text, action: d.action, forwarded, novelty: d.novelty, score: d.score, threshold: d.threshold, nearest: d.nearest });
-      }
-      const results: Mem0MemoryItem[] = [];
-      const forwardAdd = forward.some((m) => textOf(m) !== null);
-      if (forwardAdd) {
-        const out = await memory.add(typeof messages === 'string' ? String(textOf(forward[forward.length - 1])) : forward, config);
-        stats.addCallsForwarded++;
-        results.push(...(out?.results ?? []));
-        await commitResults(scope, out?.results ?? [], cache);
-      } else {
-        stats.addCallsSkipped++;
-      }
-      for (const r of raw) {
-        // mem0's own no-LLM path; one call per message, so each keeps its own link
-        const metadata = { ...(config?.metadata ?? {}), gate: 'noop', duplicate_of: r.nearest, gate_score: r.score };
-        const out = await memory.add([r.message], { ...config, infer: false, metadata });
-        stats.annotated++;
-        results.push(...(out?.results ?? []));
-      }
-      for (const u of updates) {
-        const existing = await memory.get(u.nearest);
-        const merged = await merge(existing?.memory ?? '', u.text);
-        await memory.update(u.nearest, { text: merged });
-        gate.replace(scope, u.nearest, merged === u.text ? u.v : await embed(merged));
-        results.push({ id: u.nearest, memory: merged, metadata: { event: 'UPDATE', previous: existing?.memory ?? null } });
-      }
-      return { results, gate: { scope, decisions, skipped: decisions.filter((d) => !d.forwarded).length, annotated: raw.length, forwardedAdd: forwardAdd } };
-    });
-  };
+  const g: GatedAdd = { memory, gate, stats, embed, serial, ensureSeeded, decide, commitResults, scopeOf, onUpdate, onNoop, merge };
+  const add = (messages: string | Mem0Message[], config: Mem0AddOptions): Promise<Mem0GatedAddResult> => gatedAdd(g, messages, config);
 
   const forget = (id: string) => {
     const scope = scopeOfId.get(id);
@@ -337,4 +276,92 @@ export function withNoveltyGate<M extends Mem0MemoryLike>(memory: M, options: Wi
       return typeof v === 'function' ? v.bind(memory) : v;
     },
   }) as unknown as GatedMem0<M>;
+}
+
+/** What a gated add needs of its wrapper (ours). */
+interface GatedAdd {
+  memory: Mem0MemoryLike;
+  gate: NoveltyGate;
+  stats: Mem0GateStats;
+  embed(text: string): Promise<ArrayLike<number>>;
+  /** Run after every earlier task of the scope. */
+  serial<T>(scope: string, fn: () => Promise<T>): Promise<T>;
+  /** Seed the scope's gate from the memories mem0 already holds (once per scope). */
+  ensureSeeded(scope: string, ids: { userId?: string; agentId?: string; runId?: string }): Promise<void>;
+  decide(scope: string, v: ArrayLike<number>): GateDecision & { action: 'add' | 'update' | 'noop' };
+  commitResults(scope: string, results: Mem0MemoryItem[], cache: Map<string, ArrayLike<number>>): Promise<void>;
+  scopeOf(ids: { userId?: string; agentId?: string; runId?: string }): string;
+  onUpdate: NonNullable<Mem0GatePolicy['onUpdate']>;
+  onNoop: NonNullable<Mem0GatePolicy['onNoop']>;
+  merge(old: string, incoming: string): string | Promise<string>;
+}
+
+/**
+ * The gated `add` (SAGE §3.4 routing in front of mem0, ours in detail): route every message; forward
+ * the Adds (and Updates without a nearest memory, or with `onUpdate: 'add'`) in one mem0 add, store
+ * Noops raw (`infer: false`, annotated) under `onNoop: 'annotate'`, and merge Updates into their nearest memory.
+ */
+async function gatedAdd(g: GatedAdd, messages: string | Mem0Message[], config: Mem0AddOptions): Promise<Mem0GatedAddResult> {
+  const { memory, gate, stats, embed, serial, ensureSeeded, decide, commitResults, scopeOf, onUpdate, onNoop, merge } = g;
+  const ids = idsOf(config);
+  const scope = scopeOf(ids);
+  return serial(scope, async () => {
+    await ensureSeeded(scope, ids);
+    const list: Mem0Message[] = typeof messages === 'string' ? [{ role: 'user', content: messages }] : Array.isArray(messages) ? messages : [];
+    const decisions: Mem0GateDecision[] = [];
+    const forward: Mem0Message[] = [];
+    const updates: { text: string; nearest: string; v: ArrayLike<number> }[] = [];
+    const raw: { message: Mem0Message; nearest: string; score: number }[] = [];
+    const cache = new Map<string, ArrayLike<number>>();
+    for (const m of list) {
+      const text = textOf(m);
+      if (text === null) {
+        forward.push(m); // system messages travel with the forwarded part
+        continue;
+      }
+      if (!text.trim()) continue;
+      const v = await embed(text);
+      cache.set(text, v);
+      const d = decide(scope, v);
+      stats.messages++;
+      stats[d.action]++;
+      let forwarded: Mem0GateDecision['forwarded'] = false;
+      if (d.action === 'add' || (d.action === 'update' && (onUpdate === 'add' || !d.nearest))) {
+        forward.push(m);
+        forwarded = 'add';
+      } else if (d.action === 'update') {
+        updates.push({ text, nearest: d.nearest!.id, v });
+        forwarded = 'update';
+      } else if (onNoop === 'annotate') {
+        raw.push({ message: m, nearest: d.nearest?.id ?? '', score: d.score });
+        forwarded = 'annotate';
+      }
+      decisions.push({ message: text, action: d.action, forwarded, novelty: d.novelty, score: d.score, threshold: d.threshold, nearest: d.nearest });
+    }
+    const results: Mem0MemoryItem[] = [];
+    const forwardAdd = forward.some((m) => textOf(m) !== null);
+    if (forwardAdd) {
+      const out = await memory.add(typeof messages === 'string' ? String(textOf(forward[forward.length - 1])) : forward, config);
+      stats.addCallsForwarded++;
+      results.push(...(out?.results ?? []));
+      await commitResults(scope, out?.results ?? [], cache);
+    } else {
+      stats.addCallsSkipped++;
+    }
+    for (const r of raw) {
+      // mem0's own no-LLM path; one call per message, so each keeps its own link
+      const metadata = { ...(config?.metadata ?? {}), gate: 'noop', duplicate_of: r.nearest, gate_score: r.score };
+      const out = await memory.add([r.message], { ...config, infer: false, metadata });
+      stats.annotated++;
+      results.push(...(out?.results ?? []));
+    }
+    for (const u of updates) {
+      const existing = await memory.get(u.nearest);
+      const merged = await merge(existing?.memory ?? '', u.text);
+      await memory.update(u.nearest, { text: merged });
+      gate.replace(scope, u.nearest, merged === u.text ? u.v : await embed(merged));
+      results.push({ id: u.nearest, memory: merged, metadata: { event: 'UPDATE', previous: existing?.memory ?? null } });
+    }
+    return { results, gate: { scope, decisions, skipped: decisions.filter((d) => !d.forwarded).length, annotated: raw.length, forwardedAdd: forwardAdd } };
+  });
 }
