@@ -234,6 +234,28 @@ function publicDecision(d: GateDecision) {
   return { action: d.action, novelty: d.novelty, score: d.score, threshold: d.threshold, kappa: d.kappa, density: d.density, nearest: d.nearest, n: d.n };
 }
 
+/**
+ * `POST /v1/gate/commit` on the gate: commit, or with `replace` replace an id's vector; a retry of an
+ * applied commit (the same vector) changes nothing; the same id with another vector is 409 DUPLICATE_ID.
+ */
+function commitOrReplace(g: NoveltyGate, body: { scope: string; id: string; replace?: boolean }, v: ArrayLike<number>): { replaced: boolean; unchanged: boolean } {
+  // a retry of a commit that was applied (say, after a client timeout) changes nothing
+  if (holdsSameVector(g, body.scope, body.id, v)) return { replaced: false, unchanged: true };
+  if (body.replace && g.has(body.scope, body.id)) {
+    g.replace(body.scope, body.id, v);
+    return { replaced: true, unchanged: false };
+  }
+  try {
+    g.commit(body.scope, body.id, v);
+  } catch (e) {
+    if (GateError.isInstance(e) && e.code === 'DUPLICATE_ID') {
+      throw new ServiceError(409, 'DUPLICATE_ID', `${e.message} with another vector; send "replace": true to replace it (the same vector again is answered 200, unchanged)`);
+    }
+    throw e;
+  }
+  return { replaced: false, unchanged: false };
+}
+
 /** Build the gate service app (no listening; see `startGateServer`). */
 export function createGateApp(options: GateAppOptions) {
   let gate = options.gate;
@@ -315,26 +337,7 @@ export function createGateApp(options: GateAppOptions) {
     async (c) => {
       const body = c.req.valid('json');
       const v = await vectorOf(body);
-      const { replaced, unchanged } = await mutate(
-        (g) => {
-          // a retry of a commit that was applied (say, after a client timeout) changes nothing
-          if (holdsSameVector(g, body.scope, body.id, v)) return { replaced: false, unchanged: true };
-          if (body.replace && g.has(body.scope, body.id)) {
-            g.replace(body.scope, body.id, v);
-            return { replaced: true, unchanged: false };
-          }
-          try {
-            g.commit(body.scope, body.id, v);
-          } catch (e) {
-            if (GateError.isInstance(e) && e.code === 'DUPLICATE_ID') {
-              throw new ServiceError(409, 'DUPLICATE_ID', `${e.message} with another vector; send "replace": true to replace it (the same vector again is answered 200, unchanged)`);
-            }
-            throw e;
-          }
-          return { replaced: false, unchanged: false };
-        },
-        (out) => !out.unchanged,
-      );
+      const { replaced, unchanged } = await mutate((g) => commitOrReplace(g, body, v), (out) => !out.unchanged);
       return c.json({ scope: body.scope, id: body.id, size: gate.size(body.scope), replaced, unchanged }, 200);
     },
   );
