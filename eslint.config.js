@@ -47,6 +47,15 @@ export default tseslint.config(
       'import-x/no-self-import': 'error',
     },
   },
+  // Functions ≤ 150 lines in library code (issue 35): every package's and app's src/, counting every
+  // line of the function (blank lines and comments too). Tests are excluded: *.test.ts and the store
+  // conformance suite (src/testing/conformance.ts, the suite of tests every store adapter runs).
+  // scripts/lint-selftest.mjs checks that a 151-line function in src/ is reported and one in a test is not.
+  {
+    files: ['packages/*/src/**/*.{ts,mts,cts}', 'apps/*/src/**/*.{ts,mts,cts}'],
+    ignores: ['**/*.test.ts', '**/src/testing/conformance.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+  },
   ...Object.entries(layering).map(([dir, allowed]) => ({
     files: [dir.includes('*') ? dir : `${dir}/**/*.{ts,mts,cts}`],
     rules: {

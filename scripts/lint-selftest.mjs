@@ -15,4 +15,13 @@ if (missing.length) {
   console.error(`lint self-test FAILED: lint did not report ${missing.join(', ')} on the planted fixtures (saw: ${seen.join(', ') || 'nothing'}).`);
   process.exit(1);
 }
-console.log(`lint self-test: the planted cycle and the unresolved import are reported (${expected.length}/${expected.length})`);
+// max-lines-per-function (issue 35): a 151-line function in library code is reported, the same in a test is not
+const longFunction = `export function planted(): number {\n  let n = 0;\n${'  n++;\n'.repeat(147)}  return n;\n}\n`;
+const inSrc = await eslint.lintText(longFunction, { filePath: 'packages/core/src/lint-selftest-planted.ts' });
+const inTest = await eslint.lintText(longFunction, { filePath: 'packages/core/src/lint-selftest-planted.test.ts' });
+const long = (rs) => rs.some((r) => r.messages.some((m) => m.ruleId === 'max-lines-per-function'));
+if (!long(inSrc) || long(inTest)) {
+  console.error(`lint self-test FAILED: max-lines-per-function ${long(inSrc) ? '' : 'did not report a 151-line function in packages/core/src'}${long(inTest) ? 'reported a test file' : ''}.`);
+  process.exit(1);
+}
+console.log(`lint self-test: the planted cycle and the unresolved import are reported (${expected.length}/${expected.length}); a 151-line function in src/ is reported, in a test it is not`);
