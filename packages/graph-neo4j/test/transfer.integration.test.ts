@@ -2,7 +2,8 @@
 // gated on MEM_NEO4J_URI, see neo4j.integration.test.ts): memories written by the real write path
 // into SQLite → @mem/export JSONL → imported into Neo4j → exported again is byte-identical up to the
 // header's documented volatile fields (exportedAt, source); a file of another embedder is refused
-// with IMPORT_MISMATCH and a second import into the same scopes with STORE_CONFLICT, nothing written.
+// with IMPORT_MISMATCH; the same file again is skipped scope by scope (idempotent re-run), and a file
+// whose scope holds other memories in the target is STORE_CONFLICT, nothing written.
 // WARNING: deletes every :Memory, :MemoryHistory, :MemoryMeta and :MemoryState node of the target database.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemory, createSqliteStore, EXPORT_VOLATILE_FIELDS, exportLines, exportMemories, importMemories, resolveScope, type Embedder } from '@mem/core';
@@ -88,7 +89,16 @@ describe.runIf(URI)('export / import between SQLite and Neo4j', () => {
     const [hit] = await neo.lexicalSearch(resolveScope({ userId: 'alice' }), 'bicycle Lyon', 1);
     expect(hit!.node.text).toBe('Mira bought a red bicycle in Lyon.');
 
-    await expect(importMemories(neo, exportLines(first))).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    // the same file again (a re-run after a kill): every scope already holds exactly its content and
+    // is skipped; nothing is written twice
+    const rerun = await importMemories(neo, exportLines(first));
+    expect(rerun.skipped).toHaveLength(3);
+    expect(stable(await collect(exportMemories(neo)))).toBe(stable(first));
+    // a scope that holds other memories is a conflict, refused before anything is written
+    const onNeo = createMemory({ store: neo, embedder: hashEmbedder() });
+    await onNeo.add({ text: 'Bob drinks coffee now.', observedAt: t(6), scope: { userId: 'bob' } });
+    await expect(importMemories(neo, exportLines(first))).rejects.toMatchObject({ code: 'STORE_CONFLICT', details: { scopes: [resolveScope({ userId: 'bob' })] } });
+    expect(await neo.count(resolveScope({ userId: 'bob' }))).toBe(2);
     const foreign = exportLines(first).map((l, i) => (i === 0 ? l.replace('"model":"test-hash-16"', '"model":"another-16"') : l));
     await expect(importMemories(neo, foreign)).rejects.toMatchObject({ code: 'IMPORT_MISMATCH', details: { field: 'embeddingModel' } });
     expect(await neo.count(resolveScope({ userId: 'alice' }))).toBe(3);
