@@ -2,7 +2,12 @@
  * Progress bars for long CLI work (cli-progress), drawn on stderr and only when stderr is a TTY and
  * the command was not asked for `--json`. Otherwise every call is a no-op, so output stays clean.
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgressModule from 'cli-progress';
+
+// loaded when a bar is first drawn (a TTY and a long job), not by every command (issue 36 point 4)
+let cliProgress: typeof cliProgressModule | undefined;
+const load = (): typeof cliProgressModule => (cliProgress ??= createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule);
 
 export interface Progress {
   start(label: string, total: number, options?: { percentOnly?: boolean }): void;
@@ -14,11 +19,12 @@ const NOOP: Progress = { start() {}, update() {}, stop() {} };
 
 export function createProgress(options: { enabled: boolean }): Progress {
   if (!options.enabled || !process.stderr.isTTY) return NOOP;
-  let bar: cliProgress.SingleBar | null = null;
+  let bar: cliProgressModule.SingleBar | null = null;
   return {
     start(label, total, opts = {}) {
       bar?.stop();
-      bar = new cliProgress.SingleBar(
+      const { SingleBar, Presets } = load();
+      bar = new SingleBar(
         {
           stream: process.stderr,
           format: `${label.padEnd(22)} [{bar}] ${opts.percentOnly ? '' : '{value}/{total} '}{percentage}% | {duration_formatted}`,
@@ -26,7 +32,7 @@ export function createProgress(options: { enabled: boolean }): Progress {
           clearOnComplete: false,
           etaBuffer: 50,
         },
-        cliProgress.Presets.shades_classic,
+        Presets.shades_classic,
       );
       bar.start(Math.max(1, total), 0);
     },
