@@ -218,8 +218,15 @@ export function currentSchemaVersion(db: Database.Database): number {
   return row.v ?? 0;
 }
 
-/** Apply pending migrations, each in its own transaction. Returns the version reached. */
+/**
+ * Apply pending migrations, each in its own transaction. Returns the version reached. A file already
+ * at the latest version is only read (no write lock taken): opening a store that another process
+ * writes continuously does not wait for that writer's lock (SQLite's busy handler sleeps
+ * synchronously, so each wait would block the opening process's event loop).
+ */
 export function migrate(db: Database.Database): number {
+  const now = currentSchemaVersion(db);
+  if (now >= SQLITE_SCHEMA_VERSION) return now;
   db.exec('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
   for (const m of MIGRATIONS) {
     // Re-check inside an IMMEDIATE transaction: another process may have migrated meanwhile.

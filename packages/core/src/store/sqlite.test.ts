@@ -179,6 +179,26 @@ describe('sqlite vector cache', () => {
 });
 
 describe('sqlite files', () => {
+  it('opening a store another process is writing takes no write lock (migrations and meta only read): it never waits for that writer', async () => {
+    const path = file();
+    const first = await open(path);
+    await first.write({ scope: A, nodes: [makeNode(A, 'one', unitVector(16, 1))] });
+    // another process holds the write lock (a long add of `mem serve`, say)
+    const writer = new Database(path);
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const second = createSqliteStore({ path, busyTimeoutMs: 0 });
+      await second.open(META); // before: migrations and open each took the lock (SQLITE_BUSY at once here)
+      expect(await second.count(A)).toBe(1);
+      await expect(createSqliteStore({ path, busyTimeoutMs: 0 }).open({ ...META, dimension: 8 })).rejects.toMatchObject({ code: 'STORE_META_MISMATCH' });
+      await second.close();
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+      await first.close();
+    }
+  });
+
   it('keeps another handle\'s vector cache in step (data_version)', async () => {
     const path = file();
     const h1 = await open(path);

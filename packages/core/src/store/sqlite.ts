@@ -436,6 +436,14 @@ export class SqliteStore implements MemoryStore {
     const wanted = checkMeta(meta);
     try {
       const db = this.conn();
+      // a store that records its meta is only read: no write lock (see `migrate`); a new one is
+      // initialised in one IMMEDIATE transaction that checks again (another process may be first)
+      const recorded = this.readMeta();
+      if (recorded) {
+        this.checkMetaAgainst(recorded, wanted);
+        this.recorded = recorded;
+        return;
+      }
       db.transaction(() => {
         const have = this.readMeta();
         if (!have) {
@@ -446,18 +454,22 @@ export class SqliteStore implements MemoryStore {
           put.run('createdAt', new Date().toISOString());
           return;
         }
-        // every differing field is named (a model change usually changes the dimension too)
-        const fields = (['schemaVersion', 'embeddingModel', 'dimension'] as const).filter((f) => have[f] !== wanted[f]);
-        if (fields.length) {
-          const what = fields.map((f) => `${f} (the store records ${JSON.stringify(have[f])}, open() asked for ${JSON.stringify(wanted[f])})`).join('; ');
-          throw new StoreMetaMismatchError(`Store meta mismatch on ${what}: store ${this.path}`, {
-            details: { field: fields[0], fields, stored: have[fields[0]!], requested: wanted[fields[0]!], ...Object.fromEntries(fields.map((f) => [f, { stored: have[f], requested: wanted[f] }])) },
-          });
-        }
+        this.checkMetaAgainst(have, wanted);
       }).immediate();
       this.recorded = this.readMeta();
     } catch (e) {
       throw wrap(e, 'open failed');
+    }
+  }
+
+  /** Every differing field is named (a model change usually changes the dimension too). @throws StoreMetaMismatchError */
+  private checkMetaAgainst(have: StoreMeta, wanted: StoreMeta): void {
+    const fields = (['schemaVersion', 'embeddingModel', 'dimension'] as const).filter((f) => have[f] !== wanted[f]);
+    if (fields.length) {
+      const what = fields.map((f) => `${f} (the store records ${JSON.stringify(have[f])}, open() asked for ${JSON.stringify(wanted[f])})`).join('; ');
+      throw new StoreMetaMismatchError(`Store meta mismatch on ${what}: store ${this.path}`, {
+        details: { field: fields[0], fields, stored: have[fields[0]!], requested: wanted[fields[0]!], ...Object.fromEntries(fields.map((f) => [f, { stored: have[f], requested: wanted[f] }])) },
+      });
     }
   }
 
