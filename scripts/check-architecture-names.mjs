@@ -12,6 +12,9 @@
  *   declared as a function, method, property or const somewhere in the sources;
  * - other identifiers in camelCase, PascalCase with an inner capital, or CONSTANT_CASE: declared, or
  *   (relation subtypes) present as a string literal.
+ * - names bound to a file (issue 35): in a diagram label, each name before a path (`name<br/>path`) is
+ *   declared in that file (a folder path: in a file under it); in the equation table, each function in
+ *   the file of its row.
  * Then (issue 36) the links and commands of README.md, docs/ and every package README
  * (scripts/docs-links-commands.mjs): relative links resolve, anchors name a heading, each `pnpm …`
  * names a script that exists and each `mem …` a CLI command and options that exist.
@@ -45,10 +48,10 @@ files.push(join(root, 'eslint.config.js'));
 const corpus = files.map((f) => readFileSync(f, 'utf8')).join('\n');
 
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const declared = (name) =>
-  new RegExp(`\\b(function\\*?|const|let|var|class|interface|type|enum)\\s+${esc(name)}\\b`).test(corpus) ||
-  new RegExp(`^\\s+(readonly\\s+)?(static\\s+)?(private\\s+)?(async\\s+)?(get\\s+)?${esc(name)}\\s*[(<?:=]`, 'm').test(corpus) ||
-  new RegExp(`[{,]\\s*${esc(name)}\\s*[,}]`).test(corpus); // exported in a list or shorthand property
+const declared = (name, text = corpus) =>
+  new RegExp(`\\b(function\\*?|const|let|var|class|interface|type|enum)\\s+${esc(name)}\\b`).test(text) ||
+  new RegExp(`^\\s+(readonly\\s+)?(static\\s+)?(private\\s+)?(async\\s+)?(get\\s+)?${esc(name)}\\s*[(<?:=]`, 'm').test(text) ||
+  new RegExp(`[{,]\\s*${esc(name)}\\s*[,}]`).test(text); // exported in a list or shorthand property
 const literal = (name) => new RegExp(`['"\`]${esc(name)}['"\`]`).test(corpus);
 
 const pathLike = /^[\w@.-]+(\/[\w@.-]+)+\/?$/;
@@ -76,6 +79,39 @@ function checkName(n, where) {
   checked++;
   if (!declared(n) && !literal(n)) missing.push(`${where}: ${n}`);
 }
+/**
+ * Names bound to a file (issue 35): in a diagram label, the names before a path (`name<br/>path`) must be
+ * declared in that file (or, for a folder path, in a file under it); in the equation table, each function
+ * in the file of its row. `Owner.member` holds when the owner or the member is declared there; CONSTANT_CASE
+ * names (relation subtypes, question tables) are checked globally only.
+ */
+let bound = 0;
+function filesAt(p) {
+  const pkgs = ['packages', 'apps'].flatMap((top) => readdirSync(join(root, top)).map((d) => `${top}/${d}/${p}`));
+  for (const c of [p, `packages/${p}`, `apps/${p}`, ...pkgs]) {
+    const abs = join(root, c.replace(/\/$/, ''));
+    if (!existsSync(abs)) continue;
+    return statSync(abs).isDirectory() ? walk(abs, []) : [abs];
+  }
+  return [];
+}
+function checkBound(names, p, where) {
+  const found = filesAt(p);
+  if (!found.length) return; // the path itself is reported by checkPath
+  const text = found.map((f) => readFileSync(f, 'utf8')).join('\n');
+  for (const n of names) {
+    if (/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(n)) continue;
+    bound++;
+    const [owner, member] = n.split('.');
+    const ok = member ? declared(owner, text) || declared(member, text) : declared(n, text);
+    if (!ok) missing.push(`${where}: ${n} is not declared in ${p}`);
+  }
+}
+const isBinder = (s) => pathLike.test(s) && (/\.ts$/.test(s) || s.endsWith('/'));
+const isBindable = (s) => {
+  if (s.includes('.')) return s.split('.').length === 2 && s.split('.').every((x) => ident.test(x));
+  return ident.test(s) && interesting(s);
+};
 function checkToken(t, where) {
   const s = t.replace(/\(\)$/, '').replace(/[,;:]+$/, '');
   if (!s || s.startsWith('../')) return; // outside the repository (the shared workspace)
@@ -106,9 +142,23 @@ for (const doc of docs) {
     if (inFence) return;
     if (inMermaid) {
       for (const m of line.matchAll(/\["([^"]*)"\]/g)) {
-        for (const part of m[1].split(/<br\/>|[\s,()→:]+/)) if (part) checkToken(part, where);
+        let pending = [];
+        for (const part of m[1].split(/<br\/>|[\s,()→:;]+/)) {
+          if (!part) continue;
+          checkToken(part, where);
+          const t = part.replace(/\(\)$/, '').replace(/[,;:]+$/, '');
+          if (isBinder(t)) {
+            checkBound(pending, t, where);
+            pending = [];
+          } else if (isBindable(t)) pending.push(t);
+        }
       }
       return;
+    }
+    const cells = line.startsWith('|') ? line.split('|').slice(1, -1).map((c) => c.trim()) : [];
+    if (cells.length === 4 && /^`[^`]+\.ts`$/.test(cells[2])) {
+      const names = [...cells[3].matchAll(/`([^`]+)`/g)].map((x) => x[1]).filter(isBindable);
+      checkBound(names, cells[2].slice(1, -1), where);
     }
     for (const m of line.matchAll(/`([^`]+)`/g)) {
       const span = m[1];
@@ -129,5 +179,5 @@ if (missing.length || lc.problems.length) {
   if (lc.problems.length) console.log(`${lc.problems.length} link(s) or command(s) that do not hold:\n${lc.problems.map((m) => `  ${m}`).join('\n')}`);
   process.exit(1);
 }
-console.log(`${docs.join(', ')}: ${checked} names and paths checked, all found (${files.length} source files, ${relative(process.cwd(), root) || '.'})`);
+console.log(`${docs.join(', ')}: ${checked} names and paths checked, all found, ${bound} of them in the file the document gives (${files.length} source files, ${relative(process.cwd(), root) || '.'})`);
 console.log(`${linkDocs.length} markdown files: ${lc.links} links and ${lc.commands} commands checked, all hold`);
