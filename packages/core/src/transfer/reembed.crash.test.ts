@@ -137,7 +137,7 @@ describe('reembedStore survives SIGKILL', () => {
     console.log(`reembed crash test: ${KILLS} kills over a ${Math.round(runMs)} ms run: ${outcome.old} left the old space, ${outcome.new} the new one, 0 mixed; every resume ended in the new space`);
     expect(outcome.old + outcome.new).toBe(KILLS);
     seededFiles = { base, ref };
-  }, 240_000);
+  }, Math.max(240_000, KILLS * 40_000)); // each kill is a child run plus a resumed one: minutes for the 20-kill loop on a loaded machine
 
   // two processes re-embed one file at once (a breaker's finding: the second failed with a raw
   // "no such table" STORE_ERROR): one ends in the new space, the other is refused with
