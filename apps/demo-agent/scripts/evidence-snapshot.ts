@@ -18,7 +18,9 @@
  *   novelty and τ, stored or not, and how many relations its write reported;
  * - `nodes`: every stored node's entities, keywords, event time, type scores and obsoleteBy;
  * - `edges`: every relation (ends, view, subtype, p, origin), sorted;
- * - `questions`: for every question, jev's top-20 evidence (content-hash keys) with their scores.
+ * - `questions`: for every question, jev's top-20 evidence (content-hash keys) with their scores, and
+ *   the search's stop reason (a search ended by the 15 s wall-clock cap, `time_cap`, depends on the
+ *   machine's load: compare prints it beside such a difference).
  *
  * Data: LoCoMo dev = every conversation of locomo10-dev.json (8); BEAM dev = the 500K conversations
  * 1–10 (the read-path corpus: 1–5 train, 6–10 held out). BEAM conversations are ~0.5M tokens each and
@@ -45,7 +47,8 @@ interface Snapshot {
   routes: string[];
   nodes: string[];
   edges: string[];
-  questions: { qa: number; question: string; evidence: string[] }[];
+  /** `stop`: the search's stop reason (`time_cap` = the 15 s wall-clock cap ended it: not deterministic). */
+  questions: { qa: number; question: string; evidence: string[]; stop?: string | null }[];
 }
 
 const keyOf = (n: MemoryNode) => n.provenance.contentHash.slice(0, 16);
@@ -85,7 +88,8 @@ async function snapshotOf(conv: CorpusConversation, beamPrefix: number, log: (s:
   const questions: Snapshot['questions'] = [];
   for (const q of conv.questions) {
     const res = await jev.search({ scope, query: q.question, k: TOP_K, now });
-    questions.push({ qa: q.qaIndex, question: q.question, evidence: res.evidence.map((e) => `${keyOf(e.node)} ${e.score}`) });
+    const stop = (res.trace as { stopReason?: string | null } | undefined)?.stopReason ?? null;
+    questions.push({ qa: q.qaIndex, question: q.question, evidence: res.evidence.map((e) => `${keyOf(e.node)} ${e.score}`), stop });
   }
   log(`${conv.dataset} ${conv.index}: ${observations.length} observations ingested in ${ingestS.toFixed(1)} s, ${nodes.length} nodes, ${edges.length} edges; ${questions.length} questions in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
   await memory.close();
@@ -150,7 +154,8 @@ function compare(dirA: string, dirB: string): number {
         differences++;
       } else if (JSON.stringify(q.evidence) !== JSON.stringify(other.evidence)) {
         const first = q.evidence.findIndex((e, i) => e !== other.evidence[i]);
-        say(`${f}: question ${q.qa}: top-${TOP_K} differs from rank ${first + 1}: ${q.evidence[first] ?? '-'} | ${other.evidence[first] ?? '-'}`);
+        const capped = q.stop === 'time_cap' || other.stop === 'time_cap' ? ' (the 15 s time cap ended one of the searches: wall-clock dependent)' : '';
+        say(`${f}: question ${q.qa}: top-${TOP_K} differs from rank ${first + 1}: ${q.evidence[first] ?? '-'} | ${other.evidence[first] ?? '-'}${capped}`);
         differences++;
       }
     }
