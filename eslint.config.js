@@ -1,7 +1,9 @@
 // Lint config. The import rules enforce the layering table in docs/design.md:
-// gate-vmf and system-one import nothing from @mem; core imports only gate-vmf and system-one;
-// retrieval imports core and system-one; graph-neo4j and ai-sdk import core; gate-service imports
-// gate-vmf (its tests also core, for a real text embedder); no cycles anywhere.
+// gate-vmf and system-one import nothing from @mem; store-spec imports gate-vmf; core imports
+// store-spec, gate-vmf and system-one; retrieval imports core and system-one; graph-neo4j imports
+// store-spec only (its tests also core); ai-sdk imports core; gate-service imports gate-vmf (its
+// tests also core, for a real text embedder); no cycles anywhere. Tests may import the private
+// @mem/test-utils (it imports nothing from @mem).
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -9,14 +11,16 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 const layering = {
   'packages/gate-vmf': [],
   'packages/system-one': [],
-  'packages/core': ['@mem/gate-vmf', '@mem/system-one'],
+  'packages/store-spec': ['@mem/gate-vmf'],
+  'packages/core': ['@mem/store-spec', '@mem/gate-vmf', '@mem/system-one'],
   'packages/retrieval': ['@mem/core', '@mem/system-one'],
-  'packages/graph-neo4j': ['@mem/core'],
+  'packages/graph-neo4j': ['@mem/store-spec'],
+  'packages/graph-neo4j/{test/**/*.ts,src/**/*.test.ts}': ['@mem/store-spec', '@mem/core'],
   'packages/ai-sdk': ['@mem/core'],
   'packages/gate-service': ['@mem/gate-vmf'],
   'packages/gate-service/**/*.test.ts': ['@mem/gate-vmf', '@mem/core'],
 };
-const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/ai-sdk', '@mem/gate-service', '@mem/demo-agent'];
+const all = ['@mem/gate-vmf', '@mem/system-one', '@mem/store-spec', '@mem/core', '@mem/retrieval', '@mem/graph-neo4j', '@mem/ai-sdk', '@mem/gate-service', '@mem/demo-agent'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**', 'apps/demo-agent/public/vendor/**', 'scripts/lint-fixtures/**'] },

@@ -3,18 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEmbedderFor, resolveEmbedderKind } from './embedder.js';
+import { MemValidationError, ModelNotFoundError } from '@mem/core';
+import { expectMemError } from '@mem/test-utils';
 
 describe('embedder selection', () => {
-  it('option > MEM_EMBEDDER > glove; unknown names are INVALID_INPUT', () => {
+  it('option > MEM_EMBEDDER > glove; unknown names are INVALID_INPUT', async () => {
     expect(resolveEmbedderKind(undefined, {})).toBe('glove');
     expect(resolveEmbedderKind(undefined, { MEM_EMBEDDER: 'MiniLM' })).toBe('minilm');
     expect(resolveEmbedderKind('openai', { MEM_EMBEDDER: 'minilm' })).toBe('openai');
-    expect(() => resolveEmbedderKind('bert', {})).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => resolveEmbedderKind('bert', {}), MemValidationError, 'INVALID_INPUT');
   });
 
-  it('minilm without its folder names `pnpm models:fetch`; openai without MEM_EMBED_* says what is missing', () => {
-    expect(() => createEmbedderFor('minilm', { MEM_MODELS_DIR: '/nonexistent/mem-models' })).toThrow(expect.objectContaining({ code: 'MODEL_NOT_FOUND', message: expect.stringContaining('pnpm models:fetch') }));
-    expect(() => createEmbedderFor('openai', { MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('MEM_EMBED_MODEL') }));
+  it('minilm without its folder names `pnpm models:fetch`; openai without MEM_EMBED_* says what is missing', async () => {
+    expect((await expectMemError(() => createEmbedderFor('minilm', { MEM_MODELS_DIR: '/nonexistent/mem-models' }), ModelNotFoundError, 'MODEL_NOT_FOUND')).message).toContain('pnpm models:fetch');
+    expect((await expectMemError(() => createEmbedderFor('openai', { MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }), MemValidationError, 'INVALID_INPUT')).message).toContain('MEM_EMBED_MODEL');
     const e = createEmbedderFor('openai', { MEM_EMBED_MODEL: 'm', MEM_EMBED_DIMENSION: '8', MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1', MEM_LLM_API_KEY: 'k' });
     expect(e.dimension).toBe(8);
     expect(createEmbedderFor('glove', {}).dimension).toBe(100);

@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateText, isStepCount } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createMemory, MemError, type Memory } from '@mem/core';
+import { createMemory, MemError, type Memory, MemValidationError } from '@mem/core';
 import { createMemoryTools, formatMemories, portableJsonSchema, recallForPrompt } from './index.js';
+import { expectMemError } from '@mem/test-utils';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } } as any;
 const toolCall = (toolName: string, input: unknown, id = 'call-1') => ({
@@ -114,7 +115,7 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
       const err = await Promise.resolve(tools.forget.execute!({ id } as any, { toolCallId: 't', messages: [] } as any)).catch((e) => e);
       expect(MemError.isInstance(err) && err.code).toBe('INVALID_INPUT');
     }
-    await expect(memory.forget({ a: 1 } as any, { scope: { userId: 'scope-copy' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(memory.forget({ a: 1 } as any, { scope: { userId: 'scope-copy' } }), MemValidationError, 'INVALID_INPUT');
   });
 
   it('recallForPrompt refuses a misspelt scope key and a bad k with typed errors', async () => {

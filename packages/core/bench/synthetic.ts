@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { scopeKey } from '../src/scope.js';
-import { seededRandom } from '../src/testing/fixtures.js';
+import { seededRandom } from '../src/testing/index.js';
 import type { Embedder, MemoryNode, MemoryStore, ResolvedScope } from '../src/types.js';
 import { uuidv7 } from '../src/write/ids.js';
 

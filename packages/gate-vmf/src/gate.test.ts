@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createNoveltyGate, createNoopFilter, GateError, vmfScore, estimateKappa, meanResultantLength } from './index.js';
+import { createNoveltyGate, createNoopFilter, GateError, type GateErrorCode, vmfScore, estimateKappa, meanResultantLength } from './index.js';
 import { near, randomUnit, rng } from './test-utils.js';
+import { expectMemError } from '@mem/test-utils';
 
 const d = 8;
 
@@ -183,48 +184,41 @@ describe('bad input → typed errors, state unchanged', () => {
     ['bad id', (g) => g.commit('s', '', randomUnit(d, rng(1))), 'BAD_ID'],
   ];
   for (const [name, fn, code] of cases) {
-    it(name, () => {
+    it(name, async () => {
       const g = createNoveltyGate();
       fillScope(g, 's', 20, 12);
       const before = JSON.stringify(g.serialize());
-      let err: unknown;
-      try {
-        fn(g);
-      } catch (e) {
-        err = e;
-      }
-      expect(GateError.isInstance(err)).toBe(true);
-      expect((err as GateError).code).toBe(code);
+      const err = await expectMemError(() => fn(g), GateError, code as GateErrorCode);
       expect((err as any)[Symbol.for('@mem/error')]).toBe(true);
       expect(JSON.stringify(g.serialize())).toBe(before);
     });
   }
 
-  it('normalize: true accepts and normalizes unnormalized vectors', () => {
+  it('normalize: true accepts and normalizes unnormalized vectors', async () => {
     const g = createNoveltyGate({ normalize: true });
     g.commit('s', 'a', [3, 4, 0]);
     const dec = g.route('s', [6, 8, 0]);
     expect(dec.nearest!.cosine).toBeCloseTo(1, 6);
-    expect(() => g.commit('s', 'b', [0, 0, 0])).toThrow(GateError);
+    await expectMemError(() => g.commit('s', 'b', [0, 0, 0]), GateError, 'ZERO_VECTOR');
   });
 
-  it('bad options → BAD_OPTIONS', () => {
-    expect(() => createNoveltyGate({ alpha: 1 })).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
-    expect(() => createNoveltyGate({ bogus: 1 } as any)).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
+  it('bad options → BAD_OPTIONS', async () => {
+    await expectMemError(() => createNoveltyGate({ alpha: 1 }), GateError, 'BAD_OPTIONS');
+    await expectMemError(() => createNoveltyGate({ bogus: 1 } as any), GateError, 'BAD_OPTIONS');
     expect(() => createNoveltyGate({ kappaMin: 10, kappaMax: 5 })).toThrow(expect.objectContaining({ category: 'validation' }));
   });
 
-  it('bad snapshots → BAD_SNAPSHOT', () => {
+  it('bad snapshots → BAD_SNAPSHOT', async () => {
     const g = createNoveltyGate();
     fillScope(g, 's', 5, 13);
     const snap = JSON.parse(JSON.stringify(g.serialize()));
-    expect(() => createNoveltyGate({ state: { ...snap, version: 2 } })).toThrow(expect.objectContaining({ code: 'BAD_SNAPSHOT' }));
+    await expectMemError(() => createNoveltyGate({ state: { ...snap, version: 2 } }), GateError, 'BAD_SNAPSHOT');
     const broken = JSON.parse(JSON.stringify(snap));
     broken.scopes[0].ids.pop();
-    expect(() => createNoveltyGate({ state: broken })).toThrow(expect.objectContaining({ code: 'BAD_SNAPSHOT' }));
+    await expectMemError(() => createNoveltyGate({ state: broken }), GateError, 'BAD_SNAPSHOT');
     const dup = JSON.parse(JSON.stringify(snap));
     dup.scopes[0].ids[1] = dup.scopes[0].ids[0];
-    expect(() => createNoveltyGate({ state: dup })).toThrow(expect.objectContaining({ code: 'BAD_SNAPSHOT' }));
+    await expectMemError(() => createNoveltyGate({ state: dup }), GateError, 'BAD_SNAPSHOT');
   });
 });
 
@@ -295,25 +289,23 @@ describe('serialize / restore', () => {
     );
   });
 
-  it('a snapshot without vectors is refused (BAD_SNAPSHOT) without a source, a miscounted, failing or invalid one', () => {
+  it('a snapshot without vectors is refused (BAD_SNAPSHOT) without a source, a miscounted, failing or invalid one', async () => {
     const r = rng(41);
     const g = createNoveltyGate();
     const vs = Array.from({ length: 40 }, () => randomUnit(d, r));
     vs.forEach((v, i) => g.commit('s', `m${i}`, v));
     const slim = g.serialize({ vectors: false });
-    const bad = expect.objectContaining({ code: 'BAD_SNAPSHOT' });
-    expect(() => createNoveltyGate({ state: slim })).toThrow(bad);
-    expect(() => createNoveltyGate({ state: slim, vectors: () => vs.slice(1) })).toThrow(bad);
-    expect(() =>
+    await expectMemError(() => createNoveltyGate({ state: slim }), GateError, 'BAD_SNAPSHOT');
+    await expectMemError(() => createNoveltyGate({ state: slim, vectors: () => vs.slice(1) }), GateError, 'BAD_SNAPSHOT');
+    await expectMemError(() =>
       createNoveltyGate({
         state: slim,
         vectors: () => {
           throw new Error('store closed');
         },
-      }),
-    ).toThrow(bad);
-    expect(() => createNoveltyGate({ state: slim, vectors: () => vs.map((v, i) => (i === 7 ? v.slice(1) : v)) })).toThrow(bad);
-    expect(() => createNoveltyGate({ state: slim, vectors: () => vs.map((v, i) => (i === 3 ? v.map(() => NaN) : v)) })).toThrow(bad);
+      }), GateError, 'BAD_SNAPSHOT');
+    await expectMemError(() => createNoveltyGate({ state: slim, vectors: () => vs.map((v, i) => (i === 7 ? v.slice(1) : v)) }), GateError, 'BAD_SNAPSHOT');
+    await expectMemError(() => createNoveltyGate({ state: slim, vectors: () => vs.map((v, i) => (i === 3 ? v.map(() => NaN) : v)) }), GateError, 'BAD_SNAPSHOT');
     // and the full snapshot still needs no source
     expect(createNoveltyGate({ state: g.serialize(), vectors: () => [] }).size('s')).toBe(40);
   });
@@ -341,14 +333,14 @@ describe('createNoopFilter (seed 001 §3.5)', () => {
     expect(f.check('s', near(m, 0.55, r))).toMatchObject({ action: 'pass', noop: false });
     expect(f.check('s', near(m, 0.6, r)).score).toBeCloseTo(0.6, 6);
   });
-  it('default τ_noop is 0.572 and a bad one is rejected', () => {
+  it('default τ_noop is 0.572 and a bad one is rejected', async () => {
     expect(createNoopFilter().tauNoop).toBe(0.572);
-    expect(() => createNoopFilter({ tauNoop: NaN })).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
+    await expectMemError(() => createNoopFilter({ tauNoop: NaN }), GateError, 'BAD_OPTIONS');
   });
 });
 
 describe('seed (bulk load, ours)', () => {
-  it('gives the same score, κ and nearest as committing the same vectors, and is all-or-nothing', () => {
+  it('gives the same score, κ and nearest as committing the same vectors, and is all-or-nothing', async () => {
     const r = rng(30);
     const vs = Array.from({ length: 200 }, () => randomUnit(d, r));
     const a = createNoveltyGate();
@@ -363,8 +355,8 @@ describe('seed (bulk load, ours)', () => {
     expect(y.nearest).toEqual(x.nearest);
     expect(b.size('s')).toBe(200);
     const before = JSON.stringify(b.serialize());
-    expect(() => b.seed('s', [{ id: 'ok', vector: q }, { id: 'bad', vector: new Array(d).fill(0) }])).toThrow(expect.objectContaining({ code: 'ZERO_VECTOR' }));
-    expect(() => b.seed('s', [{ id: 'x', vector: q }, { id: 'x', vector: q }])).toThrow(expect.objectContaining({ code: 'DUPLICATE_ID' }));
+    await expectMemError(() => b.seed('s', [{ id: 'ok', vector: q }, { id: 'bad', vector: new Array(d).fill(0) }]), GateError, 'ZERO_VECTOR');
+    await expectMemError(() => b.seed('s', [{ id: 'x', vector: q }, { id: 'x', vector: q }]), GateError, 'DUPLICATE_ID');
     expect(JSON.stringify(b.serialize())).toBe(before);
   });
 });

@@ -4,8 +4,8 @@
  * decision, metadata, history data) are stored as JSON strings; lists of strings and the embedding
  * (a list of floats) are stored natively so the indexes can use them.
  */
-import type { HistoryEntry, MemoryNode, Relation, ResolvedScope } from '@mem/core';
-import { scopeKey, searchText } from '@mem/core';
+import type { HistoryEntry, MemoryNode, Relation, ResolvedScope } from '@mem/store-spec';
+import { scopeKey, searchText } from '@mem/store-spec';
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
 

@@ -11,7 +11,7 @@
  * | anything else (syntax, procedure missing, …)            | `StoreError` |
  * | an `@mem` error (thrown by our own checks)              | passed through unchanged |
  */
-import { MemError, StoreConflictError, StoreError, StoreUnavailableError } from '@mem/core';
+import { MemError, StoreConflictError, StoreError, StoreUnavailableError } from '@mem/store-spec';
 
 const NET_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const UNAVAILABLE_CODES = new Set([

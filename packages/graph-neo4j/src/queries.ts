@@ -8,8 +8,8 @@
  *   (the one exception is `buildScopesQuery`, which lists the scopes themselves).
  */
 import neo4j from 'neo4j-driver';
-import type { HistoryEntry, ListOptions, MemoryNode, NeighborQuery, Relation, RelationSubtype, RelationView, ResolvedScope, StoreMeta, WriteBatch } from '@mem/core';
-import { RELATION_VIEWS, scopeKey, searchTokens } from '@mem/core';
+import type { HistoryEntry, ListOptions, MemoryNode, NeighborQuery, Relation, RelationSubtype, RelationView, ResolvedScope, StoreMeta, WriteBatch } from '@mem/store-spec';
+import { RELATION_VIEWS, scopeKey, searchTokens } from '@mem/store-spec';
 import { historyToProps, nodeToProps, relationToProps, uidOf } from './codec.js';
 import { HISTORY_LABEL, INDEX_NAMES, MEMORY_LABEL, META_LABEL, STATE_LABEL, VIEW_REL_TYPES } from './schema.js';
 

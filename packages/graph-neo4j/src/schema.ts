@@ -3,7 +3,7 @@
  * index name that appears in a Cypher string comes from this module's closed constants, never
  * from caller input.
  */
-import type { RelationView } from '@mem/core';
+import type { RelationView } from '@mem/store-spec';
 
 /** Label of canonical observations. */
 export const MEMORY_LABEL = 'Memory';

@@ -4,6 +4,8 @@ import { createNeo4jStore } from './store.js';
 import type { CypherQuery } from './queries.js';
 import type { Row } from './runner.js';
 import { makeNode, makeRelation, recordingRunner, scopeA, scopeB } from './test/fixtures.js';
+import { MemValidationError, StoreError } from '@mem/store-spec';
+import { expectMemError } from '@mem/test-utils';
 
 const META: StoreMeta = { schemaVersion: 1, embeddingModel: 'test-model', dimension: 4 };
 
@@ -74,8 +76,8 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     const { runner, store } = await opened();
     const before = runner.log.length;
     for (const bad of ['constructor', 'toString', '__proto__']) {
-      await expect(store.neighbors(scopeA, ['a'], { views: [bad as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      await expect(store.neighbors(scopeA, ['a'], { subtypes: [bad as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expectMemError(store.neighbors(scopeA, ['a'], { views: [bad as any] }), MemValidationError, 'INVALID_INPUT');
+      await expectMemError(store.neighbors(scopeA, ['a'], { subtypes: [bad as any] }), MemValidationError, 'INVALID_INPUT');
     }
     expect(runner.log.length).toBe(before);
   });
@@ -106,13 +108,13 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
       password: 'x',
       runner: { ...recordingRunner(respondAll), schema: async () => Promise.reject(Object.assign(new Error('syntax'), { code: 'Neo.ClientError.Statement.SyntaxError' })) },
     });
-    await expect(bad.open(META)).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    await expectMemError(bad.open(META), StoreError, 'STORE_ERROR');
   });
 
   it('rejects use before open and bad meta', async () => {
     const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner: recordingRunner() });
-    await expect(store.get(scopeA, 'x')).rejects.toMatchObject({ code: 'STORE_ERROR' });
-    await expect(store.open({ ...META, dimension: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(store.get(scopeA, 'x'), StoreError, 'STORE_ERROR');
+    await expectMemError(store.open({ ...META, dimension: 0 }), MemValidationError, 'INVALID_INPUT');
   });
 
   it('write: one transaction, nodes then updates then one query per view then history', async () => {
@@ -204,7 +206,7 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     expect(runner.log.every((l) => l.mode === 'read')).toBe(true);
     for (const l of runner.log) expect(l.query!.params.scopeKey, l.query!.name).toBe(scopeKey(scopeA));
     expect(runner.log.find((l) => l.query!.name === 'read.lexical')!.query!.params.query).toBe('o OR brien');
-    await expect(store.neighbors(scopeA, ['a'], { subtypes: ['LOVES' as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(store.neighbors(scopeA, ['a'], { subtypes: ['LOVES' as any] }), MemValidationError, 'INVALID_INPUT');
   });
 
   it('vectorSearch index mode falls back to the exact query when the scope filter leaves < k', async () => {
@@ -214,7 +216,7 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     runner.log.length = 0;
     await store.vectorSearch(scopeA, new Float32Array([1, 0, 0, 0]), 3);
     expect(runner.log.map((l) => l.query!.name)).toEqual(['read.vector.index', 'read.vector.exact']);
-    await expect(store.vectorSearch(scopeA, new Float32Array([1, 0, 0]), 3)).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH' });
+    await expectMemError(store.vectorSearch(scopeA, new Float32Array([1, 0, 0]), 3), MemValidationError, 'DIMENSION_MISMATCH');
   });
 
   it('forget: deletes, drops the scope\'s derived state and appends FORGET in the same transaction; absent → false, no history', async () => {
@@ -241,11 +243,11 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     runner.read = async () => {
       throw Object.assign(new Error('boom'), { code: 'Neo.ClientError.Statement.SyntaxError' });
     };
-    await expect(store.count(scopeA)).rejects.toMatchObject({ code: 'STORE_ERROR', details: { code: 'Neo.ClientError.Statement.SyntaxError', operation: 'count' } });
+    await expectMemError(store.count(scopeA), StoreError, 'STORE_ERROR', { code: 'Neo.ClientError.Statement.SyntaxError', operation: 'count' });
     await store.close();
     await store.close();
     expect(runner.closed).toBe(true);
-    await expect(store.count(scopeA)).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    await expectMemError(store.count(scopeA), StoreError, 'STORE_ERROR');
   });
 });
 

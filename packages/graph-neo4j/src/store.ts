@@ -23,7 +23,7 @@ import {
   type ResolvedScope,
   type ScoredNode,
   type StoreMeta,
-} from '@mem/core';
+} from '@mem/store-spec';
 import { propsToHistory, propsToNode, propsToRelation, propsToScope, toNum, type Props } from './codec.js';
 import { mapNeo4jError, withTimeout } from './errors.js';
 import {
@@ -161,6 +161,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
     kind: 'neo4j',
     // several app instances may write one Neo4j database: createMemory re-checks each scope before a write
     concurrentWriters: true,
+    capabilities: ['forgetScope', 'state'],
     uri,
     open: (meta) => openStore(c, meta),
     async meta() {

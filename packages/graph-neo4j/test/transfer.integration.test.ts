@@ -6,9 +6,10 @@
 // whose scope holds other memories in the target is STORE_CONFLICT, nothing written.
 // WARNING: deletes every :Memory, :MemoryHistory, :MemoryMeta and :MemoryState node of the target database.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemory, createSqliteStore, EXPORT_VOLATILE_FIELDS, exportLines, exportMemories, importMemories, resolveScope, type Embedder } from '@mem/core';
+import { createMemory, createSqliteStore, EXPORT_VOLATILE_FIELDS, exportLines, exportMemories, importMemories, resolveScope, type Embedder, ImportMismatchError, StoreConflictError } from '@mem/core';
 import { createNeo4jStore } from '../src/store.js';
 import { DATABASE, PASSWORD, URI, USER, logSkip, resetDatabase } from './neo4j-test-db.js';
+import { expectMemError } from '@mem/test-utils';
 
 logSkip('transfer.integration.test.ts');
 
@@ -97,10 +98,10 @@ describe.runIf(URI)('export / import between SQLite and Neo4j', () => {
     // a scope that holds other memories is a conflict, refused before anything is written
     const onNeo = createMemory({ store: neo, embedder: hashEmbedder() });
     await onNeo.add({ text: 'Bob drinks coffee now.', observedAt: t(6), scope: { userId: 'bob' } });
-    await expect(importMemories(neo, exportLines(first))).rejects.toMatchObject({ code: 'STORE_CONFLICT', details: { scopes: [resolveScope({ userId: 'bob' })] } });
+    await expectMemError(importMemories(neo, exportLines(first)), StoreConflictError, 'STORE_CONFLICT', { scopes: [resolveScope({ userId: 'bob' })] });
     expect(await neo.count(resolveScope({ userId: 'bob' }))).toBe(2);
     const foreign = exportLines(first).map((l, i) => (i === 0 ? l.replace('"model":"test-hash-16"', '"model":"another-16"') : l));
-    await expect(importMemories(neo, foreign)).rejects.toMatchObject({ code: 'IMPORT_MISMATCH', details: { field: 'embeddingModel' } });
+    await expectMemError(importMemories(neo, foreign), ImportMismatchError, 'IMPORT_MISMATCH', { field: 'embeddingModel' });
     expect(await neo.count(resolveScope({ userId: 'alice' }))).toBe(3);
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever } from './flat.js';
 import type { Embedder } from '@mem/core';
 import { hashEmbedder, makeNode, memoryStore, OTHER, SCOPE } from './__fixtures__/stubs.js';
+import { MemValidationError } from '@mem/core';
+import { expectMemError } from '@mem/test-utils';
 
 const embedder = hashEmbedder();
 
@@ -27,7 +29,7 @@ describe('flat baselines', () => {
     expect(store.calls.lexicalSearch).toBe(2);
   });
   it('rejects an empty query', async () => {
-    await expect(createBm25Retriever({ store: memoryStore([]) }).search({ scope: SCOPE, query: '' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(createBm25Retriever({ store: memoryStore([]) }).search({ scope: SCOPE, query: '' }), MemValidationError, 'INVALID_INPUT');
   });
 });
 

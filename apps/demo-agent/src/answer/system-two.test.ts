@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemError } from '@mem/core';
+import { MemError, MemValidationError } from '@mem/core';
 import { createStack, type Stack } from '../stack.js';
 import { createApi } from '../http/app.js';
 import { systemTwoConfigFromEnv, systemTwoEnvWarning } from './system-two.js';
+import { expectMemError } from '@mem/test-utils';
 
 // A loopback stand-in for an OpenAI-compatible server (chat completions only).
 let server: http.Server;
@@ -68,8 +69,8 @@ describe('System One on an OpenAI-compatible endpoint (MEM_SYSTEM_ONE=openai)', 
     } finally {
       await stack.close();
     }
-    await expect(createStack({ db: ':memory:', scope: { userId: 's1' }, env: { MEM_SYSTEM_ONE: 'openai' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(createStack({ db: ':memory:', scope: { userId: 's1' }, env: { MEM_SYSTEM_ONE: 'gpu' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(createStack({ db: ':memory:', scope: { userId: 's1' }, env: { MEM_SYSTEM_ONE: 'openai' } }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(createStack({ db: ':memory:', scope: { userId: 's1' }, env: { MEM_SYSTEM_ONE: 'gpu' } }), MemValidationError, 'INVALID_INPUT');
   });
 });
 

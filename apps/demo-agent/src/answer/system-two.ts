@@ -5,22 +5,15 @@
  * itself as the (clearly labelled) offline answer.
  */
 import type OpenAI from 'openai';
-import { hasMarker, MemError, type MemErrorCode } from '@mem/core';
+import { MemError, type MemErrorCode } from '@mem/core';
 
-const SYSTEM_TWO_UNAVAILABLE_ERROR_MARKER = Symbol.for('@mem/error/SystemTwoUnavailableError');
 /**
  * System Two (the answer-writing LLM) could not be reached or failed after its retries: code
  * `LLM_UNAVAILABLE`, category `unavailable`. The code is the demo agent's own (core's code union has
  * no LLM code); `MemError.isInstance` still recognises it.
  */
 export class SystemTwoUnavailableError extends MemError {
-  readonly [SYSTEM_TWO_UNAVAILABLE_ERROR_MARKER] = true;
-
-  /** True for a `SystemTwoUnavailableError` (also from another copy of this module); false for other `@mem` errors. */
-  static override isInstance(e: unknown): e is SystemTwoUnavailableError {
-    return hasMarker(e, SYSTEM_TWO_UNAVAILABLE_ERROR_MARKER);
-  }
-
+  static override readonly marker: symbol = Symbol.for('@mem/error/SystemTwoUnavailableError');
   constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super('LLM_UNAVAILABLE' as MemErrorCode, 'unavailable', message, options);
     this.name = 'SystemTwoUnavailableError';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { MemError } from '@mem/core';
+import { MemError, MemValidationError } from '@mem/core';
 import {
   beamEvidence,
   beamObservations,
@@ -18,6 +18,7 @@ import {
 import type { DumpRow } from './engine.js';
 import type { EvalSystemFactory } from './types.js';
 import { main } from '../cli.js';
+import { expectMemError } from '@mem/test-utils';
 
 /** The MemError code a call throws ('other' for an untyped error, 'none' when it returns). */
 const code = (f: () => unknown) => {
@@ -78,11 +79,11 @@ function writeSplit(name: string, convs: Record<number, unknown[]>, questions: R
 const LONG = `${'Shade-tolerant plants such as lettuce, spinach and mint cope with a north balcony. '.repeat(40)}\n\n${'Reflective surfaces can add light. '.repeat(40)}`;
 
 describe('BEAM data', () => {
-  it('time anchors, markers', () => {
+  it('time anchors, markers', async () => {
     expect(parseBeamAnchor('March-15-2024')).toBe('2024-03-15T00:00:00.000Z');
     expect(parseBeamAnchor('Sep-01-2023')).toBe('2023-09-01T00:00:00.000Z');
     expect(() => parseBeamAnchor('February-30-2024')).toThrow(/impossible date/);
-    expect(() => parseBeamAnchor('soon')).toThrow(MemError);
+    await expectMemError(() => parseBeamAnchor('soon'), MemValidationError, 'BAD_DATE');
     expect(stripBeamMarker('Is this right? ->-> 3,12')).toBe('Is this right?');
     expect(stripBeamMarker('An arrow -> stays')).toBe('An arrow -> stays');
   });
@@ -157,7 +158,7 @@ describe('BEAM data', () => {
     expect(beamRubric("['LLM response should mention: 13 days', \"it's fine\"]")).toEqual(['LLM response should mention: 13 days', "it's fine"]);
   });
 
-  it('questions: types in order, unknown evidence ids dropped and counted, abstention out of token recall, round-robin cap', () => {
+  it('questions: types in order, unknown evidence ids dropped and counted, abstention out of token recall, round-robin cap', async () => {
     const known = new Set(['0', '1', '2', '3', '4', '5', '6', '7']);
     const { questions, missing } = beamQuestions(probing, 1, known);
     expect(questions.map((q) => q.category)).toEqual(['abstention', 'information_extraction', 'knowledge_update', 'summarization', 'temporal_reasoning']);
@@ -169,7 +170,7 @@ describe('BEAM data', () => {
     expect(abst.tokenGroups).toEqual([]);
     expect(abst.answerGroups).toEqual(['overall', 'abstention']);
     expect(beamQuestions(probing, 1, known, 2).questions.map((q) => q.category)).toEqual(['abstention', 'information_extraction']);
-    expect(() => beamQuestions([], 1, known)).toThrow(MemError);
+    await expectMemError(() => beamQuestions([], 1, known), MemValidationError, 'INVALID_INPUT');
   });
 });
 

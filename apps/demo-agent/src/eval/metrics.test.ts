@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemError } from '@mem/core';
+import { MemError, MemValidationError } from '@mem/core';
 import { answerTokenRecall, groupsOf, normalizeTokens, percentile, recallAtK } from './metrics.js';
 import {
   auditId,
@@ -13,6 +13,7 @@ import {
 } from './locomo.js';
 import { formatLocomoMarkdown, recallByConversation, runLocomoEval, type DumpRow } from './engine.js';
 import type { EvalSystemFactory } from './types.js';
+import { expectMemError } from '@mem/test-utils';
 
 // Our own tiny LoCoMo-shaped fixture (not LoCoMo text).
 const fixture: LocomoConversation[] = [
@@ -181,11 +182,11 @@ describe('runLocomoEval', () => {
     expect(report.questions).toBe(2);
   });
   it('rejects unknown systems and bad options before building', async () => {
-    await expect(runLocomoEval({ data: fixture, systems: ['nope'], registry: { overlap } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, ks: [0] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, conversations: [3] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(runLocomoEval({ data: { not: 'locomo' }, systems: ['overlap'], registry: { overlap } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, maxQuestions: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(runLocomoEval({ data: fixture, systems: ['nope'], registry: { overlap } }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, ks: [0] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, conversations: [3] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(runLocomoEval({ data: { not: 'locomo' }, systems: ['overlap'], registry: { overlap } }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(runLocomoEval({ data: fixture, systems: ['overlap'], registry: { overlap }, maxQuestions: 0 }), MemValidationError, 'INVALID_INPUT');
   });
 });
 

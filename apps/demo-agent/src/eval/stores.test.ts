@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatStoreComparison, runEval, type PreparedConversation } from './engine.js';
 import type { EvalSystemFactory } from './types.js';
+import { MemValidationError } from '@mem/core';
+import { expectMemError } from '@mem/test-utils';
 
 // A fake system whose answers depend on the store it is given: finds the evidence on sqlite, not on neo4j.
 const seen: (string | undefined)[] = [];
@@ -37,7 +39,7 @@ describe('eval on several stores (--stores)', () => {
     const report = await runEval([conv], { dataset: 't', groups: ['overall'], systems: ['fake'], registry, ks: [1], stores: ['neo4j'] });
     expect(Object.keys(report.systems)).toEqual(['fake']);
     expect(formatStoreComparison(report)).toBe('');
-    await expect(runEval([conv], { dataset: 't', groups: ['overall'], systems: ['fake'], registry, stores: ['mysql' as any] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(runEval([conv], { dataset: 't', groups: ['overall'], systems: ['fake'], registry, stores: ['neo4j', 'neo4j'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(runEval([conv], { dataset: 't', groups: ['overall'], systems: ['fake'], registry, stores: ['mysql' as any] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(runEval([conv], { dataset: 't', groups: ['overall'], systems: ['fake'], registry, stores: ['neo4j', 'neo4j'] }), MemValidationError, 'INVALID_INPUT');
   });
 });

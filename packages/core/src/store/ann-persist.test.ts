@@ -7,7 +7,7 @@ import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeNode, testMeta, testScope, unitVector } from '../testing/fixtures.js';
+import { makeNode, testMeta, testScope, unitVector } from '../testing/index.js';
 import type { MemoryNode, ResolvedScope } from '../types.js';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 

@@ -18,6 +18,8 @@ import { MEMORY_SCHEMA_VERSION } from '../write/memory.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from '../write/testdata/hash-embedder.js';
 import { placeFile } from './files.js';
 import { createSqliteStore } from './sqlite.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgDir = join(here, '..', '..');
@@ -148,11 +150,11 @@ describe('SqliteStore.backup', () => {
     await store.open(meta);
     const dest = join(dir, 'exists.sqlite');
     await store.backup(dest);
-    await expect(store.backup(dest)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(store.backup(dest), MemValidationError, 'INVALID_INPUT');
     await store.close();
     const mem = createSqliteStore({ path: ':memory:' });
     await mem.open(meta);
-    await expect(mem.backup(join(dir, 'm.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(mem.backup(join(dir, 'm.sqlite')), MemValidationError, 'INVALID_INPUT');
     await mem.close();
   });
 

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectMemError, makeHistory, makeNode, makeRelation, testScope, unitVector } from '../testing/index.js';
+import { makeHistory, makeNode, makeRelation, testScope, unitVector } from '../testing/index.js';
 import { createSqliteStore } from './sqlite.js';
+import { MemNotFoundError, StoreError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-known-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +28,7 @@ describe('known node rids (write path cache)', () => {
     await store.write({ scope: A, nodes: [x, y], relations: [makeRelation(x.id, y.id)] });
     expect(await store.forget(A, x.id)).toBe(true);
     const z = makeNode(A, 'z', unitVector(16, 3));
-    await expectMemError(store.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), 'NODE_NOT_FOUND');
+    await expectMemError(store.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), MemNotFoundError, 'NODE_NOT_FOUND');
     expect(store.checkIntegrity()).toEqual([]);
     await store.close();
   });
@@ -41,7 +43,7 @@ describe('known node rids (write path cache)', () => {
     // connection one knows x; connection two removes it
     expect(await two.forget(A, x.id)).toBe(true);
     const z = makeNode(A, 'z node', unitVector(16, 3));
-    await expectMemError(one.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), 'NODE_NOT_FOUND');
+    await expectMemError(one.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), MemNotFoundError, 'NODE_NOT_FOUND');
     // re-added under the same id by connection two: a new row id, which connection one must use
     await two.write({ scope: A, nodes: [x] });
     await one.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id, 'RELATED_TO', { id: 'z-x' })] });
@@ -60,9 +62,9 @@ describe('known node rids (write path cache)', () => {
     raw.close();
     const x = makeNode(A, 'x', unitVector(16, 1));
     // history is written last: x's row was inserted (and its rid returned) before the failure
-    await expectMemError(store.write({ scope: A, nodes: [x], history: [makeHistory(A, 'NOOP', x.id)] }), 'STORE_ERROR');
+    await expectMemError(store.write({ scope: A, nodes: [x], history: [makeHistory(A, 'NOOP', x.id)] }), StoreError, 'STORE_ERROR');
     const z = makeNode(A, 'z', unitVector(16, 2));
-    await expectMemError(store.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), 'NODE_NOT_FOUND');
+    await expectMemError(store.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), MemNotFoundError, 'NODE_NOT_FOUND');
     expect(await store.count(A)).toBe(0);
     await store.close();
   });

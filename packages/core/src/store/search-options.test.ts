@@ -1,7 +1,9 @@
 /** Per-query k-NN options of the SQLite store (`vectorSearchIds(…, { efSearch })`). */
 import { describe, expect, it } from 'vitest';
-import { expectMemError, makeNode, testScope, unitVector } from '../testing/index.js';
+import { makeNode, testScope, unitVector } from '../testing/index.js';
 import { createSqliteStore } from './sqlite.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const META = { schemaVersion: 1, embeddingModel: 'test', dimension: 16 };
 const A = testScope('alice');
@@ -32,8 +34,8 @@ describe('vectorSearchIds efSearch', () => {
     const store = createSqliteStore({ path: ':memory:' });
     await store.open(META);
     await store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1))] });
-    await expectMemError(store.vectorSearchIds(A, unitVector(16, 2), 1, { efSearch: -1 }), 'INVALID_INPUT');
-    await expectMemError(store.vectorSearchIds(A, unitVector(16, 2), 1, { efSearch: 2.5 }), 'INVALID_INPUT');
+    await expectMemError(store.vectorSearchIds(A, unitVector(16, 2), 1, { efSearch: -1 }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.vectorSearchIds(A, unitVector(16, 2), 1, { efSearch: 2.5 }), MemValidationError, 'INVALID_INPUT');
     expect(await store.vectorSearchIds(A, unitVector(16, 2), 1, { efSearch: 8 })).toHaveLength(1);
     await store.close();
   });

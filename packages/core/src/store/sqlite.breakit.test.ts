@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemError } from '../errors.js';
+import { MemError, MemNotFoundError, MemValidationError, StoreError } from '../errors.js';
 import { makeHistory, makeNode, makeRelation, seededRandom, testScope, unitVector } from '../testing/index.js';
 import { RELATION_SUBTYPES, type MemoryNode, type Relation } from '../types.js';
 import { createSqliteStore, type SqliteStore } from './sqlite.js';
 import { docTokens, searchText, searchTextSlow } from './text.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-breakit-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -168,7 +169,7 @@ describe('huge batches (SQLite bound-parameter limit, long multi-row chains)', (
     const nodes = Array.from({ length: 500 }, (_, i) => makeNode(A, `n ${i}`, unitVector(DIM, 20_000 + i)));
     const rels = nodes.slice(1).map((n, i) => makeRelation(nodes[i]!.id, n.id, 'PRECEDES', { id: `c-${i}` }));
     rels.push(makeRelation(nodes[0]!.id, 'missing-node', 'RELATED_TO', { id: 'c-bad' }));
-    await expect(store.write({ scope: A, nodes, relations: rels, history: nodes.map((n) => makeHistory(A, 'ADD', n.id)) })).rejects.toMatchObject({ code: 'NODE_NOT_FOUND' });
+    await expectMemError(store.write({ scope: A, nodes, relations: rels, history: nodes.map((n) => makeHistory(A, 'ADD', n.id)) }), MemNotFoundError, 'NODE_NOT_FOUND');
     expect(await store.count(A)).toBe(0);
     expect(await store.relations(A)).toEqual([]);
     expect(await store.history(A)).toEqual([]);
@@ -185,7 +186,7 @@ describe('huge batches (SQLite bound-parameter limit, long multi-row chains)', (
     const nodes = Array.from({ length: 50 }, (_, i) => makeNode(A, `h ${i}`, unitVector(DIM, 30_000 + i)));
     const hist = nodes.map((n) => makeHistory(A, 'ADD', n.id));
     hist[40]!.data = { big: 10n } as never;
-    await expect(store.write({ scope: A, nodes, history: hist })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(store.write({ scope: A, nodes, history: hist }), MemValidationError, 'INVALID_INPUT');
     expect(await store.count(A)).toBe(0);
     await store.close();
   });
@@ -337,11 +338,11 @@ describe('vector search options and hostile query vectors', () => {
     const store = await openStore();
     await store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(DIM, 1)), makeNode(A, 'y', unitVector(DIM, 2))] });
     const bad = (v: number[]) => store.vectorSearchIds(A, Float32Array.from(v), 1);
-    await expect(bad([NaN, 1, 0, 0, 0, 0, 0, 0])).rejects.toMatchObject({ code: 'NON_FINITE_VECTOR' });
-    await expect(bad([Infinity, 1, 0, 0, 0, 0, 0, 0])).rejects.toMatchObject({ code: 'NON_FINITE_VECTOR' });
-    await expect(store.vectorSearchIds(A, [1e39, 0, 0, 0, 0, 0, 0, 0] as never, 1)).rejects.toMatchObject({ code: 'NON_FINITE_VECTOR' });
-    await expect(bad([0, 0, 0, 0, 0, 0, 0, 0])).rejects.toMatchObject({ code: 'ZERO_VECTOR' });
-    await expect(bad([-0, 0, 0, 0, 0, 0, 0, 0])).rejects.toMatchObject({ code: 'ZERO_VECTOR' });
+    await expectMemError(bad([NaN, 1, 0, 0, 0, 0, 0, 0]), MemValidationError, 'NON_FINITE_VECTOR');
+    await expectMemError(bad([Infinity, 1, 0, 0, 0, 0, 0, 0]), MemValidationError, 'NON_FINITE_VECTOR');
+    await expectMemError(store.vectorSearchIds(A, [1e39, 0, 0, 0, 0, 0, 0, 0] as never, 1), MemValidationError, 'NON_FINITE_VECTOR');
+    await expectMemError(bad([0, 0, 0, 0, 0, 0, 0, 0]), MemValidationError, 'ZERO_VECTOR');
+    await expectMemError(bad([-0, 0, 0, 0, 0, 0, 0, 0]), MemValidationError, 'ZERO_VECTOR');
     // a subnormal (non-zero) query is a direction like any other: same hit as its scaled copy
     const dir = unitVector(DIM, 1);
     const tiny = Float32Array.from(dir, (x) => x * 1e-44);
@@ -551,7 +552,7 @@ describe('user getters that run inside the write transaction', () => {
     outer.embedding = new (sneakyVector(() => (innerDone ??= store.write({ scope: A, nodes: [inner] }))))(unitVector(DIM, 4));
     await store.write({ scope: A, nodes: [outer] });
     expect(innerDone).not.toBeNull();
-    await expect(innerDone).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    await expectMemError(innerDone!, StoreError, 'STORE_ERROR');
     expect(await store.get(A, inner.id)).toBeNull();
     expect(await store.get(A, outer.id)).not.toBeNull();
     await store.write({ scope: A, nodes: [inner] });
@@ -585,7 +586,7 @@ describe('the per-connection known-node-rid cache', () => {
     expect(s1.checkIntegrity()).toEqual([]);
     // and forgotten through another connection without a re-add: the relation is refused
     expect(await s2.forget(A, y.id)).toBe(true);
-    await expect(s1.write({ scope: A, relations: [makeRelation(x.id, y.id, 'RELATED_TO', { id: 'k3' })] })).rejects.toMatchObject({ code: 'NODE_NOT_FOUND' });
+    await expectMemError(s1.write({ scope: A, relations: [makeRelation(x.id, y.id, 'RELATED_TO', { id: 'k3' })] }), MemNotFoundError, 'NODE_NOT_FOUND');
     expect(s1.checkIntegrity()).toEqual([]);
     await s1.close();
     await s2.close();
@@ -610,7 +611,7 @@ describe('the per-connection known-node-rid cache', () => {
       .catch((e: MemError) => e);
     expect(err).toBeInstanceOf(Error);
     expect(await store.get(A, ghost.id)).toBeNull();
-    await expect(store.write({ scope: A, relations: [makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'after' })] })).rejects.toMatchObject({ code: 'NODE_NOT_FOUND' });
+    await expectMemError(store.write({ scope: A, relations: [makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'after' })] }), MemNotFoundError, 'NODE_NOT_FOUND');
     expect(store.checkIntegrity()).toEqual([]);
     await store.close();
   });
@@ -629,7 +630,7 @@ describe('the per-connection known-node-rid cache', () => {
     outer.embedding = new (sneakyVector(() => (innerDone ??= store.write({ scope: A, nodes: [inner] }))))(unitVector(DIM, 4));
     await expect(store.write({ scope: A, nodes: [outer], history: [makeHistory(A, 'NOOP', outer.id)] })).rejects.toBeDefined();
     expect(innerDone).not.toBeNull();
-    await expect(innerDone).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    await expectMemError(innerDone!, StoreError, 'STORE_ERROR');
     expect(await store.get(A, inner.id)).toBeNull();
     const relErr = await store.write({ scope: A, relations: [makeRelation(y.id, inner.id, 'RELATED_TO', { id: 'stale' })] }).then(
       () => null,

@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectMemError, makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
+import { makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
 import { bm25Term, createSqliteStore } from './sqlite.js';
 import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTextSlow } from './text.js';
+import { MemValidationError, StoreError, StoreMetaMismatchError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -250,7 +252,7 @@ describe('sqlite files', () => {
     const raw = new Database(path);
     raw.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     raw.close();
-    const e = await expectMemError(createSqliteStore({ path }).open(META), 'STORE_META_MISMATCH');
+    const e = await expectMemError(createSqliteStore({ path }).open(META), StoreMetaMismatchError, 'STORE_META_MISMATCH');
     expect(e.message).toContain('99');
     expect(e.message).toContain(String(SQLITE_SCHEMA_VERSION));
   });
@@ -286,6 +288,7 @@ describe('sqlite files', () => {
         nodeUpdates: [{ id: keep.id, obsoleteBy: x.id }],
         history: [makeHistory(A, 'ADD', x.id), makeHistory(A, 'NOOP', y.id)],
       }),
+      StoreError,
       'STORE_ERROR',
     );
     expect((await store.list(A)).map((n) => n.id)).toEqual([keep.id]);
@@ -300,15 +303,15 @@ describe('sqlite files', () => {
 
   it('needs open() first; refuses use after close; validates k', async () => {
     const store = createSqliteStore({ path: ':memory:' });
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1))] }), 'STORE_ERROR');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1))] }), StoreError, 'STORE_ERROR');
     await store.open(META);
-    await expectMemError(store.vectorSearch(A, unitVector(16, 1), -1), 'INVALID_INPUT');
-    await expectMemError(store.lexicalSearch(A, 'x', 1.5), 'INVALID_INPUT');
-    await expectMemError(store.list(A, { limit: -2 }), 'INVALID_INPUT');
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1), { provenance: { sourceId: null, contentHash: 'h', metadata: { big: 1n } as any } })] }), 'INVALID_INPUT');
+    await expectMemError(store.vectorSearch(A, unitVector(16, 1), -1), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.lexicalSearch(A, 'x', 1.5), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.list(A, { limit: -2 }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(16, 1), { provenance: { sourceId: null, contentHash: 'h', metadata: { big: 1n } as any } })] }), MemValidationError, 'INVALID_INPUT');
     await store.close();
     await store.close();
-    await expectMemError(store.count(A), 'STORE_ERROR');
+    await expectMemError(store.count(A), StoreError, 'STORE_ERROR');
   });
 });
 
@@ -317,18 +320,18 @@ describe('adversarial write batches', () => {
     const store = await open();
     const v = unitVector(16, 1);
     // a lone surrogate in an id / text / speaker / entity / keyword / relation endpoint
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { id: 'bad\uD800id' })] }), 'INVALID_INPUT');
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'bad \uDC00 text', v)] }), 'INVALID_INPUT');
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { speaker: 'Mi\uD800' })] }), 'INVALID_INPUT');
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { entities: ['\uD83D'] })] }), 'INVALID_INPUT');
-    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { keywords: ['x\uDFFF'] })] }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { id: 'bad\uD800id' })] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'bad \uDC00 text', v)] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { speaker: 'Mi\uD800' })] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { entities: ['\uD83D'] })] }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { keywords: ['x\uDFFF'] })] }), MemValidationError, 'INVALID_INPUT');
     const n1 = makeNode(A, 'first', v);
-    await expectMemError(store.write({ scope: A, nodes: [n1], relations: [makeRelation(n1.id, '\uD800')] }), 'INVALID_INPUT');
+    await expectMemError(store.write({ scope: A, nodes: [n1], relations: [makeRelation(n1.id, '\uD800')] }), MemValidationError, 'INVALID_INPUT');
     // Date.parse accepts '5', 'March 7 2024' and zone-less local times: not ISO-8601 UTC
     for (const observedAt of ['5', 'March 7 2024', '2024/01/01', '2024-01-01T10:00:00']) {
-      await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { observedAt })] }), 'BAD_DATE');
+      await expectMemError(store.write({ scope: A, nodes: [makeNode(A, 'ok text', v, { observedAt })] }), MemValidationError, 'BAD_DATE');
     }
-    await expectMemError(store.write({ scope: A, nodes: [n1], relations: [makeRelation(n1.id, n1.id + 'x', 'RELATED_TO', { createdAt: 'yesterday' })] }), 'BAD_DATE');
+    await expectMemError(store.write({ scope: A, nodes: [n1], relations: [makeRelation(n1.id, n1.id + 'x', 'RELATED_TO', { createdAt: 'yesterday' })] }), MemValidationError, 'BAD_DATE');
     expect(await store.count(A)).toBe(0);
     // well-formed astral characters and ISO forms (date-only, offset, 6-digit year) stay accepted
     const ok = [

@@ -29,6 +29,7 @@ import type {
   ScoredNode,
   StoreMeta,
   WriteBatch,
+  StoreCapability,
 } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
@@ -94,6 +95,7 @@ export interface AnnStatus {
 /** The SQLite store; a MemoryStore plus a few maintenance methods. */
 export class SqliteStore implements MemoryStore {
   readonly kind = 'sqlite';
+  readonly capabilities: readonly StoreCapability[] = ['exclusive', 'vectorSearchIds', 'lexicalSearchIds', 'forgetScope', 'state'];
   readonly path: string;
   /**
    * True for a file (other processes may open it and write): `createMemory` then defaults to

@@ -1,14 +1,3 @@
-// `@mem/core/testing`: the MemoryStore conformance suite (needs vitest) and fixture helpers.
-export { runStoreConformance, expectMemError, type StoreConformanceOptions } from './conformance.js';
-export {
-  makeNode,
-  makeRelation,
-  makeHistory,
-  testScope,
-  testMeta,
-  unitVector,
-  axisVector,
-  normalize,
-  cosine,
-  seededRandom,
-} from './fixtures.js';
+// `@mem/core/testing`: the MemoryStore conformance suite (needs vitest) and fixture helpers, from
+// `@mem/store-spec/testing` (issue 35), where a store adapter imports them without core.
+export * from '@mem/store-spec/testing';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemError } from '../errors.js';
+import { MemError, ImportMismatchError, MemValidationError, StoreConflictError } from '../errors.js';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
 import { GATE_STATE_NAME } from '../write/gates.js';
@@ -18,6 +18,7 @@ import { simpleExtractor } from '../write/test-kit.js';
 import { hashEmbedder } from '../write/testdata/hash-embedder.js';
 import type { MemoryStore } from '../types.js';
 import { EXPORT_VOLATILE_FIELDS, exportLines, exportMemories, importMemories } from './jsonl.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-transfer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -112,9 +113,9 @@ describe('exportMemories / importMemories', () => {
     expect(again.action).toBe('duplicate');
     const near = await target.add({ text: 'Mira bought a red bicycle in Lyon!', speaker: 'Mira', observedAt: '2024-01-02T10:00:00Z', scope: alice });
     expect(near.node.gate?.nearest).not.toBeNull();
-    await expect(target.import(exportLines(text))).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    await expectMemError(target.import(exportLines(text)), StoreConflictError, 'STORE_CONFLICT');
     const other = createMemory({ store: createSqliteStore({ path: ':memory:' }), embedder: { ...hashEmbedder(), model: 'another-16' }, extractor: simpleExtractor });
-    await expect(other.import(exportLines(text))).rejects.toMatchObject({ code: 'IMPORT_MISMATCH' });
+    await expectMemError(other.import(exportLines(text)), ImportMismatchError, 'IMPORT_MISMATCH');
     await other.close();
     await target.close();
   });
@@ -124,7 +125,7 @@ describe('exportMemories / importMemories', () => {
     const text = await collect(exportMemories(a, { match: { userId: 'alice' } }));
     const scopes = exportLines(text).map((l) => JSON.parse(l)).filter((l) => l.kind === 'scope').map((l) => l.scope);
     expect(scopes).toEqual([resolveScope(alice), resolveScope(aliceWork)]);
-    await expect(collect(exportMemories(a, { match: { user: 'alice' } as never }))).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+    await expectMemError(collect(exportMemories(a, { match: { user: 'alice' } as never })), MemValidationError, 'SCOPE_INVALID');
     await a.close();
   });
 
@@ -157,7 +158,7 @@ describe('exportMemories / importMemories', () => {
     // a target store of another embedder
     const other = createSqliteStore({ path: join(dir, 'other-embedder.sqlite') });
     await other.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: 'all-MiniLM-L6-v2', dimension: 384 });
-    await expect(importMemories(other, good)).rejects.toMatchObject({ code: 'IMPORT_MISMATCH', details: { field: 'embeddingModel' } });
+    await expectMemError(importMemories(other, good), ImportMismatchError, 'IMPORT_MISMATCH', { field: 'embeddingModel' });
     await other.close();
     // a target that holds other memories in one of the scopes: refused before any scope is written
     const busy = createSqliteStore({ path: join(dir, 'busy.sqlite') });

@@ -17,6 +17,8 @@ import { failingEmbedder, simpleExtractor } from '../write/test-kit.js';
 import { hashEmbedder } from '../write/testdata/hash-embedder.js';
 import type { Embedder } from '../types.js';
 import { reembedStore } from './reembed.js';
+import { EmbedderError, MemValidationError, StoreMetaMismatchError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-reembed-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,9 +72,9 @@ describe('reembedStore', () => {
     await assertSpace(path, NEW);
 
     // the stale handle may not write old-space vectors into the new space, nor search with them
-    await expect(stale.vectorSearch(alice, (await OLD.embed(['kite']))[0]!, 3)).rejects.toMatchObject({ code: 'STORE_META_MISMATCH' });
+    await expectMemError(stale.vectorSearch(alice, (await OLD.embed(['kite']))[0]!, 3), StoreMetaMismatchError, 'STORE_META_MISMATCH');
     await stale.close();
-    await expect(createMemory({ store: createSqliteStore({ path }), embedder: OLD }).list({ scope: alice })).rejects.toMatchObject({ code: 'STORE_META_MISMATCH' });
+    await expectMemError(createMemory({ store: createSqliteStore({ path }), embedder: OLD }).list({ scope: alice }), StoreMetaMismatchError, 'STORE_META_MISMATCH');
 
     // the new space works through the write path: the gate state is the new space's, duplicates are found
     const memory = createMemory({ store: createSqliteStore({ path }), embedder: NEW, extractor: simpleExtractor });
@@ -84,7 +86,7 @@ describe('reembedStore', () => {
     // gate decisions are the new space's: each stored decision's nearest memory is a gate member of the scope before it
     expect(nodes.filter((n) => n.gate?.nearest === null)).toHaveLength(1);
     await memory.close();
-    await expect(reembedStore(createSqliteStore({ path }), NEW)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(reembedStore(createSqliteStore({ path }), NEW), MemValidationError, 'INVALID_INPUT');
   });
 
   it('a failed run leaves the old space; the next run resumes from the staged vectors and ends as a clean run does', async () => {
@@ -92,7 +94,7 @@ describe('reembedStore', () => {
     const clean = join(dir, 'clean.sqlite');
     await seeded(path);
     await seeded(clean);
-    await expect(reembedStore(createSqliteStore({ path }), failingEmbedder(NEW, 4), { batchSize: 10 })).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(reembedStore(createSqliteStore({ path }), failingEmbedder(NEW, 4), { batchSize: 10 }), EmbedderError, 'EMBEDDER_ERROR');
     await assertSpace(path, OLD);
     const resumed = await reembedStore(createSqliteStore({ path }), NEW, { batchSize: 10 });
     expect(resumed.resumedFrom).toBe(30);

@@ -14,13 +14,15 @@ import type { NoveltyGate } from '@mem/gate-vmf';
 import { resolveScope, scopeKey } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
 import { prepareChild, atLeastTwoAcks, runAndKill } from '../testdata/crash-harness.js';
-import { seededRandom } from '../testing/fixtures.js';
+import { seededRandom } from '../testing/index.js';
 import type { MemoryStore, ResolvedScope } from '../types.js';
 import { GATE_STATE_NAME, sealGateState } from './gates.js';
 import { createMemory, type Memory, type MemoryOptions } from './memory.js';
 import { failingController, flakyStore, simpleExtractor } from './test-kit.js';
 import { clustered, gateKit, openHashStore } from './testdata/gate-state-kit.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-gate-breakit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -551,15 +553,14 @@ describe('gate snapshots: crashes, schema migration, the state slot itself', () 
   it('saveState / loadState refuse bad names and values with a typed error and keep the slot as it was', async () => {
     const store = await openStore();
     await store.saveState!(S, 'n', 'kept');
-    const invalid = expect.objectContaining({ code: 'INVALID_INPUT' });
     for (const name of ['', 'x'.repeat(201), 7, null, undefined, {}]) {
-      await expect(store.saveState!(S, name as string, 'v')).rejects.toEqual(invalid);
-      await expect(store.loadState!(S, name as string)).rejects.toEqual(invalid);
+      await expectMemError(store.saveState!(S, name as string, 'v'), MemValidationError, 'INVALID_INPUT');
+      await expectMemError(store.loadState!(S, name as string), MemValidationError, 'INVALID_INPUT');
     }
-    for (const value of [7, {}, undefined, ['a'], Buffer.from('x')]) await expect(store.saveState!(S, 'n', value as string)).rejects.toEqual(invalid);
+    for (const value of [7, {}, undefined, ['a'], Buffer.from('x')]) await expectMemError(store.saveState!(S, 'n', value as string), MemValidationError, 'INVALID_INPUT');
     // a lone surrogate cannot be stored as UTF-8: refused, not silently replaced by U+FFFD
-    await expect(store.saveState!(S, 'n', 'bad \uD800 value')).rejects.toEqual(invalid);
-    await expect(store.saveState!(S, 'n', '\uDC00')).rejects.toEqual(invalid);
+    await expectMemError(store.saveState!(S, 'n', 'bad \uD800 value'), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(store.saveState!(S, 'n', '\uDC00'), MemValidationError, 'INVALID_INPUT');
     expect(await store.loadState!(S, 'n')).toBe('kept');
     // well-formed Unicode round-trips, in names and values; names are per scope
     await store.saveState!(S, 'ünï-🙂'.repeat(20), 'välue 🙂 \u0000 end');

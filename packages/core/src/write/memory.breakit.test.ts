@@ -14,6 +14,8 @@ import { createSqliteStore } from '../store/index.js';
 import { createMemory } from './memory.js';
 import { simpleExtractor } from './test-kit.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-breakit-memory-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,9 +87,9 @@ describe('candidateEfSearch on a store whose scope has a ready HNSW graph', () =
     }
   });
 
-  it('candidateEfSearch 0, 1.5, NaN, -1, 1e6 + 1 are refused by createMemory (typed), before any write', () => {
+  it('candidateEfSearch 0, 1.5, NaN, -1, 1e6 + 1 are refused by createMemory (typed), before any write', async () => {
     for (const ef of [0, 1.5, NaN, -1, 1e6 + 1, Infinity]) {
-      expect(() => createMemory({ embedder: hashEmbedder(), candidateEfSearch: ef }), String(ef)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+      await expectMemError(() => createMemory({ embedder: hashEmbedder(), candidateEfSearch: ef }), MemValidationError, 'INVALID_INPUT');
     }
   });
 });

@@ -5,11 +5,12 @@ import { createNoveltyGate } from '@mem/gate-vmf';
 import { createSystemOne } from '@mem/system-one';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWinkEmbedder } from '../embed/index.js';
-import { MemError } from '../errors.js';
+import { EmbedderError, MemError, MemValidationError } from '../errors.js';
 import { createSqliteStore } from '../store/index.js';
 import type { Embedder, ObservationInput, Retriever } from '../types.js';
 import { createMemory, type MemoryOptions } from './memory.js';
 import { failingController, failingEmbedder, flakyStore, scriptedController, scriptedGate } from './test-kit.js';
+import { expectMemError } from '@mem/test-utils';
 
 let embedder: Embedder;
 let dir: string;
@@ -328,35 +329,30 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
 
   it('rejects invalid input with typed errors and writes nothing (batch validated first)', async () => {
     const m = make();
-    await expect(m.add({ text: '   ', scope })).rejects.toMatchObject({ code: 'TEXT_EMPTY', category: 'validation' });
-    const err = await m.add([dialogue[0]!, { text: 'ok', scope, observedAt: '2024-01-01T10:00' }]).catch((e) => e);
-    expect(MemError.isInstance(err)).toBe(true);
-    expect(err).toMatchObject({ code: 'MISSING_TIMEZONE', details: { index: 1 } });
+    await expectMemError(m.add({ text: '   ', scope }), MemValidationError, 'TEXT_EMPTY');
+    await expectMemError(m.add([dialogue[0]!, { text: 'ok', scope, observedAt: '2024-01-01T10:00' }]), MemValidationError, 'MISSING_TIMEZONE', { index: 1 });
     expect(await m.list({ scope })).toEqual([]);
     const tz = await m.add({ text: 'ok', scope, observedAt: '2024-01-01T10:00' }, { timeZone: 'America/New_York' });
     expect(tz.node.observedAt).toBe('2024-01-01T15:00:00.000Z');
     // validate(): the same checks as add, nothing written, the list's index
-    expect(() => m.validate([dialogue[0]!, dialogue[1]!, { text: 'ok', scope, observedAt: '2024-01-01T10:00' }])).toThrow(
-      expect.objectContaining({ code: 'MISSING_TIMEZONE', details: expect.objectContaining({ index: 2 }) }),
-    );
+    await expectMemError(() => m.validate([dialogue[0]!, dialogue[1]!, { text: 'ok', scope, observedAt: '2024-01-01T10:00' }]), MemValidationError, 'MISSING_TIMEZONE', { index: 2 });
     expect(() => m.validate([{ text: 'ok', scope, observedAt: '2024-01-01T10:00' }], { timeZone: 'America/New_York' })).not.toThrow();
-    expect(() => m.validate({ text: 'ok', scope } as any)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => m.validate({ text: 'ok', scope } as any), MemValidationError, 'INVALID_INPUT');
     expect((await m.list({ scope })).map((n) => n.text)).toEqual(['ok']);
-    expect(() => createMemory({ timeZone: 'Nowhere/City' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => createMemory({ candidateK: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => createMemory({ candidateEfSearch: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
-    expect(() => createMemory({ consolidateEveryy: 3 } as any)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('did you mean "consolidateEvery"') }));
-    expect(() => createMemory({ gate: { mdoe: 'exact' } })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('Invalid gate options') }));
+    await expectMemError(() => createMemory({ timeZone: 'Nowhere/City' }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(() => createMemory({ candidateK: -1 }), MemValidationError, 'INVALID_INPUT');
+    await expectMemError(() => createMemory({ candidateEfSearch: 0 }), MemValidationError, 'INVALID_INPUT');
+    expect((await expectMemError(() => createMemory({ consolidateEveryy: 3 } as any), MemValidationError, 'INVALID_INPUT')).message).toContain('did you mean "consolidateEvery"');
+    expect((await expectMemError(() => createMemory({ gate: { mdoe: 'exact' } }), MemValidationError, 'INVALID_INPUT')).message).toContain('Invalid gate options');
     expect(() => createMemory({ gate: { mdoe: 'exact' } })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('Invalid gate options: Invalid gate options') }));
-    expect(() => createMemory({ gate: { tauMin: -1 } })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expectMemError(() => createMemory({ gate: { tauMin: -1 } }), MemValidationError, 'INVALID_INPUT');
     expect(() => createMemory({ gate: { mode: 'exact' } })).not.toThrow();
     await m.close();
   });
 
   it('adversarial: an observedAt on 9999-12-31 is a validation error (BAD_DATE), not a failed write', async () => {
     const m = make();
-    const err = await m.add({ text: 'Far future note.', scope, observedAt: '9999-12-31T12:00:00Z' }).catch((e) => e);
-    expect(err).toMatchObject({ code: 'BAD_DATE', category: 'validation' });
+    await expectMemError(m.add({ text: 'Far future note.', scope, observedAt: '9999-12-31T12:00:00Z' }), MemValidationError, 'BAD_DATE');
     const ok = await m.add({ text: 'Near the end of time.', scope, observedAt: '9999-12-30T12:00:00Z' });
     expect(ok.stored).toBe(true);
     expect((await m.list({ scope })).map((n) => n.text)).toEqual(['Near the end of time.']);
@@ -374,7 +370,7 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     await expect(listed).resolves.toBeInstanceOf(Array);
     await closing;
     await again;
-    await expect(m.add({ text: 'After close.', scope })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await expectMemError(m.add({ text: 'After close.', scope }), MemError, 'STORE_UNAVAILABLE');
     const reopened = make({ store: createSqliteStore({ path }) });
     expect((await reopened.list({ scope })).map((n) => n.text)).toEqual(['Written just before close.']);
     await reopened.close();
@@ -440,9 +436,7 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
     await m.add(dialogue.slice(0, 4));
     const before = await m.history({ scope });
     fail.on = true;
-    const err = await m.add(dialogue.slice(4)).catch((e) => e);
-    expect(MemError.isInstance(err)).toBe(true);
-    expect(err).toMatchObject({ code: 'WRITE_FAILED', details: { stage: 'store' } });
+    await expectMemError(m.add(dialogue.slice(4)), MemError, 'WRITE_FAILED', { stage: 'store' });
     expect((await m.list({ scope })).length).toBe(4);
     expect(await m.history({ scope })).toEqual(before);
     expect((await m.stats()).writes).toBe(4);
@@ -460,17 +454,14 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
 
     const m1 = make({ embedder: failingEmbedder(embedder, 3), embedBatchSize: 2 });
     await m1.add(dialogue.slice(0, 2)); // embed call 1
-    const e1 = await m1.add(dialogue.slice(2)).catch((e) => e); // calls 2, 3 (throws)
-    expect(e1).toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await expectMemError(m1.add(dialogue.slice(2)), EmbedderError, 'EMBEDDER_ERROR'); // calls 2, 3 (throws)
     expect((await m1.list({ scope })).length).toBe(2);
     expect(gateOf(await m1.add(extra))).toEqual(gateOf(twinNext));
 
     const isRelation = (qs: Record<string, unknown>) => Object.keys(qs).some((k) => k.startsWith('pair_'));
     const m2 = make({ systemOne: failingController(createSystemOne() as any, 3, isRelation) });
     await m2.add(dialogue.slice(0, 2));
-    const e2 = await m2.add(dialogue.slice(2)).catch((e) => e);
-    expect(MemError.isInstance(e2)).toBe(true);
-    expect(e2).toMatchObject({ code: 'WRITE_FAILED', details: { stage: 'relations' } });
+    await expectMemError(m2.add(dialogue.slice(2)), MemError, 'WRITE_FAILED', { stage: 'relations' });
     expect((await m2.list({ scope })).length).toBe(2);
     expect(gateOf(await m2.add(extra))).toEqual(gateOf(twinNext));
     await Promise.all([m1.close(), m2.close(), twin.close()]);
@@ -486,13 +477,15 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
     };
     const m = make({ systemOne: controller as any });
     const other = { userId: 'other' };
-    const err = await m
-      .add([
+    await expectMemError(
+      m.add([
         { text: 'Scope A first note.', scope, observedAt: '2024-01-01T00:00:00Z' },
         { text: 'Scope B note that goes boom.', scope: other, observedAt: '2024-01-01T00:00:00Z' },
-      ])
-      .catch((e) => e);
-    expect(err).toMatchObject({ code: 'WRITE_FAILED', details: { stage: 'typing' } });
+      ]),
+      MemError,
+      'WRITE_FAILED',
+      { stage: 'typing' },
+    );
     expect(await m.list({ scope })).toEqual([]);
     expect(await m.list({ scope: other })).toEqual([]);
     expect((await m.stats()).writes).toBe(0);
@@ -514,7 +507,7 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
     await m.add(dialogue.slice(0, 3));
     const size = gate.size('default|mira||');
     fail.on = true;
-    await expect(m.add(dialogue.slice(3))).rejects.toMatchObject({ code: 'WRITE_FAILED' });
+    await expectMemError(m.add(dialogue.slice(3)), MemError, 'WRITE_FAILED');
     expect(gate.size('default|mira||')).toBe(size);
     await m.close();
   });

@@ -17,6 +17,8 @@ import { createMemory } from './memory.js';
 import type { WriteController } from './ports.js';
 import { simpleExtractor } from './test-kit.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'mem-breakit-schedule-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -252,7 +254,7 @@ describe('hostile schedule records appended through the public store API', () =>
     const hostile = { write: 99, candidates: ['x'] };
     await m.add(obs(0, { sourceId: JSON.stringify({ [SCHEDULE_FIELD]: hostile }), metadata: { [SCHEDULE_FIELD]: hostile, nested: { consolidation: hostile } } }));
     // a metadata object with a hostile prototype is refused typed, before anything is written
-    await expect(m.add(obs(1, { metadata: Object.create({ consolidation: hostile }) }))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(m.add(obs(1, { metadata: Object.create({ consolidation: hostile }) })), MemValidationError, 'INVALID_INPUT');
     await m.add(obs(1, { metadata: JSON.parse('{"__proto__": {"consolidation": {"write": 99}}}') }));
     const rows = writeRows(await m.history({ scope, limit: 10 }));
     expect(rows.map((h) => rec(h).write)).toEqual([1, 2]);

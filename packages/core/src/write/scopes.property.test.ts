@@ -5,6 +5,8 @@ import { createSqliteStore } from '../store/index.js';
 import type { Embedder } from '../types.js';
 import { createMemory } from './memory.js';
 import { scriptedController, simpleExtractor } from './test-kit.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 /** A tiny deterministic embedder (hashed bag of words, 16-d) so the property runs fast. */
 const hashEmbedder: Embedder = {
@@ -57,13 +59,13 @@ describe('write path: scopes never leak (property)', () => {
             // a misspelt key anywhere (alone, or inside a batch) is a typed error and writes nothing
             const bad = MISSPELT[o.bad]! as never;
             const before = await Promise.all(SCOPES.map((s) => m.list({ scope: s, limit: 1000 }).then((l) => l.length)));
-            await expect(m.add({ text: `${o.words.join(' ')} #${n++}`, scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            await expectMemError(m.add({ text: `${o.words.join(' ')} #${n++}`, scope: bad }), MemValidationError, 'SCOPE_INVALID');
             const batch = [obs(0, o.words), obs(1, o.words)] as { scope: unknown }[];
             batch.splice(o.at % 3, 0, { ...obs(2, o.words), scope: bad });
-            await expect(m.add(batch as never)).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
-            await expect(m.search(o.words.join(' '), { scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
-            await expect(m.list({ scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
-            await expect(m.forget('x', { scope: bad })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+            await expectMemError(m.add(batch as never), MemValidationError, 'SCOPE_INVALID');
+            await expectMemError(m.search(o.words.join(' '), { scope: bad }), MemValidationError, 'SCOPE_INVALID');
+            await expectMemError(m.list({ scope: bad }), MemValidationError, 'SCOPE_INVALID');
+            await expectMemError(m.forget('x', { scope: bad }), MemValidationError, 'SCOPE_INVALID');
             const after = await Promise.all(SCOPES.map((s) => m.list({ scope: s, limit: 1000 }).then((l) => l.length)));
             expect(after).toEqual(before);
           } else {

@@ -3,6 +3,8 @@ import { createSqliteStore } from '../store/index.js';
 import type { Retriever, SearchRequest } from '../types.js';
 import { createMemory } from './memory.js';
 import { scriptedController } from './test-kit.js';
+import { MemValidationError } from '../errors.js';
+import { expectMemError } from '@mem/test-utils';
 
 const embedder = {
   model: 'test-3',
@@ -19,8 +21,8 @@ describe('search now is strict on every path (issue 17)', () => {
   it('an unknown search option (a misspelt now or k) is INVALID_INPUT, not a silent default', async () => {
     const m = mem();
     await m.add({ text: 'Alice drinks tea', scope, observedAt: '2025-01-01T00:00:00Z' });
-    await expect(m.search('tea', { scope, Now: '2025-03-03T10:00:00Z' } as any)).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { unknownKeys: ['Now'] } });
-    await expect(m.search('tea', { scope, topK: 3 } as any)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(m.search('tea', { scope, Now: '2025-03-03T10:00:00Z' } as any), MemValidationError, 'INVALID_INPUT', { unknownKeys: ['Now'] });
+    await expectMemError(m.search('tea', { scope, topK: 3 } as any), MemValidationError, 'INVALID_INPUT');
     expect((await m.search('tea', { scope, k: 1, now: undefined })).evidence).toHaveLength(1);
     await m.close();
   });
@@ -28,9 +30,9 @@ describe('search now is strict on every path (issue 17)', () => {
   it('the dense fallback (no retriever) rejects garbage and zone-less now', async () => {
     const m = mem();
     await m.add({ text: 'Alice drinks tea', scope, observedAt: '2025-01-01T00:00:00Z' });
-    await expect(m.search('tea', { scope, now: 'garbage' })).rejects.toMatchObject({ code: 'BAD_DATE' });
-    await expect(m.search('tea', { scope, now: 'March 3, 2025' })).rejects.toMatchObject({ code: 'BAD_DATE' });
-    await expect(m.search('tea', { scope, now: '2025-03-03T10:00:00' })).rejects.toMatchObject({ code: 'MISSING_TIMEZONE' });
+    await expectMemError(m.search('tea', { scope, now: 'garbage' }), MemValidationError, 'BAD_DATE');
+    await expectMemError(m.search('tea', { scope, now: 'March 3, 2025' }), MemValidationError, 'BAD_DATE');
+    await expectMemError(m.search('tea', { scope, now: '2025-03-03T10:00:00' }), MemValidationError, 'MISSING_TIMEZONE');
     expect((await m.search('tea', { scope, now: '2025-03-03T10:00:00+02:00' })).evidence).toHaveLength(1);
     await m.close();
   });
@@ -49,7 +51,7 @@ describe('search now is strict on every path (issue 17)', () => {
     await m.search('x', { scope, now: '2025-07-25T02:00:00+09:00' });
     await m.search('x', { scope });
     expect(seen).toEqual(['2025-07-24T17:00:00.000Z', '2025-07-24T17:00:00.000Z', undefined]);
-    await expect(m.search('x', { scope, now: 'yesterday' })).rejects.toMatchObject({ code: 'BAD_DATE' });
+    await expectMemError(m.search('x', { scope, now: 'yesterday' }), MemValidationError, 'BAD_DATE');
     expect(seen).toHaveLength(3); // the retriever was not called with a bad now
     await m.close();
   });

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StoreConflictError } from '../errors.js';
 import { createSqliteStore } from '../store/index.js';
 import type { MemoryStore } from '../types.js';
-import { makeNode, testMeta, testScope } from '../testing/fixtures.js';
+import { makeNode, testMeta, testScope } from '../testing/index.js';
 import { createMemory } from './memory.js';
 import { simpleExtractor } from './test-kit.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';

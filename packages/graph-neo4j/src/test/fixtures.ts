@@ -1,7 +1,7 @@
 // Test fixtures (ours): model objects with hostile strings, and a recording QueryRunner that
 // captures the Cypher and parameters each store method sends. It does not imitate Neo4j: it answers
 // with rows the test supplies, so these tests check queries and store logic only.
-import type { MemoryNode, Relation, ResolvedScope } from '@mem/core';
+import type { MemoryNode, Relation, ResolvedScope } from '@mem/store-spec';
 import type { CypherQuery } from '../queries.js';
 import type { QueryRunner, Row } from '../runner.js';
 

@@ -29,6 +29,7 @@ import relationJson from '../offline/relation.weights.json';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload.js';
 import { errorCodeOf } from '../../test/error-code.js';
+import { expectMemError } from '@mem/test-utils';
 
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
 
@@ -251,7 +252,7 @@ describe('training and calibration', () => {
     expect(T).toBeLessThan(3);
   });
 
-  it('a hidden layer learns XOR, which no linear model can; the file round-trips and shapes are checked', () => {
+  it('a hidden layer learns XOR, which no linear model can; the file round-trips and shapes are checked', async () => {
     const X: number[][] = [];
     const y: number[] = [];
     for (let i = 0; i < 400; i++) {
@@ -275,9 +276,9 @@ describe('training and calibration', () => {
     expect(modelLogits(mlp, [1, 0])[0]).toBeCloseTo(h.reduce((s2, v, i) => s2 + v * mlp.weights[0][i], mlp.bias[0]), 12);
     // the same seed gives the same model
     expect(trainLearnedModel(X, y, { ...o, hidden: 8, epochs: 5, seed: 3 }).weights).toEqual(trainLearnedModel(X, y, { ...o, hidden: 8, epochs: 5, seed: 3 }).weights);
-    expect(() => parseLearnedModel({ ...mlp, weights: [[1, 2]] })).toThrow(SystemOneError);
-    expect(() => parseLearnedModel({ ...mlp, hidden: { weights: mlp.hidden!.weights, bias: [0] } })).toThrow(SystemOneError);
-    expect(() => parseLearnedModel({ ...mlp, hidden: { weights: [[1, 2, 3]], bias: [0] } })).toThrow(SystemOneError);
+    await expectMemError(() => parseLearnedModel({ ...mlp, weights: [[1, 2]] }), SystemOneError, 'INVALID_MODEL');
+    await expectMemError(() => parseLearnedModel({ ...mlp, hidden: { weights: mlp.hidden!.weights, bias: [0] } }), SystemOneError, 'INVALID_MODEL');
+    await expectMemError(() => parseLearnedModel({ ...mlp, hidden: { weights: [[1, 2, 3]], bias: [0] } }), SystemOneError, 'INVALID_MODEL');
   });
 
   it('refuses bad training data with INVALID_MODEL', () => {

@@ -4,6 +4,7 @@ import { createSystemOne } from '../controller.js';
 import { SystemOneError } from '../errors.js';
 import { STATE_FEATURES, kindOf, parseStateWeights, stateFeatures, stateModels, stateProbabilities } from './state-model.js';
 import weights from './models/state.json';
+import { expectMemError } from '@mem/test-utils';
 
 describe('state model (issue 37): the offline answer of state.change', () => {
   it('ships a model that fits the code: five labels, calibrated probabilities summing to 1', () => {
@@ -14,8 +15,8 @@ describe('state model (issue 37): the offline answer of state.change', () => {
     expect(Object.values(p).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
     expect(m.state.temperature).toBeGreaterThan(0);
   });
-  it('refuses a weights file that does not fit (INVALID_MODEL)', () => {
-    expect(() => parseStateWeights([weights[0]])).toThrow(SystemOneError);
+  it('refuses a weights file that does not fit (INVALID_MODEL)', async () => {
+    await expectMemError(() => parseStateWeights([weights[0]]), SystemOneError, 'INVALID_MODEL');
     expect(() => parseStateWeights([weights[1], weights[0]])).toThrow(/write.state_kind/);
     const w = structuredClone(weights) as { features: string[] }[];
     w[1]!.features = [...w[1]!.features.slice(1), 'renamed'];

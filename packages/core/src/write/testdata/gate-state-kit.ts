@@ -6,7 +6,7 @@
 import { createNoveltyGate, type NoveltyGate } from '@mem/gate-vmf';
 import { scopeKey } from '../../scope.js';
 import { createSqliteStore } from '../../store/index.js';
-import { unitVector } from '../../testing/fixtures.js';
+import { unitVector } from '../../testing/index.js';
 import type { MemoryNode, MemoryStore, ResolvedScope } from '../../types.js';
 import { GateRegistry } from '../gates.js';
 import { uuidv7 } from '../ids.js';

@@ -2,15 +2,17 @@
  * The MemoryStore conformance suite (ours, Mastra-style): every adapter runs the same tests.
  *
  * ```ts
- * import { runStoreConformance } from '@mem/core/testing';
+ * import { runStoreConformance } from '@mem/store-spec/testing'; // also `@mem/core/testing`
  * runStoreConformance('sqlite', async () => createSqliteStore({ path: ':memory:' }));
  * ```
  * `makeStore` returns a fresh, empty, not yet opened store; the suite opens it with
  * `testMeta(options.dimension)` and closes it after each test.
  */
-import { describe, expect, it } from 'vitest';
-import { MemError } from '../errors.js';
-import type { MemoryNode, MemoryStore, ResolvedScope, StoreMeta } from '../types.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { expectMemError } from '@mem/test-utils';
+import { implementedCapabilities } from '../capabilities.js';
+import { MemError, type MemErrorCode } from '../errors.js';
+import { STORE_CAPABILITIES, type MemoryNode, type MemoryStore, type ResolvedScope, type StoreCapability, type StoreMeta } from '../types.js';
 import { axisVector, cosine, makeHistory, makeNode, makeRelation, testMeta, testScope, unitVector } from './fixtures.js';
 
 export interface StoreConformanceOptions {
@@ -23,20 +25,6 @@ export interface StoreConformanceOptions {
   reopen?: (store: MemoryStore) => Promise<MemoryStore>;
   /** Per-test timeout in ms. Default 20 000. */
   timeoutMs?: number;
-}
-
-/** Awaits `p` and checks it rejects with a `@mem` error of `code` (and returns it). */
-export async function expectMemError(p: Promise<unknown>, code: string): Promise<MemError> {
-  let caught: unknown;
-  try {
-    await p;
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, `expected a MemError ${code}`).toBeDefined();
-  expect(MemError.isInstance(caught), `expected a MemError, got ${String(caught)}`).toBe(true);
-  expect((caught as MemError).code).toBe(code);
-  return caught as MemError;
 }
 
 function comparable(n: MemoryNode) {
@@ -76,6 +64,20 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
   }
 
   const t = (title: string, fn: (store: MemoryStore) => Promise<void>) => it(title, () => withStore(fn), timeout);
+  /** A test of an optional part: reported as skipped, with the reason, when the store does not list `capability`. */
+  const tc = (capability: StoreCapability, title: string, fn: (store: MemoryStore) => Promise<void>) =>
+    it(
+      `${title} [capability ${capability}]`,
+      (ctx: TestContext) =>
+        withStore(async (store) => {
+          if (!store.capabilities?.includes(capability)) {
+            ctx.skip(`${name} does not list the optional capability '${capability}' (${STORE_CAPABILITIES[capability].join(', ')})`);
+            return;
+          }
+          await fn(store);
+        }),
+      timeout,
+    );
 
   describe(`MemoryStore conformance: ${name}`, () => {
     describe('open and meta', () => {
@@ -98,14 +100,14 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
       );
 
       t('refuses another embedding model or dimension, naming both values', async (store) => {
-        const e1 = await expectMemError(store.open({ ...meta, embeddingModel: 'other-model' }), 'STORE_META_MISMATCH');
+        const e1 = await expectMemError(store.open({ ...meta, embeddingModel: 'other-model' }), MemError, 'STORE_META_MISMATCH');
         expect(e1.category).toBe('conflict');
         expect(e1.message).toContain('other-model');
         expect(e1.message).toContain(meta.embeddingModel);
-        const e2 = await expectMemError(store.open({ ...meta, dimension: dim + 3 }), 'STORE_META_MISMATCH');
+        const e2 = await expectMemError(store.open({ ...meta, dimension: dim + 3 }), MemError, 'STORE_META_MISMATCH');
         expect(e2.message).toContain(String(dim + 3));
         expect(e2.message).toContain(String(dim));
-        await expectMemError(store.open({ ...meta, schemaVersion: meta.schemaVersion + 1 }), 'STORE_META_MISMATCH');
+        await expectMemError(store.open({ ...meta, schemaVersion: meta.schemaVersion + 1 }), MemError, 'STORE_META_MISMATCH');
         expect(await store.meta()).toEqual(meta);
       });
 
@@ -117,7 +119,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
           await store.close();
           const again = await reopen(store);
           try {
-            await expectMemError(again.open({ ...meta, embeddingModel: 'another-embedder' }), 'STORE_META_MISMATCH');
+            await expectMemError(again.open({ ...meta, embeddingModel: 'another-embedder' }), MemError, 'STORE_META_MISMATCH');
             await again.open(meta);
             expect(comparable((await again.get(A, n.id))!)).toEqual(comparable(n));
             expect((await again.history(A)).map((h) => h.op)).toEqual(['ADD']);
@@ -200,7 +202,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect((await store.get(A, a.id))!.obsoleteBy).toBe(b.id);
         await store.write({ scope: A, nodeUpdates: [{ id: a.id, obsoleteBy: null }] });
         expect((await store.get(A, a.id))!.obsoleteBy ?? null).toBeNull();
-        await expectMemError(store.write({ scope: A, nodeUpdates: [{ id: 'missing', obsoleteBy: b.id }] }), 'NODE_NOT_FOUND');
+        await expectMemError(store.write({ scope: A, nodeUpdates: [{ id: 'missing', obsoleteBy: b.id }] }), MemError, 'NODE_NOT_FOUND');
       });
 
       t('concurrent writes are all kept', async (store) => {
@@ -237,7 +239,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
           const before = { a: await snapshot(store, A), b: await snapshot(store, B) };
           const x = makeNode(A, 'fresh xylophone x', unitVector(dim, 52));
           const y = makeNode(A, 'fresh xylophone y', unitVector(dim, 53));
-          await expectMemError(store.write(build(x, y, other)), code);
+          await expectMemError(store.write(build(x, y, other)), MemError, code as MemErrorCode);
           expect({ a: await snapshot(store, A), b: await snapshot(store, B) }).toEqual(before);
           expect(await store.get(A, x.id)).toBeNull();
           expect(await store.lexicalSearch(A, 'xylophone', 10)).toEqual([]);
@@ -332,11 +334,11 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         const [c, x] = ['hub', 'spoke'].map((w, i) => makeNode(A, w, unitVector(dim, 90 + i)));
         await store.write({ scope: A, nodes: [c, x], relations: [makeRelation(c.id, x.id, 'LEADS_TO')] });
         for (const bad of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'SEMANTIC', 'Semantic', '']) {
-          await expectMemError(store.neighbors(A, [c.id], { views: [bad as any] }), 'INVALID_INPUT');
-          await expectMemError(store.neighbors(A, [c.id], { subtypes: [bad as any] }), 'INVALID_INPUT');
+          await expectMemError(store.neighbors(A, [c.id], { views: [bad as any] }), MemError, 'INVALID_INPUT');
+          await expectMemError(store.neighbors(A, [c.id], { subtypes: [bad as any] }), MemError, 'INVALID_INPUT');
         }
-        await expectMemError(store.neighbors(A, [c.id], { views: 'causal' as any }), 'INVALID_INPUT');
-        await expectMemError(store.neighbors(A, [c.id], { direction: 'sideways' as any }), 'INVALID_INPUT');
+        await expectMemError(store.neighbors(A, [c.id], { views: 'causal' as any }), MemError, 'INVALID_INPUT');
+        await expectMemError(store.neighbors(A, [c.id], { direction: 'sideways' as any }), MemError, 'INVALID_INPUT');
         expect((await store.neighbors(A, [c.id], { views: ['causal'], subtypes: ['LEADS_TO'] })).map((n) => n.node.id)).toEqual([x.id]);
       });
     });
@@ -377,12 +379,48 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
       });
     });
 
-    describe('derived state (optional loadState / saveState)', () => {
-      t('implements both or neither', async (store) => {
-        expect(typeof store.loadState === 'function').toBe(typeof store.saveState === 'function');
+    describe('capabilities', () => {
+      t('lists exactly the optional parts it implements', async (store) => {
+        const listed = [...(store.capabilities ?? [])].sort();
+        expect(new Set(listed).size, 'no capability listed twice').toBe(listed.length);
+        expect(listed).toEqual(implementedCapabilities(store).sort());
+        // a half-implemented capability (loadState without saveState) is neither listed nor usable
+        for (const c of Object.keys(STORE_CAPABILITIES) as StoreCapability[]) {
+          const has = STORE_CAPABILITIES[c].map((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function');
+          expect(new Set(has).size, `${c}: all of ${STORE_CAPABILITIES[c].join(', ')} or none`).toBe(1);
+        }
       });
-      t('saves, replaces, deletes and reads back per scope and name; never across scopes', async (store) => {
-        if (!store.loadState || !store.saveState) return; // optional: the write path replays instead
+    });
+
+    describe('optional writes (exclusive, forgetScope)', () => {
+      tc('exclusive', 'exclusive returns what fn returns; a throw inside leaves none of its writes', async (store) => {
+        if (!store.exclusive) throw new Error('unreachable: capability exclusive listed, checked above');
+        const kept = makeNode(A, 'written under the lock', unitVector(dim, 300));
+        expect(await store.exclusive(async () => (await store.write({ scope: A, nodes: [kept] }), 'done'))).toBe('done');
+        const lost = makeNode(A, 'written, then the block threw', unitVector(dim, 301));
+        await expect(store.exclusive(async () => {
+          await store.write({ scope: A, nodes: [lost] });
+          throw new Error('boom');
+        })).rejects.toThrow('boom');
+        expect((await store.list(A)).map((n) => n.id)).toEqual([kept.id]);
+      });
+      tc('forgetScope', 'forgetScope removes every node of the scope, one FORGET row each, and nothing elsewhere', async (store) => {
+        if (!store.forgetScope) throw new Error('unreachable: capability forgetScope listed, checked above');
+        const [x, y] = [makeNode(A, 'first of alice', unitVector(dim, 310)), makeNode(A, 'second of alice', unitVector(dim, 311))];
+        await store.write({ scope: A, nodes: [x, y], relations: [makeRelation(x.id, y.id, 'RELATED_TO')] });
+        await store.write({ scope: B, nodes: [makeNode(B, 'of bob', unitVector(dim, 310))] });
+        expect(await store.forgetScope(A)).toBe(2);
+        expect(await store.count(A)).toBe(0);
+        expect(await store.relations(A)).toEqual([]);
+        expect((await store.history(A)).filter((h) => h.op === 'FORGET').map((h) => h.nodeId).sort()).toEqual([x.id, y.id].sort());
+        expect(await store.count(B)).toBe(1);
+        expect(await store.forgetScope(A)).toBe(0);
+      });
+    });
+
+    describe('derived state (optional loadState / saveState)', () => {
+      tc('state', 'saves, replaces, deletes and reads back per scope and name; never across scopes', async (store) => {
+        if (!store.loadState || !store.saveState) throw new Error('unreachable: capability state listed, checked above');
         expect(await store.loadState(A, 'gate')).toBeNull();
         const big = 'x'.repeat(300_000) + ' é 😀 中文';
         await store.saveState(A, 'gate', big);
@@ -401,17 +439,17 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         await store.saveState(testScope('dave'), 'gate', null); // deleting what never existed is fine
         // state alone does not make a scope appear in scopes() (nodes do)
         expect((await store.scopes()).map((s) => s.userId)).toEqual([]);
-        await expectMemError(store.saveState(A, '', 'v'), 'INVALID_INPUT');
-        await expectMemError(store.saveState(A, 'n'.repeat(201), 'v'), 'INVALID_INPUT');
-        await expectMemError(store.saveState(A, 'gate', 42 as unknown as string), 'INVALID_INPUT');
+        await expectMemError(store.saveState(A, '', 'v'), MemError, 'INVALID_INPUT');
+        await expectMemError(store.saveState(A, 'n'.repeat(201), 'v'), MemError, 'INVALID_INPUT');
+        await expectMemError(store.saveState(A, 'gate', 42 as unknown as string), MemError, 'INVALID_INPUT');
         // a lone surrogate cannot round-trip through UTF-8 storage: refused, not silently changed
-        await expectMemError(store.saveState(A, 'gate', 'broken \uDC00 pair'), 'INVALID_INPUT');
+        await expectMemError(store.saveState(A, 'gate', 'broken \uDC00 pair'), MemError, 'INVALID_INPUT');
         expect(await store.loadState(A, 'gate')).toBeNull();
-        await expectMemError(store.loadState(A, ''), 'INVALID_INPUT');
+        await expectMemError(store.loadState(A, ''), MemError, 'INVALID_INPUT');
         expect(await store.loadState(A, 'other')).toBe('{"n":1}');
       });
-      t('a forget drops every saved value of its scope (and only of its scope)', async (store) => {
-        if (!store.loadState || !store.saveState) return;
+      tc('state', 'a forget drops every saved value of its scope (and only of its scope)', async (store) => {
+        if (!store.loadState || !store.saveState) throw new Error('unreachable: capability state listed, checked above');
         const a = makeNode(A, 'remember the lake trip', unitVector(dim, 90));
         await store.write({ scope: A, nodes: [a, makeNode(A, 'another memory', unitVector(dim, 91))] });
         await store.saveState(A, 'gate', 'aggregate of a');
@@ -426,8 +464,8 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
       });
       if (options.reopen) {
         const reopen = options.reopen;
-        t('saved state persists across handles', async (store) => {
-          if (!store.loadState || !store.saveState) return;
+        tc('state', 'saved state persists across handles', async (store) => {
+          if (!store.loadState || !store.saveState) throw new Error('unreachable: capability state listed, checked above');
           await store.saveState(A, 'gate', 'kept');
           await store.close();
           const again = await reopen(store);
@@ -479,8 +517,8 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect(await store.lexicalSearch(A, 'hiking', 0)).toEqual([]);
       });
 
-      t('lexicalSearchIds (optional) returns the same hits as lexicalSearch, scoped', async (store) => {
-        if (!store.lexicalSearchIds) return; // optional method: adapters without it are not tested here
+      tc('lexicalSearchIds', 'lexicalSearchIds returns the same hits as lexicalSearch, scoped', async (store) => {
+        if (!store.lexicalSearchIds) throw new Error('unreachable: capability lexicalSearchIds listed, checked above');
         const words = ['hiking', 'dog', 'lake', 'sunrise', 'mountain'];
         // 12 nodes with different counts of the query words, so the BM25 order has several levels and ties
         const nodes = Array.from({ length: 12 }, (_, i) => makeNode(A, `note ${i}: ${words.filter((_, j) => (i + j) % 3 !== 0).join(' ')} ${i % 4 === 0 ? 'hiking hiking' : ''}`, unitVector(dim, 230 + i)));
@@ -496,7 +534,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect(await store.lexicalSearchIds(A, 'hiking', 0)).toEqual([]);
         expect(await store.lexicalSearchIds(A, '   ', 5)).toEqual([]);
         expect(await store.lexicalSearchIds({ ...A, userId: 'nobody-here' }, 'hiking', 5)).toEqual([]);
-        await expect(store.lexicalSearchIds(A, 42 as unknown as string, 5)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expectMemError(store.lexicalSearchIds(A, 42 as unknown as string, 5), MemError, 'INVALID_INPUT');
       });
 
       t('treats quotes, operators and punctuation in the query as plain text', async (store) => {
@@ -560,8 +598,8 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
     });
 
     describe('vector search', () => {
-      t('vectorSearchIds (optional) returns the same hits as vectorSearch, scoped', async (store) => {
-        if (!store.vectorSearchIds) return; // optional method: adapters without it are not tested here
+      tc('vectorSearchIds', 'vectorSearchIds returns the same hits as vectorSearch, scoped', async (store) => {
+        if (!store.vectorSearchIds) throw new Error('unreachable: capability vectorSearchIds listed, checked above');
         const nodes = Array.from({ length: 12 }, (_, i) => makeNode(A, `ids ${i}`, unitVector(dim, 200 + i)));
         await store.write({ scope: A, nodes });
         await store.write({ scope: B, nodes: [makeNode(B, 'other scope', unitVector(dim, 200))] });
@@ -594,10 +632,10 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
 
       t('rejects a query of the wrong dimension or with non-finite values', async (store) => {
         await store.write({ scope: A, nodes: [makeNode(A, 'x', unitVector(dim, 400))] });
-        await expectMemError(store.vectorSearch(A, new Float32Array(dim + 2).fill(1), 3), 'DIMENSION_MISMATCH');
+        await expectMemError(store.vectorSearch(A, new Float32Array(dim + 2).fill(1), 3), MemError, 'DIMENSION_MISMATCH');
         const nan = unitVector(dim, 1);
         nan[0] = NaN;
-        await expectMemError(store.vectorSearch(A, nan, 3), 'NON_FINITE_VECTOR');
+        await expectMemError(store.vectorSearch(A, nan, 3), MemError, 'NON_FINITE_VECTOR');
       });
 
       t('finds the true nearest among many random vectors', async (store) => {

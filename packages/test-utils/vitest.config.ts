@@ -1,0 +1,3 @@
+import { memVitestConfig } from '../../vitest.shared.mjs';
+
+export default memVitestConfig();
