@@ -4,7 +4,7 @@ import { createNeo4jStore } from './store.js';
 import type { CypherQuery } from './queries.js';
 import type { Row } from './runner.js';
 import { makeNode, makeRelation, recordingRunner, scopeA, scopeB } from './test/fixtures.js';
-import { MemValidationError, StoreError } from '@mem/store-spec';
+import { MemValidationError, StoreError, type MemErrorCode } from '@mem/store-spec';
 import { expectMemError } from '@mem/test-utils';
 
 const META: StoreMeta = { schemaVersion: 1, embeddingModel: 'test-model', dimension: 4 };
@@ -172,7 +172,7 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
       ['SCOPE_MISSING', { scope: { namespace: 'default', userId: '', agentId: '', runId: '' }, nodes: [] }],
       ['TEXT_EMPTY', { scope: scopeA, nodes: [makeNode('a', '  ')] }],
     ];
-    for (const [code, batch] of cases) await expect(store.write(batch), code).rejects.toMatchObject({ code });
+    for (const [code, batch] of cases) await expectMemError(store.write(batch), MemError, code as MemErrorCode);
     expect(runner.log).toHaveLength(0);
   });
 

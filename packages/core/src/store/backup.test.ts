@@ -167,7 +167,7 @@ describe('SqliteStore.backup', () => {
     await other.open(meta);
     expect(existsSync(`${db}-wal`)).toBe(true);
     for (const target of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, `${db}.ann/x.hnsw`, `${db}.waiters/x`, join(dir, 'other.sqlite-wal'), join(dir, '.', 'own.sqlite')]) {
-      await expect(store.backup(target, { overwrite: true }), target).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'STORE_FILE' } });
+      await expectMemError(store.backup(target, { overwrite: true }), MemValidationError, 'INVALID_INPUT', { reason: 'STORE_FILE' });
     }
     // what a SIGKILLed backup to a destination left (a dead pid's .tmp and its -journal) is swept by the next; a live one's stays
     const dest = join(dir, 'swept.sqlite');
@@ -178,22 +178,21 @@ describe('SqliteStore.backup', () => {
     rmSync(`${dest}.${process.ppid}.tmp`);
     // a hard link of the database, and a device (replaced by the rename, never written to)
     linkSync(db, join(dir, 'hard-link.sqlite'));
-    await expect(store.backup(join(dir, 'hard-link.sqlite'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'STORE_FILE' } });
-    await expect(store.backup('/dev/null', { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: '/dev/null', reason: 'ENOTREG' } });
+    await expectMemError(store.backup(join(dir, 'hard-link.sqlite'), { overwrite: true }), MemValidationError, 'INVALID_INPUT', { reason: 'STORE_FILE' });
+    await expectMemError(store.backup('/dev/null', { overwrite: true }), MemValidationError, 'INVALID_INPUT', { path: '/dev/null', reason: 'ENOTREG' });
     // a destination that appears while the backup is written (a second backup or export at once) is not replaced
     const late = join(dir, 'late.sqlite');
-    await expect(
+    await expectMemError(
       (async () => {
         const tmp = `${late}.${process.pid}.tmp`;
         writeFileSync(tmp, 'copy');
         writeFileSync(late, 'someone else');
         placeFile(tmp, late, { what: 'backup destination' });
-      })(),
-    ).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'EEXIST' } });
+      })(), MemValidationError, 'INVALID_INPUT', { reason: 'EEXIST' });
     expect(readFileSync(late, 'utf8')).toBe('someone else');
     expect(existsSync(`${late}.${process.pid}.tmp`)).toBe(false);
-    await expect(store.backup(dir, { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: dir, reason: 'EISDIR' } });
-    await expect(store.backup(join(dir, 'nope', 'b.sqlite'))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { path: join(dir, 'nope', 'b.sqlite'), reason: 'ENOENT' } });
+    await expectMemError(store.backup(dir, { overwrite: true }), MemValidationError, 'INVALID_INPUT', { path: dir, reason: 'EISDIR' });
+    await expectMemError(store.backup(join(dir, 'nope', 'b.sqlite')), MemValidationError, 'INVALID_INPUT', { path: join(dir, 'nope', 'b.sqlite'), reason: 'ENOENT' });
     expect(store.checkIntegrity()).toEqual([]);
     await other.close();
     await store.close();

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemError, ImportMismatchError, MemValidationError, StoreConflictError } from '../errors.js';
+import { MemError, ImportMismatchError, MemValidationError, StoreConflictError, ScopeNotFoundError } from '../errors.js';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
 import { GATE_STATE_NAME } from '../write/gates.js';
@@ -266,8 +266,8 @@ describe('exportMemories / importMemories', () => {
     expect(report.scopes).toEqual([resolveScope(bob)]);
     expect(report.counts).toMatchObject({ scopes: 1, memories: 1 });
     expect((await target.scopes()).map((x) => x.userId)).toEqual(['bob']);
-    await expect(importMemories(target, good, { match: { userId: 'nobody' } })).rejects.toMatchObject({ code: 'SCOPE_NOT_FOUND' });
-    await expect(importMemories(target, good, { match: { user: 'bob' } as never })).rejects.toMatchObject({ code: 'SCOPE_INVALID' });
+    await expectMemError(importMemories(target, good, { match: { userId: 'nobody' } }), ScopeNotFoundError, 'SCOPE_NOT_FOUND');
+    await expectMemError(importMemories(target, good, { match: { user: 'bob' } as never }), MemValidationError, 'SCOPE_INVALID');
     // the rest of the file afterwards: bob is skipped as imported, alice's scopes written
     const rest = await importMemories(target, good);
     expect(rest.skipped).toEqual([resolveScope(bob)]);
