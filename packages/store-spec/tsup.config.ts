@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup';
+import { memTsupConfig } from '../../tsup.shared.mjs';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/testing/index.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  // the conformance suite's error check comes from the private @mem/test-utils: bundled, never a dependency
-  noExternal: ['@mem/test-utils'],
-});
+// the conformance suite's error check comes from the private @mem/test-utils: bundled, never a dependency
+export default memTsupConfig(['src/index.ts', 'src/testing/index.ts'], { noExternal: ['@mem/test-utils'] });

@@ -2,32 +2,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '@mem/core';
-import { main } from './cli.js';
+import { runMem } from '../test/mem-cli.js';
 
 let dir: string;
 let db: string;
 
-/** Run `mem …` in-process; returns stdout, stderr and the exit code. */
-async function mem(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => ((err += String(chunk)), true));
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += `${a.join(' ')}\n`));
-  process.exitCode = 0;
-  try {
-    await main(['node', 'mem', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    log.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out, err, code };
-}
+const mem = runMem;
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'mem-cli-'));

@@ -10,41 +10,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { defaultModelsDir, EXPORT_VOLATILE_FIELDS, exportLines, MINILM_FOLDER } from '@mem/core';
-import { main } from './cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultModelsDir, exportLines, MINILM_FOLDER } from '@mem/core';
+import { runMem } from '../test/mem-cli.js';
+import { stableExport } from '@mem/core/testing';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mem-cli-transfer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function mem(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => ((err += String(chunk)), true));
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += `${a.join(' ')}\n`));
-  process.exitCode = 0;
-  try {
-    await main(['node', 'mem', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    log.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out, err, code };
-}
+const mem = runMem;
 
-const stable = (text: string) =>
-  exportLines(text)
-    .map((l, i) => {
-      if (i > 0) return l;
-      const h = JSON.parse(l);
-      for (const f of EXPORT_VOLATILE_FIELDS) delete h[f];
-      return JSON.stringify(h);
-    })
-    .join('\n');
+const stable = stableExport;
 
 describe('mem export / import / backup: what a breaker tried (typed errors with the path, nothing destroyed)', () => {
   it('refuses an unknown --user (SCOPE_NOT_FOUND, exit 3), an existing --out without --force, a store file or folder as destination, a missing or folder input', async () => {

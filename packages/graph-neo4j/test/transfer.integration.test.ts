@@ -6,45 +6,16 @@
 // whose scope holds other memories in the target is STORE_CONFLICT, nothing written.
 // WARNING: deletes every :Memory, :MemoryHistory, :MemoryMeta and :MemoryState node of the target database.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemory, createSqliteStore, EXPORT_VOLATILE_FIELDS, exportLines, exportMemories, importMemories, resolveScope, type Embedder, ImportMismatchError, StoreConflictError } from '@mem/core';
+import { createMemory, createSqliteStore, exportLines, exportMemories, importMemories, resolveScope, ImportMismatchError, StoreConflictError } from '@mem/core';
+import { stableExport } from '@mem/core/testing';
+import { wordHashEmbedder } from './word-hash-embedder.js';
 import { createNeo4jStore } from '../src/store.js';
 import { DATABASE, PASSWORD, URI, USER, logSkip, resetDatabase } from './neo4j-test-db.js';
 import { expectMemError } from '@mem/test-utils';
 
 logSkip('transfer.integration.test.ts');
 
-/** A deterministic 16-d bag-of-words embedder (FNV-1a per word), the same in every process. */
-function hashEmbedder(model = 'test-hash-16'): Embedder {
-  const d = 16;
-  return {
-    model,
-    dimension: d,
-    async embed(texts) {
-      return texts.map((t) => {
-        const v = new Float32Array(d);
-        v[0] = 1e-3;
-        for (const w of t.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-          if (!w) continue;
-          let h = 0x811c9dc5;
-          for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193) >>> 0;
-          v[h % d] += h & 0x10000 ? 1 : -1;
-        }
-        const n = Math.hypot(...v);
-        return v.map((x) => x / n);
-      });
-    },
-  };
-}
-
-const stable = (text: string) =>
-  exportLines(text)
-    .map((l, i) => {
-      if (i > 0) return l;
-      const h = JSON.parse(l);
-      for (const f of EXPORT_VOLATILE_FIELDS) delete h[f];
-      return JSON.stringify(h);
-    })
-    .join('\n');
+const stable = stableExport;
 
 async function collect(lines: AsyncIterable<string>): Promise<string> {
   let out = '';
@@ -60,7 +31,7 @@ afterAll(async () => {
 describe.runIf(URI)('export / import between SQLite and Neo4j', () => {
   it('SQLite → JSONL → Neo4j → JSONL is byte-identical up to exportedAt and source', async () => {
     const sqlite = createSqliteStore({ path: ':memory:' });
-    const memory = createMemory({ store: sqlite, embedder: hashEmbedder() });
+    const memory = createMemory({ store: sqlite, embedder: wordHashEmbedder() });
     const t = (i: number) => new Date(Date.UTC(2024, 0, 1, 10, i)).toISOString();
     await memory.add([
       { text: 'Mira bought a red bicycle in Lyon.', speaker: 'Mira', observedAt: t(0), scope: { userId: 'alice' }, sourceId: 'D1:1', metadata: { mood: 'happy' } },
@@ -96,11 +67,11 @@ describe.runIf(URI)('export / import between SQLite and Neo4j', () => {
     expect(rerun.skipped).toHaveLength(3);
     expect(stable(await collect(exportMemories(neo)))).toBe(stable(first));
     // a scope that holds other memories is a conflict, refused before anything is written
-    const onNeo = createMemory({ store: neo, embedder: hashEmbedder() });
+    const onNeo = createMemory({ store: neo, embedder: wordHashEmbedder() });
     await onNeo.add({ text: 'Bob drinks coffee now.', observedAt: t(6), scope: { userId: 'bob' } });
     await expectMemError(importMemories(neo, exportLines(first)), StoreConflictError, 'STORE_CONFLICT', { scopes: [resolveScope({ userId: 'bob' })] });
     expect(await neo.count(resolveScope({ userId: 'bob' }))).toBe(2);
-    const foreign = exportLines(first).map((l, i) => (i === 0 ? l.replace('"model":"test-hash-16"', '"model":"another-16"') : l));
+    const foreign = exportLines(first).map((l, i) => (i === 0 ? l.replace('"model":"test-word-hash-32"', '"model":"another-32"') : l));
     await expectMemError(importMemories(neo, foreign), ImportMismatchError, 'IMPORT_MISMATCH', { field: 'embeddingModel' });
     expect(await neo.count(resolveScope({ userId: 'alice' }))).toBe(3);
   });

@@ -19,6 +19,9 @@ import { readFileSync } from 'node:fs';
 
 export type Dataset = 'locomo' | 'beam';
 
+/** The `parseArgs` options every script that builds memories from the corpus takes (the embedder, the data files, the cache folder). */
+export const CORPUS_OPTIONS = { embedder: { type: 'string' }, locomo: { type: 'string' }, beam: { type: 'string' }, cache: { type: 'string' } } as const;
+
 /** The fixed train / held-out split (decided before any training; never tuned). */
 export const TRAIN: Record<Dataset, ReadonlySet<number>> = { locomo: new Set([0, 1, 2, 3]), beam: new Set([1, 2, 3, 4, 5]) };
 

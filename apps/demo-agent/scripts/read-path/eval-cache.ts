@@ -26,14 +26,11 @@ import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { ABLATION_OPTIONS } from '../../src/eval/systems/index.js';
 import { percentile, recallAtK } from '../../src/eval/metrics.js';
-import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({
   options: {
-    embedder: { type: 'string' },
-    locomo: { type: 'string' },
-    beam: { type: 'string' },
-    cache: { type: 'string' },
+    ...CORPUS_OPTIONS,
     datasets: { type: 'string' },
     split: { type: 'string', default: 'held' },
     conversations: { type: 'string' },

@@ -18,14 +18,11 @@ import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { ABLATION_OPTIONS } from '../../src/eval/systems/index.js';
 import { percentile } from '../../src/eval/metrics.js';
-import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({
   options: {
-    embedder: { type: 'string' },
-    locomo: { type: 'string' },
-    beam: { type: 'string' },
-    cache: { type: 'string' },
+    ...CORPUS_OPTIONS,
     conversations: { type: 'string', default: 'locomo:0,beam:1' },
     rounds: { type: 'string', default: '2' },
     top: { type: 'string', default: '15' },

@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { predictProbability, type LearnedModel } from '@mem/system-one';
 import { candidateSetStats, defaultRelevanceModel, relativeFeatures, relevanceModelFor } from '@mem/retrieval';
+import { recallAt as recallAtK } from './recall.js';
 
 interface Row {
   dataset: string;
@@ -29,17 +30,7 @@ if (!values.data) throw new Error('--data label:file,… is required');
 const K = Number(values.k);
 const models = values.models!.split(',').map((f) => ({ name: f, model: f === 'shipped' ? defaultRelevanceModel() : f === 'shipped-minilm' ? relevanceModelFor('all-MiniLM-L6-v2') : (JSON.parse(readFileSync(f, 'utf8')) as LearnedModel) }));
 
-function recallAt(r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null): number {
-  const idx = r.candidates.map((c, i) => ({ c, i, s: score ? score(c, i) : -i }));
-  idx.sort((a, b) => b.s - a.s || a.i - b.i);
-  const top: string[] = [];
-  for (const x of idx) {
-    if (!top.includes(x.c.sourceId)) top.push(x.c.sourceId);
-    if (top.length >= K) break;
-  }
-  const gold = new Set(r.evidence);
-  return top.filter((s) => gold.has(s)).length / gold.size;
-}
+const recallAt = (r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null) => recallAtK(r, score, K);
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 

@@ -27,14 +27,11 @@ import { createMemory, createSqliteStore, resolveScope } from '@mem/core';
 import { seededRandom } from '@mem/core/testing';
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
-import { loadCorpus, memoryOf } from './corpus.js';
+import { CORPUS_OPTIONS, loadCorpus, memoryOf } from './corpus.js';
 
 const { values } = parseArgs({
   options: {
-    embedder: { type: 'string' },
-    locomo: { type: 'string' },
-    beam: { type: 'string' },
-    cache: { type: 'string' },
+    ...CORPUS_OPTIONS,
     rows: { type: 'string' },
     split: { type: 'string', default: 'all' },
     features: { type: 'string' },

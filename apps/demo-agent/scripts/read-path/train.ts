@@ -35,6 +35,7 @@ import {
   type RankObjective,
 } from '@mem/system-one';
 import { RELEVANCE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures } from '@mem/retrieval';
+import { recallAt as recallAtK } from './recall.js';
 
 interface Row {
   dataset: string;
@@ -155,18 +156,7 @@ function calibrated(train: Row[]): LearnedModel {
   return OBJECTIVE === 'bce' ? withTemperature(fit(train), fitTemperature(logits, labels)) : withPlatt(fit(train), fitPlatt(logits, labels));
 }
 
-/** Recall@K of the candidates ordered by `score` (distinct source ids; split parts share one). */
-function recallAt(r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null): number {
-  const idx = r.candidates.map((c, i) => ({ c, i, s: score ? score(c, i) : -i }));
-  idx.sort((a, b) => b.s - a.s || a.i - b.i);
-  const top: string[] = [];
-  for (const x of idx) {
-    if (!top.includes(x.c.sourceId)) top.push(x.c.sourceId);
-    if (top.length >= K) break;
-  }
-  const gold = new Set(r.evidence);
-  return top.filter((s) => gold.has(s)).length / gold.size;
-}
+const recallAt = (r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null) => recallAtK(r, score, K);
 const oracle = (r: Row) => Math.min(K, new Set(r.candidates.filter((c) => c.label).map((c) => c.sourceId)).size) / new Set(r.evidence).size;
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);

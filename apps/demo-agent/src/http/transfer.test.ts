@@ -5,9 +5,10 @@
  * (409 STORE_CONFLICT, 409 IMPORT_MISMATCH, 400 INVALID_INPUT) and nothing written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORT_VOLATILE_FIELDS, exportLines } from '@mem/core';
+import { exportLines } from '@mem/core';
 import { createStack, type Stack } from '../stack.js';
 import { createApi } from './app.js';
+import { stableExport } from '@mem/core/testing';
 
 let a: Stack;
 let b: Stack;
@@ -25,15 +26,7 @@ afterAll(async () => {
   await b?.close();
 });
 
-const stable = (text: string) =>
-  exportLines(text)
-    .map((l, i) => {
-      if (i > 0) return l;
-      const h = JSON.parse(l);
-      for (const f of EXPORT_VOLATILE_FIELDS) delete h[f];
-      return JSON.stringify(h);
-    })
-    .join('\n');
+const stable = stableExport;
 
 const importInto = (app: ReturnType<typeof createApi>, body: string) => app.request('/v1/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
 
