@@ -253,7 +253,7 @@ describe('exportMemories / importMemories', () => {
     expect(err).toMatchObject({ code: 'STORE_CONFLICT' });
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.some((l) => l.includes('"kind":"end"'))).toBe(false);
-    await expect(importMemories(createSqliteStore({ path: ':memory:' }), lines)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expectMemError(importMemories(createSqliteStore({ path: ':memory:' }), lines), MemValidationError, 'INVALID_INPUT');
     await a.close();
   });
 
