@@ -164,7 +164,7 @@ describe('v3 file upgraded while another connection holds it open', () => {
 
 /** Child script: open (migrating a v3 file), ack, then write 1 000-node / 3 000-relation batches forever, acking each. */
 const CHILD = (root: string) => `
-import { makeHistory, makeNode, makeRelation, testScope, unitVector } from ${JSON.stringify(join(root, 'src/testing/index.ts'))};
+import { makeHistory, makeNode, makeRelation, testScope, unitVector } from ${JSON.stringify(join(root, '../store-spec/src/testing/fixtures.ts'))};
 import { createSqliteStore } from ${JSON.stringify(join(root, 'src/store/sqlite.ts'))};
 const [path, run] = [process.argv[2], process.argv[3]];
 const scopes = [testScope('crash-a'), testScope('crash-b')];

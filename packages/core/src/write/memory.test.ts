@@ -5,7 +5,7 @@ import { createNoveltyGate } from '@mem/gate-vmf';
 import { createSystemOne } from '@mem/system-one';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWinkEmbedder } from '../embed/index.js';
-import { EmbedderError, MemError, MemValidationError } from '../errors.js';
+import { MemError, MemValidationError } from '../errors.js';
 import { createSqliteStore } from '../store/index.js';
 import type { Embedder, ObservationInput, Retriever } from '../types.js';
 import { createMemory, type MemoryOptions } from './memory.js';
@@ -454,7 +454,7 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
 
     const m1 = make({ embedder: failingEmbedder(embedder, 3), embedBatchSize: 2 });
     await m1.add(dialogue.slice(0, 2)); // embed call 1
-    await expectMemError(m1.add(dialogue.slice(2)), EmbedderError, 'EMBEDDER_ERROR'); // calls 2, 3 (throws)
+    await expectMemError(m1.add(dialogue.slice(2)), MemError, 'EMBEDDER_ERROR'); // calls 2, 3 (throws): the write path's MemError
     expect((await m1.list({ scope })).length).toBe(2);
     expect(gateOf(await m1.add(extra))).toEqual(gateOf(twinNext));
 
