@@ -192,7 +192,7 @@ describe('sqlite files', () => {
       const second = createSqliteStore({ path, busyTimeoutMs: 0 });
       await second.open(META); // before: migrations and open each took the lock (SQLITE_BUSY at once here)
       expect(await second.count(A)).toBe(1);
-      await expect(createSqliteStore({ path, busyTimeoutMs: 0 }).open({ ...META, dimension: 8 })).rejects.toMatchObject({ code: 'STORE_META_MISMATCH' });
+      await expectMemError(createSqliteStore({ path, busyTimeoutMs: 0 }).open({ ...META, dimension: 8 }), StoreMetaMismatchError, 'STORE_META_MISMATCH');
       await second.close();
     } finally {
       writer.exec('ROLLBACK');
