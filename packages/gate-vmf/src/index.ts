@@ -10,6 +10,8 @@ export type { GateOptions, ResolvedGateOptions } from './options.js';
 export type { GateSnapshot, ScopeSnapshot, IvfSnapshot, VectorSource } from './snapshot.js';
 export { GateError } from './errors.js';
 export { scopeValueProblem, isWellFormed } from './keys.js';
+// the seeded PRNG of the gate's start vectors, shared with @mem/store-spec (and through it @mem/core)
+export { mulberry32 } from './pca.js';
 export type { GateErrorCode, GateErrorCategory } from './errors.js';
 export {
   SAGE_DEFAULTS,
