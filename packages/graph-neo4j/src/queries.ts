@@ -28,6 +28,13 @@ export function int(n: number): ReturnType<typeof neo4j.int> {
   return neo4j.int(Math.max(0, Math.floor(n)));
 }
 
+/** `LIMIT $limit` with `params.limit` set, or `''` (and no parameter) when `limit` is undefined. */
+function limitClause(params: Record<string, unknown>, limit: number | undefined): string {
+  if (limit === undefined) return '';
+  params.limit = int(limit);
+  return 'LIMIT $limit';
+}
+
 /**
  * Planner hint: look nodes up by the `uid` uniqueness constraint's index. Without it Neo4j may
  * choose the scope index and filter the scope's nodes (seen in PROFILE on a real 5.26 server).
@@ -334,11 +341,7 @@ export function buildListQuery(scope: ResolvedScope, options: ListOptions = {}):
   const dir = DIRECTIONS[options.order ?? 'asc'];
   if (!key || !dir) throw new Error('invalid list ordering');
   const params: Record<string, unknown> = { scopeKey: scopeKey(scope), offset: int(options.offset ?? 0) };
-  let limit = '';
-  if (options.limit !== undefined) {
-    params.limit = int(options.limit);
-    limit = 'LIMIT $limit';
-  }
+  const limit = limitClause(params, options.limit);
   return q(
     'read.list',
     `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey
@@ -440,11 +443,7 @@ export function buildNeighborsQuery(scope: ResolvedScope, ids: readonly string[]
     ids: [...new Set(ids)],
     subtypes: query.subtypes ? [...query.subtypes] : null,
   };
-  let limit = '';
-  if (query.limit !== undefined) {
-    params.limit = int(query.limit);
-    limit = 'LIMIT $limit';
-  }
+  const limit = limitClause(params, query.limit);
   return q(
     'read.neighbors',
     `MATCH ${pattern}
@@ -459,11 +458,7 @@ export function buildNeighborsQuery(scope: ResolvedScope, ids: readonly string[]
 
 export function buildRelationsQuery(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): CypherQuery {
   const params: Record<string, unknown> = { scopeKey: scopeKey(scope), nodeId: options.nodeId ?? null };
-  let limit = '';
-  if (options.limit !== undefined) {
-    params.limit = int(options.limit);
-    limit = 'LIMIT $limit';
-  }
+  const limit = limitClause(params, options.limit);
   return q(
     'read.relations',
     `MATCH (a:${MEMORY_LABEL})-[e:${relTypesFor()}]->(b:${MEMORY_LABEL})
@@ -479,11 +474,7 @@ export function buildRelationsQuery(scope: ResolvedScope, options: { nodeId?: st
 /** History rows of the scope (optionally of one node), oldest first; with `limit`, the latest `limit` rows. */
 export function buildHistoryQuery(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): CypherQuery {
   const params: Record<string, unknown> = { scopeKey: scopeKey(scope), nodeId: options.nodeId ?? null };
-  let limit = '';
-  if (options.limit !== undefined) {
-    params.limit = int(options.limit);
-    limit = 'LIMIT $limit';
-  }
+  const limit = limitClause(params, options.limit);
   return q(
     'read.history',
     `MATCH (h:${HISTORY_LABEL})
