@@ -306,21 +306,12 @@ export class SqliteStore implements MemoryStore {
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     this.requireMeta();
     if (this.insideSection()) return fn();
-    if (this.path === ':memory:') {
-      // one connection, no other process: a turn is enough
-      await this.takeTurn();
-      const token = {};
-      this.held = token;
-      try {
-        return await this.section.run(token, fn);
-      } finally {
-        this.held = null;
-        this.giveTurn();
-      }
-    }
     await this.takeTurn();
     try {
-      await this.beginImmediate();
+      // `:memory:`: one connection and no other process, so no lock queue; the transaction still
+      // makes fn's writes all-or-nothing
+      if (this.path === ':memory:') this.conn().exec('BEGIN IMMEDIATE');
+      else await this.beginImmediate();
       const token = {};
       this.held = token;
       let result: T;

@@ -393,14 +393,18 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
     });
 
     describe('optional writes (exclusive, forgetScope)', () => {
-      tc('exclusive', 'exclusive returns what fn returns and rethrows what fn throws; the store stays usable', async (store) => {
+      tc('exclusive', 'exclusive returns what fn returns; when fn throws it rethrows and keeps none of its writes; the store stays usable', async (store) => {
         if (!store.exclusive) throw new Error('unreachable: capability exclusive listed, checked above');
         const kept = makeNode(A, 'written under the lock', unitVector(dim, 300));
         expect(await store.exclusive(async () => (await store.write({ scope: A, nodes: [kept] }), 'done'))).toBe('done');
+        const dropped = makeNode(A, 'written, then the block throws', unitVector(dim, 301));
         await expect(store.exclusive(async () => {
+          await store.write({ scope: A, nodes: [dropped] });
           throw new Error('boom');
         })).rejects.toThrow('boom');
+        // all or nothing: the write made inside the block that threw is not kept
         expect((await store.list(A)).map((n) => n.id)).toEqual([kept.id]);
+        expect(await store.get(A, dropped.id)).toBeNull();
         expect(await store.exclusive(async () => store.count(A))).toBe(1);
       });
       tc('forgetScope', 'forgetScope removes every node of the scope, one FORGET row each, and nothing elsewhere', async (store) => {
