@@ -116,12 +116,7 @@ async function withReadStack<T>(o: GlobalOpts, fn: (stack: Stack, missing: strin
 
 /** The scopes `mem export` writes: the scope flags given (each must match), or every scope with --all; neither is INVALID_INPUT. */
 function exportMatch(o: GlobalOpts, all: boolean | undefined): ScopeMatch {
-  refuseEmptyScopeFlags(o);
-  const match: ScopeMatch = {};
-  if (o.namespace !== undefined) match.namespace = o.namespace;
-  if (o.user !== undefined) match.userId = o.user;
-  if (o.agent !== undefined) match.agentId = o.agent;
-  if (o.run !== undefined) match.runId = o.run;
+  const match = importMatch(o);
   if (all && Object.keys(match).length) throw new MemValidationError('INVALID_INPUT', '--all exports every scope: leave out --user / --agent / --run / --namespace, or drop --all');
   if (!all && !Object.keys(match).length) throw new MemValidationError('INVALID_INPUT', 'Name the scopes to export (--user / --agent / --run / --namespace; every scope matching the given flags), or pass --all');
   return match;
@@ -154,7 +149,7 @@ function importMismatchForCli(e: unknown, kind: EmbedderKind, named: boolean): u
   return new ImportMismatchError(`The export file was embedded with ${fileDesc}; ${where}; nothing was imported`, { cause: e, details: e.details });
 }
 
-/** The scopes `mem import` writes: the file's scopes matching the scope flags given, or all of them without flags. */
+/** The scope fields given as flags (`mem import` writes the file's scopes matching them, all of them without flags; `mem export` reads them). */
 function importMatch(o: GlobalOpts): ScopeMatch {
   refuseEmptyScopeFlags(o);
   const match: ScopeMatch = {};

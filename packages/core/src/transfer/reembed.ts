@@ -23,7 +23,7 @@ import type { SqliteStore } from '../store/sqlite.js';
 import type { RegateNode } from '../store/sqlite-reembed.js';
 import { checkVector } from '../store/validate.js';
 import type { Embedder, GateAction, GateDecisionRecord, ResolvedScope, StoreMeta } from '../types.js';
-import { GATE_SAVE_MIN_SIZE, GATE_STATE_NAME, sealGateState } from '../write/gates.js';
+import { GATE_SAVE_MIN_SIZE, GATE_STATE_NAME, gateDecisionRecord, sealGateState } from '../write/gates.js';
 import { DEFAULT_WRITE_GATE_OPTIONS, noveltyGateCodec } from '../write/memory.js';
 
 /** Memories per scope (the first ones, in write order) in the τ_noop calibration stream (App. G: a calibration stream, each item against all before it). */
@@ -70,20 +70,6 @@ export interface ReembedReport {
   };
 }
 
-/** The GateDecisionRecord of a gate decision (the same fields the write path stores). */
-function toRecord(d: ReturnType<NoveltyGate['route']>): GateDecisionRecord {
-  return {
-    action: d.action,
-    novelty: d.novelty,
-    score: d.score,
-    threshold: d.threshold,
-    kappa: d.kappa,
-    density: d.density,
-    nearest: d.nearest ? { id: d.nearest.id, cosine: d.nearest.cosine } : null,
-    ...(d.scoreError ? { scoreError: d.scoreError } : {}),
-    ...(d.nearestExact === false ? { nearestExact: false } : {}),
-  };
-}
 
 /** Linear-interpolated quantile of a sample (as `calibrateTauNoop` in apps/demo-agent); null when empty. */
 export function quantile(values: number[], q: number): number | null {
@@ -214,7 +200,7 @@ async function runReembed(
         actions.new.none++;
         continue;
       }
-      let record = toRecord(gate.route(key, n.embedding));
+      let record = gateDecisionRecord(gate.route(key, n.embedding));
       // the write path promoted a gate Noop that changed a value to an Update (issue 37, `routed`):
       // the state question is about the texts, not the space, so the promotion stands here too
       if (record.action === 'noop' && n.gate.action === 'update' && n.gate.routed === 'noop') record = { ...record, action: 'update', routed: 'noop' };

@@ -28,7 +28,7 @@
  * and a `forget` too.
  */
 import { createHash } from 'node:crypto';
-import type { MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import type { GateDecisionRecord, MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
 import { observeId } from './ids.js';
@@ -460,4 +460,19 @@ export class GateRegistry {
   clear(): void {
     this.runtimes.clear();
   }
+}
+
+/** The gate's routing decision as the record stored on a memory (`MemoryNode.gate`; ours): a route's answer (`NoveltyGate.route` or a `WriteGate`) reduced to the stored fields, `nearest` to id and cosine. */
+export function gateDecisionRecord(d: GateDecisionRecord): GateDecisionRecord {
+  return {
+    action: d.action,
+    novelty: d.novelty,
+    score: d.score,
+    threshold: d.threshold,
+    kappa: d.kappa,
+    density: d.density,
+    nearest: d.nearest ? { id: d.nearest.id, cosine: d.nearest.cosine } : null,
+    ...(d.scoreError ? { scoreError: d.scoreError } : {}),
+    ...(d.nearestExact === false ? { nearestExact: false } : {}),
+  };
 }

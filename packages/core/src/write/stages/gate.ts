@@ -7,7 +7,7 @@ import { normalizeEntity } from '../../extract/index.js';
 import type { GateDecisionRecord, MemoryNode } from '../../types.js';
 import { discoverCandidates } from '../candidates.js';
 import { dot } from '../embedding.js';
-import { isGateMember } from '../gates.js';
+import { gateDecisionRecord, isGateMember } from '../gates.js';
 import { uuidv7 } from '../ids.js';
 import { memoryItem } from '../items.js';
 import type { Candidate, Pending } from '../pending.js';
@@ -57,17 +57,7 @@ export async function routeObservation(ctx: WriteContext, batch: BatchState, inp
     keywords: ex.keywords,
     types: typeScores(typed),
     embedding,
-    gate: {
-      action: decision.action,
-      novelty: decision.novelty,
-      score: decision.score,
-      threshold: decision.threshold,
-      kappa: decision.kappa,
-      density: decision.density,
-      nearest: decision.nearest ? { id: decision.nearest.id, cosine: decision.nearest.cosine } : null,
-      ...(decision.scoreError ? { scoreError: decision.scoreError } : {}),
-      ...(decision.nearestExact === false ? { nearestExact: false } : {}),
-    },
+    gate: gateDecisionRecord(decision),
     provenance: { sourceId: obs.sourceId, contentHash: obs.contentHash, metadata: obs.metadata },
     obsoleteBy: null,
     createdAt,
