@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever } from './flat.js';
 import type { Embedder } from '@mem/core';
-import { hashEmbedder, makeNode, memoryStore, OTHER, SCOPE } from './__fixtures__/stubs.js';
+import { hashEmbedder, makeNode, memoryStore, OTHER, SCOPE, recording } from './__fixtures__/stubs.js';
 import { MemValidationError } from '@mem/core';
 import { expectMemError } from '@mem/test-utils';
 
@@ -34,11 +34,6 @@ describe('flat baselines', () => {
 });
 
 describe('flat baselines embed the query as jev does (issue 38: fair baselines)', () => {
-  function recording(inner: Embedder): Embedder & { seen: string[] } {
-    const seen: string[] = [];
-    return { model: inner.model, dimension: inner.dimension, seen, embed: async (texts) => (seen.push(...texts), inner.embed(texts)) };
-  }
-
   it("dense and hybrid embed the query without the scope's speakers' names (stripQueryNames: false keeps them); BM25 reads it as given", async () => {
     const base = hashEmbedder(64);
     const nodes = [

@@ -4,7 +4,7 @@
  * (vector top-k by cosine) and hybrid (reciprocal-rank fusion of both, k = 60).
  */
 import { MemValidationError, scopeKey } from '@mem/core';
-import type { Embedder, MemoryStore, ResolvedScope } from '@mem/core';
+import type { Embedder, MemoryNode, MemoryStore, ResolvedScope } from '@mem/core';
 import { queryWithoutSpeakerNames } from './dialogue.js';
 import { reciprocalRankFusion } from './equations.js';
 import { validateRequest } from './jev.js';
@@ -72,13 +72,18 @@ export function createBm25Retriever(options: { store: MemoryStore; name?: string
 }
 
 /**
- * Dense top-k: embed the query (without the scope's speakers' names unless `stripQueryNames: false`),
- * `store.vectorSearch`; evidence score = cosine in [-1, 1].
+ * The frame of a flat baseline that embeds the query: checks `store` and `embedder` (`fn` names the
+ * factory in the error), embeds the query as `FlatVectorOptions` says, and times the search; `rank`
+ * turns the validated request, its k and the query vector into the evidence.
  */
-export function createDenseRetriever(options: { store: MemoryStore; embedder: Embedder; name?: string } & FlatVectorOptions): FlatRetriever {
+function vectorRetriever(
+  fn: string,
+  name: string,
+  options: { store: MemoryStore; embedder: Embedder } & FlatVectorOptions,
+  rank: (req: Parameters<FlatRetriever['search']>[0], k: number, v: Float32Array) => Promise<{ node: MemoryNode; score: number; path: [] }[]>,
+): FlatRetriever {
   const { store, embedder } = options;
-  if (!store || !embedder) throw new MemValidationError('INVALID_INPUT', 'createDenseRetriever: store and embedder are required');
-  const name = options.name ?? 'dense';
+  if (!store || !embedder) throw new MemValidationError('INVALID_INPUT', `${fn}: store and embedder are required`);
   const vectorQuery = vectorQueryOf(options.stripQueryNames ?? true, createSpeakerCache());
   return {
     name,
@@ -86,10 +91,21 @@ export function createDenseRetriever(options: { store: MemoryStore; embedder: Em
       const t0 = performance.now();
       const { k } = validateRequest(req);
       const [v] = await embedder.embed([await vectorQuery(store, req.scope, req.query)]);
-      const hits = await store.vectorSearch(req.scope, v, k);
-      return { evidence: hits.map((h) => ({ node: h.node, score: h.score, path: [] })), trace: trace(name, req.query, t0) };
+      const evidence = await rank(req, k, v);
+      return { evidence, trace: trace(name, req.query, t0) };
     },
   };
+}
+
+/**
+ * Dense top-k: embed the query (without the scope's speakers' names unless `stripQueryNames: false`),
+ * `store.vectorSearch`; evidence score = cosine in [-1, 1].
+ */
+export function createDenseRetriever(options: { store: MemoryStore; embedder: Embedder; name?: string } & FlatVectorOptions): FlatRetriever {
+  const { store } = options;
+  return vectorRetriever('createDenseRetriever', options.name ?? 'dense', options, async (req, k, v) =>
+    (await store.vectorSearch(req.scope, v, k)).map((h) => ({ node: h.node, score: h.score, path: [] })),
+  );
 }
 
 /**
@@ -108,35 +124,20 @@ export function createHybridRetriever(
     name?: string;
   } & FlatVectorOptions,
 ): FlatRetriever {
-  const { store, embedder } = options;
-  if (!store || !embedder) throw new MemValidationError('INVALID_INPUT', 'createHybridRetriever: store and embedder are required');
-  const name = options.name ?? 'hybrid';
+  const { store } = options;
   const rrfK = options.rrfK ?? 60;
-  const vectorQuery = vectorQueryOf(options.stripQueryNames ?? true, createSpeakerCache());
-  return {
-    name,
-    async search(req) {
-      const t0 = performance.now();
-      const { k } = validateRequest(req);
-      const pool = Math.max(k, options.pool ?? 50);
-      const [v] = await embedder.embed([await vectorQuery(store, req.scope, req.query)]);
-      if (store.vectorSearchIds && store.lexicalSearchIds) {
-        // ids only for both rankings, then the k fused nodes in one read (ours, for latency)
-        const [vec, lex] = await Promise.all([store.vectorSearchIds(req.scope, v, pool), store.lexicalSearchIds(req.scope, req.query, pool)]);
-        const fused = reciprocalRankFusion([vec.map((h) => h.id), lex.map((h) => h.id)], rrfK).slice(0, k);
-        const nodes = new Map((await store.getMany(req.scope, fused.map((f) => f.id))).map((n) => [n.id, n]));
-        return {
-          evidence: fused.filter((f) => nodes.has(f.id)).map((f) => ({ node: nodes.get(f.id)!, score: f.score, path: [] })),
-          trace: trace(name, req.query, t0),
-        };
-      }
-      const [vec, lex] = await Promise.all([store.vectorSearch(req.scope, v, pool), store.lexicalSearch(req.scope, req.query, pool)]);
-      const nodes = new Map([...vec, ...lex].map((h) => [h.node.id, h.node]));
-      const fused = reciprocalRankFusion([vec.map((h) => h.node.id), lex.map((h) => h.node.id)], rrfK).slice(0, k);
-      return {
-        evidence: fused.map((f) => ({ node: nodes.get(f.id)!, score: f.score, path: [] })),
-        trace: trace(name, req.query, t0),
-      };
-    },
-  };
+  return vectorRetriever('createHybridRetriever', options.name ?? 'hybrid', options, async (req, k, v) => {
+    const pool = Math.max(k, options.pool ?? 50);
+    if (store.vectorSearchIds && store.lexicalSearchIds) {
+      // ids only for both rankings, then the k fused nodes in one read (ours, for latency)
+      const [vec, lex] = await Promise.all([store.vectorSearchIds(req.scope, v, pool), store.lexicalSearchIds(req.scope, req.query, pool)]);
+      const fused = reciprocalRankFusion([vec.map((h) => h.id), lex.map((h) => h.id)], rrfK).slice(0, k);
+      const nodes = new Map((await store.getMany(req.scope, fused.map((f) => f.id))).map((n) => [n.id, n]));
+      return fused.filter((f) => nodes.has(f.id)).map((f) => ({ node: nodes.get(f.id)!, score: f.score, path: [] }));
+    }
+    const [vec, lex] = await Promise.all([store.vectorSearch(req.scope, v, pool), store.lexicalSearch(req.scope, req.query, pool)]);
+    const nodes = new Map([...vec, ...lex].map((h) => [h.node.id, h.node]));
+    const fused = reciprocalRankFusion([vec.map((h) => h.node.id), lex.map((h) => h.node.id)], rrfK).slice(0, k);
+    return fused.map((f) => ({ node: nodes.get(f.id)!, score: f.score, path: [] }));
+  });
 }

@@ -4,9 +4,9 @@
  * Both must give the same evidence, scores and candidates.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemory, createSqliteStore, createWinkEmbedder, resolveScope, type MemoryStore } from '@mem/core';
-import { createOfflineBackend, createSystemOne } from '@mem/system-one';
+import { resolveScope, type MemoryStore } from '@mem/core';
 import { createJevRetriever } from './jev.js';
+import { offlineMemory } from './__fixtures__/offline-memory.js';
 
 /** The same store without the id-only reads, counting the full reads. */
 function withoutIdReads(store: MemoryStore): { store: MemoryStore; calls: { lexicalSearch: number; vectorSearch: number } } {
@@ -30,10 +30,7 @@ function withoutIdReads(store: MemoryStore): { store: MemoryStore; calls: { lexi
 
 describe('jev id-only anchor reads', () => {
   it('rank exactly as the full reads', { timeout: 120_000 }, async () => {
-    const store = createSqliteStore({ path: ':memory:' });
-    const embedder = createWinkEmbedder();
-    const systemOne = createSystemOne({ backend: createOfflineBackend({ embed: (texts) => embedder.embed(texts) }) });
-    const memory = createMemory({ store, embedder, systemOne });
+    const { store, embedder, systemOne, memory } = offlineMemory();
     const scope = { userId: 'ids' };
     try {
       const turns = [

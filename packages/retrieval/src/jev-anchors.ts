@@ -35,42 +35,31 @@ export interface Anchors {
 }
 
 /**
- * The vector ranking (top `k` by cosine): with a snapshot, the store's id-only k-NN
- * (`vectorSearchIds`: the same hits in the same order) mapped to the snapshot's nodes, so no node row
- * is read (ours, for latency); without a snapshot, without `vectorSearchIds`, or when a hit is not in
- * the snapshot, `vectorSearch`.
+ * A ranking read as ids mapped to the snapshot's nodes (`ids`: the store's id-only search, the same
+ * hits in the same order as `full`), so no node row is read (ours, for latency); without a snapshot,
+ * without the id-only search, or when a hit is not in the snapshot, the full read `full`.
  */
-export async function vectorHits(store: MemoryStore, scope: ResolvedScope, snap: ScopeSnapshot | null, qvec: Float32Array, k: number): Promise<Hit[]> {
-  if (snap && store.vectorSearchIds) {
-    const ids = await store.vectorSearchIds(scope, qvec, k);
-    const out: Hit[] = [];
-    for (const h of ids) {
-      const node = snap.byId.get(h.id);
-      if (!node) return store.vectorSearch(scope, qvec, k);
-      out.push({ node, score: h.score });
-    }
-    return out;
+async function snapshotHits(snap: ScopeSnapshot | null, ids: (() => Promise<{ id: string; score: number }[]>) | null, full: () => Promise<Hit[]>): Promise<Hit[]> {
+  if (!snap || !ids) return full();
+  const out: Hit[] = [];
+  for (const h of await ids()) {
+    const node = snap.byId.get(h.id);
+    if (!node) return full();
+    out.push({ node, score: h.score });
   }
-  return store.vectorSearch(scope, qvec, k);
+  return out;
 }
 
-/**
- * The store BM25 ranking (top `k`): with a snapshot, the store's id-only `lexicalSearchIds` (the same
- * hits in the same order) mapped to the snapshot's nodes, so no node row is read (ours, for latency);
- * without a snapshot, without `lexicalSearchIds`, or when a hit is not in the snapshot, `lexicalSearch`.
- */
-export async function lexicalHits(store: MemoryStore, scope: ResolvedScope, snap: ScopeSnapshot | null, query: string, k: number): Promise<Hit[]> {
-  if (snap && store.lexicalSearchIds) {
-    const ids = await store.lexicalSearchIds(scope, query, k);
-    const out: Hit[] = [];
-    for (const h of ids) {
-      const node = snap.byId.get(h.id);
-      if (!node) return store.lexicalSearch(scope, query, k);
-      out.push({ node, score: h.score });
-    }
-    return out;
-  }
-  return store.lexicalSearch(scope, query, k);
+/** The vector ranking (top `k` by cosine): `vectorSearchIds` through the snapshot, else `vectorSearch` (see `snapshotHits`). */
+export function vectorHits(store: MemoryStore, scope: ResolvedScope, snap: ScopeSnapshot | null, qvec: Float32Array, k: number): Promise<Hit[]> {
+  const ids = store.vectorSearchIds ? () => store.vectorSearchIds!(scope, qvec, k) : null;
+  return snapshotHits(snap, ids, () => store.vectorSearch(scope, qvec, k));
+}
+
+/** The store BM25 ranking (top `k`): `lexicalSearchIds` through the snapshot, else `lexicalSearch` (see `snapshotHits`). */
+export function lexicalHits(store: MemoryStore, scope: ResolvedScope, snap: ScopeSnapshot | null, query: string, k: number): Promise<Hit[]> {
+  const ids = store.lexicalSearchIds ? () => store.lexicalSearchIds!(scope, query, k) : null;
+  return snapshotHits(snap, ids, () => store.lexicalSearch(scope, query, k));
 }
 
 /**

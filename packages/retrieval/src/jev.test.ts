@@ -1,15 +1,9 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MemError } from '@mem/core';
 import type { MemoryNode, Relation } from '@mem/core';
 import { createJevRetriever } from './jev.js';
 import { hashEmbedder, makeNode, memoryStore, OTHER, rel, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
 import type { RetrievalTrace } from './types.js';
-
-vi.mock('@mem/system-one', async (importOriginal) => {
-  const real: any = await importOriginal();
-  const { standInCatalogue } = await import('./__fixtures__/catalogue-mock.js');
-  return { ...real, catalogue: real.catalogue ?? standInCatalogue };
-});
 
 const embedder = hashEmbedder();
 const ROUTE = { semantic: 0.9, temporal: 0.6, causal: 0.05, entity: 0.3, multi_hop_need: 0.3, recency_importance: 0 };

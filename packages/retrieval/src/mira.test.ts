@@ -4,16 +4,13 @@
  * that matches only her name (the tie the model over absolute features broke the wrong way).
  */
 import { describe, expect, it } from 'vitest';
-import { createMemory, createSqliteStore, createWinkEmbedder, resolveScope } from '@mem/core';
-import { createOfflineBackend, createSystemOne } from '@mem/system-one';
+import { resolveScope } from '@mem/core';
 import { createJevRetriever } from './jev.js';
+import { offlineMemory } from './__fixtures__/offline-memory.js';
 
 describe('What does Mira drink?', () => {
   it('ranks "I prefer tea over coffee." first', { timeout: 120_000 }, async () => {
-    const store = createSqliteStore({ path: ':memory:' });
-    const embedder = createWinkEmbedder();
-    const systemOne = createSystemOne({ backend: createOfflineBackend({ embed: (texts) => embedder.embed(texts) }) });
-    const memory = createMemory({ store, embedder, systemOne });
+    const { store, embedder, systemOne, memory } = offlineMemory();
     const scope = { userId: 'mira' };
     try {
       await memory.add([

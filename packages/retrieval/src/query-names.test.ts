@@ -1,10 +1,9 @@
 // The query embedded without the scope's speakers' names (issue 16). Texts are our own.
 import { describe, expect, it } from 'vitest';
-import type { Embedder } from '@mem/core';
 import { queryWithoutSpeakerNames } from './dialogue.js';
 import { createJevRetriever } from './jev.js';
 import type { RetrievalTrace } from './types.js';
-import { SCOPE, hashEmbedder, makeNode, memoryStore, scriptedSystemOne } from './__fixtures__/stubs.js';
+import { SCOPE, hashEmbedder, makeNode, memoryStore, scriptedSystemOne, recording } from './__fixtures__/stubs.js';
 
 const speakers = ['Ana Lima', 'Ben', 'Jean-Luc', 'user', 'assistant'];
 
@@ -28,11 +27,6 @@ describe('queryWithoutSpeakerNames', () => {
 
 describe('jev embeds the query without the speakers names', () => {
   const route = { semantic: 0.9, temporal: 0.05, causal: 0.05, entity: 0.05, multi_hop_need: 0.1, recency_importance: 0.1 };
-  function recording(inner: Embedder): Embedder & { seen: string[] } {
-    const seen: string[] = [];
-    return { model: inner.model, dimension: inner.dimension, seen, embed: async (texts) => (seen.push(...texts), inner.embed(texts)) };
-  }
-
   it('the vector anchor and the cosine features read the stripped query; stripQueryNames: false keeps it', async () => {
     const base = hashEmbedder(64);
     // Ana's own turn answers; Ben's turn only names her (a greeting)

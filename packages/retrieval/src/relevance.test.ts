@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseLearnedModel, predictProbability, type LearnedModel } from '@mem/system-one';
 import { createJevRetriever } from './jev.js';
 import {
@@ -20,13 +20,14 @@ import {
 import { hashEmbedder, makeNode, memoryStore, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
 import type { RetrievalTrace } from './types.js';
 
-vi.mock('@mem/system-one', async (importOriginal) => {
-  const real: any = await importOriginal();
-  const { standInCatalogue } = await import('./__fixtures__/catalogue-mock.js');
-  return { ...real, catalogue: real.catalogue ?? standInCatalogue };
-});
-
 const embedder = hashEmbedder();
+/** A logistic evidence model over `features` (weight `weight(f)` each), loaded like the shipped one. */
+function toyModel(name: string, features: readonly string[], weight: (f: string) => number, bias: number): LearnedModel {
+  return parseLearnedModel(
+    JSON.stringify({ format: 'mem.learned/1', name, kind: 'logistic', features: [...features], classes: ['other', 'evidence'], weights: [features.map(weight)], bias: [bias], temperature: 1 }),
+  );
+}
+
 const route = { semantic: 0.9, temporal: 0.05, causal: 0.05, entity: 0.05, multi_hop_need: 0.1, recency_importance: 0.1 };
 const routing = { semantic: 0.9, temporal: 0.05, causal: 0.05, entity: 0.05, multiHopNeed: 0.1, recencyImportance: 0.1 };
 
@@ -160,18 +161,7 @@ describe('jev with a learned relevance model', () => {
   it('orders evidence by the model, records features for training, and null keeps the hand-weighted order', async () => {
     const store = await setup();
     // a model file that prefers the asker's own first-person turns (loaded like the shipped one)
-    const model: LearnedModel = parseLearnedModel(
-      JSON.stringify({
-        format: 'mem.learned/1',
-        name: 'toy',
-        kind: 'logistic',
-        features: [...RELEVANCE_FEATURES],
-        classes: ['other', 'evidence'],
-        weights: [RELEVANCE_FEATURES.map((f) => (f === 'qfp_x_turn_first_person' ? 20 : 0))],
-        bias: [-2],
-        temperature: 1,
-      }),
-    );
+    const model = toyModel('toy', RELEVANCE_FEATURES, (f) => (f === 'qfp_x_turn_first_person' ? 20 : 0), -2);
     const make = (relevanceModel: LearnedModel | null) =>
       createJevRetriever({ store, systemOne: scriptedSystemOne(route), embedder, relevanceModel, collectFeatures: true, ablation: { traversal: true } });
     const learned = await make(model).search(query);
@@ -181,18 +171,7 @@ describe('jev with a learned relevance model', () => {
     expect(Object.keys(top.features!)).toEqual([...RELEVANCE_FEATURES]);
     expect(top.final).toBeCloseTo(predictProbability(model, top.features!), 12); // the evidence value is p(evidence)
     // a model that reads the relative features: they are computed over the whole visited set
-    const relative: LearnedModel = parseLearnedModel(
-      JSON.stringify({
-        format: 'mem.learned/1',
-        name: 'toy-relative',
-        kind: 'logistic',
-        features: [...RELEVANCE_MODEL_FEATURES],
-        classes: ['other', 'evidence'],
-        weights: [RELEVANCE_MODEL_FEATURES.map((f) => (f === 'cosine_gap' ? 5 : f === 'qfp_x_turn_first_person' ? 3 : 0))],
-        bias: [0],
-        temperature: 1,
-      }),
-    );
+    const relative = toyModel('toy-relative', RELEVANCE_MODEL_FEATURES, (f) => (f === 'cosine_gap' ? 5 : f === 'qfp_x_turn_first_person' ? 3 : 0), 0);
     const rel = (await make(relative).search(query)).trace as RetrievalTrace;
     const feats = rel.candidates.map((c) => c.features as Record<RelevanceFeature, number>);
     const set = candidateSetStats(feats);

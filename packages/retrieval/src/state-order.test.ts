@@ -1,13 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJevRetriever } from './jev.js';
 import { orderByState } from './state-order.js';
 import { hashEmbedder, makeNode, memoryStore, rel, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
-
-vi.mock('@mem/system-one', async (importOriginal) => {
-  const real: any = await importOriginal();
-  const { standInCatalogue } = await import('./__fixtures__/catalogue-mock.js');
-  return { ...real, catalogue: real.catalogue ?? standInCatalogue };
-});
 
 describe('orderByState (issue 37)', () => {
   type X = { id: string; v: number };

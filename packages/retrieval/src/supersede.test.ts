@@ -1,15 +1,9 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJevRetriever, successorOf } from './jev.js';
 import { contextLemmaIndex, createSnapshotCache, previousTurn } from './lexical.js';
 import { reciprocalRankFusion } from './equations.js';
 import { hashEmbedder, makeNode, memoryStore, rel, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
 import type { RetrievalTrace } from './types.js';
-
-vi.mock('@mem/system-one', async (importOriginal) => {
-  const real: any = await importOriginal();
-  const { standInCatalogue } = await import('./__fixtures__/catalogue-mock.js');
-  return { ...real, catalogue: real.catalogue ?? standInCatalogue };
-});
 
 const embedder = hashEmbedder();
 const route = (recency: number) => ({ semantic: 0.9, temporal: 0.05, causal: 0.05, entity: 0.05, multi_hop_need: 0.1, recency_importance: recency });

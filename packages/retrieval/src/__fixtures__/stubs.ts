@@ -138,3 +138,9 @@ export function scriptedSystemOne(
     },
   };
 }
+
+/** `inner`, recording every text it is asked to embed (in call order) in `seen`. */
+export function recording(inner: Embedder): Embedder & { seen: string[] } {
+  const seen: string[] = [];
+  return { model: inner.model, dimension: inner.dimension, seen, embed: async (texts) => (seen.push(...texts), inner.embed(texts)) };
+}
