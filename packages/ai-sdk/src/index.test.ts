@@ -8,7 +8,7 @@ import { generateText, isStepCount } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createMemory, MemError, type Memory, MemValidationError } from '@mem/core';
 import { createMemoryTools, formatMemories, portableJsonSchema, recallForPrompt } from './index.js';
-import { expectMemError } from '@mem/test-utils';
+import { errorCodeOf, expectMemError } from '@mem/test-utils';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } } as any;
 const toolCall = (toolName: string, input: unknown, id = 'call-1') => ({
@@ -83,14 +83,7 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
       expect(MemError.isInstance(e) && e.code).toBe('SCOPE_MISSING');
     }
     // a misspelt or extra scope key, or a bad default k, fails when the tools are made, not at the model's first call
-    const codeOf = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return MemError.isInstance(e) ? e.code : 'untyped';
-      }
-      return 'none';
-    };
+    const codeOf = (f: () => unknown) => errorCodeOf(f, MemError);
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'alice', nameSpace: 'x' } as any }))).toBe('SCOPE_INVALID');
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'a|b' } }))).toBe('SCOPE_INVALID');
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: '\u200b' } }))).toBe('SCOPE_INVALID');

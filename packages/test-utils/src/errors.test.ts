@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectMemError } from './errors.js';
+import { errorCodeOf, expectMemError } from './errors.js';
 
 const MARK = Symbol('test');
 class CodedError extends Error {
@@ -24,5 +24,13 @@ describe('expectMemError', () => {
     await expect(expectMemError(() => { throw new Error('plain'); }, CodedError, 'A')).rejects.toThrow(/got Error/);
     await expect(expectMemError(() => { throw new CodedError('B'); }, CodedError, 'A')).rejects.toThrow(/expected a CodedError A/);
     await expect(expectMemError(() => { throw new CodedError('A', { n: 2 }); }, CodedError, 'A', { n: 1 })).rejects.toThrow();
+  });
+});
+
+describe('errorCodeOf', () => {
+  it("names the class's code, another throw, or no throw", () => {
+    expect(errorCodeOf(() => { throw new CodedError('B'); }, CodedError)).toBe('B');
+    expect(errorCodeOf(() => { throw new Error('plain'); }, CodedError)).toBe('other: Error: plain');
+    expect(errorCodeOf(() => 1, CodedError)).toBe('none');
   });
 });

@@ -43,3 +43,18 @@ export async function expectMemError<T extends { code: string }>(
   if (details) expect(err.details).toMatchObject(details);
   return err;
 }
+
+/**
+ * The code of the error `f` (a sync function) throws when `Cls.isInstance` accepts it; `other: <the
+ * error>` for any other throw, `none` when `f` returns. For tables of calls checked by code alone
+ * (`expect(errorCodeOf(() => parse(x), MemError)).toBe('INVALID_INPUT')`); one call is checked
+ * with `expectMemError`.
+ */
+export function errorCodeOf<T extends { code: string }>(f: () => unknown, Cls: ErrorClass<T>): string {
+  try {
+    f();
+  } catch (e) {
+    return Cls.isInstance(e) ? (e as T).code : `other: ${String(e)}`;
+  }
+  return 'none';
+}

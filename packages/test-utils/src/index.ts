@@ -1,3 +1,3 @@
 // Test helpers shared by every @mem package's tests (private; bundled where a published test entry
 // uses one, e.g. @mem/store-spec/testing).
-export { expectMemError, type ErrorClass } from './errors.js';
+export { errorCodeOf, expectMemError, type ErrorClass } from './errors.js';

@@ -18,17 +18,10 @@ import {
 import type { DumpRow } from './engine.js';
 import type { EvalSystemFactory } from './types.js';
 import { main } from '../cli.js';
-import { expectMemError } from '@mem/test-utils';
+import { errorCodeOf, expectMemError } from '@mem/test-utils';
 
-/** The MemError code a call throws ('other' for an untyped error, 'none' when it returns). */
-const code = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    return MemError.isInstance(e) ? e.code : 'other';
-  }
-  return 'none';
-};
+/** The MemError code a call throws (see errorCodeOf). */
+const code = (f: () => unknown) => errorCodeOf(f, MemError);
 
 // Our own tiny BEAM-shaped fixture (invented chats, not BEAM text).
 const user = (id: number, content: string, extra: Record<string, unknown> = {}) => ({ role: 'user', id, content: `${content} ->-> 1,1`, ...extra });

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemError } from '../errors.js';
+import { errorCodeOf } from '@mem/test-utils';
 import { normalizeObservedAt, timeZoneOffsetMs, zonedWallTimeToUtc } from './time.js';
 
-const code = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    expect(MemError.isInstance(e)).toBe(true);
-    return (e as MemError).code;
-  }
-  return 'no error';
-};
+const code = (f: () => unknown) => errorCodeOf(f, MemError);
 
 describe('normalizeObservedAt', () => {
   it('keeps zoned ISO strings as UTC', () => {

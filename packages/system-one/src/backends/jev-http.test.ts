@@ -1,18 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batches, catalogue } from '../catalogue.js';
 import { createSystemOne } from '../controller.js';
-import { startOpenAICompatibleServer, type MockOpenAIServer } from '../testing/index.js';
 import { createJevHttpBackend } from './jev-http.js';
+import { mockServerPerTest } from '../../test/mock-server.js';
 
-let server: MockOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = mockServerPerTest();
 
 describe('createJevHttpBackend (Jev wire format) against a loopback server', () => {
   it('POSTs {model, state, questions} to /v1/systemone and reads typed answers', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       other: (body) => ({
         json: {
           answers: Object.fromEntries(
@@ -40,7 +36,7 @@ describe('createJevHttpBackend (Jev wire format) against a loopback server', () 
 
   it('retries a 503 then succeeds; a bad per-question answer falls back alone', async () => {
     let n = 0;
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       other: () => (++n === 1 ? { status: 503, body: 'busy' } : { body: "{'temporal': 0.9, 'causal': 'very'}" }),
     });
     const s1 = createSystemOne({ backend: createJevHttpBackend({ url: server.origin, model: 'm', backoffMs: 1 }) });
@@ -51,7 +47,7 @@ describe('createJevHttpBackend (Jev wire format) against a loopback server', () 
   });
 
   it('a 400 is not retried; the batch falls back to offline', async () => {
-    server = await startOpenAICompatibleServer({ other: () => ({ status: 400, json: { error: 'bad request' } }) });
+    const server = await servers.start({ other: () => ({ status: 400, json: { error: 'bad request' } }) });
     const s1 = createSystemOne({ backend: createJevHttpBackend({ url: `${server.origin}/custom/path`, model: 'm', backoffMs: 1 }), maxRetries: 0 });
     const r = await s1.ask({ query: 'When?' }, { t: catalogue.routing.temporal() });
     expect(server.requests).toHaveLength(1);
@@ -60,7 +56,7 @@ describe('createJevHttpBackend (Jev wire format) against a loopback server', () 
   });
 
   it('times out slow replies', async () => {
-    server = await startOpenAICompatibleServer({ other: () => ({ delayMs: 2000, json: { answers: { t: 1 } } }) });
+    const server = await servers.start({ other: () => ({ delayMs: 2000, json: { answers: { t: 1 } } }) });
     const s1 = createSystemOne({ backend: createJevHttpBackend({ url: server.origin, model: 'm', requestTimeoutMs: 80, maxRetries: 0 }), maxRetries: 0 });
     const r = await s1.ask({ query: 'When?' }, { t: catalogue.routing.temporal() });
     expect(r.traces[0]).toMatchObject({ fallback: true, error: { code: 'BACKEND_TIMEOUT' } });

@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batches, catalogue } from '../catalogue.js';
 import { createSystemOne } from '../controller.js';
-import { chatCompletion, startOpenAICompatibleServer, type MockOpenAIServer } from '../testing/index.js';
+import { chatCompletion } from '../testing/index.js';
 import { createOpenAIBackend, choiceFromLogprobs, noulFromLogprobs } from './openai.js';
 import { parseLenientJson } from './parse.js';
+import { mockServerPerTest } from '../../test/mock-server.js';
 
-let server: MockOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = mockServerPerTest();
 
 const lp = (p: number) => Math.log(p);
 const userText = (body: any): string => body.messages[body.messages.length - 1].content;
@@ -32,7 +29,7 @@ describe('parsing helpers', () => {
 
 describe('createOpenAIBackend against a loopback chat-completions server', () => {
   it('answers Nouls and Choices from one-token logprobs', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: (body) => {
         const t = userText(body);
         if (t.includes('Answer with exactly one letter')) {
@@ -55,7 +52,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   });
 
   it('switches to JSON-schema mode when the server returns no logprobs, and parses leniently', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: (body) => (body.response_format ? { json: chatCompletion("```json\n{'p': 0.3,}\n```") } : { json: chatCompletion('true') }),
     });
     const s1 = createSystemOne({ backend: createOpenAIBackend({ baseURL: server.url, model: 'm', concurrency: 1 }) });
@@ -67,7 +64,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   });
 
   it('a server that rejects json_schema (llama-cpp-python: only text / json_object) gets json_object + schema, remembered', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: (body) =>
         body.response_format?.type === 'json_schema'
           ? { status: 500, json: { error: { message: "response_format.type: Input should be 'text' or 'json_object'" } } }
@@ -82,7 +79,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   });
 
   it('a malformed reply fails only its question (falls back), the others keep the model answer', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: (body) => (userText(body).includes('why something happened') ? { json: chatCompletion('I refuse to answer') } : { json: chatCompletion('{"p": 0.9}') }),
     });
     const s1 = createSystemOne({ backend: createOpenAIBackend({ baseURL: server.url, model: 'm', mode: 'json' }) });
@@ -96,7 +93,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
 
   it('retries 429 (honouring retry-after) and 500 with backoff', async () => {
     let n = 0;
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: () => {
         n++;
         if (n === 1) return { status: 429, headers: { 'retry-after': '0' }, json: { error: { message: 'slow down', type: 'rate_limit' } } };
@@ -111,7 +108,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   });
 
   it('persistent 500s: gives up after maxRetries, the controller falls back and records the error', async () => {
-    server = await startOpenAICompatibleServer({ chat: () => ({ status: 500, json: { error: { message: 'down', type: 'server_error' } } }) });
+    const server = await servers.start({ chat: () => ({ status: 500, json: { error: { message: 'down', type: 'server_error' } } }) });
     const s1 = createSystemOne({ backend: createOpenAIBackend({ baseURL: server.url, model: 'm', backoffMs: 1, maxRetries: 1 }), maxRetries: 0 });
     const r = await s1.ask({ query: 'When did Ana move?' }, { t: catalogue.routing.temporal() });
     expect(server.requests).toHaveLength(2);
@@ -121,7 +118,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   });
 
   it('slow replies time out (request timeout) and fall back', async () => {
-    server = await startOpenAICompatibleServer({ chat: () => ({ delayMs: 2000, json: chatCompletion('true') }) });
+    const server = await servers.start({ chat: () => ({ delayMs: 2000, json: chatCompletion('true') }) });
     const s1 = createSystemOne({
       backend: createOpenAIBackend({ baseURL: server.url, model: 'm', requestTimeoutMs: 100, maxRetries: 0 }),
       maxRetries: 0,
@@ -133,7 +130,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   });
 
   it('the controller timeout aborts a slow backend call', async () => {
-    server = await startOpenAICompatibleServer({ chat: () => ({ delayMs: 2000, json: chatCompletion('true') }) });
+    const server = await servers.start({ chat: () => ({ delayMs: 2000, json: chatCompletion('true') }) });
     const s1 = createSystemOne({ backend: createOpenAIBackend({ baseURL: server.url, model: 'm' }), timeoutMs: 100, maxRetries: 0 });
     const r = await s1.ask({ query: 'Why did Ana move?' }, { c: catalogue.routing.causal() });
     expect(r.traces[0]).toMatchObject({ fallback: true, error: { code: 'BACKEND_TIMEOUT' } });
@@ -142,7 +139,7 @@ describe('createOpenAIBackend against a loopback chat-completions server', () =>
   it('keeps at most `concurrency` requests in flight', async () => {
     let active = 0;
     let peak = 0;
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: async () => {
         active++;
         peak = Math.max(peak, active);

@@ -220,26 +220,18 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
     }
   }
 
-  async function askLogprobs(q: Question, state: Record<string, unknown>, signal: AbortSignal): Promise<unknown | undefined> {
+  /** One chat completion (temperature 0, with retries) asking question `q` on `state`; `extra` adds the request fields of the path. */
+  async function complete(q: Question, state: Record<string, unknown>, json: boolean, extra: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const client = await getClient();
-    const res = await withRetries(
-      () =>
-        client.chat.completions.create(
-          {
-            model: options.model,
-            messages: [
-              { role: 'system', content: SYSTEM },
-              { role: 'user', content: buildPrompt(q, state, false) },
-            ],
-            temperature: 0,
-            [tokensParam]: 1,
-            logprobs: true,
-            top_logprobs: topLogprobs,
-          } as any,
-          { signal },
-        ),
-      signal,
-    );
+    const messages = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: buildPrompt(q, state, json) },
+    ];
+    return withRetries(() => client.chat.completions.create({ model: options.model, messages, temperature: 0, ...extra } as any, { signal }), signal);
+  }
+
+  async function askLogprobs(q: Question, state: Record<string, unknown>, signal: AbortSignal): Promise<unknown | undefined> {
+    const res = await complete(q, state, false, { [tokensParam]: 1, logprobs: true, top_logprobs: topLogprobs }, signal);
     const choice0 = (res as any)?.choices?.[0];
     const top: TopLogprob[] | undefined = choice0?.logprobs?.content?.[0]?.top_logprobs;
     if (!Array.isArray(top) || !top.length) {
@@ -264,27 +256,11 @@ export function createOpenAIBackend(options: OpenAIBackendOptions): SystemOneBac
         : {};
 
   async function askJson(q: Question, state: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const client = await getClient();
     let res: unknown;
     for (;;) {
       const form = jsonFormat;
       try {
-        res = await withRetries(
-          () =>
-            client.chat.completions.create(
-              {
-                model: options.model,
-                messages: [
-                  { role: 'system', content: SYSTEM },
-                  { role: 'user', content: buildPrompt(q, state, true) },
-                ],
-                temperature: 0,
-                ...responseFormat(q, form),
-              } as any,
-              { signal },
-            ),
-          signal,
-        );
+        res = await complete(q, state, true, responseFormat(q, form), signal);
         break;
       } catch (e) {
         // the server rejects this response_format (4xx/5xx naming it): try the next weaker form once

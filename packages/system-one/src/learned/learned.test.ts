@@ -28,10 +28,9 @@ import pastStateJson from '../offline/models/past-state.json';
 import relationJson from '../offline/relation.weights.json';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload.js';
-import { errorCodeOf } from '../../test/error-code.js';
-import { expectMemError } from '@mem/test-utils';
+import { errorCodeOf, expectMemError } from '@mem/test-utils';
 
-const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+import { gauss, overconfidentLogits } from '../../test/synthetic.js';
 
 const logistic: LearnedModel = {
   format: LEARNED_FORMAT,
@@ -44,7 +43,7 @@ const logistic: LearnedModel = {
   temperature: 1,
 };
 
-const codeOf = errorCodeOf;
+const codeOf = (f: () => unknown) => errorCodeOf(f, SystemOneError);
 
 describe('learned model format', () => {
   it('round-trips through JSON and computes W x + b', () => {
@@ -217,14 +216,7 @@ describe('training and calibration', () => {
   });
 
   it('temperature scaling repairs over-confident logits', () => {
-    const r = rng(2);
-    const logits: number[] = [];
-    const labels: number[] = [];
-    for (let i = 0; i < 4000; i++) {
-      const z = gauss(r) * 2;
-      labels.push(r() < sigmoid(z) ? 1 : 0);
-      logits.push(3 * z); // 3× over-confident
-    }
+    const { logits, labels } = overconfidentLogits(rng(2), 4000, 3); // 3× over-confident
     const T = fitTemperature(logits, labels);
     expect(T).toBeGreaterThan(2.5);
     expect(T).toBeLessThan(3.5);

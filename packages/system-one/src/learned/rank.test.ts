@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { compileLearnedModel, expectedCalibrationError, fitPlatt, modelLogits, parseLearnedModel, predictProbabilities, predictProbability, rankGradient, sigmoid, trainRankingModel, withPlatt } from './index.js';
 // deterministic PRNG (mulberry32) so the synthetic data is the same on every run
 import { rng } from '../../bench/write-workload.js';
-import { errorCodeOf } from '../../test/error-code.js';
+import { errorCodeOf } from '@mem/test-utils';
+import { SystemOneError } from '../errors.js';
 
-const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+import { gauss, overconfidentLogits } from '../../test/synthetic.js';
 
-const codeOf = errorCodeOf;
+const codeOf = (f: () => unknown) => errorCodeOf(f, SystemOneError);
 
 /** Softmax cross-entropy against the uniform distribution over the positives (the loss of `softmax`). */
 const softmaxLoss = (z: number[], y: number[]) => {
@@ -114,14 +115,8 @@ describe('ranking objectives', () => {
   });
 
   it('Platt scaling recovers a shifted, over-confident logit and keeps the order', () => {
-    const r = rng(4);
-    const z: number[] = [];
-    const y: number[] = [];
-    for (let i = 0; i < 4000; i++) {
-      const t = gauss(r) * 2;
-      y.push(r() < sigmoid(t) ? 1 : 0);
-      z.push(3 * t + 5); // 3× over-confident and shifted by +5 (a listwise logit has no fixed offset)
-    }
+    // 3× over-confident and shifted by +5 (a listwise logit has no fixed offset)
+    const { logits: z, labels: y } = overconfidentLogits(rng(4), 4000, 3, 5);
     const { a, b } = fitPlatt(z, y);
     expect(a).toBeGreaterThan(0.25);
     expect(a).toBeLessThan(0.42);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSystemOne } from '../controller.js';
+import { errorCodeOf } from '@mem/test-utils';
 import { SystemOneError } from '../errors.js';
 import { catalogue } from '../catalogue.js';
 import { createOfflineBackend } from './index.js';
@@ -54,14 +55,7 @@ describe('learned stopping models', () => {
     }
     expect(learnedStoppingApplies(ev, 2)).toBe(true);
     expect(learnedStoppingApplies(ev, Number.NaN)).toBe(false);
-    const codeOf = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return SystemOneError.isInstance(e) ? e.code : 'untyped';
-      }
-      return 'none';
-    };
+    const codeOf = (f: () => unknown) => errorCodeOf(f, SystemOneError);
     expect(codeOf(() => learnedStopping('bogus' as never, 'q', ev, 1))).toBe('INVALID_QUESTION');
     expect(codeOf(() => learnedStopping('continue_useful', 'q', ev, 1, {} as never))).toBe('INVALID_MODEL');
   });

@@ -1,16 +1,13 @@
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { chatCompletion, embeddingsResponse, startOpenAICompatibleServer, type MockOpenAIServer } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { chatCompletion, embeddingsResponse } from './index.js';
+import { mockServerPerTest } from '../../test/mock-server.js';
 
-let server: MockOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = mockServerPerTest();
 
 describe('startOpenAICompatibleServer', () => {
   it('serves embeddings and chat to the openai client and records requests', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       embeddings: (body) => ({ json: embeddingsResponse((body.input as string[]).map((t) => [t.length, 1, 0]), { request: body }) }),
       chat: (body) => ({ json: chatCompletion(`echo: ${body.messages.at(-1).content}`) }),
     });
@@ -29,7 +26,7 @@ describe('startOpenAICompatibleServer', () => {
   });
 
   it('sends statuses, raw bodies and delays; unknown paths are 404', async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await servers.start({
       chat: () => ({ status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'slow down' } } }),
       other: (_b, req) => (req.path === '/raw' ? { body: 'not json {', delayMs: 30 } : { status: 404, json: { error: 'nope' } }),
     });
