@@ -32,7 +32,7 @@ interface StartResult {
   annMs: number;
   ann: ReturnType<ReturnType<typeof createSqliteStore>['annStatus']>;
   closeMs: number;
-  gateState: { restored: number; replayedCommits: number; saved: number; saveFailures: number };
+  gateState: { restored: number; replayedCommits: number; saved: number; saveFailures: number; rebuilt: number; caughtUp: number };
   snapshotBytes: number;
 }
 

@@ -30,5 +30,6 @@ const t = performance.now();
 for (const it of manyWritersJob(w, n)) await memory.add({ text: it.text, observedAt: it.observedAt, scope: { userId: it.user } });
 const ms = performance.now() - t;
 const stats = await memory.stats();
-process.stdout.write(`${JSON.stringify({ adds: n, ms, listed, replayed: stats.gateState.replayedCommits })}\n`);
+const g = stats.gateState;
+process.stdout.write(`${JSON.stringify({ adds: n, ms, listed, replayed: g.replayedCommits, rebuilt: g.rebuilt, caughtUp: g.caughtUp, caughtUpNodes: g.caughtUpNodes })}\n`);
 await memory.close();

@@ -19,7 +19,18 @@ const N = Number(process.env.N ?? 60);
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mem-shared-writers-'));
 
-async function run(adds: number): Promise<{ listed: number; ms: number; replayed: number }> {
+interface Run {
+  /** Memories read back by scope rebuilds (`store.list`). */
+  listed: number;
+  /** Memories read back by incremental catch-ups (`getMany` of the new ones). */
+  caughtUpNodes: number;
+  rebuilt: number;
+  caughtUp: number;
+  replayed: number;
+  ms: number;
+}
+
+async function run(adds: number): Promise<Run> {
   const path = join(dir, `w${adds}.sqlite`);
   const kids = [0, 1, 2, 3].map((w) =>
     spawn(process.execPath, ['--import', 'tsx', '--conditions=@mem/source', join(here, 'shared-writers-child.ts'), path, String(w), String(adds)], { cwd: join(here, '..'), stdio: ['pipe', 'pipe', 'inherit'] }),
@@ -32,15 +43,20 @@ async function run(adds: number): Promise<{ listed: number; ms: number; replayed
   await Promise.all(lines.map((l) => l.ready));
   for (const k of kids) k.stdin.end('go\n');
   const rows = (await Promise.all(lines.map((l) => l.done))).map((o) => JSON.parse(o.split('\n').find((l) => l.startsWith('{'))!));
-  return { listed: rows.reduce((a, r) => a + r.listed, 0), ms: Math.max(...rows.map((r) => r.ms)), replayed: rows.reduce((a, r) => a + r.replayed, 0) };
+  const sum = (f: string) => rows.reduce((a, r) => a + r[f], 0);
+  return { listed: sum('listed'), caughtUpNodes: sum('caughtUpNodes'), rebuilt: sum('rebuilt'), caughtUp: sum('caughtUp'), replayed: sum('replayed'), ms: Math.max(...rows.map((r) => r.ms)) };
 }
+
+const line = (n: number, r: Run) =>
+  `4 writers × ${n} adds: ${r.listed + r.caughtUpNodes} memories read back (${r.listed} by ${r.rebuilt} rebuilds, ${r.caughtUpNodes} by ${r.caughtUp} catch-ups), ${r.replayed} gate commits replayed, ${(r.ms / 1000).toFixed(1)} s`;
 
 try {
   const small = await run(N);
   const large = await run(4 * N);
-  console.log(`4 writers × ${N} adds: ${small.listed} memories read back, ${small.replayed} gate commits replayed, ${(small.ms / 1000).toFixed(1)} s`);
-  console.log(`4 writers × ${4 * N} adds: ${large.listed} memories read back, ${large.replayed} gate commits replayed, ${(large.ms / 1000).toFixed(1)} s`);
-  console.log(`ratio (4× the adds): reads ${(large.listed / small.listed).toFixed(1)}×, replayed ${(large.replayed / Math.max(1, small.replayed)).toFixed(1)}×, time ${(large.ms / small.ms).toFixed(1)}× (machine load ${(await import('node:os')).loadavg()[0].toFixed(1)})`);
+  console.log(line(N, small));
+  console.log(line(4 * N, large));
+  const reads = (r: Run) => r.listed + r.caughtUpNodes;
+  console.log(`ratio (4× the adds): reads ${(reads(large) / reads(small)).toFixed(1)}×, replayed ${(large.replayed / Math.max(1, small.replayed)).toFixed(1)}×, time ${(large.ms / small.ms).toFixed(1)}× (machine load ${(await import('node:os')).loadavg()[0].toFixed(1)})`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -23,6 +23,7 @@ export {
   type Relation,
   type HistoryOp,
   type HistoryEntry,
+  type HistoryOptions,
   type WriteBatch,
   type StoreMeta,
   type ScoredNode,

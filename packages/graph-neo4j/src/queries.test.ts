@@ -141,6 +141,10 @@ describe('Cypher builders', () => {
     const h = Q.buildHistoryQuery(scopeA, { limit: 2 });
     expect(h.cypher).toContain('ORDER BY h.seq DESC LIMIT $limit');
     expect(h.cypher).toMatch(/ORDER BY entry.seq ASC$/);
+    expect((h.params.afterSeq as any).toNumber()).toBe(0);
+    const after = Q.buildHistoryQuery(scopeA, { afterSeq: 41 });
+    expect(after.cypher).toContain('h.seq > $afterSeq');
+    expect((after.params.afterSeq as any).toNumber()).toBe(41);
   });
 
   it('toLuceneQuery strips every Lucene operator and keeps CJK (as core tokenises it)', () => {

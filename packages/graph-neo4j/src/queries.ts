@@ -8,7 +8,7 @@
  *   (the one exception is `buildScopesQuery`, which lists the scopes themselves).
  */
 import neo4j from 'neo4j-driver';
-import type { HistoryEntry, ListOptions, MemoryNode, NeighborQuery, Relation, RelationSubtype, RelationView, ResolvedScope, StoreMeta, WriteBatch } from '@mem/store-spec';
+import type { HistoryEntry, HistoryOptions, ListOptions, MemoryNode, NeighborQuery, Relation, RelationSubtype, RelationView, ResolvedScope, StoreMeta, WriteBatch } from '@mem/store-spec';
 import { RELATION_VIEWS, scopeKey, searchTokens } from '@mem/store-spec';
 import { historyToProps, nodeToProps, relationToProps, uidOf } from './codec.js';
 import { HISTORY_LABEL, INDEX_NAMES, MEMORY_LABEL, META_LABEL, STATE_LABEL, VIEW_REL_TYPES } from './schema.js';
@@ -471,14 +471,18 @@ export function buildRelationsQuery(scope: ResolvedScope, options: { nodeId?: st
   );
 }
 
-/** History rows of the scope (optionally of one node), oldest first; with `limit`, the latest `limit` rows. */
-export function buildHistoryQuery(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): CypherQuery {
-  const params: Record<string, unknown> = { scopeKey: scopeKey(scope), nodeId: options.nodeId ?? null };
+/**
+ * History rows of the scope (optionally of one node, optionally only those with `seq > afterSeq`),
+ * oldest first; with `limit`, the latest `limit` rows. `seq` comes from the locked meta counter
+ * (`buildReserveSeqQuery`), so seq order is commit order and rows after a seen seq are what was added since.
+ */
+export function buildHistoryQuery(scope: ResolvedScope, options: HistoryOptions = {}): CypherQuery {
+  const params: Record<string, unknown> = { scopeKey: scopeKey(scope), nodeId: options.nodeId ?? null, afterSeq: int(options.afterSeq ?? 0) };
   const limit = limitClause(params, options.limit);
   return q(
     'read.history',
     `MATCH (h:${HISTORY_LABEL})
-     WHERE h.scopeKey = $scopeKey AND ($nodeId IS NULL OR h.nodeId = $nodeId)
+     WHERE h.scopeKey = $scopeKey AND ($nodeId IS NULL OR h.nodeId = $nodeId) AND h.seq > $afterSeq
      WITH h ORDER BY h.seq DESC ${limit}
      RETURN h {.*} AS entry
      ORDER BY entry.seq ASC`,

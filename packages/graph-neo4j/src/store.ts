@@ -389,6 +389,7 @@ function readMethods(c: Neo4jContext): Pick<MemoryStore, 'get' | 'getMany' | 'li
       c.requireOpen();
       const s = checkScope(scope);
       if (opts?.limit !== undefined) checkK(opts.limit, 'limit');
+      if (opts?.afterSeq !== undefined) checkK(opts.afterSeq, 'afterSeq');
       return c.guarded('history', async (r) => (await r.read(buildHistoryQuery(s, opts))).map((row) => propsToHistory(row.entry as Props)));
     },
 

@@ -71,7 +71,15 @@ function startWriter(job: unknown): { ready: Promise<void>; done: Promise<Ack[]>
 }
 
 /** A writer that may be SIGKILLed: its acks so far (live), and how it ended. */
-function startKillableWriter(job: unknown): { child: ReturnType<typeof spawn>; acks: Ack[]; ready: Promise<void>; exit: Promise<{ code: number | null; signal: string | null; err: string; done: boolean }>; go(): void } {
+function startKillableWriter(job: unknown): {
+  child: ReturnType<typeof spawn>;
+  acks: Ack[];
+  /** The writer's gateState counters (STATS line), once it finished. */
+  stats: { rebuilt?: number; caughtUp?: number; caughtUpNodes?: number; catchUpFallbacks?: Record<string, number> } | null;
+  ready: Promise<void>;
+  exit: Promise<{ code: number | null; signal: string | null; err: string; done: boolean }>;
+  go(): void;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@mem/source', 'test/writer-process.ts'], {
     cwd: PKG,
     env: { ...process.env, MEM_WRITER_JOB: JSON.stringify(job) },
@@ -92,11 +100,13 @@ function startKillableWriter(job: unknown): { child: ReturnType<typeof spawn>; a
       if (line === 'READY') onReady();
       else if (line === 'DONE') done = true;
       else if (line.startsWith('ACK ')) acks.push(JSON.parse(line.slice(4)) as Ack);
+      else if (line.startsWith('STATS ')) writer.stats = JSON.parse(line.slice(6));
     }
   });
   child.stderr.on('data', (d) => (err += d));
   const exit = new Promise<{ code: number | null; signal: string | null; err: string; done: boolean }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, err, done })));
-  return { child, acks, ready: Promise.race([ready, exit.then((e) => Promise.reject(new Error(`writer exited before READY: ${e.err.slice(-2000)}`)))]), exit, go: () => child.stdin.end('go\n') };
+  const writer = { child, acks, stats: null as { rebuilt?: number; caughtUp?: number; caughtUpNodes?: number; catchUpFallbacks?: Record<string, number> } | null, ready: Promise.race([ready, exit.then((e) => Promise.reject(new Error(`writer exited before READY: ${e.err.slice(-2000)}`)))]), exit, go: () => child.stdin.end('go\n') };
+  return writer;
 }
 
 /** Sizes of the kill test (issue 32 point 1, the SQLite kill test's twin): MEM_NEO4J_KILL_WRITERS × MEM_NEO4J_KILL_ADDS. */
@@ -108,6 +118,7 @@ describe.runIf(URI)('Neo4j store: many writers, one graph', () => {
     await resetDatabase(32);
     const writers = Array.from({ length: KILL_WRITERS }, (_, w) => startKillableWriter({ scope: { userId: 'unused' }, items: manyWritersJob(w, KILL_ADDS) }));
     await Promise.all(writers.map((w) => w.ready));
+    const started = Date.now();
     for (const w of writers) w.go();
     // kill writer 0 once it acknowledged a third of its adds
     const killAt = Math.floor(KILL_ADDS / 3);
@@ -123,6 +134,8 @@ describe.runIf(URI)('Neo4j store: many writers, one graph', () => {
       }, 5);
     });
     const exits = await Promise.all(writers.map((w) => w.exit));
+    const sum = (f: 'rebuilt' | 'caughtUp' | 'caughtUpNodes') => writers.reduce((a, w) => a + (w.stats?.[f] ?? 0), 0);
+    console.log(`[many-writers] ${KILL_WRITERS}×${KILL_ADDS} on Neo4j: ${((Date.now() - started) / 1000).toFixed(1)} s; survivors: ${sum('rebuilt')} scope rebuilds, ${sum('caughtUp')} catch-ups reading ${sum('caughtUpNodes')} memories, fallbacks ${JSON.stringify(writers.map((w) => w.stats?.catchUpFallbacks ?? {}))}`);
     expect(exits[0]!.signal).toBe('SIGKILL');
     for (let w = 1; w < KILL_WRITERS; w++) expect({ w, code: exits[w]!.code, done: exits[w]!.done, err: exits[w]!.err.slice(-2000) }).toEqual({ w, code: 0, done: true, err: '' });
 

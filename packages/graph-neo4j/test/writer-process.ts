@@ -2,7 +2,8 @@
 // opens a Memory on the Neo4j store named by MEM_NEO4J_URI / MEM_NEO4J_PASSWORD, prints READY, waits
 // for one line on stdin (so every process starts writing at once), adds the observations of
 // MEM_WRITER_JOB one by one (an item's `user` overrides the job's scope), printing one `ACK {json}`
-// line per acknowledged add, then DONE.
+// line per acknowledged add, then one `STATS {json}` line (the Memory's gateState counters: rebuilds,
+// catch-ups) and DONE.
 import { createInterface } from 'node:readline';
 import { createMemory } from '@mem/core';
 import { createNeo4jStore } from '../src/index.js';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     const r = await memory.add({ text: item.text, scope, observedAt: item.observedAt });
     console.log(`ACK ${JSON.stringify({ text: item.text, user: scope.userId, id: r.node.id, action: r.action, stored: r.stored })}`);
   }
+  const stats = await memory.stats();
+  console.log(`STATS ${JSON.stringify(stats.gateState)}`);
   await memory.close();
   console.log('DONE');
 }

@@ -120,6 +120,16 @@ export interface HistoryEntry {
   data: Record<string, unknown>;
 }
 
+/** Options of `MemoryStore.history`. */
+export interface HistoryOptions {
+  /** Only the rows of this node. */
+  nodeId?: string;
+  /** The latest `limit` rows (of those selected), still ascending. */
+  limit?: number;
+  /** Only rows with `seq > afterSeq` (ours, issue 32; a non-negative integer, 0 = all). */
+  afterSeq?: number;
+}
+
 /** Written atomically: all or nothing. */
 export interface WriteBatch {
   scope: ResolvedScope;
@@ -273,8 +283,15 @@ export interface MemoryStore {
    * row per node; returns how many were removed. Without it, `Memory.forgetScope` forgets node by node.
    */
   forgetScope?(scope: ResolvedScope): Promise<number>;
-  /** Ascending seq; with `limit`, the latest `limit` rows (still ascending). */
-  history(scope: ResolvedScope, options?: { nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
+  /**
+   * The scope's history rows, ascending seq; with `limit`, the latest `limit` rows (still ascending).
+   * `afterSeq` (ours, issue 32): only rows with `seq > afterSeq` (with `limit`: the latest `limit` of
+   * those), so a writer can read just what was appended since the last row it saw. A row's `seq`
+   * never changes, and a row visible to a reader never gets a smaller-seq row committed after it
+   * (seq order is commit order), so rows after a seen `seq` are exactly what was added since.
+   * @throws MemValidationError INVALID_INPUT for a `limit` or `afterSeq` that is not a non-negative integer
+   */
+  history(scope: ResolvedScope, options?: HistoryOptions): Promise<HistoryEntry[]>;
   /** Every scope that holds at least one node. */
   scopes(): Promise<ResolvedScope[]>;
   /**

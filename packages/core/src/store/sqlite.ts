@@ -17,6 +17,7 @@ import { MemValidationError, MemNotFoundError, StoreConflictError, StoreError, S
 import { resolveScope, scopeKey } from '../scope.js';
 import type {
   HistoryEntry,
+  HistoryOptions,
   ListOptions,
   MemoryNode,
   MemoryStore,
@@ -1353,15 +1354,17 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
-  async history(scope: ResolvedScope, options: { nodeId?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
+  async history(scope: ResolvedScope, options: HistoryOptions = {}): Promise<HistoryEntry[]> {
     const { s, sid } = this.scoped(scope);
     const limit = checkCount(options.limit, 'limit');
+    const after = checkCount(options.afterSeq, 'afterSeq') ?? 0;
     if (sid === undefined) return [];
     try {
+      // seq is INTEGER PRIMARY KEY AUTOINCREMENT (never reused, assigned in commit order: one writer at a time)
       const rows = (
         options.nodeId !== undefined
-          ? this.stmt('SELECT * FROM (SELECT * FROM history WHERE sid = ? AND node_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC').all(sid, options.nodeId, limit ?? -1)
-          : this.stmt('SELECT * FROM (SELECT * FROM history WHERE sid = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC').all(sid, limit ?? -1)
+          ? this.stmt('SELECT * FROM (SELECT * FROM history WHERE sid = ? AND node_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC').all(sid, options.nodeId, after, limit ?? -1)
+          : this.stmt('SELECT * FROM (SELECT * FROM history WHERE sid = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC').all(sid, after, limit ?? -1)
       ) as { seq: number; op: string; node_id: string | null; at: string; data: string }[];
       return rows.map((r) => ({ seq: r.seq, scope: { ...s }, op: r.op as HistoryEntry['op'], nodeId: r.node_id, at: r.at, data: JSON.parse(r.data) }));
     } catch (e) {

@@ -28,7 +28,7 @@
  * and a `forget` too.
  */
 import { createHash } from 'node:crypto';
-import type { GateDecisionRecord, MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import type { GateDecisionRecord, HistoryEntry, MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
 import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
 import { observeId } from './ids.js';
@@ -149,6 +149,18 @@ export interface ScopeRuntime {
   recent: RecentWrite[];
   /** Last stored node id of each episode key, for the SAME_EPISODE chain. */
   lastByEpisode: Map<string, string>;
+  /**
+   * The largest node id the runtime holds (its gate, index and episode chain were built from every
+   * stored node up to it, in id order; '' = none). An incremental catch-up only appends nodes after
+   * it (see {@link GateRegistry.catchUp}).
+   */
+  lastId: string;
+  /**
+   * Ids of the nodes this process stored in the scope whose history rows may lie after the seq the
+   * 'shared' writers' sync last saw: a catch-up skips their rows (already applied), and the set is
+   * cleared once the seen seq is past them ({@link GateRegistry.settle}).
+   */
+  own: Set<string>;
   /** Entity / keyword postings of the scope's memories, for candidate discovery. */
   index: CandidateIndex;
   /** Recently written or read full nodes of the scope (bounded), for candidate discovery. */
@@ -241,11 +253,28 @@ export interface GateStateCounters {
   saved: number;
   /** Saves that failed (the write itself had succeeded; the next rebuild replays more). */
   saveFailures: number;
+  /** Scopes rebuilt from the store (every memory of the scope read back; first use, restart, or a catch-up that could not apply). */
+  rebuilt: number;
+  /** Incremental catch-ups ('shared' writers): another writer's new rows applied without a rebuild ({@link GateRegistry.catchUp}). */
+  caughtUp: number;
+  /** Memories read back by those catch-ups (only the new ones). */
+  caughtUpNodes: number;
+  /** Catch-ups that fell back to a rebuild, by reason (see {@link CatchUpFallback}). */
+  catchUpFallbacks: Partial<Record<CatchUpFallback, number>>;
 }
+
+/** Most history rows a catch-up reads; more since the last seen row and the scope is rebuilt instead (ours). */
+export const CATCH_UP_MAX_ROWS = 4096;
+
+/** Ops a catch-up applies (a later version's op, e.g. a re-embedding marker, makes it rebuild). FORGET always rebuilds. */
+const CATCH_UP_OPS: ReadonlySet<string> = new Set(['ADD', 'UPDATE', 'NOOP', 'CONSOLIDATE', 'OBSOLETE', 'RELATE']);
+
+/** Why a catch-up fell back to a full rebuild (the `reason` of {@link GateRegistry.catchUp}). */
+export type CatchUpFallback = 'forget' | 'unknown-op' | 'rewrite' | 'missing' | 'out-of-order' | 'not-loaded' | 'shared-gate';
 
 export class GateRegistry {
   private readonly runtimes = new Map<string, Promise<ScopeRuntime>>();
-  readonly counters: GateStateCounters = { restored: 0, replayedCommits: 0, saved: 0, saveFailures: 0 };
+  readonly counters: GateStateCounters = { restored: 0, replayedCommits: 0, saved: 0, saveFailures: 0, rebuilt: 0, caughtUp: 0, caughtUpNodes: 0, catchUpFallbacks: {} };
 
   /**
    * @param source a shared gate instance, or a factory making one gate per scope (default; exact
@@ -358,11 +387,14 @@ export class GateRegistry {
       sinceConsolidation: 0,
       recent: [],
       lastByEpisode: new Map(),
+      lastId: '',
+      own: new Set(),
       index: new CandidateIndex(),
       nodes: new NodeCache(this.nodeCacheSize),
       unsaved: 0,
     };
     const count = await this.store.count(scope);
+    this.counters.rebuilt++;
     const fresh = () => ('shared' in this.source ? this.source.shared : this.source.factory(key));
     if (count === 0) {
       rt.gate = fresh();
@@ -370,7 +402,10 @@ export class GateRegistry {
     }
     const nodes = await this.allNodes(scope);
     // new ids of this scope must sort after its stored ones, whatever the clock says (replay order)
-    if (nodes.length) observeId(nodes[nodes.length - 1]!.id);
+    if (nodes.length) {
+      rt.lastId = nodes[nodes.length - 1]!.id;
+      observeId(rt.lastId);
+    }
     const members = nodes.filter(isGateMember);
     let replayFrom = 0;
     const restored = shared ? null : await this.restoreGate(scope, key, members);
@@ -395,6 +430,94 @@ export class GateRegistry {
       if (ep) rt.lastByEpisode.set(ep, node.id);
     }
     return rt;
+  }
+
+  /**
+   * Incremental catch-up ('shared' writers, ours, issue 32): bring a loaded scope's runtime up to date
+   * with the history rows other writers appended since this process last saw the scope (`rows`:
+   * every row after the last seen `seq`, ascending, as `store.history(scope, { afterSeq })` gives
+   * them), reading back only the memories those rows name (one `getMany`). The new memories are
+   * applied exactly as {@link rebuild} applies a scope's memories — in id order, a gate member
+   * committed to the gate, every one added to the candidate index, the node cache and the episode
+   * chain — so the runtime ends in the state a full rebuild would give, bit for bit (tested,
+   * catch-up.test.ts). An `OBSOLETE` row of a memory already held updates the cached node; `RELATE`
+   * rows change nothing held here. The consolidation schedule is restored from the history on the
+   * scope's next write (`scheduleLoaded = false`, as after a rebuild).
+   *
+   * Falls back to dropping the runtime (a full rebuild on next use) on a `FORGET` row (the gate
+   * cannot un-commit exactly), an op it does not know (a later version's), a row naming a memory
+   * the runtime holds with an op other than `OBSOLETE` / `RELATE` (an in-place rewrite, as a
+   * re-embedding makes), a named memory the store no longer has (a forget between the reads), a new
+   * id that does not sort after every id held (`lastId`: another writer's memory whose id is older
+   * than one this runtime already committed, so replay order differs), a scope not loaded, or a
+   * caller-supplied shared gate instance.
+   *
+   * @returns `null` when applied, else the reason it fell back (the runtime is then dropped)
+   * @throws what the store's `getMany` throws (the runtime is dropped first)
+   */
+  async catchUp(scope: ResolvedScope, key: string, rows: readonly HistoryEntry[]): Promise<CatchUpFallback | null> {
+    const fallback = (reason: CatchUpFallback): CatchUpFallback => {
+      this.invalidate(key);
+      this.counters.catchUpFallbacks[reason] = (this.counters.catchUpFallbacks[reason] ?? 0) + 1;
+      return reason;
+    };
+    const p = this.runtimes.get(key);
+    if (!p) return 'not-loaded';
+    if ('shared' in this.source) return fallback('shared-gate');
+    const rt = await p.catch(() => null);
+    if (!rt || this.runtimes.get(key) !== p) return fallback('not-loaded');
+    const fresh = new Set<string>();
+    const obsolete = new Map<string, string>();
+    for (const h of rows) {
+      if (h.op === 'FORGET') return fallback('forget');
+      if (!CATCH_UP_OPS.has(h.op)) return fallback('unknown-op');
+      if (h.nodeId === null || rt.own.has(h.nodeId)) continue;
+      if (fresh.has(h.nodeId) || !rt.index.get(h.nodeId)) fresh.add(h.nodeId);
+      else if (h.op === 'OBSOLETE' && typeof h.data?.obsoleteBy === 'string') obsolete.set(h.nodeId, h.data.obsoleteBy);
+      else if (h.op !== 'RELATE') return fallback('rewrite');
+    }
+    let nodes: MemoryNode[] = [];
+    if (fresh.size) {
+      try {
+        nodes = await this.store.getMany(scope, [...fresh]);
+      } catch (e) {
+        this.invalidate(key);
+        throw e;
+      }
+      if (nodes.length !== fresh.size) return fallback('missing');
+      nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      if (nodes[0]!.id <= rt.lastId) return fallback('out-of-order');
+    }
+    for (const [id, by] of obsolete) rt.nodes.markObsolete(id, by);
+    let commits = 0;
+    for (const node of nodes) {
+      if (isGateMember(node)) {
+        rt.gate.commit(key, node.id, node.embedding);
+        commits++;
+      }
+      rt.index.add(indexedMemory(node));
+      rt.nodes.put(node);
+      const ep = nodeEpisodeKey(node);
+      if (ep) rt.lastByEpisode.set(ep, node.id);
+    }
+    if (nodes.length) {
+      rt.lastId = nodes[nodes.length - 1]!.id;
+      observeId(rt.lastId);
+    }
+    rt.own.clear();
+    // another writer's writes moved the schedule's ordinals: restored from the history on the next write
+    if (nodes.length) rt.scheduleLoaded = false;
+    rt.unsaved += commits;
+    this.counters.caughtUp++;
+    this.counters.caughtUpNodes += nodes.length;
+    this.counters.replayedCommits += commits;
+    return null;
+  }
+
+  /** The seen seq is past every row of this process's own writes to the scope: forget their ids (see `ScopeRuntime.own`). */
+  async settle(key: string): Promise<void> {
+    const rt = await this.runtimes.get(key)?.catch(() => null);
+    rt?.own.clear();
   }
 
   /**

@@ -27,7 +27,7 @@ import {
   type Scope,
   type SearchResult,
 } from '../types.js';
-import { GateRegistry, type GateStateCodec, type GateStateCounters } from './gates.js';
+import { CATCH_UP_MAX_ROWS, GateRegistry, type GateStateCodec, type GateStateCounters } from './gates.js';
 import type { Extractor, Summarizer, WriteController, WriteGate } from './ports.js';
 import { KeyedQueue } from './queue.js';
 import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
@@ -651,73 +651,97 @@ async function writeScopes(rt: MemoryRuntime, groups: ScopeGroups, out: AddResul
       }
     }
   } finally {
-    if (before) await rt.sync.recordScopes(groups, before, done, out, rt.locked);
+    if (before) await rt.sync.recordScopes(groups, before, done, rt.locked);
   }
 }
 
 /** What 'shared' writers know of each scope: the latest history seq this Memory has fully seen. */
 interface ScopeSync {
   seenSeq: Map<string, number>;
-  /** Before a write: drop the in-process state of every scope another writer changed since our last write. */
+  /**
+   * Before a write: bring every scope another writer changed since our last write up to date — the
+   * rows after the seen seq applied incrementally (`GateRegistry.catchUp`), or, when they cannot be
+   * (a forget, an out-of-order id, …) or no seq was seen, the scope's state dropped and rebuilt.
+   * Returns the seq each scope is now current to.
+   */
   syncScopes(groups: ScopeGroups): Promise<Map<string, number>>;
   /**
-   * After a write: remember the scope's latest seq only when every history row after `before` is
-   * this write's own (its nodes and relations); otherwise forget it, so the next write rebuilds.
+   * After a write: remember the seq the scope is current to — under the store's write lock the
+   * latest (every row after `before` is this write's own), else `before` (the next write catches up
+   * from there, skipping this write's own rows); a scope whose write failed is forgotten, so the
+   * next write rebuilds it.
    */
-  recordScopes(groups: ScopeGroups, before: Map<string, number>, done: string[], out: AddResult[], locked: boolean): Promise<void>;
+  recordScopes(groups: ScopeGroups, before: Map<string, number>, done: string[], locked: boolean): Promise<void>;
+}
+
+/** The rows of a scope after `seq` (ascending), or null when there are more than `CATCH_UP_MAX_ROWS` (rebuild instead). */
+async function rowsAfter(store: MemoryStore, scope: ResolvedScope, seq: number): Promise<HistoryEntry[] | null> {
+  const rows = await store.history(scope, { afterSeq: seq, limit: CATCH_UP_MAX_ROWS + 1 });
+  // filtered here too: an adapter of an older contract ignores `afterSeq` (then it reads the latest rows)
+  const newer = rows.filter((h) => (h.seq ?? 0) > seq);
+  const complete = newer.length < rows.length || rows.length <= CATCH_UP_MAX_ROWS;
+  return complete ? newer : null;
+}
+
+function syncFailed(e: unknown): MemError {
+  return new MemError('WRITE_FAILED', MemError.isInstance(e) ? e.category : 'unavailable', `Write failed at sync; nothing was written: ${(e as Error)?.message ?? e}`, {
+    cause: e,
+    details: { stage: 'sync', causeCode: MemError.isInstance(e) ? e.code : undefined },
+  });
 }
 
 function createScopeSync(store: MemoryStore, gates: GateRegistry): ScopeSync {
   const seenSeq = new Map<string, number>();
-  const latestSeq = async (scope: ResolvedScope): Promise<number> => {
-    try {
-      return (await store.history(scope, { limit: 1 }))[0]?.seq ?? 0;
-    } catch (e) {
-      throw new MemError('WRITE_FAILED', MemError.isInstance(e) ? e.category : 'unavailable', `Write failed at sync; nothing was written: ${(e as Error)?.message ?? e}`, {
-        cause: e,
-        details: { stage: 'sync', causeCode: MemError.isInstance(e) ? e.code : undefined },
-      });
+  const latestSeq = async (scope: ResolvedScope): Promise<number> => (await store.history(scope, { limit: 1 }))[0]?.seq ?? 0;
+  /** The seq the scope's runtime is current to after catching up from `seen` (its runtime dropped when that fails). */
+  const catchUp = async (scope: ResolvedScope, key: string, seen: number): Promise<number> => {
+    const rows = await rowsAfter(store, scope, seen);
+    if (rows === null) {
+      gates.invalidate(key);
+      return latestSeq(scope);
     }
+    if (rows.length === 0) {
+      await gates.settle(key);
+      return seen;
+    }
+    await gates.catchUp(scope, key, rows);
+    return rows[rows.length - 1]!.seq ?? seen;
   };
   const syncScopes = async (groups: ScopeGroups): Promise<Map<string, number>> => {
     const before = new Map<string, number>();
     for (const [key, items] of groups) {
-      const seq = await latestSeq(items[0]!.obs.scope);
-      if (seenSeq.get(key) !== seq) gates.invalidate(key);
-      before.set(key, seq);
+      const scope = items[0]!.obs.scope;
+      const seen = seenSeq.get(key);
+      try {
+        if (seen !== undefined && gates.loaded(key)) before.set(key, await catchUp(scope, key, seen));
+        else {
+          gates.invalidate(key);
+          before.set(key, await latestSeq(scope));
+        }
+      } catch (e) {
+        seenSeq.delete(key);
+        gates.invalidate(key);
+        throw syncFailed(e);
+      }
     }
     return before;
   };
-  const recordScopes = async (groups: ScopeGroups, before: Map<string, number>, done: string[], out: AddResult[], locked: boolean): Promise<void> => {
+  const recordScopes = async (groups: ScopeGroups, before: Map<string, number>, done: string[], locked: boolean): Promise<void> => {
     for (const [key, items] of groups) {
       seenSeq.delete(key);
       if (!done.includes(key)) continue;
-      if (locked) {
-        // under the store's write lock no other writer committed since `before`: every newer row is ours
-        try {
-          seenSeq.set(key, await latestSeq(items[0]!.obs.scope));
-        } catch {
-          // unknown: the next write rebuilds the scope
-        }
+      if (!locked) {
+        // other writers may have committed while this write ran: the next write catches up from
+        // `before`, skipping this write's own rows (`ScopeRuntime.own`)
+        seenSeq.set(key, before.get(key)!);
         continue;
       }
-      const ours = new Set<string>();
-      for (const { index } of items) {
-        const r = out[index];
-        if (!r) continue;
-        ours.add(r.node.id);
-        for (const rel of r.relations) ours.add(rel.from).add(rel.to);
-      }
+      // under the store's write lock no other writer committed since `before`: every newer row is ours
       try {
-        const rows = await store.history(items[0]!.obs.scope, { limit: 512 });
-        const newer = rows.filter((h) => (h.seq ?? 0) > before.get(key)!);
-        // the rows read reach back to `before` (fewer than the limit, or an older row among them)
-        const complete = rows.length < 512 || newer.length < rows.length;
-        if (complete && newer.every((h) => h.nodeId === null || ours.has(h.nodeId))) {
-          seenSeq.set(key, newer.length ? (newer[newer.length - 1]!.seq ?? 0) : before.get(key)!);
-        }
+        seenSeq.set(key, await latestSeq(items[0]!.obs.scope));
+        await gates.settle(key);
       } catch {
-        // unknown: the next write rebuilds the scope (the write itself is committed)
+        // unknown: the next write rebuilds the scope
       }
     }
   };

@@ -239,7 +239,11 @@ export class Writer {
           }
         }
         done = true;
-        for (const n of nodes) rt.nodes.put(n);
+        for (const n of nodes) {
+          rt.nodes.put(n);
+          rt.own.add(n.id);
+          if (n.id > rt.lastId) rt.lastId = n.id;
+        }
         for (const u of updates) rt.nodes.markObsolete(u.id, u.obsoleteBy);
         ctx.clock.tick('store');
         // the gate snapshot, now and then (never throws; see GateRegistry.afterCommit)

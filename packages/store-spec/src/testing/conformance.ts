@@ -501,6 +501,32 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect(after.slice(0, 3)).toEqual(all);
         expect(after[3].seq!).toBeGreaterThan(all[2].seq!);
       });
+
+      t('afterSeq returns only the rows appended after a seen seq (issue 32: incremental catch-up)', async (store) => {
+        const n = makeNode(A, 'catch-up subject', unitVector(dim, 92));
+        await store.write({ scope: A, nodes: [n], history: [makeHistory(A, 'ADD', n.id)] });
+        const seen = (await store.history(A, { limit: 1 }))[0]!.seq!;
+        expect(await store.history(A, { afterSeq: seen })).toEqual([]);
+        await store.write({ scope: B, nodes: [makeNode(B, 'other scope', unitVector(dim, 93))], history: [makeHistory(B, 'ADD', null)] });
+        expect(await store.history(A, { afterSeq: seen })).toEqual([]);
+        const m = makeNode(A, 'catch-up second', unitVector(dim, 94));
+        await store.write({ scope: A, nodes: [m], history: [makeHistory(A, 'ADD', m.id), makeHistory(A, 'RELATE', null)] });
+        await store.write({ scope: A, history: [makeHistory(A, 'NOOP', n.id)] });
+        const newer = await store.history(A, { afterSeq: seen });
+        expect(newer.map((h) => [h.op, h.nodeId])).toEqual([
+          ['ADD', m.id],
+          ['RELATE', null],
+          ['NOOP', n.id],
+        ]);
+        for (const h of newer) expect(h.seq!).toBeGreaterThan(seen);
+        expect(await store.history(A, { afterSeq: 0 })).toEqual(await store.history(A));
+        // with a limit: the latest rows among those after the seq; with a node: its rows only
+        expect((await store.history(A, { afterSeq: seen, limit: 2 })).map((h) => h.op)).toEqual(['RELATE', 'NOOP']);
+        expect((await store.history(A, { afterSeq: seen, nodeId: n.id })).map((h) => h.op)).toEqual(['NOOP']);
+        expect(await store.history(A, { afterSeq: newer[2]!.seq! })).toEqual([]);
+        await expectMemError(store.history(A, { afterSeq: -1 }), MemError, 'INVALID_INPUT');
+        await expectMemError(store.history(A, { afterSeq: 1.5 }), MemError, 'INVALID_INPUT');
+      });
     });
 
     describe('lexical search', () => {
