@@ -119,6 +119,26 @@ export function buildInitMetaQuery(meta: StoreMeta): CypherQuery {
   );
 }
 
+/** Prefix of the `:MemoryMeta` keys a scope's write lock takes (`lockScopes`; never committed). */
+export const SCOPE_LOCK_PREFIX = 'writeLock:';
+
+/**
+ * Take the write lock of each scope key, in the given (sorted) order, so two holders never wait on
+ * each other in a cycle: MERGE of a `:MemoryMeta` node keyed `writeLock:<scopeKey>` (the key
+ * constraint makes a second MERGE of the same key wait for the first transaction to end) and a
+ * property write on it. The store rolls the transaction back to release the locks: nothing is stored.
+ */
+export function buildScopeLockQuery(keys: readonly string[]): CypherQuery {
+  return q(
+    'lock.scopes',
+    `UNWIND $keys AS k
+     MERGE (l:${META_LABEL} {key: $prefix + k})
+     SET l._lock = true
+     RETURN count(l) AS locked`,
+    { keys: [...keys], prefix: SCOPE_LOCK_PREFIX },
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writes (all run inside one transaction by the store)
 

@@ -21,6 +21,14 @@ export interface QueryRunner {
   read(query: CypherQuery): Promise<Row[]>;
   /** Run `work` in ONE write transaction: committed when it resolves, rolled back when it throws. */
   write<T>(work: (tx: TxRunner) => Promise<T>): Promise<T>;
+  /**
+   * Open a write transaction, run `query` in it (taking the locks it writes) and keep it open:
+   * `release()` rolls it back, so nothing it wrote is stored and its locks are freed (ours; the
+   * store's `lockScopes`). `timeoutMs` bounds the transaction on the server, waiting included.
+   * Not retried (a retried lock could be taken twice) and outside the session queue (a holder must
+   * not wait behind the calls it is holding the lock for).
+   */
+  hold(query: CypherQuery, timeoutMs: number): Promise<{ release(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -108,6 +116,24 @@ export function createDriverRunner(options: DriverRunnerOptions): QueryRunner & 
           await s.close();
         }
       }),
+    async hold(query, timeoutMs) {
+      const s = session('WRITE');
+      const tx = s.beginTransaction({ timeout: timeoutMs });
+      const release = async () => {
+        try {
+          if (tx.isOpen()) await tx.rollback();
+        } finally {
+          await s.close();
+        }
+      };
+      try {
+        await tx.run(query.cypher, query.params);
+      } catch (e) {
+        await release().catch(() => undefined);
+        throw e;
+      }
+      return { release };
+    },
     async close() {
       await driver.close();
     },

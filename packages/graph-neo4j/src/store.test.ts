@@ -33,6 +33,23 @@ async function opened(respond: (q: CypherQuery) => Row[] = respondAll) {
 }
 
 describe('createNeo4jStore (recording runner: queries and store logic, no server)', () => {
+  it('lockScopes: one lock transaction over the sorted, distinct scope keys, released (rolled back) after fn, also when fn throws', async () => {
+    const { runner, store } = await opened();
+    const inside: number[] = [];
+    expect(await store.lockScopes!([scopeB, scopeA, scopeB], async () => (inside.push(runner.rolledBack), 'done'))).toBe('done');
+    expect(inside).toEqual([0]); // held while fn ran
+    expect(runner.rolledBack).toBe(1);
+    expect(runner.log.map((l) => [l.mode, l.query?.name])).toEqual([['hold', 'lock.scopes']]);
+    const q = runner.log[0]!.query!;
+    expect(q.params.keys).toEqual([scopeKey(scopeA), scopeKey(scopeB)].sort());
+    expect(q.cypher).toContain('MERGE (l:MemoryMeta {key: $prefix + k})');
+    await expect(store.lockScopes!([scopeA], async () => {
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(runner.rolledBack).toBe(2);
+    expect(runner.committed).toBe(0); // a lock never stores anything
+  });
+
   it('open: verifies, creates schema idempotently, waits for indexes, records meta', async () => {
     const runner = recordingRunner(respondAll);
     const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });

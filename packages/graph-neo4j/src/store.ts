@@ -13,6 +13,7 @@ import {
   checkWriteBatch,
   StoreMetaMismatchError,
   resolveScope,
+  scopeKey,
   type HistoryEntry,
   type ListOptions,
   type MemoryNode,
@@ -57,6 +58,7 @@ import {
   buildVectorSearchExactQuery,
   buildVectorSearchIndexQuery,
   toLuceneQuery,
+  buildScopeLockQuery,
   type CypherQuery,
 } from './queries.js';
 import { createDriverRunner, type QueryRunner, type Row } from './runner.js';
@@ -85,6 +87,12 @@ export interface Neo4jStoreOptions {
   vectorCandidates?: number;
   /** Seconds `open()` waits for the indexes to come online. Default 60. */
   indexWaitSeconds?: number;
+  /**
+   * Milliseconds a `lockScopes` call may hold (and wait for) its scopes' write lock: the server ends
+   * the lock transaction after it (waiting too long fails with `StoreUnavailableError`). Default
+   * 120 000. A holder running longer than this loses the lock while it still runs.
+   */
+  lockTimeoutMs?: number;
   /** Extra `neo4j-driver` configuration. */
   driverConfig?: Record<string, unknown>;
   /** Advanced / tests: run queries through this runner instead of a driver built from uri/user/password. */
@@ -161,7 +169,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
     kind: 'neo4j',
     // several app instances may write one Neo4j database: createMemory re-checks each scope before a write
     concurrentWriters: true,
-    capabilities: ['forgetScope', 'state'],
+    capabilities: ['lockScopes', 'forgetScope', 'state'],
     uri,
     open: (meta) => openStore(c, meta),
     async meta() {
@@ -171,6 +179,18 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
       });
     },
     write: (batch) => writeBatch(c, batch),
+    async lockScopes(scopes, fn) {
+      c.requireOpen();
+      const keys = [...new Set(scopes.map((x) => scopeKey(checkScope(x))))].sort();
+      if (!keys.length) return fn();
+      const held = await c.guarded('lockScopes', (r) => r.hold(buildScopeLockQuery(keys), options.lockTimeoutMs ?? 120_000));
+      try {
+        return await fn();
+      } finally {
+        // a failed rollback (server gone) frees the locks with the connection: nothing to report
+        await held.release().catch(() => undefined);
+      }
+    },
     ...readMethods(c),
     forget: (scope, id) => forgetNode(c, scope, id),
     forgetScope: (scope) => forgetWholeScope(c, scope),

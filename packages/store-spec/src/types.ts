@@ -204,6 +204,8 @@ export interface ListOptions {
 export const STORE_CAPABILITIES = {
   /** `exclusive(fn)`: a write lock across processes. */
   exclusive: ['exclusive'],
+  /** `lockScopes(scopes, fn)`: a per-scope write lock across processes (writes commit as they are made). */
+  lockScopes: ['lockScopes'],
   /** `vectorSearchIds`: k-NN hits as ids and cosines, no node rows read. */
   vectorSearchIds: ['vectorSearchIds'],
   /** `lexicalSearchIds`: BM25 hits as ids and scores, no node rows read. */
@@ -243,6 +245,19 @@ export interface MemoryStore {
    * @throws StoreUnavailableError when the lock is not obtained in time, or what `fn` throws
    */
   exclusive?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Optional (ours, issue 32): run `fn` holding the store's write lock of each of `scopes`, across
+   * processes: no other `lockScopes` caller holding one of these scopes (in this or another process)
+   * runs at the same time, so no other locked writer commits to them while `fn` runs and what `fn`
+   * read of them is still true when its writes land. Unlike `exclusive`, the writes made inside `fn`
+   * commit as they are made (a throw keeps those already made). With `writers: 'shared'` and no
+   * `exclusive`, `createMemory` runs each write (dedup, catch-up, routing, the store write) inside it,
+   * so a scope's history grows in id order and the in-process state catches up without rebuilds. The
+   * Neo4j store implements it (one lock transaction per call, rolled back at the end: nothing is
+   * stored; a writer that dies releases its locks with its connection), the SQLite store through `exclusive`.
+   * @throws StoreUnavailableError when the locks are not obtained in time, or what `fn` throws
+   */
+  lockScopes?<T>(scopes: readonly ResolvedScope[], fn: () => Promise<T>): Promise<T>;
   /** Create or open; checks the recorded schema version, embedding model and dimension (StoreMetaMismatchError naming both on mismatch). */
   open(meta: StoreMeta): Promise<void>;
   /** The metadata recorded on first open, or null for a new store. */

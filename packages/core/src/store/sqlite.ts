@@ -96,7 +96,7 @@ export interface AnnStatus {
 /** The SQLite store; a MemoryStore plus a few maintenance methods. */
 export class SqliteStore implements MemoryStore {
   readonly kind = 'sqlite';
-  readonly capabilities: readonly StoreCapability[] = ['exclusive', 'vectorSearchIds', 'lexicalSearchIds', 'forgetScope', 'state'];
+  readonly capabilities: readonly StoreCapability[] = ['exclusive', 'lockScopes', 'vectorSearchIds', 'lexicalSearchIds', 'forgetScope', 'state'];
   readonly path: string;
   /**
    * True for a file (other processes may open it and write): `createMemory` then defaults to
@@ -292,6 +292,16 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
+
+  /**
+   * See MemoryStore.lockScopes: the SQLite file has one write lock, so this is `exclusive(fn)` (all of
+   * the file, and fn's writes commit together), after checking the scopes.
+   * @throws MemValidationError SCOPE_MISSING / SCOPE_INVALID for a bad scope; see `exclusive`
+   */
+  async lockScopes<T>(scopes: readonly ResolvedScope[], fn: () => Promise<T>): Promise<T> {
+    for (const s of scopes) resolveScope(s);
+    return this.exclusive(fn);
+  }
 
   /**
    * Run `fn` holding the file's write lock (ours, issue 32): one `BEGIN IMMEDIATE` transaction that

@@ -124,12 +124,16 @@ export interface MemoryOptions {
    * Who writes the store (ours). `'single'`: only this Memory; its per-process state (SAGE gates,
    * node caches, candidate indexes, consolidation schedule) is trusted between writes. `'shared'`:
    * other processes may write the same scopes at the same time; before each write to a scope this
-   * Memory reads the scope's latest history `seq` and, when another writer moved it since this
-   * Memory's last write, drops that scope's in-process state, which is then rebuilt from the store
-   * (snapshot + replay), so the gate routes against every stored memory. Costs two small reads per
-   * write. On a store with a cross-process write lock (`store.exclusive`: the SQLite file store) the
+   * Memory reads the scope's history rows after the last `seq` it saw and, when another writer
+   * added some, applies their memories to that scope's in-process state (`GateRegistry.catchUp`:
+   * reads back only the new memories; the state equals a full rebuild's), or, on a forget, an
+   * in-place rewrite or a memory whose id sorts before one already held, drops the state, which is
+   * then rebuilt from the store (snapshot + replay), so the gate routes against every stored memory.
+   * Costs one or two small reads per write. On a store with a cross-process write lock (`store.exclusive`: the SQLite file store) the
    * whole add (dedup, sync, gate routing, the store write) runs under that lock, so no other process
    * commits in between: exactly once across processes, and a multi-scope add is then all or nothing.
+   * A store with only a per-scope lock (`store.lockScopes`: Neo4j) runs each add under its scopes'
+   * locks: the same, except that a multi-scope add's scopes commit one by one.
    * A write that loses a race on the store's content-key constraint (`STORE_CONFLICT`: the
    * same observation stored by another writer first) is retried, up to 3 attempts, and returns that
    * node as a `duplicate`. Default: `'shared'` when `store.concurrentWriters` (the Neo4j store and
@@ -397,9 +401,10 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     writer,
     queue: new KeyedQueue(),
     shared,
-    // 'shared' on a store with a cross-process write lock (the SQLite file): sync, dedup, routing and
-    // the store write of each add run under it, so no other process commits in between (issue 32)
-    locked: shared && typeof store.exclusive === 'function',
+    // 'shared' on a store with a cross-process write lock (the SQLite file: `exclusive`; Neo4j: the
+    // per-scope `lockScopes`): sync, dedup, routing and the store write of each add run under it, so
+    // no other process commits to those scopes in between (issue 32)
+    locked: shared && (typeof store.exclusive === 'function' || typeof store.lockScopes === 'function'),
     sync: createScopeSync(store, gates),
     retriever: null,
     opened: null,
@@ -609,11 +614,11 @@ async function addNow(rt: MemoryRuntime, input: ObservationInput | ObservationIn
   const writeGroups = () => writeScopes(rt, groups, out);
   for (let attempt = 1; ; attempt++) {
     try {
-      await rt.queue.run([...groups.keys()], () => (locked ? store.exclusive!(writeGroups) : writeGroups()));
+      await rt.queue.run([...groups.keys()], () => (locked ? underLock(store, groups, writeGroups) : writeGroups()));
       break;
     } catch (e) {
       if (locked) {
-        // the section rolled back every scope's write: no in-process state of this add may stay
+        // `exclusive` rolled back every scope's write (`lockScopes` kept those made): no in-process state of this add may stay
         for (const key of groups.keys()) {
           gates.invalidate(key);
           rt.sync.seenSeq.delete(key);
@@ -627,6 +632,15 @@ async function addNow(rt: MemoryRuntime, input: ObservationInput | ObservationIn
     }
   }
   return many ? out : out[0];
+}
+
+/**
+ * Run `fn` under the store's cross-process write lock: `exclusive` (the whole store; fn's writes
+ * commit together) when it has one, else `lockScopes` of the add's scopes (fn's writes commit as made).
+ */
+function underLock<T>(store: MemoryStore, groups: ScopeGroups, fn: () => Promise<T>): Promise<T> {
+  if (store.exclusive) return store.exclusive(fn);
+  return store.lockScopes!([...groups.values()].map((items) => items[0]!.obs.scope), fn);
 }
 
 /** All fallible work of every scope first, then one atomic store write per scope; results into `out`. */

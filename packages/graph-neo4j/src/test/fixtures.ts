@@ -52,7 +52,7 @@ export function makeRelation(id: string, from: string, to: string, subtype: Rela
 }
 
 export interface Recorded {
-  mode: 'schema' | 'read' | 'write' | 'verify';
+  mode: 'schema' | 'read' | 'write' | 'verify' | 'hold';
   /** Index of the write transaction this query ran in (-1 outside transactions). */
   tx: number;
   query?: CypherQuery;
@@ -92,6 +92,17 @@ export function recordingRunner(respond: (q: CypherQuery) => Row[] = () => []): 
         self.rolledBack++;
         throw e;
       }
+    },
+    /** Records the lock query as its own transaction; `release()` counts as a rollback. */
+    async hold(query: CypherQuery, _timeoutMs: number) {
+      const tx = txCount++;
+      self.log.push({ mode: 'hold', tx, query });
+      respond(query);
+      return {
+        release: async () => {
+          self.rolledBack++;
+        },
+      };
     },
     async close() {
       self.closed = true;

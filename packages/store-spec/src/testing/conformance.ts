@@ -407,6 +407,30 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
         expect(await store.get(A, dropped.id)).toBeNull();
         expect(await store.exclusive(async () => store.count(A))).toBe(1);
       });
+      tc('lockScopes', 'lockScopes returns what fn returns, runs two holders of a scope one after the other, rethrows and stays usable', async (store) => {
+        if (!store.lockScopes) throw new Error('unreachable: capability lockScopes listed, checked above');
+        const spans: [string, number, number][] = [];
+        const hold = (tag: string, scopes: ResolvedScope[]) =>
+          store.lockScopes!(scopes, async () => {
+            const start = performance.now();
+            await new Promise((r) => setTimeout(r, 60));
+            const n = makeNode(A, `written under lock ${tag}`, unitVector(dim, 320 + spans.length));
+            await store.write({ scope: A, nodes: [n] });
+            spans.push([tag, start, performance.now()]);
+            return tag;
+          });
+        expect(await Promise.all([hold('first', [A]), hold('second', [B, A]), hold('third', [A, A])])).toEqual(['first', 'second', 'third']);
+        spans.sort((a, b) => a[1] - b[1]);
+        // holders of scope A never overlap: each starts after the previous one ended
+        for (let i = 1; i < spans.length; i++) expect(spans[i]![1], `${spans[i]![0]} started inside ${spans[i - 1]![0]}`).toBeGreaterThanOrEqual(spans[i - 1]![2] - 1);
+        expect(await store.count(A)).toBe(3);
+        await expect(store.lockScopes([A], async () => {
+          throw new Error('boom');
+        })).rejects.toThrow('boom');
+        // released after a throw
+        expect(await store.lockScopes([A], async () => store.count(A))).toBe(3);
+        await expectMemError(store.lockScopes([{} as unknown as ResolvedScope], async () => 1), MemError, 'SCOPE_MISSING');
+      });
       tc('forgetScope', 'forgetScope removes every node of the scope, one FORGET row each, and nothing elsewhere', async (store) => {
         if (!store.forgetScope) throw new Error('unreachable: capability forgetScope listed, checked above');
         const [x, y] = [makeNode(A, 'first of alice', unitVector(dim, 310)), makeNode(A, 'second of alice', unitVector(dim, 311))];
