@@ -63,11 +63,11 @@ describe('several writers on one store', () => {
       }
       return inner.write(batch);
     };
-    // a store without a cross-process write lock (like Neo4j): under SQLite's `exclusive` no other
+    // a store without a cross-process write lock (neither `exclusive` nor `lockScopes`): under a lock no other
     // writer can commit between the dedup read and the write, so this race cannot happen there
     const racing = new Proxy(inner, {
       get: (target, key) =>
-        key === 'write' ? write : key === 'exclusive' ? undefined : typeof (target as any)[key] === 'function' ? (target as any)[key].bind(target) : (target as any)[key],
+        key === 'write' ? write : key === 'exclusive' || key === 'lockScopes' ? undefined : typeof (target as any)[key] === 'function' ? (target as any)[key].bind(target) : (target as any)[key],
     }) as MemoryStore;
     const mem = createMemory({ store: racing, embedder: hashEmbedder(), extractor: simpleExtractor, writers: 'shared' });
     try {
