@@ -1,10 +1,11 @@
 /**
  * One lazily created wink-nlp pipeline (sbd, pos, ner) shared by entity and keyword extraction
- * (wink-nlp + wink-eng-lite-web-model, MIT). Loading the model takes ~0.1 s, paid on first use,
- * not at import. A small LRU keyed by text (texts up to 4 096 characters) lets `extractEntities`
+ * (wink-nlp + wink-eng-lite-web-model, MIT). Loading the model takes ~0.1 s (`loadWinkModel`), paid on
+ * first use, not at import. A small LRU keyed by text (texts up to 4 096 characters) lets `extractEntities`
  * and `extractKeywords` on the same text parse it once.
  */
 import { createRequire } from 'node:module';
+import { loadWinkModel, type WinkModel } from './wink-model.js';
 
 export interface ParsedToken {
   value: string;
@@ -39,6 +40,16 @@ export interface WinkLexicon {
   hasSamePOS(word: string, pos: string): boolean;
 }
 
+/** The English model: `loadWinkModel`'s faster load, or the package's own if that fails (a changed layout). */
+function englishModel(req: NodeRequire): WinkModel {
+  try {
+    return loadWinkModel(req);
+  } catch {
+    const model = req('wink-eng-lite-web-model');
+    return model.default ?? model;
+  }
+}
+
 let nlp: WinkNlp | null = null;
 let lexicon: WinkLexicon | null = null;
 
@@ -46,8 +57,7 @@ function pipeline(): WinkNlp {
   if (!nlp) {
     const req = createRequire(import.meta.url);
     const winkNLP = req('wink-nlp');
-    const model = req('wink-eng-lite-web-model');
-    const m = model.default ?? model;
+    const m = englishModel(req);
     // Capture the unpacked model so the lexicon can be queried (see `commonWordLexicon`).
     let core: unknown = null;
     const wrapped = { ...m, core: () => (core = m.core()) };
