@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm mem …`: run the built `mem` bin (apps/demo-agent/dist/cli.js and the packages' dist/), after
+// `pnpm mem …`: run the built `mem` bin (apps/demo-agent/dist/cli.js, which bundles the packages' dist/), after
 // rebuilding through turbo when a source, package.json or tsup config changed since the last build
 // this script ran (an mtime check against a stamp file; turbo is skipped when nothing changed). Turbo's output is shown only when the
 // build fails, so `pnpm -s mem --json …` prints only the command's JSON.
