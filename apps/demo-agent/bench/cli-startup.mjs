@@ -11,6 +11,10 @@
  * wall time (read by a `--require`d hook that writes `process.cpuUsage()` to stderr at exit).
  *
  *   pnpm --filter @mem/demo-agent build && pnpm --filter @mem/demo-agent bench:cli [--rounds 7]
+ *     [--compare <another checkout's apps/demo-agent, built>]
+ *
+ * `--compare` adds a row: the same `mem ask` run by another build (e.g. a second worktree at an older
+ * commit), interleaved with this one's, and prints this build's ask time as a ratio of that one's.
  *
  * The store is built once in a temporary folder with the built CLI (not timed). Offline: GloVe
  * embedder, offline System One, no System Two (MEM_LLM_* are removed from the children's env).
@@ -22,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, compare: { type: 'string' } } });
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
@@ -30,6 +34,11 @@ const app = fileURLToPath(new URL('..', import.meta.url));
 const bin = path.join(app, 'bin', 'mem.js');
 if (!existsSync(path.join(app, 'dist', 'cli.js'))) {
   console.error('bench:cli: the CLI is not built; run `pnpm --filter @mem/demo-agent... build` (or `pnpm build`) first');
+  process.exit(1);
+}
+const otherBin = values.compare ? path.resolve(values.compare, 'bin', 'mem.js') : null;
+if (otherBin && !existsSync(path.join(path.dirname(otherBin), '..', 'dist', 'cli.js'))) {
+  console.error(`bench:cli: --compare ${values.compare} has no bin/mem.js with a built dist/cli.js`);
   process.exit(1);
 }
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MEM_LLM_') && k !== 'MEM_SYSTEM_ONE' && k !== 'MEM_EMBEDDER'));
@@ -57,6 +66,7 @@ try {
     { name: 'mem --version', argv: [process.execPath, bin, '--version'], target: 200 },
     { name: `mem ask (69 memories)`, argv: [process.execPath, bin, '--db', db, '--user', 'maya', 'ask', question], target: 500 },
     { name: 'mem:dev ask (tsx, sources)', argv: [process.execPath, '--import', 'tsx', '--conditions=@mem/source', 'src/cli.ts', '--db', db, '--user', 'maya', 'ask', question] },
+    ...(otherBin ? [{ name: `mem ask, --compare build`, argv: [process.execPath, otherBin, '--db', db, '--user', 'maya', 'ask', question] }] : []),
   ];
   // one untimed warm-up of each (file cache), then interleaved rounds
   for (const r of rows) run(r.argv);
@@ -85,6 +95,8 @@ try {
     console.log(`| ${r.name} | ${m.toFixed(0)} | ${Math.min(...times[j]).toFixed(0)} | ${(m / base).toFixed(2)} | ${cm.toFixed(0)} | ${(cm / cpuBase).toFixed(2)} | ${target} |`);
   });
   console.log(`built ask vs tsx ask: ${(median(times[3]) / median(times[2])).toFixed(2)}× faster`);
+  if (otherBin)
+    console.log(`this build's ask vs the --compare build's (${values.compare}): wall ${(median(times[2]) / median(times[4])).toFixed(2)}×, CPU ${(median(cpus[2]) / median(cpus[4])).toFixed(2)}×`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
