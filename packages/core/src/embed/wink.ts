@@ -130,6 +130,12 @@ export function clearWinkMemoryCache(): void {
 
 const encoder = new TextEncoder();
 
+/**
+ * Out-of-vocabulary tokens whose hashed vectors one embedder keeps (ours): ~1 KB each. Numbers,
+ * ids and typos are mostly seen once, so a server kept up to 10,000 of them (~10 MB; issue 33).
+ */
+export const OOV_CACHE = 2_048;
+
 /** Row (frequency rank) of `word` in the cache, or −1. */
 export function lookupWord(t: WinkTables, word: string, scratch: Uint8Array = new Uint8Array(256)): number {
   let bytes = scratch;
@@ -196,6 +202,7 @@ export function createWinkEmbedder(options: WinkEmbedderOptions = {}): WinkEmbed
     return loaded;
   };
   const scratch = new Uint8Array(256);
+  /** Hashed vectors of out-of-vocabulary tokens, least recently used evicted first (see OOV_CACHE). */
   const oovCache = new Map<string, Float64Array>();
 
   const tokenize = (t: WinkTables, text: string) => {
@@ -235,9 +242,12 @@ export function createWinkEmbedder(options: WinkEmbedderOptions = {}): WinkEmbed
         knownW += w;
       } else if (oov === 'hash') {
         let h = oovCache.get(token);
-        if (!h) {
+        if (h) {
+          oovCache.delete(token);
+          oovCache.set(token, h);
+        } else {
           h = hashedTokenVector(token, d);
-          if (oovCache.size > 10_000) oovCache.clear();
+          if (oovCache.size >= OOV_CACHE) oovCache.delete(oovCache.keys().next().value!);
           oovCache.set(token, h);
         }
         const w = sifWeight(pMin, sifA) * t.medianNorm * oovScale;

@@ -1,6 +1,7 @@
 /** Offline scorers' inputs (ours): memory items from resolved refs, their cached text features and pair data, per-call caches. */
 import type { ResolvedRef } from '../schema.js';
-import { eventInterval, features, intersectionSize, type Interval, sharedEntities, stem, type TextFeatures } from './text.js';
+import { LruMap } from './lru-map.js';
+import { eventInterval, features, intersectionSize, type Interval, MAX_TEXTS, sharedEntities, stem, type TextFeatures } from './text.js';
 
 /** A memory item as the scorers see it. */
 export interface Item {
@@ -37,7 +38,6 @@ export function toItem(v: unknown): Item {
     // one (never mutated) item object per text, so its features are found by identity
     let it = stringItems.get(v);
     if (it === undefined) {
-      if (stringItems.size >= 20_000) stringItems.clear();
       stringItems.set(v, (it = { text: v }));
     }
     return it;
@@ -47,7 +47,8 @@ export function toItem(v: unknown): Item {
   return { text: v === undefined ? '' : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v) };
 }
 
-const stringItems = new Map<string, Item>();
+/** Items of plain-string refs, by text (least recently used evicted first). */
+const stringItems = new LruMap<string, Item>(MAX_TEXTS);
 
 export function toItems(v: unknown): Item[] {
   if (Array.isArray(v)) return v.map(toItem);
@@ -111,8 +112,6 @@ export interface ItemFeatures extends TextFeatures {
   speaker: string | undefined;
   given: string[];
   kws: string[];
-  /** Results for pairs with another item's features (pure functions of the two contents; bounded). */
-  pairs?: Map<ItemFeatures, PairData>;
   /** Lazily: the names this item may be aliased by (`aliasWords`). */
   alias?: string[];
 }
@@ -134,23 +133,42 @@ interface ItemEntry {
 let callItems: Map<object, ItemEntry> | undefined;
 /** True inside `withCallCache` (the map itself is created on first use). */
 let inCall = false;
+/**
+ * Pair memos of the current backend call (see `pairOf`), dropped with it. They lived on the item
+ * features before (512 per item, keyed by the other item's features), which kept a web of items,
+ * their memos and their pairs alive after `byText` evicted them: ~5,000 items and ~40 MB after
+ * 6,000 adds to a server (issue 33).
+ */
+let callPairs: Map<ItemFeatures, Map<ItemFeatures, PairData>> | undefined;
 
 /** Run `fn(a, b)` (synchronous scoring of one batch) with a per-call cache of item features. */
 export function withCallCache<T, A = undefined, B = undefined>(fn: (a: A, b: B) => T, a?: A, b?: B): T {
   const prevItems = callItems;
+  const prevPairs = callPairs;
   const prevIn = inCall;
   callItems = undefined;
+  callPairs = undefined;
   inCall = true;
   try {
     return fn(a as A, b as B);
   } finally {
     callItems = prevItems;
+    callPairs = prevPairs;
     inCall = prevIn;
   }
 }
-/** Item features by text, then by (speaker, entities, keywords): a new item object with known content reuses them. */
-const byText = new Map<string, ItemFeatures[]>();
-const MAX_ITEMS = 20_000;
+/**
+ * Item features by text, then by (speaker, entities, keywords): a new item object with known content
+ * reuses them. At most `MAX_TEXTS` texts (least recently used evicted; it was 20,000 cleared when
+ * full, which with the text features' memos held ~100 MB in a server after 10,000 adds), at most 8
+ * variants each.
+ */
+const byText = new LruMap<string, ItemFeatures[]>(MAX_TEXTS);
+
+/** Texts whose item features are kept (for tests and diagnostics). */
+export function itemCacheSize(): number {
+  return byText.size;
+}
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((e): e is string => typeof e === 'string') : []);
 /** `sameStrings(a, strings(v))` without building the filtered copy. */
@@ -213,13 +231,9 @@ function entryOf(it: Item): ItemEntry {
       speaker,
       given,
       kws,
-      pairs: undefined,
       alias: undefined,
     };
-    if (variants === undefined) {
-      if (byText.size >= MAX_ITEMS) byText.clear();
-      byText.set(it.text, (variants = []));
-    }
+    if (variants === undefined) byText.set(it.text, (variants = []));
     if (variants.length >= 8) variants.shift();
     variants.push(out);
   }
@@ -252,15 +266,17 @@ export interface PairData {
   topicInter?: number;
   again?: boolean;
 }
-/** The memo of the ordered pair (fa, fb). */
+/**
+ * The memo of the ordered pair (fa, fb) for the current backend call (`withCallCache`); outside a
+ * call, a fresh memo (nothing kept).
+ */
 export function pairOf(fa: ItemFeatures, fb: ItemFeatures): PairData {
-  let m = fa.pairs;
-  if (m === undefined) fa.pairs = m = new Map();
+  if (!inCall) return {};
+  const all = (callPairs ??= new Map());
+  let m = all.get(fa);
+  if (m === undefined) all.set(fa, (m = new Map()));
   let p = m.get(fb);
-  if (p === undefined) {
-    if (m.size >= 512) m.clear();
-    m.set(fb, (p = {}));
-  }
+  if (p === undefined) m.set(fb, (p = {}));
   return p;
 }
 export const sharedOf = (p: PairData, fa: ItemFeatures, fb: ItemFeatures): number => (p.shared ??= sharedEntities(fa.ents, fb.ents));

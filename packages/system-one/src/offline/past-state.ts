@@ -10,6 +10,8 @@
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/model.js';
 import { queryWords } from './routing-learned.js';
 import pastStateJson from './models/past-state.json';
+import { LruMap } from './lru-map.js';
+import { MAX_TEXTS } from './text.js';
 
 /**
  * The feature record of a question: `w:<word>` and `b:<word>_<word>` = 1 for each word and adjacent
@@ -40,14 +42,13 @@ export interface StateTime {
   past: number;
 }
 
-const cache = new Map<string, StateTime>();
+const cache = new LruMap<string, StateTime>(MAX_TEXTS);
 /** The three probabilities for `query` from the shipped (or given) model; memoised per question for the shipped one. */
 export function learnedStateTime(query: string, given?: LearnedModel): StateTime {
   const m = given ?? pastStateModel();
   if (!given) {
     const hit = cache.get(query);
     if (hit) return hit;
-    if (cache.size > 20_000) cache.clear();
   }
   const rec = pastStateFeatureRecord(query);
   const p = predictProbabilities(m, m.features.map((n) => rec.get(n) ?? 0));

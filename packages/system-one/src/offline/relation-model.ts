@@ -19,7 +19,8 @@
 import { SystemOneError } from '../errors.js';
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/index.js';
 import weights from './relation.weights.json';
-import { CUES, antonymConflict, cueTest, features, intersectionSize, stem, type TextFeatures } from './text.js';
+import { LruMap } from './lru-map.js';
+import { CUES, antonymConflict, cueTest, features, intersectionSize, MAX_TEXTS, stem, type TextFeatures } from './text.js';
 
 /** The labels of the training pairs. */
 export const RELATION_LABELS = ['contradiction', 'update', 'same', 'related', 'unrelated'] as const;
@@ -308,8 +309,7 @@ export function relationModel(): LearnedModel {
 }
 
 /** Keyed by both texts; least recently used first, bounded (issue 33: a long-running server's RSS). */
-const probCache = new Map<string, Record<RelationClass, number>>();
-const MAX_CACHE = 4_096;
+const probCache = new LruMap<string, Record<RelationClass, number>>(MAX_TEXTS);
 
 /**
  * Calibrated probabilities of each relation class for (`older`, `newer`) (sum 1), from `model`
@@ -320,17 +320,10 @@ export function relationProbabilities(older: string, newer: string, model?: Lear
   const key = model ? null : `${older}\u0000${newer}`;
   if (key) {
     const hit = probCache.get(key);
-    if (hit) {
-      probCache.delete(key);
-      probCache.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
   }
   const p = predictProbabilities(m, relationFeatures(older, newer));
   const out = Object.fromEntries(m.classes.map((c, i) => [c, p[i]])) as Record<RelationClass, number>;
-  if (key) {
-    if (probCache.size >= MAX_CACHE) probCache.delete(probCache.keys().next().value as string);
-    probCache.set(key, out);
-  }
+  if (key) probCache.set(key, out);
   return out;
 }

@@ -1,6 +1,7 @@
 /** Offline scorers of the pair relations on `{ new_memory, candidates[i] }` (ours): semantic, causes / caused_by, same_episode, entity_alias, temporal_order. */
 import type { ResolvedRef } from '../schema.js';
-import { clamp01, containment, cueTest, features, logistic, MS, soft, type TextFeatures } from './text.js';
+import { LruMap } from './lru-map.js';
+import { clamp01, containment, cueTest, features, logistic, MAX_TEXTS, MS, soft, type TextFeatures } from './text.js';
 import { feat, intervalOf, type Item, type ItemFeatures, kwOf, pair, pairOf, type ScoreContext, sharedOf } from './inputs.js';
 import { num, relatedness } from './similarity.js';
 
@@ -181,18 +182,12 @@ export function aliasScore(x: string, y: string): number {
 }
 
 /** `aliasScore`, memoised per pair of names (bounded). */
-const aliasCache = new Map<string, Map<string, number>>();
+const aliasCache = new LruMap<string, LruMap<string, number>>(MAX_TEXTS);
 function aliasOf(x: string, y: string): number {
   let m = aliasCache.get(x);
-  if (m === undefined) {
-    if (aliasCache.size >= 20_000) aliasCache.clear();
-    aliasCache.set(x, (m = new Map()));
-  }
+  if (m === undefined) aliasCache.set(x, (m = new LruMap(256)));
   let v = m.get(y);
-  if (v === undefined) {
-    if (m.size >= 4096) m.clear();
-    m.set(y, (v = aliasScore(x, y)));
-  }
+  if (v === undefined) m.set(y, (v = aliasScore(x, y)));
   return v;
 }
 /** The names an item may be aliased by: its entities, then its tokens found in the nickname table. */

@@ -13,6 +13,8 @@
 import { parseLearnedModel, predictProbability, type LearnedModel } from '../learned/model.js';
 import { routeFeatures } from './routing.js';
 import routingJson from './models/routing.json';
+import { LruMap } from './lru-map.js';
+import { MAX_TEXTS } from './text.js';
 
 /** The six routing heads, in catalogue order. */
 export const ROUTING_HEADS = ['semantic', 'temporal', 'causal', 'entity', 'multi_hop_need', 'recency_importance'] as const;
@@ -66,12 +68,11 @@ export function routingModels(): Record<RoutingHead, LearnedModel> {
 }
 
 /** p of each routing head for `query` from the shipped (or given) models. */
-const routeCache = new Map<string, Record<RoutingHead, number>>();
+const routeCache = new LruMap<string, Record<RoutingHead, number>>(MAX_TEXTS);
 export function learnedRoute(query: string, given?: Record<RoutingHead, LearnedModel>): Record<RoutingHead, number> {
   if (!given) {
     const hit = routeCache.get(query);
     if (hit) return hit;
-    if (routeCache.size > 20_000) routeCache.clear();
     const r = learnedRoute(query, routingModels());
     routeCache.set(query, r);
     return r;

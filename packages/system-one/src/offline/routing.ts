@@ -1,5 +1,6 @@
 /** Offline scorers of query routing on `{ query }` (ours): route features per query (semantic, temporal, causal, entity, multi-hop, recency). */
-import { CUES, features, logistic, soft } from './text.js';
+import { LruMap } from './lru-map.js';
+import { CUES, features, logistic, MAX_TEXTS, soft } from './text.js';
 import { queryOf, type Scorer } from './inputs.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -14,7 +15,7 @@ export interface RouteFeatures {
   multi_hop_need: number;
   recency_importance: number;
 }
-const routeCache = new Map<string, RouteFeatures>();
+const routeCache = new LruMap<string, RouteFeatures>(MAX_TEXTS);
 
 /** Routing probabilities of a query from cue lexicons (ours); memoised per query text. */
 export function routeFeatures(query: string): RouteFeatures {
@@ -53,7 +54,6 @@ export function routeFeatures(query: string): RouteFeatures {
   if (/\b(what|which|describe|about|kind of|favorite|favourite|hobby|hobbies|like|interests?|think|feel|plan|plans)\b/.test(l)) sem = 0.85;
   if (when && f.content.size <= 3) sem = Math.min(sem, 0.62);
   const out: RouteFeatures = { semantic: sem, temporal, causal, entity, multi_hop_need: multi, recency_importance: recency };
-  if (routeCache.size > 20_000) routeCache.clear();
   routeCache.set(query, out);
   return out;
 }

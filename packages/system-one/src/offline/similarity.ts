@@ -1,6 +1,7 @@
 /** Offline scorers' similarity (ours): relatedness of two items and query match, preferring a precomputed `cosine`, then injected embeddings, then lexical overlap. */
-import { clamp01, containment, setCosine, sharedEntities } from './text.js';
+import { clamp01, containment, MAX_TEXTS, setCosine, sharedEntities } from './text.js';
 import { feat, type Item, type ItemFeatures, pairOf, type ScoreContext, sharedOf } from './inputs.js';
+import { LruMap } from './lru-map.js';
 
 // ---------------------------------------------------------------------------------------------
 // similarity
@@ -28,13 +29,10 @@ export function relatedness(a: Item, b: Item, ctx: ScoreContext, cosine?: number
 export const queryFeat = (q: string): ItemFeatures => feat(queryItem(q));
 /** Question-frame words that say what kind of answer is wanted, not what it is about. */
 const QUESTION_FRAME = /\b(how (long|many|much|often|far|old)|what (kind|type|sort) of|what time|the name of|name of|what happened|happen(ed)?)\b/gi;
-const queryItems = new Map<string, Item>();
+const queryItems = new LruMap<string, Item>(MAX_TEXTS);
 function queryItem(q: string): Item {
   let it = queryItems.get(q);
-  if (!it) {
-    if (queryItems.size > 20_000) queryItems.clear();
-    queryItems.set(q, (it = { text: q.replace(QUESTION_FRAME, ' ') }));
-  }
+  if (!it) queryItems.set(q, (it = { text: q.replace(QUESTION_FRAME, ' ') }));
   return it;
 }
 

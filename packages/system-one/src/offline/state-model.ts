@@ -24,7 +24,8 @@ import { SystemOneError } from '../errors.js';
 import { STATE_LABELS, type StateLabel } from '../catalogue.js';
 import type { ResolvedRef } from '../schema.js';
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/index.js';
-import { CUES, cueTest, features, stem } from './text.js';
+import { LruMap } from './lru-map.js';
+import { CUES, cueTest, features, MAX_TEXTS, stem } from './text.js';
 import { feat, intervalOf, pair, type Item } from './inputs.js';
 import { CHANGE, RELATION_FEATURES, relationFeatures } from './relation-model.js';
 import weights from './models/state.json';
@@ -114,15 +115,12 @@ export function parseStateWeights(json: unknown): { kind: LearnedModel; state: L
   return { kind, state };
 }
 
-const kindCache = new Map<string, number[]>();
+const kindCache = new LruMap<string, number[]>(MAX_TEXTS);
 /** p(kind) of a statement, in `STATE_KINDS` order (memoised per text for the shipped model). */
 export function kindProbabilities(text: string, model?: LearnedModel): number[] {
   if (model) return predictProbabilities(model, kindFeatures(text));
   let p = kindCache.get(text);
-  if (!p) {
-    if (kindCache.size >= 20_000) kindCache.clear();
-    kindCache.set(text, (p = predictProbabilities(stateModels().kind, kindFeatures(text))));
-  }
+  if (!p) kindCache.set(text, (p = predictProbabilities(stateModels().kind, kindFeatures(text))));
   return p;
 }
 
@@ -185,7 +183,8 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
   ];
 }
 
-const probCache = new Map<string, Record<StateLabel, number>>();
+/** Keyed by both texts; least recently used evicted first (was 20,000 cleared when full; issue 33: a long-running server's RSS). */
+const probCache = new LruMap<string, Record<StateLabel, number>>(MAX_TEXTS);
 
 /** Calibrated p of each state label for (`older`, `newer`) (sum 1), from the shipped models or the given ones. */
 export function stateProbabilities(older: string, newer: string, models?: { kind: LearnedModel; state: LearnedModel }): Record<StateLabel, number> {
@@ -197,10 +196,7 @@ export function stateProbabilities(older: string, newer: string, models?: { kind
   const m = models ?? stateModels();
   const p = predictProbabilities(m.state, stateFeatures(older, newer, m.kind));
   const out = Object.fromEntries(STATE_LABELS.map((l, i) => [l, p[i]!])) as Record<StateLabel, number>;
-  if (key) {
-    if (probCache.size >= 20_000) probCache.clear();
-    probCache.set(key, out);
-  }
+  if (key) probCache.set(key, out);
   return out;
 }
 

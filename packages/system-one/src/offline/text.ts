@@ -3,6 +3,7 @@
  * candidates, cue lexicons and relative-time arithmetic. Everything is deterministic and memoised
  * per text, because one read-path call scores the same query or memory many times.
  */
+import { LruMap } from './lru-map.js';
 
 export const STOP = new Set(
   (
@@ -118,11 +119,14 @@ export function cueTest(f: TextFeatures, re: RegExp): boolean {
 }
 
 /**
- * Least recently used first (a hit moves its entry to the end). Bounded at MAX_CACHE texts: a
- * TextFeatures with its memo holds several KB, so 20,000 texts (the old bound, cleared when full)
- * kept ~100-200 MB alive in a long-running server (issue 33: RSS after 10,000 adds).
+ * Texts whose features the offline scorers keep between calls (least recently used evicted first):
+ * a TextFeatures with its memo holds several KB, so 20,000 texts (the old bound, cleared when full)
+ * kept ~100-200 MB alive in a long-running server (issue 33: RSS after 10,000 adds). The item
+ * features of `inputs.ts` share the bound.
  */
-const featureCache = new Map<string, TextFeatures>();
+export const MAX_TEXTS = 4_096;
+const featureCache = new LruMap<string, TextFeatures>(MAX_TEXTS);
+/** Bound of the small per-word and per-text caches below (stems, antonym masks, times, relative specs; cleared when full). */
 const MAX_CACHE = 4_096;
 
 const WORD = /[A-Za-z][A-Za-z'’-]*|\d+(?:[.:]\d+)?/g;
@@ -139,11 +143,7 @@ function allCaps(w: string): boolean {
 /** Memoised text features. */
 export function features(raw: string): TextFeatures {
   const hit = featureCache.get(raw);
-  if (hit) {
-    featureCache.delete(raw);
-    featureCache.set(raw, hit);
-    return hit;
-  }
+  if (hit) return hit;
   let text = raw.trim();
   const entities = new Set<string>();
   const sp = /^([A-Z][\w .'-]{0,40}):\s+/.exec(text);
@@ -204,7 +204,6 @@ export function features(raw: string): TextFeatures {
   flushName();
   const negated = /\b(not|never|no longer|nobody|nothing|none|neither|nor|no)\b|n't\b/.test(lower);
   const f: TextFeatures = { text, lower, tokens, content, entities, negated, numbers, memo: {} };
-  if (featureCache.size >= MAX_CACHE) featureCache.delete(featureCache.keys().next().value as string);
   featureCache.set(raw, f);
   return f;
 }
