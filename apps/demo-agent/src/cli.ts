@@ -560,16 +560,7 @@ function addEvalCommands(program: Command): void {
     .option('--dump <file>', 'write one JSONL line per question and system')
     .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; audit?: string; stores?: string; maxQuestions?: number; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
-      const engine = await import('./eval/engine.js');
-      engine.checkOutputPath(opts.out, '--out');
-      engine.checkOutputPath(opts.dump, '--dump');
-      const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
-      if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
-      const progress = createProgress({ enabled: !o.json });
-      const log = (line: string) => {
-        if (!o.json) process.stderr.write(`${line}\n`);
-      };
-      const builds = createBuildLog((line) => log(c.dim(line)));
+      const { engine, ks, progress, log, builds, onProgress } = await evalRunSetup(opts, o);
       const report = await engine.runLocomoEval({
         data: opts.data,
         systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
@@ -582,7 +573,7 @@ function addEvalCommands(program: Command): void {
         embedder: resolveEmbedderKind(o.embedder),
         stores: (opts.stores ? opts.stores.split(',').map((x) => x.trim()).filter(Boolean) : [o.store]) as ('sqlite' | 'neo4j')[],
         answerer: await evalAnswerer(log),
-        onProgress: evalProgress(progress, builds),
+        onProgress,
       });
       progress.stop();
       builds.flush();
@@ -608,17 +599,8 @@ function addEvalCommands(program: Command): void {
     .option('--dump <file>', 'write one JSONL line per question and system')
     .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
-      const engine = await import('./eval/engine.js');
+      const { engine, ks, progress, log, builds, onProgress } = await evalRunSetup(opts, o);
       const beam = await import('./eval/beam.js');
-      engine.checkOutputPath(opts.out, '--out');
-      engine.checkOutputPath(opts.dump, '--dump');
-      const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
-      if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
-      const progress = createProgress({ enabled: !o.json });
-      const log = (line: string) => {
-        if (!o.json) process.stderr.write(`${line}\n`);
-      };
-      const builds = createBuildLog((line) => log(c.dim(line)));
       const rows: import('./eval/engine.js').DumpRow[] = [];
       const report = await beam.runBeamEval({
         data: opts.data,
@@ -631,7 +613,7 @@ function addEvalCommands(program: Command): void {
         embedder: resolveEmbedderKind(o.embedder),
         dump: (r) => void rows.push(r),
         answerer: await evalAnswerer(log, 'rubric'),
-        onProgress: evalProgress(progress, builds),
+        onProgress,
       });
       progress.stop();
       builds.flush();
@@ -840,6 +822,25 @@ async function evalAnswerer(log: (line: string) => void, kind: 'gold' | 'rubric'
   log(`System Two answers with ${cfg.model} at ${cfg.baseURL}; ${kind === 'rubric' ? 'rubric ' : ''}judge ${judgeModel}`);
   const judgeCfg = { ...cfg, model: judgeModel };
   return { systemTwo: createSystemTwo(cfg), judge: kind === 'rubric' ? createRubricJudge(judgeCfg) : createLlmJudge(judgeCfg) };
+}
+
+/**
+ * What `mem eval locomo|beam` sets up before a run: --out and --dump checked (INVALID_INPUT naming
+ * the flag), --k parsed (INVALID_INPUT unless positive integers), the progress bar, the stderr log
+ * (silent with --json), the build log and the progress handler over them.
+ */
+async function evalRunSetup(opts: { k: string; out?: string; dump?: string }, o: { json?: boolean }) {
+  const engine = await import('./eval/engine.js');
+  engine.checkOutputPath(opts.out, '--out');
+  engine.checkOutputPath(opts.dump, '--dump');
+  const ks = String(opts.k).split(',').map((s) => Number(s.trim()));
+  if (ks.some((n) => !Number.isInteger(n) || n < 1)) throw new MemValidationError('INVALID_INPUT', `--k must be a list of positive integers, got "${opts.k}"`);
+  const progress = createProgress({ enabled: !o.json });
+  const log = (line: string) => {
+    if (!o.json) process.stderr.write(`${line}\n`);
+  };
+  const builds = createBuildLog((line) => log(c.dim(line)));
+  return { engine, ks, progress, log, builds, onProgress: evalProgress(progress, builds) };
 }
 
 /** The progress handler of `mem eval locomo|beam`: build lines through the build log, a bar per system's queries. */

@@ -23,7 +23,7 @@
  * is returned, so the file and the memory never disagree.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createJsonApp, errorJson, errorSchema } from './http.js';
+import { createJsonApp, errorJson, errorSchema, gateDecisionSchema } from './http.js';
 import { bodyLimit } from 'hono/body-limit';
 import { createNoveltyGate, GateError, isNoopByScore, isWellFormed, SAGE_DEFAULTS, scopeValueProblem, toUnitVector, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
 import { writeStateAtomic } from './state.js';
@@ -107,18 +107,7 @@ const CommitBody = z
   .strict()
   .openapi('CommitRequest');
 
-const DecisionSchema = z
-  .object({
-    action: z.enum(['add', 'update', 'noop']),
-    novelty: z.number(),
-    score: z.number(),
-    threshold: z.number(),
-    kappa: z.number(),
-    density: z.number(),
-    nearest: z.object({ id: z.string(), cosine: z.number() }).nullable(),
-    n: z.number().int(),
-  })
-  .openapi('GateDecision');
+const DecisionSchema = gateDecisionSchema.extend({ n: z.number().int() }).openapi('GateDecision');
 
 const RouteResult = z
   .object({

@@ -1,9 +1,12 @@
 /**
- * JSON error bodies shared by the @mem HTTP services (the gate service here, the demo agent's memory
- * API; ours): `{ error: { code, message } }`, with the HTTP status taken from the category of any
- * `@mem` error (recognised by its shared marker, so this package needs no `@mem/core`).
+ * What the @mem HTTP services share (the gate service here, the demo agent's memory API; ours): JSON
+ * error bodies `{ error: { code, message } }`, with the HTTP status taken from the category of any
+ * `@mem` error (recognised by its shared marker, so this package needs no `@mem/core`); the gate
+ * decision's schema; listening with JSON client errors and listen errors a user can act on.
  */
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import type { Duplex } from 'node:stream';
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -141,3 +144,40 @@ export function listenError(e: unknown, host: string, port: number): unknown {
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ListenError('HOST_UNAVAILABLE', `cannot listen on ${where}: this machine has no such address; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)`, { cause: e });
   return e;
 }
+
+/**
+ * Serve `fetch` on `host`:`port` (0 = a free port), answering refused requests as JSON
+ * (`answerClientErrorsAsJson`); `configure` sees the server before it listens. Resolves with the
+ * listening server, its port and URL (an IPv6 host in brackets); rejects with `listenError`'s error.
+ */
+export async function listenJson(
+  fetch: Parameters<typeof serve>[0]['fetch'],
+  host: string,
+  port: number,
+  configure?: (server: ReturnType<typeof serve>) => void,
+): Promise<{ server: ReturnType<typeof serve>; port: number; url: string }> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+    answerClientErrorsAsJson(s);
+    configure?.(s);
+    s.once('error', reject);
+  }).catch((e: unknown) => {
+    throw listenError(e, host, port);
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return { server, port: actual, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}` };
+}
+
+/**
+ * The fields of a SAGE gate decision (`GateDecision` of `@mem/gate-vmf`) as an OpenAPI schema; each
+ * service extends it with its own fields and registers it as `GateDecision`.
+ */
+export const gateDecisionSchema = z.object({
+  action: z.enum(['add', 'update', 'noop']),
+  novelty: z.number(),
+  score: z.number(),
+  threshold: z.number(),
+  kappa: z.number(),
+  density: z.number(),
+  nearest: z.object({ id: z.string(), cosine: z.number() }).nullable(),
+});

@@ -4,12 +4,10 @@
  * removes the temporary state files a killed earlier run left next to `statePath` (see
  * `removeStaleTempFiles`) and says so on stderr.
  */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { createNoveltyGate, type GateOptions, type NoveltyGate } from '@mem/gate-vmf';
 import { createGateApp, type GateApp, type TextEmbedder } from './app.js';
 import { readState, removeStaleTempFiles } from './state.js';
-import { answerClientErrorsAsJson, listenError } from './http.js';
+import { listenJson } from './http.js';
 
 export interface GateServerOptions {
   /** Default 127.0.0.1 (loopback only). */
@@ -52,18 +50,9 @@ export async function startGateServer(options: GateServerOptions = {}): Promise<
   const embedder = options.embedder ?? undefined;
   const app = createGateApp({ gate, embedder, statePath: options.statePath, bodyLimit: options.bodyLimit });
   const host = options.host ?? '127.0.0.1';
-  const wanted = options.port ?? 8788;
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: wanted, hostname: host }, () => resolve(s));
-    answerClientErrorsAsJson(s);
-    s.once('error', reject);
-  }).catch((e: unknown) => {
-    throw listenError(e, host, wanted);
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const { server, port, url } = await listenJson(app.fetch, host, options.port ?? 8788);
   return {
-    url: `http://${shownHost}:${port}`,
+    url,
     host,
     port,
     app,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createNoveltyGate } from './index.js';
-import { near, randomUnit, rng, topicMixture } from './test-utils.js';
+import { churn, near, randomUnit, rng, topicMixture } from './test-utils.js';
 
 describe('fast mode (cluster index with a certified error, ours)', () => {
   const d = 48;
@@ -39,15 +39,7 @@ describe('fast mode (cluster index with a certified error, ours)', () => {
 
   it('stays within the bound after removes and replaces, and a restored gate decides identically', () => {
     const r = rng(23);
-    for (let i = 0; i < 300; i++) {
-      exact.remove('s', `m${i * 7}`);
-      fast.remove('s', `m${i * 7}`);
-    }
-    for (let i = 0; i < 50; i++) {
-      const v = randomUnit(d, r);
-      exact.replace('s', `m${i * 7 + 1}`, v);
-      fast.replace('s', `m${i * 7 + 1}`, v);
-    }
+    churn([exact, fast], r, d, 7, 300, 50, 1);
     const restored = createNoveltyGate({ state: JSON.parse(JSON.stringify(fast.serialize())) });
     for (let t = 0; t < 30; t++) {
       const i = 1 + Math.floor(r.u() * (n - 1));

@@ -165,14 +165,7 @@ export function topEigen(
       continue;
     }
     // Rayleigh–Ritz on span(V): H = V C Vᵀ, rotate to Ritz vectors, check residuals.
-    for (let i = 0; i < m; i++) {
-      for (let j = i; j < m; j++) {
-        let s = 0;
-        for (let t = 0; t < d; t++) s += V[i * d + t] * Z[j * d + t];
-        H[i * m + j] = s;
-        H[j * m + i] = s;
-      }
-    }
+    upperCross(V, Z, m, d, H);
     const eig = jacobiEigen(H, m);
     values = eig.values;
     V2.fill(0);
@@ -224,6 +217,23 @@ export function topEigen(
 }
 
 /**
+ * The symmetric n × n matrix whose upper triangle is A_i · B_j (j ≥ i) for the rows of A and B (n × d,
+ * row-major), written into `out` and returned: AAᵀ (a Gram matrix) when A = B; for A ≠ B the lower
+ * triangle mirrors the upper one (the Rayleigh–Ritz H = V C Vᵀ, symmetric up to rounding).
+ */
+function upperCross(A: ArrayLike<number>, B: ArrayLike<number>, n: number, d: number, out: Float64Array): Float64Array {
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j < n; j++) {
+      let s = 0;
+      for (let t = 0; t < d; t++) s += A[i * d + t] * B[j * d + t];
+      out[i * n + j] = s;
+      out[j * n + i] = s;
+    }
+  }
+  return out;
+}
+
+/**
  * Exact top-k principal directions of N ≤ ~64 centred rows via the N × N Gram matrix
  * (G = X_c X_cᵀ, eigenvectors uᵢ ↦ X_cᵀuᵢ/‖·‖). Directions with no variance are completed to an
  * orthonormal set (their projected range is 0 either way). Ours, standard.
@@ -238,15 +248,7 @@ export function gramTopEigen(
 ): { values: Float64Array; vectors: Float64Array } {
   const Xc = new Float64Array(n * d);
   for (let r = 0; r < n; r++) for (let j = 0; j < d; j++) Xc[r * d + j] = rows[r * d + j] - mu[j];
-  const G = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) {
-    for (let b = a; b < n; b++) {
-      let s = 0;
-      for (let j = 0; j < d; j++) s += Xc[a * d + j] * Xc[b * d + j];
-      G[a * n + b] = s;
-      G[b * n + a] = s;
-    }
-  }
+  const G = upperCross(Xc, Xc, n, d, new Float64Array(n * n));
   const eig = jacobiEigen(G, n);
   const vectors = new Float64Array(k * d);
   const values = new Float64Array(k);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNoopFilter, createNoveltyGate } from './index.js';
 import { instantiateKernel, kernelBytes, DATA_OFFSET, HI_OFFSET, LO_OFFSET, Q_OFFSET, HIST_CELLS } from './kernel.js';
-import { near, randomUnit, rng, topicMixture } from './test-utils.js';
+import { churn, near, randomUnit, rng, topicMixture } from './test-utils.js';
 
 describe('sketch kernel (WebAssembly SIMD, ours)', () => {
   it('validates, and its bounds bracket every f64 dot product; grid counts and best row match a JS reference', () => {
@@ -115,15 +115,7 @@ describe("fastCertify 'decision' (sketch bound, ours)", () => {
 
   it('stays exact after removes and replaces; a restored gate decides bit for bit alike; a tiny budget falls back to exact', () => {
     const r = rng(34);
-    for (let i = 0; i < 400; i++) {
-      exact.remove('s', `m${i * 11}`);
-      fast.remove('s', `m${i * 11}`);
-    }
-    for (let i = 0; i < 60; i++) {
-      const v = randomUnit(d, r);
-      exact.replace('s', `m${i * 11 + 3}`, v);
-      fast.replace('s', `m${i * 11 + 3}`, v);
-    }
+    churn([exact, fast], r, d, 11, 400, 60, 3);
     for (let i = 0; i < 30; i++) {
       const v = near(vectors.subarray(i * d, i * d + d), 0.99, r);
       exact.commit('s', `x${i}`, v);

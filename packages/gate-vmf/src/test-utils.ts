@@ -70,3 +70,15 @@ export function topicMixture(
   }
   return { vectors, topicOf, centres };
 }
+
+/**
+ * The same churn on every gate of `gates` (scope 's'): removes `m${i·stride}` for i < `removes`, then
+ * replaces `m${i·stride + offset}` for i < `replaces` with one random unit vector each (drawn from `r`).
+ */
+export function churn(gates: { remove(scope: string, id: string): unknown; replace(scope: string, id: string, v: Float64Array): unknown }[], r: ReturnType<typeof rng>, d: number, stride: number, removes: number, replaces: number, offset: number): void {
+  for (let i = 0; i < removes; i++) for (const g of gates) g.remove('s', `m${i * stride}`);
+  for (let i = 0; i < replaces; i++) {
+    const v = randomUnit(d, r);
+    for (const g of gates) g.replace('s', `m${i * stride + offset}`, v);
+  }
+}

@@ -82,40 +82,25 @@ export function createDriverRunner(options: DriverRunnerOptions): QueryRunner & 
   const toRows = (records: { toObject(): Row }[]): Row[] => records.map((r) => r.toObject());
   const session = (mode: 'READ' | 'WRITE') =>
     driver.session({ database: options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
+  /** `work` on a session of `mode`, in a concurrency slot; the session is closed whatever `work` does. */
+  const withSession = <T>(mode: 'READ' | 'WRITE', work: (s: ReturnType<typeof session>) => Promise<T>): Promise<T> =>
+    slot(async () => {
+      const s = session(mode);
+      try {
+        return await work(s);
+      } finally {
+        await s.close();
+      }
+    });
 
   return {
     driver,
     async verify() {
       await driver.verifyConnectivity({ database: options.database });
     },
-    schema: (query) =>
-      slot(async () => {
-        const s = session('WRITE');
-        try {
-          const res = await s.run(query.cypher, query.params);
-          return toRows(res.records as any);
-        } finally {
-          await s.close();
-        }
-      }),
-    read: (query) =>
-      slot(async () => {
-        const s = session('READ');
-        try {
-          return await s.executeRead(async (tx) => toRows((await tx.run(query.cypher, query.params)).records as any));
-        } finally {
-          await s.close();
-        }
-      }),
-    write: (work) =>
-      slot(async () => {
-        const s = session('WRITE');
-        try {
-          return await s.executeWrite((tx) => work({ run: async (query) => toRows((await tx.run(query.cypher, query.params)).records as any) }));
-        } finally {
-          await s.close();
-        }
-      }),
+    schema: (query) => withSession('WRITE', async (s) => toRows((await s.run(query.cypher, query.params)).records as any)),
+    read: (query) => withSession('READ', (s) => s.executeRead(async (tx) => toRows((await tx.run(query.cypher, query.params)).records as any))),
+    write: (work) => withSession('WRITE', (s) => s.executeWrite((tx) => work({ run: async (query) => toRows((await tx.run(query.cypher, query.params)).records as any) }))),
     async hold(query, timeoutMs) {
       const s = session('WRITE');
       const tx = s.beginTransaction({ timeout: timeoutMs });

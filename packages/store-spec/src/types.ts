@@ -3,6 +3,7 @@
  * `@mem/store-spec`, re-exported by `@mem/core`). Source: Jev-Mem (seed 000) §3 memory model; SAGE
  * (seed 001) §3 for the gate decision; the field names and closed enums are ours.
  */
+import type { GateDecision } from '@mem/gate-vmf';
 
 /** Where a memory belongs. Every read and write is scoped; at least one of userId/agentId/runId is required. */
 export interface Scope {
@@ -26,15 +27,8 @@ export type TypeScores = Record<MemoryType, number>;
 
 export type GateAction = 'add' | 'update' | 'noop';
 
-/** The SAGE gate's decision recorded on a node (seed 001 §3.4). */
-export interface GateDecisionRecord {
-  action: GateAction;
-  novelty: number;
-  score: number;
-  threshold: number;
-  kappa: number;
-  density: number;
-  nearest: { id: string; cosine: number } | null;
+/** The SAGE gate's decision recorded on a node (seed 001 §3.4): the fields of `@mem/gate-vmf`'s `GateDecision`, and what the write path adds. */
+export interface GateDecisionRecord extends Pick<GateDecision, 'action' | 'novelty' | 'score' | 'threshold' | 'kappa' | 'density' | 'nearest'> {
   /**
    * Half-width of the certified interval around `score` when the gate decided from a certificate
    * instead of scanning every memory (`@mem/gate-vmf` fast mode, ours); absent or 0 when exact. The

@@ -112,11 +112,11 @@ export type EvalProgress =
   | { phase: 'built'; system: string; conversation: number; seconds: number }
   | { phase: 'query'; system: string; conversation: number; done: number; total: number };
 
-export interface RunLocomoEvalOptions {
-  /** Parsed LoCoMo JSON, or a path to it. */
-  data: unknown;
-  /** Name shown as `dataset` (default: the file name, or `locomo`). */
-  datasetName?: string;
+/** Options of `runEval`: the dataset-neutral part of every eval's options (LoCoMo's, BEAM's). */
+export interface RunEvalOptions {
+  dataset: string;
+  /** Report groups in print order (recall; answer groups are those of the questions). */
+  groups: readonly string[];
   /** Systems by registered name, or `{ name, factory }` pairs. */
   systems: (string | { name: string; factory: EvalSystemFactory })[];
   /** Registry used to resolve names (default: `systems/index.ts`). */
@@ -125,12 +125,6 @@ export interface RunLocomoEvalOptions {
   ks?: number[];
   /** Token budget of the packed context for answer-token recall. Default 1000 (ours). */
   budgetTokens?: number;
-  /** Only the first n questions of each conversation (a bounded run, e.g. with System-Two answers); default all. */
-  maxQuestions?: number;
-  /** Conversation indices (0-based); default all. */
-  conversations?: number[];
-  /** Audit corrections: parsed JSON array, a Map, or a path. */
-  audit?: unknown;
   /** How many items to retrieve per question (≥ max k; feeds the context too). Default max(ks). */
   retrieveK?: number;
   onProgress?: (e: EvalProgress) => void;
@@ -138,10 +132,10 @@ export interface RunLocomoEvalOptions {
   dump?: string | ((row: DumpRow) => void);
   /**
    * System Two (an OpenAI-compatible endpoint) writes an answer from each question's packed context
-   * (categories 1–4) and the answers are scored: token-F1, BLEU-1 and, with `judge`, LLM-as-judge.
+   * and the answers are scored: token-F1, BLEU-1 and, with `judge`, a judge.
    * A failed call is counted in `answers.failed` and scored as nothing (not as wrong).
    */
-  answerer?: { systemTwo: SystemTwo; judge?: LlmJudge | null };
+  answerer?: { systemTwo: SystemTwo; judge?: AnswerJudge | null };
   /** Embedder of every system in the run: glove (default) | minilm | openai (see ../embedder.ts). */
   embedder?: EmbedderKind;
   /**
@@ -152,27 +146,19 @@ export interface RunLocomoEvalOptions {
   stores?: EvalStoreKind[];
 }
 
-/** Options of `runEval` (the dataset-neutral part of `RunLocomoEvalOptions`). */
-export interface RunEvalOptions {
-  dataset: string;
-  /** Report groups in print order (recall; answer groups are those of the questions). */
-  groups: readonly string[];
-  systems: RunLocomoEvalOptions['systems'];
-  registry?: Record<string, EvalSystemFactory>;
-  ks?: number[];
-  budgetTokens?: number;
-  retrieveK?: number;
-  onProgress?: (e: EvalProgress) => void;
-  dump?: string | ((row: DumpRow) => void);
-  answerer?: { systemTwo: SystemTwo; judge?: AnswerJudge | null };
-  /** Embedder of every system in the run: glove (default) | minilm | openai (see ../embedder.ts). */
-  embedder?: EmbedderKind;
-  /**
-   * Stores the @mem systems run on (ours). Default `['sqlite']`. With two or more, every system runs
-   * once per store, named `<system>@<store>` (e.g. `jev@sqlite`, `jev@neo4j`), in the same run, and
-   * {@link formatStoreComparison} prints them side by side. `neo4j` reads MEM_NEO4J_URI / USER / PASSWORD.
-   */
-  stores?: EvalStoreKind[];
+export interface RunLocomoEvalOptions extends Omit<RunEvalOptions, 'dataset' | 'groups' | 'answerer'> {
+  /** Parsed LoCoMo JSON, or a path to it. */
+  data: unknown;
+  /** Name shown as `dataset` (default: the file name, or `locomo`). */
+  datasetName?: string;
+  /** Only the first n questions of each conversation (a bounded run, e.g. with System-Two answers); default all. */
+  maxQuestions?: number;
+  /** Conversation indices (0-based); default all. */
+  conversations?: number[];
+  /** Audit corrections: parsed JSON array, a Map, or a path. */
+  audit?: unknown;
+  /** System Two answers the questions of categories 1–4; the judge is LLM-as-judge (see `RunEvalOptions.answerer`). */
+  answerer?: { systemTwo: SystemTwo; judge?: LlmJudge | null };
 }
 
 function readJson(p: string, what: string): unknown {

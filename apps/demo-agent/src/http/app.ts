@@ -11,6 +11,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createJsonApp, errorJson, errorSchema } from '../http-errors.js';
+import { gateDecisionSchema } from '@mem/gate-service/http';
 import { bodyLimit } from 'hono/body-limit';
 import type { Context } from 'hono';
 import { exportLines, MemError, MemValidationError, scopeKey, type Scope } from '@mem/core';
@@ -93,25 +94,18 @@ const AddBody = z
   .strict()
   .openapi('AddObservations');
 
-const GateSchema = z
-  .object({
-    action: z.enum(['add', 'update', 'noop']),
-    novelty: z.number(),
-    score: z.number(),
-    threshold: z.number(),
-    kappa: z.number(),
-    density: z.number(),
-    nearest: z.object({ id: z.string(), cosine: z.number() }).nullable(),
+const GateSchema = gateDecisionSchema
+  .extend({
     routed: z.enum(['add', 'update', 'noop']).optional().describe("the gate's own routing when the write path changed it: 'noop' when the state question found a changed value (action is then 'update')"),
   })
   .openapi('GateDecision');
 
+/** The fields a stored memory and an evidence item both start with. */
+const turnFields = { id: z.string(), text: z.string(), speaker: z.string().nullable(), observedAt: z.string() };
+
 const NodeSchema = z
   .object({
-    id: z.string(),
-    text: z.string(),
-    speaker: z.string().nullable(),
-    observedAt: z.string(),
+    ...turnFields,
     eventTime: z.any(),
     entities: z.array(z.string()),
     keywords: z.array(z.string()),
@@ -127,10 +121,7 @@ const NodeSchema = z
 /** The one evidence shape of /v1/search and /v1/ask (and of the MCP recall tool): `EvidenceItem`. */
 const EvidenceSchema = z
   .object({
-    id: z.string(),
-    text: z.string(),
-    speaker: z.string().nullable(),
-    observedAt: z.string(),
+    ...turnFields,
     eventTime: z.any().nullable(),
     sourceId: z.string().nullable(),
     score: z.number(),

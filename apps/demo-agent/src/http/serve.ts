@@ -1,11 +1,8 @@
 /** `mem serve`: build the stack, mount the API + playground, listen (127.0.0.1 by default). */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { createStack, type Stack, type StackOptions } from '../stack.js';
 import { createApi } from './app.js';
 // shared with the gate service; not re-exported by ../output.js, which every CLI command loads (it pulls in hono)
-import { listenError } from '@mem/gate-service/http';
-import { answerClientErrorsAsJson } from '../http-errors.js';
+import { listenJson } from '@mem/gate-service/http';
 import type { Scope } from '@mem/core';
 
 export interface ServeOptions {
@@ -32,28 +29,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const stack: Stack = owned ? await createStack(options.stack as StackOptions) : (options.stack as Stack);
   const app = createApi({ stack, token: options.token, bodyLimit: options.bodyLimit, mcp: { scope: options.mcpScope ?? null } });
   const host = options.host ?? '127.0.0.1';
-  const wanted = options.port ?? 8787;
-  let server: ReturnType<typeof serve>;
+  let listening: Awaited<ReturnType<typeof listenJson>>;
   try {
-    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: wanted, hostname: host }, () => resolve(s));
-    answerClientErrorsAsJson(s);
-    // Keep idle keep-alive sockets open longer than clients keep them (undici: 4 s): with Node's 5 s
-    // default, a client that reuses a socket just as the server closes it gets ECONNRESET (issue 33
-    // load test: 22 of 10,000 adds on a loaded machine).
-    const http = s as unknown as { keepAliveTimeout: number; headersTimeout: number };
-    http.keepAliveTimeout = 65_000;
-    http.headersTimeout = 66_000;
-      s.once('error', reject);
+    listening = await listenJson(app.fetch, host, options.port ?? 8787, (s) => {
+      // Keep idle keep-alive sockets open longer than clients keep them (undici: 4 s): with Node's 5 s
+      // default, a client that reuses a socket just as the server closes it gets ECONNRESET (issue 33
+      // load test: 22 of 10,000 adds on a loaded machine).
+      const http = s as unknown as { keepAliveTimeout: number; headersTimeout: number };
+      http.keepAliveTimeout = 65_000;
+      http.headersTimeout = 66_000;
     });
   } catch (e) {
     if (owned) await stack.close().catch(() => undefined); // do not leave the store open
-    throw listenError(e, host, wanted);
+    throw e;
   }
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const { server, port, url } = listening;
   return {
-    url: `http://${shownHost}:${port}`,
+    url,
     port,
     stack,
     async close() {

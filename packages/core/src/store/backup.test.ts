@@ -11,9 +11,9 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveScope } from '../scope.js';
-import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
+import { childForFile, onLines } from '../testdata/crash-harness.js';
 import { MEMORY_SCHEMA_VERSION } from '../write/memory.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from '../write/testdata/hash-embedder.js';
 import { placeFile } from './files.js';
@@ -26,15 +26,7 @@ const pkgDir = join(here, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'mem-backup-'));
 const scope = resolveScope({ namespace: 'crash', userId: 'ingest' });
 const meta = { schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: hashEmbedder().model, dimension: HASH_EMBEDDER_DIMENSION };
-let child: CrashChild;
-beforeAll(async () => {
-  const external = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
-  child = await prepareChild(join(here, '..', 'write', 'testdata', 'ingest-crash-child.ts'), pkgDir, 'mem-backup-test', external);
-}, 60_000);
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-  child?.dispose();
-});
+const child = childForFile(join(here, '..', 'write', 'testdata', 'ingest-crash-child.ts'), pkgDir, 'mem-backup-test', { cleanup: () => rmSync(dir, { recursive: true, force: true }) });
 
 /** What a stalled writer waits for: lock-queue markers, whether the write lock is free, WAL size, the writer's process state. */
 function diagnose(path: string, pid: number | undefined): string {
@@ -83,15 +75,8 @@ describe('SqliteStore.backup', () => {
     const path = join(dir, 'live.sqlite');
     const acked: string[] = [];
     const writer = spawn(process.execPath, [...child.command, path, '0'], { cwd: pkgDir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let buf = '';
-    writer.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line.startsWith('ack ')) acked.push(line.slice(4));
-      }
+    onLines(writer.stdout, (line) => {
+      if (line.startsWith('ack ')) acked.push(line.slice(4));
     });
     let stderr = '';
     writer.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

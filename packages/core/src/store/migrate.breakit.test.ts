@@ -5,8 +5,7 @@
  * and in the middle of 1 000-row batches (the child script is written to a temp file and bundled by
  * the shared crash harness).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -17,13 +16,11 @@ import { seededRandom, testScope } from '../testing/index.js';
 import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { createSqliteStore } from './sqlite.js';
 import { docTokens, searchText } from './text.js';
+import { tempDbFolder } from '../testdata/temp-files.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgDir = join(here, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'mem-breakit-migrate-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let fileN = 0;
-const file = () => join(dir, `m-${++fileN}.db`);
+const { dir, file } = tempDbFolder('mem-breakit-migrate-', 'm');
 const DIM = 16;
 const META = { schemaVersion: 1, embeddingModel: 'crash', dimension: DIM };
 const S = [testScope('crash-a'), testScope('crash-b')];

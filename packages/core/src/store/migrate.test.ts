@@ -1,19 +1,14 @@
 /** Upgrading a file written by an older build in place (schema.ts migrations). */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeHistory, makeNode, makeRelation, testScope, unitVector } from '../testing/index.js';
 import type { MemoryNode, Relation } from '../types.js';
 import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { createSqliteStore } from './sqlite.js';
 import { docTokens, searchText } from './text.js';
+import { tempDbFolder } from '../testdata/temp-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'mem-migrate-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let fileN = 0;
-const file = () => join(dir, `m-${++fileN}.db`);
+const { file } = tempDbFolder('mem-migrate-', 'm');
 const META = { schemaVersion: 1, embeddingModel: 'test', dimension: 16 };
 const A = testScope('alice');
 const B = testScope('bob');

@@ -3,22 +3,17 @@
  * upserts, JSON serialised once by the batch check, one IMMEDIATE wrapper per connection), its
  * vector search options and two connections on one file. Each test states the behaviour it holds.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemError, MemNotFoundError, MemValidationError, StoreError } from '../errors.js';
 import { makeHistory, makeNode, makeRelation, seededRandom, testScope, unitVector } from '../testing/index.js';
 import { RELATION_SUBTYPES, type MemoryNode, type Relation } from '../types.js';
 import { createSqliteStore, type SqliteStore } from './sqlite.js';
 import { docTokens, searchText, searchTextSlow } from './text.js';
 import { expectMemError } from '@mem/test-utils';
+import { tempDbFolder } from '../testdata/temp-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'mem-breakit-store-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let fileN = 0;
-const file = () => join(dir, `b-${++fileN}.db`);
+const { file } = tempDbFolder('mem-breakit-store-', 'b');
 const DIM = 8;
 const META = { schemaVersion: 1, embeddingModel: 'breakit', dimension: DIM };
 const A = testScope('break-a');

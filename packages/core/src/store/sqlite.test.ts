@@ -1,21 +1,16 @@
 /** SQLite-specific behaviour beyond the shared conformance suite. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeHistory, makeNode, makeRelation, testScope, unitVector, cosine } from '../testing/index.js';
 import { bm25Term, createSqliteStore } from './sqlite.js';
 import { MIGRATIONS, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTextSlow } from './text.js';
 import { MemValidationError, StoreError, StoreMetaMismatchError } from '../errors.js';
 import { expectMemError } from '@mem/test-utils';
+import { tempDbFolder } from '../testdata/temp-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'mem-sqlite-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let fileN = 0;
-const file = () => join(dir, `t-${++fileN}.db`);
+const { file } = tempDbFolder('mem-sqlite-', 't');
 const META = { schemaVersion: 1, embeddingModel: 'test', dimension: 16 };
 const A = testScope('alice');
 

@@ -93,6 +93,25 @@ export interface AnnStatus {
   loaded?: AnnLoadReport;
 }
 
+/**
+ * Drops the least recently used entries of a per-scope cache (never `keep`) until their `bytes` sum
+ * to at most `limit` (bytes); `onEvict` runs on each entry before it is removed. Returns the bytes
+ * left in the cache (over `limit` only when `keep` alone exceeds it).
+ */
+function evictLeastRecent<T extends { bytes: number; lastUsed: number }>(cache: Map<number, T>, keep: number, limit: number, onEvict?: (sid: number, entry: T) => void): number {
+  let total = 0;
+  for (const entry of cache.values()) total += entry.bytes;
+  if (total <= limit) return total;
+  const order = [...cache.entries()].filter(([sid]) => sid !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+  for (const [sid, entry] of order) {
+    if (total <= limit) break;
+    total -= entry.bytes;
+    onEvict?.(sid, entry);
+    cache.delete(sid);
+  }
+  return total;
+}
+
 /** The SQLite store; a MemoryStore plus a few maintenance methods. */
 export class SqliteStore implements MemoryStore {
   readonly kind = 'sqlite';
@@ -1050,18 +1069,10 @@ export class SqliteStore implements MemoryStore {
   }
 
   private evictVectors(keep: number): void {
-    const limit = (this.options.vectorCacheMB ?? 1024) * 1024 * 1024;
-    let total = 0;
-    for (const sv of this.vectors.values()) total += sv.bytes;
-    if (total <= limit) return;
-    const order = [...this.vectors.entries()].filter(([sid]) => sid !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [sid, sv] of order) {
-      if (total <= limit) break;
-      total -= sv.bytes;
+    evictLeastRecent(this.vectors, keep, (this.options.vectorCacheMB ?? 1024) * 1024 * 1024, (sid, sv) => {
       this.persistAnn(sid, sv);
       sv.dispose();
-      this.vectors.delete(sid);
-    }
+    });
   }
 
   /**
@@ -1248,15 +1259,7 @@ export class SqliteStore implements MemoryStore {
   /** Drop the least recently searched lexical indexes (never `keep`) until they fit `lexicalCacheMB`. */
   private evictLexical(keep: number): void {
     const limit = this.lexicalLimit();
-    let total = 0;
-    for (const ix of this.lexical.values()) total += ix.bytes;
-    if (total <= limit) return;
-    const order = [...this.lexical.entries()].filter(([sid]) => sid !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [sid, ix] of order) {
-      if (total <= limit) break;
-      total -= ix.bytes;
-      this.lexical.delete(sid);
-    }
+    const total = evictLeastRecent(this.lexical, keep, limit);
     // grown past the bound by writes: searched through FTS5 candidates from now on
     if (total > limit && this.lexical.has(keep)) {
       this.lexical.delete(keep);

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface CrashChild {
   /** node arguments that start the child (the bundle, or `--import tsx` on the source). */
@@ -40,8 +41,34 @@ export async function prepareChild(entry: string, pkgDir: string, name: string, 
   }
 }
 
+/** What a bundled write-path child keeps external: native modules and the packages that load data files or models at run time. */
+export const CHILD_EXTERNAL = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
+
+/**
+ * The child of a test file: `prepareChild(entry, pkgDir, name, external)` in the file's `beforeAll`
+ * (60 s), disposed in its `afterAll` after `cleanup` (e.g. removing the file's temporary folder).
+ * The returned child's `command` is readable once `beforeAll` has run.
+ */
+export function childForFile(entry: string, pkgDir: string, name: string, options: { external?: string[]; cleanup?: () => void } = {}): CrashChild {
+  let prepared: CrashChild | undefined;
+  beforeAll(async () => {
+    prepared = await prepareChild(entry, pkgDir, name, options.external ?? CHILD_EXTERNAL);
+  }, 60_000);
+  afterAll(() => {
+    options.cleanup?.();
+    prepared?.dispose();
+  });
+  return {
+    get command() {
+      if (!prepared) throw new Error(`the child ${name} is prepared in beforeAll`);
+      return prepared.command;
+    },
+    dispose: () => prepared?.dispose(),
+  };
+}
+
 /** Call `onLine` with each complete line the stream prints. */
-function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+export function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
   let buf = '';
   stream.on('data', (d: Buffer) => {
     buf += d.toString();

@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
-import { prepareChild, runAndKill, timeToAck, type CrashChild } from '../testdata/crash-harness.js';
+import { childForFile, runAndKill, timeToAck } from '../testdata/crash-harness.js';
 import { seededRandom } from '../testing/index.js';
 import { GATE_STATE_NAME } from '../write/gates.js';
 import { createMemory } from '../write/memory.js';
@@ -33,15 +33,7 @@ const KILLS = Number(process.env.MEM_REEMBED_KILLS ?? 6);
 const BATCH = '8';
 const EMBED_MS = '15';
 const SWITCH_MS = '120';
-let child: CrashChild;
-beforeAll(async () => {
-  const external = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
-  child = await prepareChild(join(here, 'testdata', 'reembed-crash-child.ts'), pkgDir, 'mem-reembed-crash-test', external);
-}, 60_000);
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-  child?.dispose();
-});
+const child = childForFile(join(here, 'testdata', 'reembed-crash-child.ts'), pkgDir, 'mem-reembed-crash-test', { cleanup: () => rmSync(dir, { recursive: true, force: true }) });
 
 /** What a file holds, read raw (no store open, so nothing is checked or changed): per node id its vector bytes and gate JSON; derived state; the recorded model. */
 function snapshot(path: string) {

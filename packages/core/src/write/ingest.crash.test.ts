@@ -11,32 +11,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
 import { seededRandom } from '../testing/index.js';
 import { createMemory, MEMORY_SCHEMA_VERSION } from './memory.js';
 import { simpleExtractor } from './test-kit.js';
-import { prepareChild, atLeastTwoAcks, runAndKill, type CrashChild } from '../testdata/crash-harness.js';
+import { atLeastTwoAcks, childForFile, runAndKill } from '../testdata/crash-harness.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const childEntry = join(here, 'testdata', 'ingest-crash-child.ts');
 const dir = mkdtempSync(join(tmpdir(), 'mem-ingest-crash-'));
 const pkgDir = join(here, '..', '..');
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-  child?.dispose();
-});
+const child = childForFile(childEntry, pkgDir, 'mem-ingest-crash-test', { cleanup: () => rmSync(dir, { recursive: true, force: true }) });
 
 const KILLS = 10;
 const scope = resolveScope({ namespace: 'crash', userId: 'ingest' });
-let child: CrashChild;
-beforeAll(async () => {
-  // native modules and the packages that load data files or models at run time stay external
-  const external = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
-  child = await prepareChild(childEntry, pkgDir, 'mem-ingest-crash-test', external);
-}, 60_000);
 
 /** Reopen the file and check it; returns the stored sourceIds. */
 async function verify(path: string, acked: Set<string>): Promise<string[]> {

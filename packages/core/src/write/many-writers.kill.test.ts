@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../store/index.js';
-import { prepareChild, type CrashChild } from '../testdata/crash-harness.js';
+import { childForFile, onLines } from '../testdata/crash-harness.js';
 import { MEMORY_SCHEMA_VERSION } from './memory.js';
 import { HASH_EMBEDDER_DIMENSION, hashEmbedder } from './testdata/hash-embedder.js';
 import { manyWritersJob } from './testdata/many-writers-job.js';
@@ -32,15 +32,7 @@ const KILL_AFTER = Math.floor(ADDS / 3);
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgDir = join(here, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'mem-many-writers-'));
-let child: CrashChild;
-beforeAll(async () => {
-  const external = ['better-sqlite3', 'hnswlib-node', 'wink-*', 'chrono-node', '@huggingface/*', 'openai'];
-  child = await prepareChild(join(here, 'testdata', 'many-writers-child.ts'), pkgDir, 'mem-many-writers-test', external);
-}, 60_000);
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-  child?.dispose();
-});
+const child = childForFile(join(here, 'testdata', 'many-writers-child.ts'), pkgDir, 'mem-many-writers-test', { cleanup: () => rmSync(dir, { recursive: true, force: true }) });
 
 interface Ack {
   text: string;
@@ -60,23 +52,16 @@ interface Writer {
 function startWriter(path: string, w: number, onAck: (n: number) => void): Writer {
   const proc = spawn(process.execPath, [...child.command, path, String(w), String(ADDS)], { cwd: pkgDir, stdio: ['pipe', 'pipe', 'pipe'] });
   const acks: Ack[] = [];
-  let buf = '';
   let stderr = '';
   let done = false;
   let onReady!: () => void;
   const ready = new Promise<void>((r) => (onReady = r));
-  proc.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (line === 'ready') onReady();
-      else if (line === 'done') done = true;
-      else if (line.startsWith('ack ')) {
-        acks.push(JSON.parse(line.slice(4)) as Ack);
-        onAck(acks.length);
-      }
+  onLines(proc.stdout, (line) => {
+    if (line === 'ready') onReady();
+    else if (line === 'done') done = true;
+    else if (line.startsWith('ack ')) {
+      acks.push(JSON.parse(line.slice(4)) as Ack);
+      onAck(acks.length);
     }
   });
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -4,10 +4,7 @@
  * hostile / malformed `data.consolidation` records appended through the public store API, what a
  * caller can make the write path record (sourceId / metadata), forget then re-add.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSystemOne } from '@mem/system-one';
 import { resolveScope } from '../scope.js';
 import { createSqliteStore } from '../store/index.js';
@@ -19,11 +16,9 @@ import { simpleExtractor } from './test-kit.js';
 import { hashEmbedder } from './testdata/hash-embedder.js';
 import { MemValidationError } from '../errors.js';
 import { expectMemError } from '@mem/test-utils';
+import { tempDbFolder } from '../testdata/temp-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'mem-breakit-schedule-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let fileN = 0;
-const file = () => join(dir, `s-${++fileN}.db`);
+const { file } = tempDbFolder('mem-breakit-schedule-', 's');
 const scope = { userId: 'breakit-sched' };
 const topics = ['garden tomato soil water', 'piano lesson music teacher', 'hiking trail mountain boots', 'bakery bread flour oven'].map((t) => t.split(' '));
 const names = ['Ann', 'Bob', 'Cleo', 'Dev', 'Eli'];

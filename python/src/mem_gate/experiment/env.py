@@ -313,10 +313,31 @@ class InProcessChat:
         return prefix + self.tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
 
 
+class CallCounts:
+    """What a counting chat client reports: calls, failures (the server raised), ``bad_json`` (a JSON
+    request answered with text ``json.loads`` rejects), seconds and the server's prompt / completion
+    token counts."""
+
+    calls: int
+    failures: int
+    bad_json: int
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+
+    def reset_counts(self) -> None:
+        self.calls = 0
+        self.failures = 0
+        self.bad_json = 0
+        self.seconds = 0.0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+
 def _local_llm_class() -> Any:
     from agentic_memory.llm_controller import OpenAIController
 
-    class LocalLLM(OpenAIController):  # type: ignore[misc, valid-type]
+    class LocalLLM(OpenAIController, CallCounts):  # type: ignore[misc, valid-type]
         """A-Mem's OpenAI controller answered by a local ``ServerChat`` / ``InProcessChat``.
 
         Same call shape as A-Mem's (prompt, response_format); caps ``max_tokens``, temperature 0
@@ -329,12 +350,7 @@ def _local_llm_class() -> Any:
             self.model = "smollm2"
             self.backend = backend
             self.max_tokens = max_tokens
-            self.calls = 0
-            self.failures = 0
-            self.bad_json = 0
-            self.seconds = 0.0
-            self.prompt_tokens = 0
-            self.completion_tokens = 0
+            self.reset_counts()
 
         def get_completion(self, prompt: str, response_format: Optional[dict] = None, temperature: float = 0.0, max_tokens: Optional[int] = None) -> str:
             messages = [{"role": "system", "content": "You must respond with a JSON object."}, {"role": "user", "content": prompt}]
@@ -387,17 +403,12 @@ def make_amem(storage_dir: Path, llm: Any) -> Any:
     return mem
 
 
-class CallCounter:
+class CallCounter(CallCounts):
     """Counts the chat completions a peer makes through an OpenAI client: calls, failures, seconds and
     the server's prompt / completion token counts (``usage``)."""
 
     def __init__(self) -> None:
-        self.calls = 0
-        self.failures = 0
-        self.seconds = 0.0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-        self.bad_json = 0
+        self.reset_counts()
 
     def wrap(self, create: Any) -> Any:
         def counted(*args: Any, **kwargs: Any) -> Any:
