@@ -12,4 +12,4 @@ export { probabilityOf, type SystemOneLike, type Question, type Answer } from '.
 export type * from './types.js';
 export { RELEVANCE_FEATURES, RELATIVE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures, type CandidateSetStats, type RelativeFeature, createRelevanceFeaturizer, defaultRelevanceModel, relevanceModelFor, relevanceProbability, personShares, queryFirstPerson, speakerStats, rankFeature, turnNamesSpeaker, type RelevanceFeature, type CandidateView } from './relevance.js';
 export { ANSWERABILITY_FEATURES, answerabilityFeatures, answerabilityProbability, defaultAnswerability, type AnswerabilityFeature, type RankedCandidate } from './answerable.js';
-export { orderByState, predecessorsOf, snapshotState, successorsOf, PAST_STATE_THRESHOLD, STATE_EDGE_MIN_P } from './state-order.js';
+export { jointStateEvidence, orderByState, predecessorsOf, snapshotState, stateEdgeP, successorsOf, PAST_STATE_THRESHOLD, STATE_EDGE_MIN_P } from './state-order.js';

@@ -130,6 +130,14 @@ export interface JevRetrieverOptions {
    */
   stateBringIn?: boolean;
   /**
+   * With `stateOrder` and a learned relevance model (values are p(evidence)): the memory of a pair that
+   * the question asks for (the newer for a present-state question, the older for a past-state one)
+   * takes the pair's joint p(evidence) (`jointStateEvidence`) and moves up within the returned top k
+   * past memories with a lower value (ours, issue 37; `state-order.ts`). The set of the top k never
+   * changes. Default true; false = ablation.
+   */
+  stateLift?: boolean;
+  /**
    * Abstention (ours, issue 37; `answerable.ts`): the model of p(memory holds evidence) over the top
    * candidates and the threshold below which `search` returns `answerable: false` with that p as
    * `pEvidence`. Default: the shipped model and threshold (`defaultAnswerability`); null = never say
@@ -194,6 +202,7 @@ export const JEV_DEFAULTS = {
   stripQueryNames: true,
   stateOrder: true,
   stateBringIn: false,
+  stateLift: true,
   scoreTopN: 5,
   priorRrfK: 30,
   recencyBeta: 0.1,
@@ -242,6 +251,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
     stateOrder: options.stateOrder ?? JEV_DEFAULTS.stateOrder,
     stateBringIn: options.stateBringIn ?? JEV_DEFAULTS.stateBringIn,
+    stateLift: options.stateLift ?? JEV_DEFAULTS.stateLift,
     answerability: options.answerability === undefined ? defaultAnswerability() : options.answerability,
   };
 }

@@ -21,7 +21,7 @@ import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRet
 import { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 import type { Visit } from './jev-visits.js';
 import { answerabilityProbability } from './answerable.js';
-import { orderByState, snapshotState, successorsOf } from './state-order.js';
+import { jointStateEvidence, orderByState, snapshotState, stateEdgeP, successorsOf } from './state-order.js';
 
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 export { edgeDecay, successorOf } from './jev-visits.js';
@@ -175,8 +175,13 @@ function searchResult(
   const { routing, plan, anchors, visited, ranker, features, stateMode, traversal } = input;
   const { tRouting, tAnchors, tEnd } = input.timings;
   const snap: ScopeSnapshot | null = anchors.snap;
+  // with the learned relevance model the values are p(evidence): the wanted memory of a pair takes the pair's joint p
+  const lift =
+    o.stateLift && o.relevanceModel
+      ? (want: RankedVisit, other: RankedVisit, older: RankedVisit, newerId: string) => jointStateEvidence(want.final, other.final, stateEdgeP(older.v.node, newerId, snap))
+      : undefined;
   const final: RankedVisit[] = stateMode
-    ? orderByState(ranker.ranked(visited.values()), (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k)
+    ? orderByState(ranker.ranked(visited.values()), (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k, lift)
     : ranker.ranked(visited.values());
   // each item's state (current / superseded by, at, p) from the snapshot; without one, Memory.search reads it from the store
   const evidence: Evidence[] = final.slice(0, k).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));

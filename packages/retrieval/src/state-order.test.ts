@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createJevRetriever } from './jev.js';
-import { orderByState } from './state-order.js';
+import { jointStateEvidence, orderByState } from './state-order.js';
 import { hashEmbedder, makeNode, memoryStore, rel, SCOPE, scriptedSystemOne } from './__fixtures__/stubs.js';
 
 describe('orderByState (issue 37)', () => {
@@ -29,6 +29,27 @@ describe('orderByState (issue 37)', () => {
     const l = list('a', 'x', 'b');
     expect(orderByState(l, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), false, (x) => x.v, (x, v) => (x.v = v), 2).map((x) => x.id)).toEqual(['a', 'x', 'b']);
     expect(orderByState(l, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), false, (x) => x.v, (x, v) => (x.v = v), 3).map((x) => x.id)).toEqual(['b', 'a', 'x']);
+  });
+
+  it('lift: the wanted memory takes the pair\'s value and moves up past lower values, within the window only', () => {
+    const l = (...xs: [string, number][]) => xs.map(([id, v]) => ({ id, v }));
+    const lifted = (xs: X[], past: boolean, window = xs.length) =>
+      orderByState(xs, (x) => x.id, (x) => (succ[x.id] ? [succ[x.id]!] : []), past, (x) => x.v, (x, v) => (x.v = v), window, (want, other) => jointStateEvidence(want.v, other.v, 1)).map((x) => x.id);
+    // present: b (newer, 0.5) with a (older, 0.5) → 0.75 > x (0.6): b first, then x, then a
+    expect(lifted(l(['x', 0.6], ['a', 0.5], ['b', 0.5], ['y', 0.1]), false)).toEqual(['b', 'x', 'a', 'y']);
+    // past: a takes the joint value and passes x
+    expect(lifted(l(['x', 0.6], ['b', 0.5], ['a', 0.5], ['y', 0.1]), true)).toEqual(['a', 'x', 'b', 'y']);
+    // a third memory with a higher value than the joint one stays first
+    expect(lifted(l(['x', 0.9], ['a', 0.5], ['b', 0.5]), false)).toEqual(['x', 'b', 'a']);
+    // the newer outside the window: nothing moves, nothing enters the window
+    expect(lifted(l(['x', 0.6], ['a', 0.5], ['b', 0.5]), false, 2)).toEqual(['x', 'a', 'b']);
+  });
+
+  it('jointStateEvidence: at least the wanted p, the pair\'s noisy-or scaled by the edge p', () => {
+    expect(jointStateEvidence(0.5, 0.5, 1)).toBeCloseTo(0.75);
+    expect(jointStateEvidence(0.5, 0.5, 0.6)).toBeCloseTo(0.5);
+    expect(jointStateEvidence(0.2, 0.8, 0.9)).toBeCloseTo(0.9 * 0.84);
+    expect(jointStateEvidence(0.7, 0, 0)).toBe(0.7);
   });
 
   it('past: the older memory moves up to just above the newer one', () => {

@@ -59,6 +59,30 @@ export function successorsOf(node: MemoryNode, snap: ScopeSnapshot | null): stri
   return out.sort((a, b) => (a.at < b.at ? 1 : -1)).map((o) => o.id);
 }
 
+/**
+ * p of the strongest state-change edge `newerId` → `older` in the snapshot (ours); 1 when only
+ * `older.obsoleteBy` names it (or there is no snapshot), 0 when nothing links them.
+ */
+export function stateEdgeP(older: MemoryNode, newerId: string, snap: ScopeSnapshot | null): number {
+  let p = -1;
+  for (const r of snap?.adjacency.get(older.id) ?? []) {
+    if (r.from === newerId && r.to === older.id && STATE_CHANGE_SUBTYPES.includes(r.subtype)) p = Math.max(p, r.probability);
+  }
+  if (p >= 0) return p;
+  return older.obsoleteBy === newerId ? 1 : 0;
+}
+
+/**
+ * Joint p(evidence) of the memory of a state pair that a question asks for (ours, issue 37):
+ * max(p_want, p_edge · (1 − (1 − p_want)(1 − p_other))). Both memories of a pair hold the same
+ * attribute (the edge says so with p_edge); when either is evidence for a question about that
+ * attribute, the one the question asks for is (the current value for a present question, the earlier
+ * one for a past question). Inputs and output are probabilities in [0, 1].
+ */
+export function jointStateEvidence(pWant: number, pOther: number, pEdge: number): number {
+  return Math.max(pWant, pEdge * (1 - (1 - pWant) * (1 - pOther)));
+}
+
 /** True when a superseded state's edge is strong enough to reorder a ranking ({@link STATE_EDGE_MIN_P}). */
 export function ordersRanking(s: MemoryState): s is Extract<MemoryState, { status: 'superseded' }> {
   return s.status === 'superseded' && (s.p === null || s.p >= STATE_EDGE_MIN_P);
@@ -72,6 +96,11 @@ export function ordersRanking(s: MemoryState): s is Extract<MemoryState, { statu
  * the other's value (`value` is written through `setValue`); nothing else changes place. Only pairs
  * whose both members are among the first `window` items are reordered (default all), so the set of the
  * top `window` never changes. Chains (a → b → c) settle in at most `list.length` passes. Returns a new array.
+ *
+ * With `lift` (a value for the wanted memory from the pair, e.g. `jointStateEvidence`), the wanted
+ * memory of each pair in the window first takes that value when it is higher than its own and moves up,
+ * within the window, to just below the last item whose value is at least as high; then the pairs are
+ * ordered as above. The set of the top `window` still never changes.
  */
 export function orderByState<T>(
   list: readonly T[],
@@ -81,12 +110,28 @@ export function orderByState<T>(
   value: (x: T) => number,
   setValue: (x: T, v: number) => void,
   window = list.length,
+  lift?: (want: T, other: T, older: T, newerId: string) => number,
 ): T[] {
   const arr = [...list];
   const head = new Set(arr.slice(0, window));
   const pairs: [T, string][] = [];
   for (const x of head) for (const s of successors(x)) pairs.push([x, s]);
   if (!pairs.length) return arr;
+  if (lift) {
+    for (const [older, newerId] of pairs) {
+      const newer = arr.find((x) => idOf(x) === newerId);
+      if (!newer || !head.has(newer)) continue;
+      const [want, other] = past ? [older, newer] : [newer, older];
+      const v = lift(want, other, older, newerId);
+      if (!(v > value(want))) continue;
+      setValue(want, v);
+      const at = arr.indexOf(want);
+      let to = at;
+      while (to > 0 && value(arr[to - 1]!) < v) to--;
+      arr.splice(at, 1);
+      arr.splice(to, 0, want);
+    }
+  }
   for (let pass = 0; pass < arr.length; pass++) {
     let moved = false;
     for (const [older, newerId] of pairs) {
