@@ -101,7 +101,12 @@ export interface Relation {
   createdAt: string;
 }
 
-export type HistoryOp = 'ADD' | 'UPDATE' | 'NOOP' | 'RELATE' | 'CONSOLIDATE' | 'OBSOLETE' | 'FORGET';
+/**
+ * What a history row records. `REEMBED` (ours, issue 32): the scope's vectors and gate decisions were
+ * rewritten into a new embedding space (one row per scope, `nodeId` null, `data: { from, to }`), so a
+ * writer's in-process state of the scope is rebuilt, not caught up.
+ */
+export type HistoryOp = 'ADD' | 'UPDATE' | 'NOOP' | 'RELATE' | 'CONSOLIDATE' | 'OBSOLETE' | 'FORGET' | 'REEMBED';
 
 /** Append-only history row. Survives `forget`. */
 export interface HistoryEntry {

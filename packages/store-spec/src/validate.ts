@@ -18,7 +18,7 @@ import {
   type WriteBatch,
 } from './types.js';
 
-export const HISTORY_OPS: readonly HistoryOp[] = ['ADD', 'UPDATE', 'NOOP', 'RELATE', 'CONSOLIDATE', 'OBSOLETE', 'FORGET'];
+export const HISTORY_OPS: readonly HistoryOp[] = ['ADD', 'UPDATE', 'NOOP', 'RELATE', 'CONSOLIDATE', 'OBSOLETE', 'FORGET', 'REEMBED'];
 
 function invalid(message: string, details?: Record<string, unknown>): never {
   throw new MemValidationError('INVALID_INPUT', message, details ? { details } : undefined);

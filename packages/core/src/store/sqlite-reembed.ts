@@ -218,6 +218,9 @@ export function switchSpace(
   const rowsOf = db.prepare(`SELECT n.rid, n.id, n.gate, n.embedding AS old, r.embedding AS new FROM nodes n JOIN ${TABLE} r ON r.rid = n.rid WHERE n.sid = ? ORDER BY n.id`);
   const update = db.prepare('UPDATE nodes SET embedding = ?, gate = ? WHERE rid = ?');
   const dropState = db.prepare('DELETE FROM scope_state WHERE sid = ?');
+  // one REEMBED history row per scope: a writer holding the scope's old state rebuilds it (GateRegistry.catchUp)
+  const marker = db.prepare("INSERT INTO history (sid, op, node_id, at, data) VALUES (?, 'REEMBED', NULL, ?, ?)");
+  const markerData = JSON.stringify({ from: `${meta.embeddingModel} (${meta.dimension}-d)`, to: `${target.model} (${target.dimension}-d)` });
   const putState = db.prepare('INSERT INTO scope_state (sid, name, value, updated_at) VALUES (?, ?, ?, ?)');
   scopes.forEach((s, i) => {
     const rows = rowsOf.all(s.sid) as { rid: number; id: string; gate: string | null; old: Buffer; new: Buffer }[];
@@ -227,6 +230,7 @@ export function switchSpace(
     rows.forEach((r, j) => update.run(toBlob(nodes[j]!.embedding), gates[j] ? JSON.stringify(gates[j]) : null, r.rid));
     dropState.run(s.sid);
     for (const st of state) putState.run(s.sid, st.name, st.value, now);
+    marker.run(s.sid, now, markerData);
     onScope?.(i + 1, scopes.length);
   });
   // derived state of scopes without nodes (left by forgets) described the old space too

@@ -70,6 +70,11 @@ describe('reembedStore', () => {
     expect(report.gate.notice).toMatch(/must be re-calibrated/);
     expect(report.gate.actions.new.add + report.gate.actions.new.update + report.gate.actions.new.noop + report.gate.actions.new.none).toBe(59);
     await assertSpace(path, NEW);
+    // the history says so, once per scope (a writer holding a scope's old state rebuilds it: GateRegistry.catchUp)
+    const marks = createSqliteStore({ path });
+    await marks.open(metaOf(NEW));
+    expect((await marks.history(alice)).filter((h) => h.op === 'REEMBED').map((h) => [h.nodeId, h.data])).toEqual([[null, { from: 'test-hash-16 (16-d)', to: 'test-hash-24 (24-d)' }]]);
+    await marks.close();
 
     // the stale handle may not write old-space vectors into the new space, nor search with them
     await expectMemError(stale.vectorSearch(alice, (await OLD.embed(['kite']))[0]!, 3), StoreMetaMismatchError, 'STORE_META_MISMATCH');

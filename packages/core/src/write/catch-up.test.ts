@@ -2,8 +2,8 @@
  * Incremental catch-up of 'shared' writers (ours, issue 32; `GateRegistry.catchUp`): a scope's
  * runtime brought up to date with only the history rows after the last seen `seq` ends in the state
  * a full rebuild from the store gives (gate bit for bit, candidate index, episode chain, cached
- * obsolescence), and falls back to a rebuild on a forget, an in-place rewrite, a missing node or an
- * out-of-order id. Then at the Memory level: two writers taking turns on two scopes read back a
+ * obsolescence), and falls back to a rebuild on a forget, a re-embedding, an in-place rewrite, a
+ * missing node or an out-of-order id. Then at the Memory level: two writers taking turns on two scopes read back a
  * number of memories linear in the adds (counts, not time).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -94,11 +94,13 @@ describe('GateRegistry.catchUp', () => {
     await store.close();
   });
 
-  it('falls back to a rebuild on a forget, an in-place rewrite, a missing node and an out-of-order id', async () => {
+  it('falls back to a rebuild on a forget, a re-embedding, an in-place rewrite, a missing node and an out-of-order id', async () => {
     const store = await openHashStore(join(dir, `s${++fileNo}.db`));
     await write(store, Array.from({ length: 20 }, (_, i) => node(i)));
     const cases: [string, (held: MemoryNode[]) => Promise<void>][] = [
       ['forget', async (held) => void (await store.forget(S, held[3]!.id))],
+      // what a re-embedding's switch writes per scope (every vector rewritten in place)
+      ['reembed', async () => store.write({ scope: S, history: [makeHistory(S, 'REEMBED', null, { from: 'a', to: 'b' })] })],
       ['rewrite', async (held) => write(store, [{ ...held[5]!, embedding: node(99).embedding }])],
       ['missing', async () => store.write({ scope: S, history: [makeHistory(S, 'ADD', uuidv7())] })],
       // a node whose id was made before the newest one held (another writer's earlier id, committed later)

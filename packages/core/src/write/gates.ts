@@ -266,11 +266,11 @@ export interface GateStateCounters {
 /** Most history rows a catch-up reads; more since the last seen row and the scope is rebuilt instead (ours). */
 export const CATCH_UP_MAX_ROWS = 4096;
 
-/** Ops a catch-up applies (a later version's op, e.g. a re-embedding marker, makes it rebuild). FORGET always rebuilds. */
+/** Ops a catch-up applies; any other (FORGET, REEMBED, a later version's op) makes it rebuild. */
 const CATCH_UP_OPS: ReadonlySet<string> = new Set(['ADD', 'UPDATE', 'NOOP', 'CONSOLIDATE', 'OBSOLETE', 'RELATE']);
 
 /** Why a catch-up fell back to a full rebuild (the `reason` of {@link GateRegistry.catchUp}). */
-export type CatchUpFallback = 'forget' | 'unknown-op' | 'rewrite' | 'missing' | 'out-of-order' | 'not-loaded' | 'shared-gate';
+export type CatchUpFallback = 'forget' | 'reembed' | 'unknown-op' | 'rewrite' | 'missing' | 'out-of-order' | 'not-loaded' | 'shared-gate';
 
 export class GateRegistry {
   private readonly runtimes = new Map<string, Promise<ScopeRuntime>>();
@@ -445,7 +445,7 @@ export class GateRegistry {
    * scope's next write (`scheduleLoaded = false`, as after a rebuild).
    *
    * Falls back to dropping the runtime (a full rebuild on next use) on a `FORGET` row (the gate
-   * cannot un-commit exactly), an op it does not know (a later version's), a row naming a memory
+   * cannot un-commit exactly), a `REEMBED` row (every vector changed), an op it does not know (a later version's), a row naming a memory
    * the runtime holds with an op other than `OBSOLETE` / `RELATE` (an in-place rewrite, as a
    * re-embedding makes), a named memory the store no longer has (a forget between the reads), a new
    * id that does not sort after every id held (`lastId`: another writer's memory whose id is older
@@ -470,6 +470,7 @@ export class GateRegistry {
     const obsolete = new Map<string, string>();
     for (const h of rows) {
       if (h.op === 'FORGET') return fallback('forget');
+      if (h.op === 'REEMBED') return fallback('reembed');
       if (!CATCH_UP_OPS.has(h.op)) return fallback('unknown-op');
       if (h.nodeId === null || rt.own.has(h.nodeId)) continue;
       if (fresh.has(h.nodeId) || !rt.index.get(h.nodeId)) fresh.add(h.nodeId);
