@@ -19,6 +19,23 @@ describe('loadWinkModel (the faster load of wink-eng-lite-web-model)', () => {
     expect(fast.core()).not.toBe(mine); // a fresh model per call: wink-nlp adds out-of-vocabulary words to it
   });
 
+  it('its lexeme lookup reads and writes like a plain object (get, set, in, keys, delete)', () => {
+    const hash = fast.core().features.lexeme.hash;
+    const plain = stock.core().features.lexeme.hash;
+    for (const w of ['the', 'meeting', 'Maya', '__proto__', 'constructor', 'zorblax', '1']) {
+      expect(hash[w], w).toBe(plain[w]);
+      expect(w in hash, w).toBe(w in plain);
+    }
+    expect(Object.getPrototypeOf(hash)).toBeNull();
+    hash.zorblax = 90_000;
+    expect(hash.zorblax).toBe(90_000);
+    expect('zorblax' in hash).toBe(true);
+    expect(Object.keys(hash).length).toBe(Object.keys(plain).length + 1);
+    delete hash.zorblax;
+    expect(hash.zorblax).toBeUndefined();
+    expect(hash[Symbol.iterator as unknown as string]).toBeUndefined();
+  });
+
   it('gives the same parses as the package’s model (tokens, POS, lemmas, sentences, entities, stems)', () => {
     const pipe = ['sbd', 'pos', 'ner'];
     const a = winkNLP(fast, pipe);

@@ -8,9 +8,9 @@
  * JSON, unused by our `sbd`/`pos`/`ner` pipeline) and WordNet's lemma exception tables (0.2 MB of
  * JavaScript, used only when a word has more than one lemma). `loadWinkModel` builds the same model
  * object: one `JSON.parse` of the file (a fresh object, so no copy is needed), `Buffer` base64
- * decoding, the same lookups; the sentiment automaton is an empty one (sentiment is never in our
- * pipe; `readDoc` runs an automaton only for annotations in the pipe), and the addons (lemmatizer,
- * stemmer, readability statistics) load on their first call.
+ * decoding, the same lookups (the large one in a Map, `lexemeLookup`); the sentiment automaton is an
+ * empty one (sentiment is never in our pipe; `readDoc` runs an automaton only for annotations in
+ * the pipe), and the addons (lemmatizer, stemmer, readability statistics) load on their first call.
  *
  * Shape: the object wink-nlp takes as its model (`core`, `sbd`, `pos`, `ner`, `negation`, `sa`,
  * `metaCER`, `featureFn`, `addons`). `core()` returns a new model each call, equal to the package's
@@ -42,6 +42,26 @@ function indexOf(list: readonly string[]): Record<string, number> {
 }
 
 /**
+ * The lexeme lookup (word → index, 87,593 words), held in a Map behind a Proxy that reads and writes
+ * like the package's `Object.create(null)` object (get, set, `in`, own keys, delete): wink-nlp only
+ * reads `hash[word]` and adds out-of-vocabulary words with `hash[word] = index`. Filling a Map takes
+ * about half the time of filling a dictionary-mode object, whose every key V8 must internalize first;
+ * a lookup through the Proxy costs tens of nanoseconds more, a few per token.
+ */
+function lexemeLookup(list: readonly string[]): Record<string, number> {
+  const index = new Map<string | symbol, number>();
+  for (let k = 0; k < list.length; k += 1) index.set(list[k]!, k);
+  return new Proxy(Object.create(null) as Record<string, number>, {
+    get: (_t, key) => (typeof key === 'string' ? index.get(key) : undefined),
+    set: (_t, key, value: number) => (index.set(key, value), true),
+    has: (_t, key) => index.has(key),
+    ownKeys: () => [...index.keys()],
+    getOwnPropertyDescriptor: (_t, key) => (index.has(key) ? { value: index.get(key), writable: true, enumerable: true, configurable: true } : undefined),
+    deleteProperty: (_t, key) => (index.delete(key), true),
+  });
+}
+
+/**
  * The core model from `file` (eng-core-web-model.json), unpacked as the package's read-core-model.js
  * and load-core-model.js (1.8.x) unpack it.
  */
@@ -53,7 +73,7 @@ export function readWinkCoreModel(file: string): WinkModel {
   model.lexicon = uint32FromBase64(model.lexicon);
   model.xpansions = uint32FromBase64(model.xpansions);
   for (const f in packing.layout) if (packing.layout[f][3] === 0) features[f].hash = indexOf(features[f].list);
-  features.lexeme.hash = indexOf(features.lexeme.list);
+  features.lexeme.hash = lexemeLookup(features.lexeme.list);
   const clusters = features.posClusters.list;
   for (let k = 0; k < clusters.length; k += 1) clusters[k] = new Set(clusters[k].split('_').map((e: string) => pos.hash[e] || 0));
   // load-core-model.js
