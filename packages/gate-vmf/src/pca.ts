@@ -63,31 +63,34 @@ export function jacobiEigen(a: Float64Array, m: number): { values: Float64Array;
   return { values, vectors };
 }
 
+/** One modified Gram–Schmidt sweep: subtract from row `i` of M (row-major, d columns) its projection on each earlier row, in order. */
+function projectOutEarlierRows(M: Float64Array, i: number, d: number): void {
+  for (let j = 0; j < i; j++) {
+    let dot = 0;
+    for (let t = 0; t < d; t++) dot += M[i * d + t] * M[j * d + t];
+    for (let t = 0; t < d; t++) M[i * d + t] -= dot * M[j * d + t];
+  }
+}
+
+/** ‖row i of M‖² (row-major, d columns). */
+function rowNorm2(M: Float64Array, i: number, d: number): number {
+  let s = 0;
+  for (let t = 0; t < d; t++) s += M[i * d + t] * M[i * d + t];
+  return s;
+}
+
 /** Modified Gram–Schmidt on the rows of an r × d matrix, in place. Rows that vanish are replaced by unit axes orthogonal to the rest. */
 export function orthonormalizeRows(M: Float64Array, r: number, d: number): void {
   for (let i = 0; i < r; i++) {
-    for (let pass = 0; pass < 2; pass++) {
-      for (let j = 0; j < i; j++) {
-        let dot = 0;
-        for (let t = 0; t < d; t++) dot += M[i * d + t] * M[j * d + t];
-        for (let t = 0; t < d; t++) M[i * d + t] -= dot * M[j * d + t];
-      }
-    }
-    let nrm = 0;
-    for (let t = 0; t < d; t++) nrm += M[i * d + t] * M[i * d + t];
-    nrm = Math.sqrt(nrm);
+    for (let pass = 0; pass < 2; pass++) projectOutEarlierRows(M, i, d);
+    let nrm = Math.sqrt(rowNorm2(M, i, d));
     if (nrm < 1e-12) {
       // Degenerate: pick the first axis that stays independent.
       for (let axis = 0; axis < d; axis++) {
         M.fill(0, i * d, i * d + d);
         M[i * d + ((axis + i) % d)] = 1;
-        for (let j = 0; j < i; j++) {
-          let dot = 0;
-          for (let t = 0; t < d; t++) dot += M[i * d + t] * M[j * d + t];
-          for (let t = 0; t < d; t++) M[i * d + t] -= dot * M[j * d + t];
-        }
-        let n2 = 0;
-        for (let t = 0; t < d; t++) n2 += M[i * d + t] * M[i * d + t];
+        projectOutEarlierRows(M, i, d);
+        const n2 = rowNorm2(M, i, d);
         if (n2 > 1e-6) {
           nrm = Math.sqrt(n2);
           break;

@@ -90,24 +90,24 @@ export function typeScores(answers: Record<string, ControllerAnswer>): TypeScore
   return out;
 }
 
-/** Map the temporal_order Choice label (new memory is <label> the candidate) to an edge. */
+/**
+ * Per temporal_order label (the new memory is <label> the candidate): the edge's subtype, and whether
+ * it runs from the candidate to the new memory (`after`, `contains`) rather than the other way.
+ */
+const TEMPORAL_ORDER_EDGES = new Map<string, { subtype: EdgeDraft['subtype']; fromCandidate: boolean }>([
+  ['before', { subtype: 'PRECEDES', fromCandidate: false }],
+  ['after', { subtype: 'PRECEDES', fromCandidate: true }],
+  ['during', { subtype: 'DURING', fromCandidate: false }],
+  ['contains', { subtype: 'DURING', fromCandidate: true }],
+  ['overlaps', { subtype: 'OVERLAPS', fromCandidate: false }],
+  ['same_time', { subtype: 'CONCURRENT', fromCandidate: false }],
+]);
+
+/** Map the temporal_order Choice label (new memory is <label> the candidate) to an edge; null for any other label. */
 export function temporalOrderEdge(label: string, newId: string, candId: string, p: number): EdgeDraft | null {
-  switch (label) {
-    case 'before':
-      return { from: newId, to: candId, subtype: 'PRECEDES', probability: p, origin: 'controller' };
-    case 'after':
-      return { from: candId, to: newId, subtype: 'PRECEDES', probability: p, origin: 'controller' };
-    case 'during':
-      return { from: newId, to: candId, subtype: 'DURING', probability: p, origin: 'controller' };
-    case 'contains':
-      return { from: candId, to: newId, subtype: 'DURING', probability: p, origin: 'controller' };
-    case 'overlaps':
-      return { from: newId, to: candId, subtype: 'OVERLAPS', probability: p, origin: 'controller' };
-    case 'same_time':
-      return { from: newId, to: candId, subtype: 'CONCURRENT', probability: p, origin: 'controller' };
-    default:
-      return null;
-  }
+  const e = TEMPORAL_ORDER_EDGES.get(label);
+  if (!e) return null;
+  return { from: e.fromCandidate ? candId : newId, to: e.fromCandidate ? newId : candId, subtype: e.subtype, probability: p, origin: 'controller' };
 }
 
 /** Edges of a set of pairs and the earlier memories they supersede. */
