@@ -114,57 +114,65 @@ function cpuNow(): number {
   return (u.user + u.system) / 1000;
 }
 
-async function flatIngest(embedder: Embedder, sessions: { observations: ObservationInput[] }[], perSession: boolean): Promise<IngestRun> {
-  const store = createSqliteStore({ path: ':memory:' });
-  await store.open(meta(embedder));
+/**
+ * Ingest `sessions` one session per call of `addSession` (`perSession`: each observation's latency is
+ * its session's time / its size) or one observation per call of `addOne`; wall and CPU time of the whole run.
+ */
+async function timedIngest(
+  sessions: { observations: ObservationInput[] }[],
+  perSession: boolean,
+  addSession: (observations: ObservationInput[]) => Promise<void>,
+  addOne: (o: ObservationInput) => Promise<void>,
+): Promise<IngestRun> {
   const latencies: number[] = [];
   const t0 = performance.now();
   const c0 = cpuNow();
   for (const s of sessions) {
     if (perSession) {
       const t = performance.now();
-      const vs = await embedder.embed(s.observations.map((o) => o.text));
-      const nodes = s.observations.map((o, i) => flatNode(o, vs[i]!));
-      await store.write({ scope: nodes[0]!.scope, nodes });
+      await addSession(s.observations);
       const per = (performance.now() - t) / s.observations.length;
       for (let i = 0; i < s.observations.length; i++) latencies.push(per);
     } else {
       for (const o of s.observations) {
         const t = performance.now();
-        const [v] = await embedder.embed([o.text]);
-        const node = flatNode(o, v!);
-        await store.write({ scope: node.scope, nodes: [node] });
+        await addOne(o);
         latencies.push(performance.now() - t);
       }
     }
   }
-  const totalMs = performance.now() - t0;
-  const cpuMs = cpuNow() - c0;
+  return { totalMs: performance.now() - t0, cpuMs: cpuNow() - c0, latencies };
+}
+
+async function flatIngest(embedder: Embedder, sessions: { observations: ObservationInput[] }[], perSession: boolean): Promise<IngestRun> {
+  const store = createSqliteStore({ path: ':memory:' });
+  await store.open(meta(embedder));
+  const run = await timedIngest(
+    sessions,
+    perSession,
+    async (observations) => {
+      const vs = await embedder.embed(observations.map((o) => o.text));
+      const nodes = observations.map((o, i) => flatNode(o, vs[i]!));
+      await store.write({ scope: nodes[0]!.scope, nodes });
+    },
+    async (o) => {
+      const [v] = await embedder.embed([o.text]);
+      const node = flatNode(o, v!);
+      await store.write({ scope: node.scope, nodes: [node] });
+    },
+  );
   await store.close();
-  return { totalMs, cpuMs, latencies };
+  return run;
 }
 
 async function jevIngest(embedder: Embedder, sessions: { observations: ObservationInput[] }[], perSession: boolean) {
   const memory = createMemory({ embedder, gate: GATE_MODE ? { mode: GATE_MODE } : undefined });
-  const latencies: number[] = [];
-  const t0 = performance.now();
-  const c0 = cpuNow();
-  for (const s of sessions) {
-    if (perSession) {
-      const t = performance.now();
-      await memory.add(s.observations);
-      const per = (performance.now() - t) / s.observations.length;
-      for (let i = 0; i < s.observations.length; i++) latencies.push(per);
-    } else {
-      for (const o of s.observations) {
-        const t = performance.now();
-        await memory.add(o);
-        latencies.push(performance.now() - t);
-      }
-    }
-  }
-  const totalMs = performance.now() - t0;
-  const cpuMs = cpuNow() - c0;
+  const { totalMs, cpuMs, latencies } = await timedIngest(
+    sessions,
+    perSession,
+    async (observations) => void (await memory.add(observations)),
+    async (o) => void (await memory.add(o)),
+  );
   // questions the System-One controller answered (typing, relations, consolidation), not calls
   const stats = { ...(await memory.stats()), questions: memory.systemOne.stats().questions };
   await memory.close();

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createNoveltyGate } from './index.js';
-import { churn, near, randomUnit, rng, topicMixture } from './test-utils.js';
+import { churn, gateOver, near, randomUnit, rng, topicMixture } from './test-utils.js';
 
 describe('fast mode (cluster index with a certified error, ours)', () => {
   const d = 48;
   const n = 6000;
   const { vectors } = topicMixture(n, d, 60, 0.97, 21);
-  const build = (opts: Parameters<typeof createNoveltyGate>[0]) => {
-    const g = createNoveltyGate(opts);
-    for (let i = 0; i < n; i++) g.commit('s', `m${i}`, vectors.subarray(i * d, i * d + d));
-    return g;
-  };
+  const build = gateOver(vectors, n, d);
   const exact = build({});
   const fast = build({ mode: 'fast', fastMinN: 1000 });
 

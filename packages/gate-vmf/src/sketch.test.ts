@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNoopFilter, createNoveltyGate } from './index.js';
 import { instantiateKernel, kernelBytes, DATA_OFFSET, HI_OFFSET, LO_OFFSET, Q_OFFSET, HIST_CELLS } from './kernel.js';
-import { churn, near, randomUnit, rng, topicMixture } from './test-utils.js';
+import { churn, gateOver, near, randomUnit, rng, topicMixture } from './test-utils.js';
 
 describe('sketch kernel (WebAssembly SIMD, ours)', () => {
   it('validates, and its bounds bracket every f64 dot product; grid counts and best row match a JS reference', () => {
@@ -55,11 +55,7 @@ describe("fastCertify 'decision' (sketch bound, ours)", () => {
   const d = 40;
   const n = 5000;
   const { vectors } = topicMixture(n, d, 50, 0.95, 31);
-  const build = (opts: Parameters<typeof createNoveltyGate>[0]) => {
-    const g = createNoveltyGate(opts);
-    for (let i = 0; i < n; i++) g.commit('s', `m${i}`, vectors.subarray(i * d, i * d + d));
-    return g;
-  };
+  const build = gateOver(vectors, n, d);
   // τ_min near the candidates' novelty (0.09–0.42 here) so all three actions occur
   const band = { tauMin: 0.105, delta: 0.03 };
   const exact = build(band);

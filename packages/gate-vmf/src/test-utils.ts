@@ -1,5 +1,6 @@
 /** Deterministic synthetic unit vectors for tests and the bench (ours). */
 import { mulberry32 } from './pca.js';
+import { createNoveltyGate } from './gate.js';
 
 export function rng(seed: number) {
   const u = mulberry32(seed);
@@ -81,4 +82,13 @@ export function churn(gates: { remove(scope: string, id: string): unknown; repla
     const v = randomUnit(d, r);
     for (const g of gates) g.replace('s', `m${i * stride + offset}`, v);
   }
+}
+
+/** `build(opts)`: a gate with options `opts` holding the `n` rows of `vectors` (d each) in scope 's' as `m0`…`m{n−1}`. */
+export function gateOver(vectors: Float32Array | Float64Array, n: number, d: number) {
+  return (opts: Parameters<typeof createNoveltyGate>[0]) => {
+    const g = createNoveltyGate(opts);
+    for (let i = 0; i < n; i++) g.commit('s', `m${i}`, vectors.subarray(i * d, i * d + d));
+    return g;
+  };
 }

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { createMiniLmEmbedder, defaultModelsDir, MINILM_FOLDER } from './minilm.js';
 import { MemValidationError } from '../errors.js';
 import { expectMemError } from '@mem/test-utils';
+import { cosine } from '../testing/index.js';
 
 const folder = process.env.MEM_MINILM_PATH ?? path.join(defaultModelsDir(), MINILM_FOLDER);
 const available = existsSync(path.join(folder, 'onnx', 'model.onnx')) && existsSync(path.join(folder, 'onnx', 'model_quantized.onnx'));
@@ -25,18 +26,6 @@ const ref = JSON.parse(readFileSync(path.join(here, 'fixtures', 'minilm-referenc
   sentences: string[];
   fp32: number[][];
   q8: number[][];
-};
-
-const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let d = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    d += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return d / Math.sqrt(na * nb);
 };
 
 describe('MiniLM reference fixture', () => {

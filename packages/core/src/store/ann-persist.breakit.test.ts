@@ -39,6 +39,16 @@ async function open(path: string, options: Partial<SqliteStoreOptions> = {}) {
 const nodesOf = (scope: ResolvedScope, n: number, seed: number, label = 'm') =>
   Array.from({ length: n }, (_, i) => makeNode(scope, `${label} memory ${seed + i}`, unitVector(dim, seed + i)));
 
+/** A fresh file whose scope A holds 300 nodes with their graph built and saved (by the close). */
+async function savedGraphFile(): Promise<string> {
+  const path = fresh();
+  const store = await open(path);
+  await store.write({ scope: A, nodes: nodesOf(A, 300, 1) });
+  await store.buildAnnIndex(A);
+  await store.close();
+  return path;
+}
+
 /**
  * Every query answers exactly like a handle without any ANN (same file, `ann: false`): same ids in
  * the same order and the same scores. Returns the number of queries checked.
@@ -200,11 +210,7 @@ describe('persisted HNSW graphs: break-it', () => {
   });
 
   it('leftovers of a killed save are removed by the next close even when the graph is unchanged (not re-saved)', async () => {
-    const path = fresh();
-    const store = await open(path);
-    await store.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await store.buildAnnIndex(A);
-    await store.close();
+    const path = await savedGraphFile();
     // pids above any pid_max (4194304): their writers are surely gone; process.ppid is alive (its save may be running)
     const leftovers = ['1.hnsw.99999999.1.tmp', '1.hnsw.99999999.1.tmp.json', '1.hnsw.88888888.77.tmp', `1.hnsw.${process.pid}.5.tmp`];
     const running = `1.hnsw.${process.ppid}.9.tmp`;
@@ -362,11 +368,7 @@ describe('persisted HNSW graphs: break-it', () => {
   });
 
   it('the .ann path is a file, a graph file is a folder, the header is a folder: searches exact, no throw', async () => {
-    const path = fresh();
-    const store = await open(path);
-    await store.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await store.buildAnnIndex(A);
-    await store.close();
+    const path = await savedGraphFile();
     rmSync(`${path}.ann`, { recursive: true });
     writeFileSync(`${path}.ann`, 'not a folder');
     const s1 = await open(path);
@@ -416,11 +418,7 @@ describe('persisted HNSW graphs: break-it', () => {
   });
 
   it('m or efConstruction changed between runs: the file is refused, the graph rebuilt with the new options and saved again', async () => {
-    const path = fresh();
-    const s0 = await open(path);
-    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await s0.buildAnnIndex(A);
-    await s0.close();
+    const path = await savedGraphFile();
     for (const [opts, reason] of [
       [{ m: 8 }, 'header does not match the options'],
       [{ m: 8 }, undefined],
@@ -438,11 +436,7 @@ describe('persisted HNSW graphs: break-it', () => {
   });
 
   it('the database file replaced by another store (new createdAt) while the .ann folder stays: refused; same createdAt but another dimension: refused by the header', async () => {
-    const path = fresh();
-    const s0 = await open(path);
-    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await s0.buildAnnIndex(A);
-    await s0.close();
+    const path = await savedGraphFile();
     const createdAt = (await (async () => {
       const db = new Database(path, { readonly: true });
       try {
@@ -518,11 +512,7 @@ describe('persisted HNSW graphs: break-it', () => {
     }
     expect(readdirSync(empty)).toEqual([]);
     // a saved graph of a scope that later shrank below the threshold: exact scan, no load; grown back: corrected
-    const path = fresh();
-    const s0 = await open(path);
-    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await s0.buildAnnIndex(A);
-    await s0.close();
+    const path = await savedGraphFile();
     const s1 = await open(path);
     for (const n of (await s1.list(A)).slice(0, 250)) await s1.forget(A, n.id);
     await s1.close();
@@ -672,11 +662,7 @@ describe('persisted HNSW graphs: break-it', () => {
   }, 120_000);
 
   it('every state a killed save can leave (new graph + old header, old graph + new header, lone files, leftovers): exact results, then one clean pair', async () => {
-    const path = fresh();
-    const s0 = await open(path);
-    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await s0.buildAnnIndex(A);
-    await s0.close();
+    const path = await savedGraphFile();
     const g0 = readFileSync(`${path}.ann/1.hnsw`);
     const h0 = readFileSync(`${path}.ann/1.hnsw.json`);
     const s1 = await open(path);
@@ -711,11 +697,7 @@ describe('persisted HNSW graphs: break-it', () => {
   });
 
   it('a row id reused after the saved graph (sqlite_sequence rewound, as a restored or hand-edited file can do): the label is updated to the new row', async () => {
-    const path = fresh();
-    const s0 = await open(path);
-    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await s0.buildAnnIndex(A);
-    await s0.close();
+    const path = await savedGraphFile();
     const db = new Database(path);
     const top = db.prepare('SELECT rid, id FROM nodes ORDER BY rid DESC LIMIT 3').all() as { rid: number; id: string }[];
     db.close();
@@ -746,11 +728,7 @@ describe('persisted HNSW graphs: break-it', () => {
   });
 
   it('annStatus().loaded describes the last read of the scope: a reload that did not look for a saved graph (now below the threshold) reports none', async () => {
-    const path = fresh();
-    const s0 = await open(path);
-    await s0.write({ scope: A, nodes: nodesOf(A, 300, 1) });
-    await s0.buildAnnIndex(A);
-    await s0.close();
+    const path = await savedGraphFile();
     const store = await open(path);
     await store.vectorSearch(A, unitVector(dim, 1), 1);
     expect(store.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });

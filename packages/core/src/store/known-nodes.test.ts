@@ -20,15 +20,24 @@ async function open(path: string) {
   return s;
 }
 
+/**
+ * `writer` stores x → y, `forgetter` forgets x, then a relation z → x written by `writer` must fail
+ * NODE_NOT_FOUND (texts 'x<suffix>', 'y<suffix>', 'z<suffix>'). Returns x and z.
+ */
+async function linkAfterForget(writer: Awaited<ReturnType<typeof open>>, forgetter: Awaited<ReturnType<typeof open>>, suffix: string) {
+  const x = makeNode(A, `x${suffix}`, unitVector(16, 1));
+  const y = makeNode(A, `y${suffix}`, unitVector(16, 2));
+  await writer.write({ scope: A, nodes: [x, y], relations: [makeRelation(x.id, y.id)] });
+  expect(await forgetter.forget(A, x.id)).toBe(true);
+  const z = makeNode(A, `z${suffix}`, unitVector(16, 3));
+  await expectMemError(writer.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), MemNotFoundError, 'NODE_NOT_FOUND');
+  return { x, z };
+}
+
 describe('known node rids (write path cache)', () => {
   it('a node forgotten by this connection cannot be linked afterwards', async () => {
     const store = await open(':memory:');
-    const x = makeNode(A, 'x', unitVector(16, 1));
-    const y = makeNode(A, 'y', unitVector(16, 2));
-    await store.write({ scope: A, nodes: [x, y], relations: [makeRelation(x.id, y.id)] });
-    expect(await store.forget(A, x.id)).toBe(true);
-    const z = makeNode(A, 'z', unitVector(16, 3));
-    await expectMemError(store.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), MemNotFoundError, 'NODE_NOT_FOUND');
+    await linkAfterForget(store, store, '');
     expect(store.checkIntegrity()).toEqual([]);
     await store.close();
   });
@@ -37,13 +46,8 @@ describe('known node rids (write path cache)', () => {
     const path = join(dir, 'two.db');
     const one = await open(path);
     const two = await open(path);
-    const x = makeNode(A, 'x node', unitVector(16, 1));
-    const y = makeNode(A, 'y node', unitVector(16, 2));
-    await one.write({ scope: A, nodes: [x, y], relations: [makeRelation(x.id, y.id)] });
     // connection one knows x; connection two removes it
-    expect(await two.forget(A, x.id)).toBe(true);
-    const z = makeNode(A, 'z node', unitVector(16, 3));
-    await expectMemError(one.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id)] }), MemNotFoundError, 'NODE_NOT_FOUND');
+    const { x, z } = await linkAfterForget(one, two, ' node');
     // re-added under the same id by connection two: a new row id, which connection one must use
     await two.write({ scope: A, nodes: [x] });
     await one.write({ scope: A, nodes: [z], relations: [makeRelation(z.id, x.id, 'RELATED_TO', { id: 'z-x' })] });

@@ -78,13 +78,18 @@ function sameGate(got: string, replay: string, what = 'rebuilt gate'): void {
   expect(got === replay, `${what} differs from a full replay`).toBe(true);
 }
 
+/** A store seeded with 1 400 memories and the gate snapshot saved now (parsed). */
+async function seededSnapshot() {
+  const store = await openStore();
+  await seed(store, 1400);
+  return { store, snap: JSON.parse(await saveNow(store)) };
+}
+
 const f64b64 = (a: number[]) => Buffer.from(new Float64Array(a).buffer).toString('base64');
 
 describe('forged or stale snapshots are never used', () => {
   it('a snapshot whose ids are the right prefix but in another order', async () => {
-    const store = await openStore();
-    await seed(store, 1400);
-    const snap = JSON.parse(await saveNow(store));
+    const { store, snap } = await seededSnapshot();
     const ids: string[] = snap.scopes[0].ids;
     const swapped = [ids[1], ids[0], ...ids.slice(2)];
     expect(await rebuildWith(store, { ...snap, scopes: [{ ...snap.scopes[0], ids: swapped }] })).toBe(false);
@@ -96,9 +101,7 @@ describe('forged or stale snapshots are never used', () => {
   });
 
   it('a snapshot saved by another @mem/gate-vmf version, or without the stamp, is replayed', async () => {
-    const store = await openStore();
-    await seed(store, 1400);
-    const snap = JSON.parse(await saveNow(store));
+    const { store, snap } = await seededSnapshot();
     expect(snap.implementation).toMatch(/^@mem\/gate-vmf@\d+\.\d+\.\d+/);
     expect(await rebuildWith(store, { ...snap, implementation: '@mem/gate-vmf@0.0.0-older' })).toBe(false);
     const { implementation: _stamp, ...unstamped } = snap;
@@ -108,9 +111,7 @@ describe('forged or stale snapshots are never used', () => {
   });
 
   it('a snapshot carrying its own vectors (never written by the write path) that differ from the nodes', async () => {
-    const store = await openStore();
-    await seed(store, 1400);
-    const snap = JSON.parse(await saveNow(store));
+    const { store, snap } = await seededSnapshot();
     const n = snap.scopes[0].ids.length;
     const rows = new Float32Array(n * dim);
     for (let r = 0; r < n; r++) rows.set(clustered(r + 77), r * dim);
@@ -120,26 +121,20 @@ describe('forged or stale snapshots are never used', () => {
   });
 
   it('an empty snapshot (no ids) with a forged τ and commit count', async () => {
-    const store = await openStore();
-    await seed(store, 1400);
-    const snap = JSON.parse(await saveNow(store));
+    const { store, snap } = await seededSnapshot();
     const empty = { ...snap.scopes[0], ids: [], sum: f64b64(new Array(dim).fill(0)), scatter: null, basis: null, pcaComponents: 0, index: null, sketch: null, changesSinceFit: 0 };
     expect(await rebuildWith(store, { ...snap, scopes: [{ ...empty, tau: 0.01, commits: 123_456 }] })).toBe(false);
     await store.close();
   });
 
   it('commit count or τ that do not fit the ids', async () => {
-    const store = await openStore();
-    await seed(store, 1400);
-    const snap = JSON.parse(await saveNow(store));
+    const { store, snap } = await seededSnapshot();
     expect(await rebuildWith(store, { ...snap, scopes: [{ ...snap.scopes[0], commits: snap.scopes[0].commits + 5 }] })).toBe(false);
     await store.close();
   });
 
   it('non-finite numbers hidden in base64 (sum, basis, scatter)', async () => {
-    const store = await openStore();
-    await seed(store, 1400);
-    const snap = JSON.parse(await saveNow(store));
+    const { store, snap } = await seededSnapshot();
     const sc = snap.scopes[0];
     const poison = (b64: string, v: number) => {
       const a = new Float64Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer);

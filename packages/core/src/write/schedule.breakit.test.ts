@@ -46,6 +46,17 @@ const open = (store: MemoryStore, log: Log, consolidateEvery: number) =>
 const writeRows = (h: HistoryEntry[]) => h.filter((x) => x.op === 'ADD' || x.op === 'UPDATE' || x.op === 'NOOP');
 const rec = (h: HistoryEntry) => scheduleRecord(h.data) as ScheduleRecord;
 
+
+/** Adds obs(from)…obs(to − 1) to `m`; returns the write ordinals (i + 1) after which a consolidation pass ran. */
+async function passOrdinals(m: { add(o: ReturnType<typeof obs>): Promise<unknown>; stats(): Promise<{ consolidations: number }> }, from: number, to: number): Promise<number[]> {
+  const passAt: number[] = [];
+  for (let i = from; i < to; i++) {
+    const before = (await m.stats()).consolidations;
+    await m.add(obs(i));
+    if ((await m.stats()).consolidations > before) passAt.push(i + 1);
+  }
+  return passAt;
+}
 describe('restart with a changed consolidateEvery', () => {
   // Process 1 (every 4): writes 1..6, a pass at write 4 reviews writes 1..4. Process 2 (every 10):
   // the next pass comes 10 writes after the last one (write 14) and reviews writes 5..14 only. Was a
@@ -61,12 +72,7 @@ describe('restart with a changed consolidateEvery', () => {
     await m1.close();
     log.calls = [];
     const m2 = open(createSqliteStore({ path }), log, 10);
-    const passAt: number[] = [];
-    for (let i = 6; i < 14; i++) {
-      const before = (await m2.stats()).consolidations;
-      await m2.add(obs(i));
-      if ((await m2.stats()).consolidations > before) passAt.push(i + 1);
-    }
+    const passAt = await passOrdinals(m2, 6, 14);
     expect(passAt).toEqual([14]); // 10 writes after the pass at write 4, not at write 10
     const rows = writeRows(await m2.history({ scope, limit: 1000 }));
     const texts = new Map((await m2.list({ scope, limit: 1000 })).map((n) => [n.id, n.text]));
@@ -99,12 +105,7 @@ describe('restart with a changed consolidateEvery', () => {
     expect(reviewable.length).toBeGreaterThan(2);
     await m1.close();
     const m2 = open(createSqliteStore({ path }), log, 3);
-    const passAt: number[] = [];
-    for (let i = 7; i < 16; i++) {
-      const before = (await m2.stats()).consolidations;
-      await m2.add(obs(i));
-      if ((await m2.stats()).consolidations > before) passAt.push(i + 1);
-    }
+    const passAt = await passOrdinals(m2, 7, 16);
     await m2.close();
     expect(passAt).toEqual([8, 11, 14]);
     for (const t of reviewable) expect(log.calls, `never reviewed: ${t}`).toContain(t);
