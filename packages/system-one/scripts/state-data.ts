@@ -3,6 +3,10 @@
  * bench (`apps/demo-agent bench:state`):
  * - ours, `test/state-pairs.json`: 84 scenarios over seven subject kinds, each (older, same / update /
  *   contradiction / compatible / unrelated); scenarios with index % 4 == 3 are HELD OUT;
+ * - ours, `test/state-pairs-more.json`: 56 more scenarios (the same columns plus `side`, a statement
+ *   that stays true after the change: (side, update) and (side, contradiction) are `compatible`), single
+ *   statements per subject kind (kind model only) and single labelled pairs; index % 4 == 3 HELD OUT in
+ *   every list;
  * - the relation fixtures of issue 17 (`relation-pairs.json`, same split; `relation-pairs-extra.json`
  *   and the templated hard negatives: training only), `related` read as `compatible`;
  * - BEAM dev pairs (`relation-data.ts` `beamPairs`, read at run time, never copied): conversations
@@ -29,13 +33,32 @@ export const STATE_BEAM_TRAIN = [1, 2, 3, 4, 5, 6, 7];
 export const STATE_BEAM_HELD_OUT = [8, 9, 10];
 
 const FIXTURE = resolve(import.meta.dirname, '../test/state-pairs.json');
+const MORE = resolve(import.meta.dirname, '../test/state-pairs-more.json');
 interface StateFixture {
   columns: string[];
   scenarios: string[][];
   other: string[];
 }
+interface MoreFixture {
+  columns: string[];
+  scenarios: string[][];
+  statements: Record<string, string[]>;
+  pairs: [string, string, string][];
+}
 function fixture(): StateFixture {
   return JSON.parse(readFileSync(FIXTURE, 'utf8')) as StateFixture;
+}
+function more(): MoreFixture {
+  return JSON.parse(readFileSync(MORE, 'utf8')) as MoreFixture;
+}
+const heldOutIndex = (i: number) => i % 4 === 3;
+
+/** Every scenario of ours, both files: `[kind, older, same, update, contradiction, compatible, unrelated, side?]`, with its source id. */
+function allScenarios(): { s: string[]; source: string; i: number }[] {
+  return [
+    ...fixture().scenarios.map((s, i) => ({ s, source: `state:${i}`, i })),
+    ...more().scenarios.map((s, i) => ({ s, source: `state2:${i}`, i })),
+  ];
 }
 
 /** Our state pairs (`test/state-pairs.json`). */
@@ -44,10 +67,18 @@ export function statePairs(): StatePair[] {
   const cols = doc.columns.slice(2) as StateLabel[];
   for (const c of cols) if (!STATE_LABELS.includes(c)) throw new Error(`state-pairs.json: unknown column ${c}`);
   const out: StatePair[] = [];
-  doc.scenarios.forEach((s, i) => {
+  for (const { s, source, i } of allScenarios()) {
     const kind = s[0] as StateKind;
-    if (!STATE_KINDS.includes(kind)) throw new Error(`state-pairs.json: unknown kind ${kind}`);
-    cols.forEach((label, k) => out.push({ older: s[1]!, newer: s[k + 2]!, label, kind, source: `state:${i}`, heldOut: i % 4 === 3 }));
+    if (!STATE_KINDS.includes(kind)) throw new Error(`${source}: unknown kind ${kind}`);
+    const heldOut = heldOutIndex(i);
+    cols.forEach((label, k) => out.push({ older: s[1]!, newer: s[k + 2]!, label, kind, source, heldOut }));
+    // the side statement stays true after the change: (side, update) and (side, contradiction) are compatible
+    const side = s[7];
+    if (side) for (const k of [3, 4]) out.push({ older: side, newer: s[k]!, label: 'compatible', kind, source: `${source}:side`, heldOut });
+  }
+  more().pairs.forEach(([label, older, newer], i) => {
+    if (!STATE_LABELS.includes(label as StateLabel)) throw new Error(`state-pairs-more.json pairs[${i}]: unknown label ${label}`);
+    out.push({ older, newer, label: label as StateLabel, kind: null, source: `state3:${i}`, heldOut: heldOutIndex(i) });
   });
   return out;
 }
@@ -59,30 +90,32 @@ export function statePairs(): StatePair[] {
  * attribute does not change this one (label `unrelated`).
  */
 export function crossKindPairs(per = 2): StatePair[] {
-  const doc = fixture();
-  const train = doc.scenarios.map((s, i) => ({ s, i })).filter((x) => x.i % 4 !== 3);
+  const train = allScenarios().filter((x) => !heldOutIndex(x.i));
   const out: StatePair[] = [];
-  train.forEach(({ s, i }, t) => {
+  train.forEach(({ s, source }, t) => {
     let made = 0;
     for (let step = 1; made < per && step < train.length; step++) {
       const o = train[(t + step * 7) % train.length]!;
       if (o.s[0] === s[0]) continue;
       const col = made % 2 === 0 ? 3 : 4; // update, contradiction
-      out.push({ older: s[1]!, newer: o.s[col]!, label: 'unrelated', kind: null, source: `state-cross:${i}-${o.i}`, heldOut: false });
+      out.push({ older: s[1]!, newer: o.s[col]!, label: 'unrelated', kind: null, source: `state-cross:${source}-${o.source}`, heldOut: false });
       made++;
     }
   });
   return out;
 }
 
-/** Sentences with their subject kind, for the kind model: each scenario's first five statements, and the `other` list. */
+/** Sentences with their subject kind, for the kind model: each scenario's first five statements, the `other` list and the single statements. */
 export function kindSentences(): { text: string; kind: StateKind; heldOut: boolean }[] {
-  const doc = fixture();
   const out: { text: string; kind: StateKind; heldOut: boolean }[] = [];
-  doc.scenarios.forEach((s, i) => {
-    for (const t of s.slice(1, 6)) out.push({ text: t, kind: s[0] as StateKind, heldOut: i % 4 === 3 });
-  });
-  doc.other.forEach((t, i) => out.push({ text: t, kind: 'other', heldOut: i % 4 === 3 }));
+  for (const { s, i } of allScenarios()) {
+    for (const t of s.slice(1, 6)) out.push({ text: t, kind: s[0] as StateKind, heldOut: heldOutIndex(i) });
+  }
+  fixture().other.forEach((t, i) => out.push({ text: t, kind: 'other', heldOut: heldOutIndex(i) }));
+  for (const [kind, list] of Object.entries(more().statements)) {
+    if (!STATE_KINDS.includes(kind as StateKind)) throw new Error(`state-pairs-more.json statements: unknown kind ${kind}`);
+    list.forEach((t, i) => out.push({ text: t, kind: kind as StateKind, heldOut: heldOutIndex(i) }));
+  }
   return out;
 }
 
