@@ -1,4 +1,5 @@
-import { defineConfig } from 'tsup';
+import path from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 
 /**
  * The `mem` CLI bundle (dist/cli.js plus chunks that load on first use; bin/mem.js runs it).
@@ -12,6 +13,24 @@ import { defineConfig } from 'tsup';
  * because the bundled packages' code resolves them from here (`createRequire(import.meta.url)`,
  * `import()`). `bench/cli-startup.mjs` measures the result.
  */
+/**
+ * zod's `locales` namespace (`z.locales`, 40 translations of its error messages, 370 KB of the
+ * 760 KB zod adds) holds only English in the bundle: English is zod's default, and nothing in the CLI
+ * calls `z.config(z.locales.xx())`. Every zod message stays the same.
+ */
+const zodEnglishOnly: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}zod${path.sep}v4${path.sep}`) ? { path: path.resolve(args.resolveDir, '../locales/index.js'), namespace: 'zod-english-only' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 export default defineConfig({
   entry: { cli: 'src/cli.ts' },
   format: ['esm'],
@@ -21,5 +40,6 @@ export default defineConfig({
   target: 'node20',
   noExternal: [/^@mem\//, 'zod', 'chrono-node', 'commander', 'env-paths', '@hono/zod-openapi', '@modelcontextprotocol/sdk'],
   // bundled CommonJS code (commander, ajv) calls `require` for Node's built-ins
+  esbuildPlugins: [zodEnglishOnly],
   banner: { js: "import { createRequire as __memCreateRequire } from 'node:module'; const require = __memCreateRequire(import.meta.url);" },
 });
