@@ -13,7 +13,7 @@
  * Exit code 1 on any error, non-2xx, timeout, lost acknowledged add or (with `--max-rss-mb`) an
  * RSS above the bound: the CI tier runs a short version (`--duration 10 --adds 2000`).
  *
- *   nice -n 10 npx tsx apps/demo-agent/bench/load.ts [--duration 60] [--connections 32] [--adds 10000] [--retriever jev] [--server-node-args "--max-semi-space-size=8"]
+ *   nice -n 10 npx tsx apps/demo-agent/bench/load.ts [--duration 60] [--connections 32] [--adds 10000] [--retriever jev] [--server-node-args=--max-semi-space-size=8]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     retriever: { type: 'string', default: 'jev' },
     'max-rss-mb': { type: 'string' },
     'add-share': { type: 'string', default: '0.2' },
-    // extra node arguments for the server process, e.g. "--max-semi-space-size=8" (space-separated)
+    // extra node arguments for the server process (space-separated; give it as --server-node-args=--flag)
     'server-node-args': { type: 'string', default: '' },
   },
 });

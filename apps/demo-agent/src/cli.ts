@@ -688,7 +688,8 @@ function addServiceCommands(program: Command): void {
     .option('--body-limit <bytes>', 'request body limit in bytes', intOption('--body-limit'), 1_000_000)
     .action(async (opts: { port: number; host: string; token?: string; bodyLimit: number }, cmd: Command) => {
       const o = globals(cmd);
-      const { startServer } = await import('./http/serve.js');
+      const [{ startServer }, { tuneHeapForServer }] = await Promise.all([import('./http/serve.js'), import('./http/heap.js')]);
+      tuneHeapForServer(); // a long-running process: V8's old generation kept to 1.3× its live size (see http/heap.ts)
       const token = opts.token ?? process.env.MEM_API_TOKEN;
       if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !token) {
         process.stderr.write(`${c.yellow('warning')}: serving on ${opts.host} without a token; anyone who can reach it can read and change memories (set --token or MEM_API_TOKEN)\n`);
