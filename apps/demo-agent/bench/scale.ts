@@ -8,6 +8,8 @@
  *  - search p50 / p95 of `--queries` questions for bm25, dense, hybrid and jev (one warm-up each),
  *    once the scope's HNSW graph is built (above 5,000 memories; its build time is printed);
  *  - the SQLite file size (with its WAL) and the process RSS.
+ * Besides wall time, each operation's CPU time (process.cpuUsage, user + system) is recorded: on a
+ * shared machine other jobs inflate wall time far more than CPU time.
  * Ratios against the first size are printed from the same run. The growth between sizes is written
  * straight through the store as gate Adds (core bench/synthetic.ts sentences, no relations; the
  * full write path at 50 adds/s would take an hour for 100k), so jev's graph is thinner than after
@@ -35,6 +37,11 @@ const QUESTIONS = ['Who painted the kite?', 'What did Mira buy at the market?', 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+};
+/** This process's CPU time in ms (user + system): robust to other jobs on a loaded machine, unlike wall time. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 };
 const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 const fileMb = (db: string) => ['', '-wal'].reduce((a, s) => a + (existsSync(db + s) ? statSync(db + s).size : 0), 0) / 1048576;
@@ -83,10 +90,13 @@ async function main(): Promise<void> {
       await stack.add([obs()]); // rebuilds the scope's gate and indexes: not timed
       const warmS = (performance.now() - t) / 1000;
       const writes: number[] = [];
+      const writeCpu: number[] = [];
       for (let i = 0; i < WRITES; i++) {
         t = performance.now();
+        const c = cpuMs();
         await stack.add([obs()]);
         writes.push(performance.now() - t);
+        writeCpu.push(cpuMs() - c);
       }
       stored += WRITES + 1;
       const retrievers: Retriever[] = [
@@ -100,17 +110,21 @@ async function main(): Promise<void> {
       t = performance.now();
       await (stack.store as { buildAnnIndex?: (s: typeof stack.scope) => Promise<void> }).buildAnnIndex?.(stack.scope);
       const annS = (performance.now() - t) / 1000;
-      const row: Record<string, number> = { size, seedS, warmS, annS, writeP50: pct(writes, 0.5), writeP95: pct(writes, 0.95) };
+      const row: Record<string, number> = { size, seedS, warmS, annS, writeP50: pct(writes, 0.5), writeP95: pct(writes, 0.95), writeCpuP50: pct(writeCpu, 0.5) };
       for (const r of retrievers) {
         await r.search({ scope: stack.scope, query: QUESTIONS[0]!, k: 10 }); // warm-up (snapshots, indexes)
         const xs: number[] = [];
+        const cs: number[] = [];
         for (let i = 0; i < QUERIES; i++) {
           t = performance.now();
+          const c = cpuMs();
           await r.search({ scope: stack.scope, query: QUESTIONS[i % QUESTIONS.length]!, k: 10 });
           xs.push(performance.now() - t);
+          cs.push(cpuMs() - c);
         }
         row[`${r.name}P50`] = pct(xs, 0.5);
         row[`${r.name}P95`] = pct(xs, 0.95);
+        row[`${r.name}CpuP50`] = pct(cs, 0.5);
       }
       row.fileMb = fileMb(db);
       row.rssMb = rssMb();
@@ -124,7 +138,7 @@ async function main(): Promise<void> {
   const cols = Object.keys(rows[0]!).filter((c) => !['size', 'seedS', 'warmS', 'annS'].includes(c));
   console.log(`\n| memories in the scope | ${cols.join(' | ')} |\n|---:|${cols.map(() => '---:').join('|')}|`);
   for (const r of rows) console.log(`| ${r.size} | ${cols.map((c) => `${r[c]!.toFixed(1)} (${(r[c]! / rows[0]![c]!).toFixed(2)}×)`).join(' | ')} |`);
-  console.log(`(ms for p50/p95; ratios against ${rows[0]!.size} memories in the same run)`);
+  console.log(`(ms: P50/P95 wall time, CpuP50 = median CPU time of this process per operation, which other jobs on a loaded machine inflate less; ratios against ${rows[0]!.size} memories in the same run)`);
 }
 
 await main();
