@@ -3,6 +3,25 @@ import { chatCompletion, startOpenAICompatibleServer, type MockOpenAIServer } fr
 import { MemError } from '@mem/core';
 import { bleu1, createLlmJudge, createRubricJudge, parseJudgeVerdict, parseRubricVerdict, tokenF1 } from './answers.js';
 
+type ChatHandler = NonNullable<NonNullable<Parameters<typeof startOpenAICompatibleServer>[0]>['chat']>;
+
+/** A loopback OpenAI-compatible server for the describe block it is called in; `reply` answers each chat from its last message's text. */
+function chatServer(reply: (user: string) => ReturnType<ChatHandler>): Pick<MockOpenAIServer, 'url' | 'requests'> {
+  let server: MockOpenAIServer | undefined;
+  beforeAll(async () => {
+    server = await startOpenAICompatibleServer({ chat: (body) => reply(String(body.messages.at(-1).content)) });
+  });
+  afterAll(() => server?.close());
+  return {
+    get url() {
+      return server!.url;
+    },
+    get requests() {
+      return server!.requests;
+    },
+  };
+}
+
 describe('tokenF1 / bleu1', () => {
   it('hand-computed cases', () => {
     // pred tokens: [she, went, to, paris] ; gold: [paris] -> P = 1/4, R = 1, F1 = 0.4
@@ -26,19 +45,12 @@ describe('tokenF1 / bleu1', () => {
 });
 
 describe('createLlmJudge (loopback OpenAI-compatible server)', () => {
-  let server: MockOpenAIServer;
-  beforeAll(async () => {
-    server = await startOpenAICompatibleServer({
-      chat: (body) => {
-        const user = String(body.messages.at(-1).content);
-        if (user.includes('Generated answer: garbage')) return { json: chatCompletion('no idea') };
-        if (user.includes('Generated answer: boom')) return { status: 500, json: { error: { message: 'down' } } };
-        const ok = /Gold answer: (.*)\nGenerated answer: .*\1/i.test(user);
-        return { json: chatCompletion(ok ? 'CORRECT' : 'WRONG') };
-      },
-    });
+  const server = chatServer((user) => {
+    if (user.includes('Generated answer: garbage')) return { json: chatCompletion('no idea') };
+    if (user.includes('Generated answer: boom')) return { status: 500, json: { error: { message: 'down' } } };
+    const ok = /Gold answer: (.*)\nGenerated answer: .*\1/i.test(user);
+    return { json: chatCompletion(ok ? 'CORRECT' : 'WRONG') };
   });
-  afterAll(() => server.close());
 
   it('returns 1/0 from the endpoint and a typed error otherwise', async () => {
     const judge = createLlmJudge({ baseURL: server.url, apiKey: 'k', model: 'judge', maxRetries: 0 });
@@ -54,19 +66,12 @@ describe('createLlmJudge (loopback OpenAI-compatible server)', () => {
 });
 
 describe('createRubricJudge (loopback OpenAI-compatible server)', () => {
-  let server: MockOpenAIServer;
-  beforeAll(async () => {
-    server = await startOpenAICompatibleServer({
-      chat: (body) => {
-        const user = String(body.messages.at(-1).content);
-        if (user.includes('Answer: garbage')) return { json: chatCompletion('hmm') };
-        const item = /Rubric item: (.*)\n/.exec(user)![1];
-        const answer = /Answer: (.*)$/s.exec(user)![1];
-        return { json: chatCompletion(answer.includes(item) ? '1' : item.startsWith('half') ? '0.5' : '0') };
-      },
-    });
+  const server = chatServer((user) => {
+    if (user.includes('Answer: garbage')) return { json: chatCompletion('hmm') };
+    const item = /Rubric item: (.*)\n/.exec(user)![1];
+    const answer = /Answer: (.*)$/s.exec(user)![1];
+    return { json: chatCompletion(answer.includes(item) ? '1' : item.startsWith('half') ? '0.5' : '0') };
   });
-  afterAll(() => server.close());
 
   it('scores each rubric item 0 / 0.5 / 1 and averages; the ideal answer stands in for a missing rubric', async () => {
     expect(parseRubricVerdict('0.5')).toBe(0.5);

@@ -85,6 +85,15 @@ function perturbations(t: string): string[] {
   return out;
 }
 
+/** `rand(n)`: a seeded integer in [0, n) (a small xorshift-multiply step; the same sequence on every run). */
+function seededInt(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return state % n;
+  };
+}
+
 describe('chrono gate vs un-gated chrono on cue-defeating texts', () => {
   it('the gates are active (else this file tests nothing)', () => {
     expect(gateInfo().active).toBe(true);
@@ -140,11 +149,7 @@ describe('chrono gate vs un-gated chrono on cue-defeating texts', () => {
 
   it('random mixes of cue fragments with zero-width characters, soft hyphens and Unicode digits (seeded, 3 000 texts)', () => {
     const parts = ['yester', 'day', 'to', 'morrow', 'last', 'night', 'week', 'end', 'mon', 'th', 'ago', 'in', 'for', 'two', '12', '１２', '١٢', '2023', ':', '30', 'pm', 'may', 'jun', 'e', ' ', '-', '.', '/', '\u200d', '\u00ad', '\u00a0', '\ufeff', 'Ｍａｙ', 'ſ', '\u212a'];
-    let seed = 12345;
-    const rand = (n: number) => {
-      seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-      return seed % n;
-    };
+    const rand = seededInt(12345);
     for (let k = 0; k < 3000; k++) {
       let t = '';
       const len = 1 + rand(8);
@@ -169,11 +174,7 @@ describe('ASCII fast paths of the NLP layer', () => {
   };
 
   it('sanitizeForParse and maskExtendedLatin are the identity / the slow path on random ASCII (control characters and DEL included)', () => {
-    let seed = 99;
-    const rand = (n: number) => {
-      seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-      return seed % n;
-    };
+    const rand = seededInt(99);
     for (let k = 0; k < 2000; k++) {
       let t = '';
       const len = rand(k % 50 === 0 ? 600 : 60);

@@ -35,6 +35,14 @@ function exactTop(nodes: Map<string, MemoryNode>, q: Float32Array, k: number): s
     .map((x) => x.id);
 }
 
+/** The file reopened: searches like the exact scan over `nodes`, and its saved graph was loaded as `loaded` says; closed again. */
+async function expectAdopted(path: string, nodes: Map<string, MemoryNode>, loaded: { loaded: boolean; removed: number; updated: number; tail: number }): Promise<void> {
+  const store = await open(path);
+  await expectExact(store, A, nodes);
+  expect(store.annStatus(A).loaded).toEqual(loaded);
+  await store.close();
+}
+
 async function expectExact(store: Awaited<ReturnType<typeof open>>, scope: ResolvedScope, nodes: Map<string, MemoryNode>) {
   for (let i = 0; i < 25; i++) {
     const q = unitVector(dim, 50_000 + i);
@@ -75,10 +83,7 @@ describe('persisted HNSW graph (ann.persist)', () => {
     await expectExact(store, A, nodes);
     await store.close();
     expect(readdirSync(`${path}.ann`).sort()).toEqual(['1.hnsw', '1.hnsw.json']);
-    const again = await open(path);
-    await expectExact(again, A, nodes);
-    expect(again.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });
-    await again.close();
+    await expectAdopted(path, nodes, { loaded: true, removed: 0, updated: 0, tail: 0 });
   });
 
   it('rows only added since the save: the graph is adopted as saved and the new rows are the tail', async () => {
@@ -88,10 +93,7 @@ describe('persisted HNSW graph (ann.persist)', () => {
     await other.write({ scope: A, nodes: added });
     for (const x of added) nodes.set(x.id, x);
     await other.close();
-    const store = await open(path);
-    await expectExact(store, A, nodes);
-    expect(store.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 30 });
-    await store.close();
+    await expectAdopted(path, nodes, { loaded: true, removed: 0, updated: 0, tail: 30 });
   });
 
   it('a stale graph is corrected on load: forgotten rows deleted, changed vectors updated, new rows in the tail', async () => {
@@ -108,15 +110,9 @@ describe('persisted HNSW graph (ann.persist)', () => {
     await other.write({ scope: A, nodes: [...changed, ...added] });
     for (const x of [...changed, ...added]) nodes.set(x.id, x);
     await other.close();
-    const store = await open(path);
-    await expectExact(store, A, nodes);
-    expect(store.annStatus(A).loaded).toEqual({ loaded: true, removed: 20, updated: 5, tail: 50 });
-    await store.close();
+    await expectAdopted(path, nodes, { loaded: true, removed: 20, updated: 5, tail: 50 });
     // the corrected graph was saved again: the next open needs no correction
-    const again = await open(path);
-    await expectExact(again, A, nodes);
-    expect(again.annStatus(A).loaded).toEqual({ loaded: true, removed: 0, updated: 0, tail: 0 });
-    await again.close();
+    await expectAdopted(path, nodes, { loaded: true, removed: 0, updated: 0, tail: 0 });
   });
 
   it('a damaged, torn or foreign file is ignored (rebuilt), never trusted', async () => {

@@ -33,6 +33,13 @@ function text(rnd: () => number, i: number): string {
   return `${ws.join(' ')} item${i}`;
 }
 
+/** The store's integrity check is clean; close it, then its file's stats are exact (checkStats). */
+async function closeChecked(store: SqliteStore, path: string): Promise<void> {
+  expect(store.checkIntegrity()).toEqual([]);
+  await store.close();
+  checkStats(path);
+}
+
 /**
  * The BM25 statistics recomputed from the node rows (what scope_terms, scopes.token_count and
  * nodes.doc_len must equal), compared with the stored ones through a read-only connection.
@@ -87,9 +94,7 @@ describe('batch writes at the multi-row chunk boundaries (32 rows per INSERT)', 
         expect((await store.vectorSearch(scope, nodes[i]!.embedding, 1))[0]?.node.id).toBe(nodes[i]!.id);
       }
     }
-    expect(store.checkIntegrity()).toEqual([]);
-    await store.close();
-    checkStats(path);
+    await closeChecked(store, path);
   });
 
   it('a batch mixing updates of stored nodes and new nodes across chunk edges keeps df / doc_len / token_count exact and the FTS index in step', async () => {
@@ -113,9 +118,7 @@ describe('batch writes at the multi-row chunk boundaries (32 rows per INSERT)', 
       expect((await store.vectorSearch(A, unitVector(DIM, 500 + i), 1))[0]!.node.id).toBe(first[i]!.id);
     }
     expect((await store.lexicalSearch(A, 'oldword1', 5)).map((h) => h.node.id)).toEqual([first[1]!.id]);
-    expect(store.checkIntegrity()).toEqual([]);
-    await store.close();
-    checkStats(path);
+    await closeChecked(store, path);
   });
 
   it('a node rewritten with the same text, and a term whose df drops to 0 in one batch and comes back in the next, leave exact stats', async () => {
@@ -499,9 +502,7 @@ describe('odd ids and a random operation model', () => {
     expect((await store.relations(A)).map((r) => `${r.id}:${r.from}>${r.to}`)).toEqual(model.rels.map((r) => `${r.id}:${r.from}>${r.to}`));
     const listed = await store.list(A);
     expect(new Map(listed.map((n) => [n.id, n.text]))).toEqual(model.nodes);
-    expect(store.checkIntegrity()).toEqual([]);
-    await store.close();
-    checkStats(path);
+    await closeChecked(store, path);
   });
 });
 

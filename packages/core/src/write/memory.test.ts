@@ -394,6 +394,12 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
 
 describe('gate state: rebuilt from the store, in step with forget and failures', () => {
   const extra: ObservationInput = { text: 'I bought a second bicycle for my sister.', scope, observedAt: '2024-06-01T00:00:00Z', speaker: 'Mira' };
+  /** A memory that added the first `n` turns, and its result for `extra` (what an untouched gate decides). */
+  const twinAfter = async (n: number) => {
+    const twin = make();
+    await twin.add(dialogue.slice(0, n));
+    return { twin, twinNext: await twin.add(extra) };
+  };
   const gateOf = (r: { node: { gate: any } }) => ({ ...r.node.gate, nearest: r.node.gate.nearest?.cosine });
 
   it('a restarted process decides the same (replay of commits in order)', async () => {
@@ -427,9 +433,7 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
   });
 
   it('a store write that throws leaves nothing, a typed error, and the gate unchanged', async () => {
-    const twin = make();
-    await twin.add(dialogue.slice(0, 4));
-    const twinNext = await twin.add(extra);
+    const { twin, twinNext } = await twinAfter(4);
 
     const { store, fail } = flakyStore(createSqliteStore({ path: ':memory:' }));
     const m = make({ store });
@@ -448,9 +452,7 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
   });
 
   it('an embedder or controller failing mid-batch writes nothing and leaves the gate unchanged', async () => {
-    const twin = make();
-    await twin.add(dialogue.slice(0, 2));
-    const twinNext = await twin.add(extra);
+    const { twin, twinNext } = await twinAfter(2);
 
     const m1 = make({ embedder: failingEmbedder(embedder, 3), embedBatchSize: 2 });
     await m1.add(dialogue.slice(0, 2)); // embed call 1

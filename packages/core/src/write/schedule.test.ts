@@ -48,6 +48,13 @@ function recorder(passes: Passes): WriteController {
 const open = (store: MemoryStore, controller: WriteController, consolidateEvery: number) =>
   createMemory({ store, embedder: hashEmbedder(), extractor: simpleExtractor, systemOne: controller as never, now, consolidateEvery });
 /** Calls, action and relations (subtype and probability to 12 digits) of a result. */
+/** Adds obs(from)…obs(to − 1) to `m` one by one; their results. */
+async function addEach(m: { add(o: ReturnType<typeof obs>): Promise<unknown> }, from: number, to: number): Promise<AddResult[]> {
+  const out: AddResult[] = [];
+  for (let i = from; i < to; i++) out.push((await m.add(obs(i))) as AddResult);
+  return out;
+}
+
 const sig = (r: AddResult) =>
   `${r.controllerCalls}:${r.action}:${r.relations
     .map((x) => `${x.subtype}@${x.probability.toFixed(12)}`)
@@ -160,8 +167,7 @@ describe('consolidation schedule: forget in the middle', () => {
     const { m, gone } = await history(join(dir, 'f-live.db'), passes);
     expect((await m.stats()).consolidations).toBe(2);
     const before = passes.length;
-    const live: AddResult[] = [];
-    for (let i = 12; i < 14; i++) live.push((await m.add(obs(i))) as AddResult);
+    const live = await addEach(m, 12, 14);
     expect((await m.stats()).consolidations).toBe(2);
     live.push((await m.add(obs(14))) as AddResult); // write 15: the pass runs here, as without the forget
     expect((await m.stats()).consolidations).toBe(3);
@@ -177,7 +183,7 @@ describe('consolidation schedule: forget in the middle', () => {
     expect(expected.length).toBeGreaterThan(1);
     // neither the forgotten write nor the forgotten candidate is sent to the controller again
     for (const s of passes.slice(before)) for (const t of gone) expect(s).not.toContain(JSON.stringify(t));
-    for (let i = 15; i < 20; i++) live.push((await m.add(obs(i))) as AddResult);
+    live.push(...(await addEach(m, 15, 20)));
     expect(passWrites(live)).toEqual([2, 7]);
     await m.close();
 
@@ -187,8 +193,7 @@ describe('consolidation schedule: forget in the middle', () => {
     await first.m.close();
     expect(passes2).toEqual(passes.slice(0, before));
     const m2 = open(createSqliteStore({ path: join(dir, 'f-restart.db') }), recorder(passes2), 5);
-    const restarted: AddResult[] = [];
-    for (let i = 12; i < 20; i++) restarted.push((await m2.add(obs(i))) as AddResult);
+    const restarted = await addEach(m2, 12, 20);
     await m2.close();
     expect(restarted.map(sig)).toEqual(live.map(sig));
     expect(passes2).toEqual(passes);
@@ -297,8 +302,7 @@ describe('consolidation schedule: many forgets after the last writes', () => {
     };
     const livePasses: Passes = [];
     const live = await build(join(dir, 'deep-live.db'), livePasses);
-    const liveRs: AddResult[] = [];
-    for (let i = 41; i < 47; i++) liveRs.push((await live.add(obs(i))) as AddResult);
+    const liveRs = await addEach(live, 41, 47);
     expect(passWrites(liveRs)).toEqual([0, 3]); // writes 42 and 45
     expect((await live.stats()).consolidations).toBe(15);
     await live.close();
@@ -306,8 +310,7 @@ describe('consolidation schedule: many forgets after the last writes', () => {
     const passes: Passes = [];
     await (await build(join(dir, 'deep-restart.db'), passes)).close();
     const m = open(createSqliteStore({ path: join(dir, 'deep-restart.db') }), recorder(passes), 3);
-    const rs: AddResult[] = [];
-    for (let i = 41; i < 47; i++) rs.push((await m.add(obs(i))) as AddResult);
+    const rs = await addEach(m, 41, 47);
     await m.close();
     expect(rs.map(sig)).toEqual(liveRs.map(sig));
     expect(passes).toEqual(livePasses);
