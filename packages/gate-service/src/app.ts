@@ -22,7 +22,7 @@
  * rolled back (the gate is restored from the last persisted snapshot) and 503 STATE_NOT_PERSISTED
  * is returned, so the file and the memory never disagree.
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import { createJsonApp, errorJson, errorSchema, gateDecisionSchema } from './http.js';
 import { bodyLimit } from 'hono/body-limit';
 import { createNoveltyGate, GateError, isNoopByScore, isWellFormed, SAGE_DEFAULTS, scopeValueProblem, toUnitVector, type GateDecision, type NoveltyGate } from '@mem/gate-vmf';
@@ -162,6 +162,19 @@ const errors = {
   503: json(ErrorSchema, 'State could not be persisted (mutation rolled back) or embedder unavailable'),
 };
 
+/** A route of the service: 200 with `ok`, or one of the service's errors. */
+const gateRoute = <M extends 'get' | 'post' | 'delete', P extends string, Req extends NonNullable<RouteConfig['request']>, R extends ReturnType<typeof json>>(
+  method: M,
+  path: P,
+  summary: string,
+  request: Req,
+  ok: R,
+) => createRoute({ method, path, summary, request, responses: { 200: ok, ...errors } });
+
+/** A POST route taking a required JSON `Body` (see `gateRoute`). */
+const jsonPost = <P extends string, B extends z.ZodTypeAny, R extends ReturnType<typeof json>>(path: P, summary: string, Body: B, ok: R) =>
+  gateRoute('post', path, summary, { body: { content: { 'application/json': { schema: Body } }, required: true } }, ok);
+
 class ServiceError extends Error {
   constructor(
     readonly status: 400 | 404 | 409 | 503,
@@ -299,13 +312,7 @@ export function createGateApp(options: GateAppOptions) {
   app.get('/healthz', (c) => c.json({ ok: true, scopes: gate.scopes().length }));
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/gate/route',
-      summary: 'Route a candidate memory: add / update / noop (read-only)',
-      request: { body: { content: { 'application/json': { schema: RouteBody } }, required: true } },
-      responses: { 200: json(RouteResult, 'The decision'), ...errors },
-    }),
+    jsonPost('/v1/gate/route', 'Route a candidate memory: add / update / noop (read-only)', RouteBody, json(RouteResult, 'The decision')),
     async (c) => {
       const body = c.req.valid('json');
       const v = await vectorOf(body);
@@ -316,13 +323,7 @@ export function createGateApp(options: GateAppOptions) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/v1/gate/commit',
-      summary: 'Record a stored memory in the gate (advances the scope\'s τ EMA)',
-      request: { body: { content: { 'application/json': { schema: CommitBody } }, required: true } },
-      responses: { 200: json(CommitResult, 'Committed'), ...errors },
-    }),
+    jsonPost('/v1/gate/commit', 'Record a stored memory in the gate (advances the scope\'s τ EMA)', CommitBody, json(CommitResult, 'Committed')),
     async (c) => {
       const body = c.req.valid('json');
       const v = await vectorOf(body);
@@ -332,13 +333,7 @@ export function createGateApp(options: GateAppOptions) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'delete',
-      path: '/v1/gate/{scope}/{id}',
-      summary: 'Forget a memory of a scope',
-      request: { params: ScopeIdParam },
-      responses: { 200: json(DeleteResult, 'Removed'), ...errors },
-    }),
+    gateRoute('delete', '/v1/gate/{scope}/{id}', 'Forget a memory of a scope', { params: ScopeIdParam }, json(DeleteResult, 'Removed')),
     async (c) => {
       const { scope, id } = c.req.valid('param');
       if (!gate.has(scope, id)) throw new ServiceError(404, 'UNKNOWN_ID', `No memory ${JSON.stringify(id)} in scope ${JSON.stringify(scope)}`);
@@ -348,13 +343,7 @@ export function createGateApp(options: GateAppOptions) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/gate/{scope}/stats',
-      summary: 'Statistics of a scope (N, κ, τ, density); stats is null for an unknown scope',
-      request: { params: ScopeParam },
-      responses: { 200: json(StatsResult, 'Scope statistics'), ...errors },
-    }),
+    gateRoute('get', '/v1/gate/{scope}/stats', 'Statistics of a scope (N, κ, τ, density); stats is null for an unknown scope', { params: ScopeParam }, json(StatsResult, 'Scope statistics')),
     (c) => {
       const { scope } = c.req.valid('param');
       const stats = gate.stats(scope);

@@ -28,9 +28,12 @@ const ref = JSON.parse(readFileSync(path.join(here, 'fixtures', 'minilm-referenc
   q8: number[][];
 };
 
+
+/** A file of tools/minilm-reference (the texts the fixtures were computed from). */
+const referenceFile = (name: string) => readFileSync(path.join(here, '..', '..', '..', '..', 'tools', 'minilm-reference', name), 'utf8');
 describe('MiniLM reference fixture', () => {
   it('covers at least 20 of our own sentences, 384-d, from tools/minilm-reference/sentences.txt', () => {
-    const txt = readFileSync(path.join(here, '..', '..', '..', '..', 'tools', 'minilm-reference', 'sentences.txt'), 'utf8');
+    const txt = referenceFile('sentences.txt');
     expect(ref.sentences).toEqual(txt.split('\n').filter((l) => l.trim()));
     expect(ref.sentences.length).toBeGreaterThanOrEqual(20);
     for (const v of [...ref.fp32, ...ref.q8]) expect(v).toHaveLength(384);
@@ -87,7 +90,7 @@ const st = JSON.parse(readFileSync(path.join(here, 'fixtures', 'minilm-st-refere
 
 describe('MiniLM long-text fixture', () => {
   it('is tools/minilm-reference/long-texts.txt; at least 3 texts over 256 word pieces and one over 512', () => {
-    const txt = readFileSync(path.join(here, '..', '..', '..', '..', 'tools', 'minilm-reference', 'long-texts.txt'), 'utf8');
+    const txt = referenceFile('long-texts.txt');
     expect(st.texts).toEqual(txt.split('\n---\n').map((t) => t.replace(/\n+$/, '')).filter((t) => t.trim()));
     expect(st.max_tokens).toBe(256);
     expect(st.tokens.filter((n) => n > 256).length).toBeGreaterThanOrEqual(3);

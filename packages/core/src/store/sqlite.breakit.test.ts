@@ -33,10 +33,10 @@ function text(rnd: () => number, i: number): string {
   return `${ws.join(' ')} item${i}`;
 }
 
-/** The store's integrity check is clean; close it, then its file's stats are exact (checkStats). */
-async function closeChecked(store: SqliteStore, path: string): Promise<void> {
+/** `store`'s integrity check is clean; close `all` (default: the store) in order, then the file's stats are exact (checkStats). */
+async function closeChecked(store: SqliteStore, path: string, all: SqliteStore[] = [store]): Promise<void> {
   expect(store.checkIntegrity()).toEqual([]);
-  await store.close();
+  for (const s of all) await s.close();
   checkStats(path);
 }
 
@@ -370,10 +370,7 @@ describe('two connections on one file', () => {
     expect((await s1.vectorSearchIds(A, unitVector(DIM, 9), 5)).length).toBe(2);
     expect((await s1.relations(A)).map((r) => r.id)).toEqual(['again']);
     expect(await s1.count(A)).toBe(2);
-    expect(s1.checkIntegrity()).toEqual([]);
-    await s1.close();
-    await s2.close();
-    checkStats(path);
+    await closeChecked(s1, path, [s1, s2]);
   });
 
   it('interleaved writes of two connections to the same and to different scopes, first write of a scope included: nothing lost', async () => {
@@ -391,10 +388,7 @@ describe('two connections on one file', () => {
     const seen = new Set<string>();
     for (const scope of [A, ...[0, 1, 2, 3, 4].map((k) => testScope(`late-${k}`))]) for (const n of await s1.list(scope)) seen.add(n.id);
     expect([...seen].sort()).toEqual(all.sort());
-    expect(s2.checkIntegrity()).toEqual([]);
-    await s1.close();
-    await s2.close();
-    checkStats(path);
+    await closeChecked(s2, path, [s1, s2]);
   });
 
   it('a write blocked by another connection’s write lock fails typed (StoreUnavailableError) with nothing written, and the next write of that new scope succeeds', async () => {

@@ -426,10 +426,8 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
     const ra = await a.add(extra);
     const b = make();
     await b.add(dialogue.filter((_, i) => i !== 1));
-    const rb = await b.add(extra);
-    expect(gateOf(ra)).toEqual(gateOf(rb));
-    await a.close();
-    await b.close();
+    expect(gateOf(ra)).toEqual(gateOf(await b.add(extra)));
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('a store write that throws leaves nothing, a typed error, and the gate unchanged', async () => {
@@ -445,10 +443,8 @@ describe('gate state: rebuilt from the store, in step with forget and failures',
     expect(await m.history({ scope })).toEqual(before);
     expect((await m.stats()).writes).toBe(4);
     fail.on = false;
-    const next = await m.add(extra);
-    expect(gateOf(next)).toEqual(gateOf(twinNext));
-    await m.close();
-    await twin.close();
+    expect(gateOf(await m.add(extra))).toEqual(gateOf(twinNext));
+    await Promise.all([m.close(), twin.close()]);
   });
 
   it('an embedder or controller failing mid-batch writes nothing and leaves the gate unchanged', async () => {

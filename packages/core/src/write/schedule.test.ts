@@ -67,6 +67,19 @@ const hist = (m: ReturnType<typeof open>) => m.history({ scope, limit: 100_000 }
 /** The pass-triggering writes of a sequence of results: their calls exceed typing + relations (2). */
 const passWrites = (rs: AddResult[]) => rs.flatMap((r, i) => (r.controllerCalls > 2 ? [i] : []));
 
+/**
+ * The file `name` (holding the history written before) reopened by a new process with
+ * `consolidateEvery`: adding obs(from)…obs(to − 1) gives the live process's results (by `sig`), and
+ * the passes it records (into `passes`) are the live ones.
+ */
+async function expectRestartedLike(name: string, consolidateEvery: number, passes: Passes, from: number, to: number, live: { results: AddResult[]; passes: Passes }): Promise<void> {
+  const m = open(createSqliteStore({ path: join(dir, name) }), recorder(passes), consolidateEvery);
+  const results = await addEach(m, from, to);
+  await m.close();
+  expect(results.map(sig)).toEqual(live.results.map(sig));
+  expect(passes).toEqual(live.passes);
+}
+
 describe('consolidation schedule: restart', () => {
   const groups = [[0], [1], [2], [3], [4], [5, 6, 7], [8], [9], [10, 11, 12], [13]];
   async function run(path: string, restartBefore: number | null) {
@@ -192,11 +205,7 @@ describe('consolidation schedule: forget in the middle', () => {
     const first = await history(join(dir, 'f-restart.db'), passes2);
     await first.m.close();
     expect(passes2).toEqual(passes.slice(0, before));
-    const m2 = open(createSqliteStore({ path: join(dir, 'f-restart.db') }), recorder(passes2), 5);
-    const restarted = await addEach(m2, 12, 20);
-    await m2.close();
-    expect(restarted.map(sig)).toEqual(live.map(sig));
-    expect(passes2).toEqual(passes);
+    await expectRestartedLike('f-restart.db', 5, passes2, 12, 20, { results: live, passes });
   });
 });
 
@@ -309,11 +318,7 @@ describe('consolidation schedule: many forgets after the last writes', () => {
 
     const passes: Passes = [];
     await (await build(join(dir, 'deep-restart.db'), passes)).close();
-    const m = open(createSqliteStore({ path: join(dir, 'deep-restart.db') }), recorder(passes), 3);
-    const rs = await addEach(m, 41, 47);
-    await m.close();
-    expect(rs.map(sig)).toEqual(liveRs.map(sig));
-    expect(passes).toEqual(livePasses);
+    await expectRestartedLike('deep-restart.db', 3, passes, 41, 47, { results: liveRs, passes: livePasses });
   });
 });
 
