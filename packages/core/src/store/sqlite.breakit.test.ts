@@ -589,12 +589,18 @@ describe('the per-connection known-node-rid cache', () => {
     raw.close();
   }
 
-  it('a failed write (late failure, after its node rows were inserted) leaves no known rid behind', async () => {
+  /** A fresh file holding one node `y` ('anchor'), whose later NOOP history inserts fail (failNoopHistoryInserts). */
+  async function anchoredWithLateFailure() {
     const path = file();
     const store = await openStore(path);
     const y = makeNode(A, 'anchor', unitVector(DIM, 2));
     await store.write({ scope: A, nodes: [y] });
     failNoopHistoryInserts(path);
+    return { store, y };
+  }
+
+  it('a failed write (late failure, after its node rows were inserted) leaves no known rid behind', async () => {
+    const { store, y } = await anchoredWithLateFailure();
     const ghost = makeNode(A, 'ghost', unitVector(DIM, 3));
     const err = await store
       .write({ scope: A, nodes: [ghost], relations: [makeRelation(y.id, ghost.id, 'RELATED_TO', { id: 'late' })], history: [makeHistory(A, 'NOOP', ghost.id)] })
@@ -609,11 +615,7 @@ describe('the per-connection known-node-rid cache', () => {
   // Was a bug: a re-entrant write's node rids were learned after its nested (SAVEPOINT) "commit"
   // and outlived the outer rollback. Fixed: getters run once in the check, re-entrant writes are refused.
   it('after a failed write with a re-entrancy attempt, a relation to the would-be node is refused (no stale row id)', async () => {
-    const path = file();
-    const store = await openStore(path);
-    const y = makeNode(A, 'anchor', unitVector(DIM, 2));
-    await store.write({ scope: A, nodes: [y] });
-    failNoopHistoryInserts(path);
+    const { store, y } = await anchoredWithLateFailure();
     const inner = makeNode(A, 'inner write', unitVector(DIM, 3));
     let innerDone: Promise<void> | null = null;
     const outer = makeNode(A, 'outer', unitVector(DIM, 4));
