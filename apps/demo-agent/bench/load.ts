@@ -13,7 +13,7 @@
  * Exit code 1 on any error, non-2xx, timeout, lost acknowledged add or (with `--max-rss-mb`) an
  * RSS above the bound: the CI tier runs a short version (`--duration 10 --adds 2000`).
  *
- *   nice -n 10 npx tsx apps/demo-agent/bench/load.ts [--duration 60] [--connections 32] [--adds 10000] [--retriever jev] [--server-node-args=--max-semi-space-size=8]
+ *   nice -n 10 npx tsx apps/demo-agent/bench/load.ts [--duration 60] [--connections 32] [--adds 10000] [--retriever jev] [--server-node-args=--max-semi-space-size=8] [--bin]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,6 +35,8 @@ const { values } = parseArgs({
     'add-share': { type: 'string', default: '0.2' },
     // extra node arguments for the server process (space-separated; give it as --server-node-args=--flag)
     'server-node-args': { type: 'string', default: '' },
+    // run the built CLI (bin/mem.js → dist/cli.js, `pnpm build`) as users do, not the sources through tsx
+    bin: { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(values.duration);
@@ -62,7 +64,8 @@ function rssMb(pid: number): number {
 async function startServe(db: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const cli = path.resolve(here, '../src/cli.ts');
   const nodeArgs = values['server-node-args']!.split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', '--conditions=@mem/source', cli, '--db', db, '--user', 'load', '--retriever', values.retriever!, '--json', 'serve', '--port', '0'], {
+  const entry = values.bin ? [path.resolve(here, '../bin/mem.js')] : ['--import', 'tsx', '--conditions=@mem/source', cli];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry, '--db', db, '--user', 'load', '--retriever', values.retriever!, '--json', 'serve', '--port', '0'], {
     cwd: path.resolve(here, '..'),
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, MEM_EMBEDDER: 'glove' },
