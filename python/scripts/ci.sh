@@ -6,7 +6,8 @@
 #  2. builds the wheel and the sdist of python/ (python -m build), installs the wheel into a fresh venv
 #     (the README's second command) and runs python/tests against that service (MEM_GATE_URL); the
 #     real-peer tests skip there (no A-Mem / Mem0 in this venv), every other test runs;
-#  3. stops the service and checks that its state file was written.
+#  3. stops the service (SIGTERM to its process group; none of its processes may be left) and checks
+#     that its state file was written.
 # Needs the npm registry and PyPI. About 2-4 minutes on 2 shared cores.
 #
 #   bash python/scripts/ci.sh            # keeps nothing: everything happens in a temp folder
@@ -16,7 +17,9 @@ PY=${PYTHON:-python3}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mem-python-ci-XXXXXX")
 SVC_PID=""
 cleanup() {
-  if [ -n "$SVC_PID" ]; then kill "$SVC_PID" 2>/dev/null || true; fi
+  # the service runs in its own process group (setsid): npx does not pass a signal on to the node
+  # process it starts, so killing npx alone left mem-gate running
+  if [ -n "$SVC_PID" ]; then kill -- -"$SVC_PID" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -35,7 +38,7 @@ printf '{ "name": "gate-app", "version": "1.0.0", "private": true }\n' > package
 npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz >/dev/null
 
 echo "python ci: npx mem-gate serve --port 0 --state gate.json"
-npx mem-gate serve --port 0 --state "$WORK/app/gate.json" > "$WORK/service.out" 2> "$WORK/service.err" &
+setsid npx mem-gate serve --port 0 --state "$WORK/app/gate.json" > "$WORK/service.out" 2> "$WORK/service.err" &
 SVC_PID=$!
 URL=""
 for _ in $(seq 1 120); do
@@ -67,7 +70,10 @@ cd "$ROOT/python"
 MEM_GATE_URL="$URL" MEM_GATE_REQUIRED=1 "$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider -rs tests
 "$WORK/venv/bin/python" -c "import mem_gate, pathlib; p = pathlib.Path(mem_gate.__file__).parent; assert (p / 'py.typed').exists() and 'site-packages' in str(p), p; print('python ci: tested the installed wheel at', p)"
 
-kill "$SVC_PID"
+# SIGTERM to the whole group; mem-gate saves its state and exits; every process of the group must be gone
+kill -TERM -- -"$SVC_PID"
+for _ in $(seq 1 40); do kill -0 -- -"$SVC_PID" 2>/dev/null || break; sleep 0.25; done
+if kill -0 -- -"$SVC_PID" 2>/dev/null; then ps -o pid,cmd -g "$SVC_PID" >&2 || true; echo "python ci: mem-gate did not stop on SIGTERM" >&2; exit 1; fi
 wait "$SVC_PID" 2>/dev/null || true
 SVC_PID=""
 [ -s "$WORK/app/gate.json" ] || { echo "python ci: the service wrote no state file" >&2; exit 1; }
