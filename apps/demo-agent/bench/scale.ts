@@ -17,15 +17,13 @@
  *
  *   nice -n 10 pnpm --filter @mem/demo-agent bench:scale [--sizes 1000,10000,100000] [--writes 50] [--queries 30]
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { scopeKey, type MemoryNode, type Retriever } from '@mem/core';
+import type { Retriever } from '@mem/core';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever } from '@mem/retrieval';
-import { synthetic } from '../../../packages/core/bench/synthetic';
-import { uuidv7 } from '../../../packages/core/src/write/ids';
+import { seedSyntheticScope, synthetic } from '../../../packages/core/bench/synthetic';
 import { createStack } from '../src/stack';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000' }, writes: { type: 'string', default: '50' }, queries: { type: 'string', default: '30' } } });
@@ -58,28 +56,9 @@ async function main(): Promise<void> {
       const stack = await createStack({ db, scope: { userId: 'scale' }, retriever: 'jev', embedder: 'glove', systemTwo: null });
       const t0 = performance.now();
       // grow to `size` straight through the store (gate Adds, as the write path would store them)
-      const key = scopeKey(stack.scope);
-      while (stored < size) {
-        const items = Array.from({ length: Math.min(2000, size - stored) }, (_, j) => synthetic(stored + j));
-        const vs = await stack.embedder.embed(items.map((x) => x.text));
-        const nodes: MemoryNode[] = items.map((x, j) => ({
-          id: uuidv7(),
-          scope: stack.scope,
-          text: x.text,
-          speaker: x.name,
-          observedAt: x.observedAt,
-          eventTime: null,
-          entities: [x.name.toLowerCase()],
-          keywords: [x.verb, ...x.object.split(' '), x.place],
-          types: { episodic: 0.8, semantic: 0.1, procedural: 0.05, preference: 0.05 },
-          embedding: vs[j]!,
-          gate: { action: 'add', novelty: 1, score: -1, threshold: 0, kappa: 1, density: 1, nearest: null },
-          provenance: { sourceId: `syn:${stored + j}`, contentHash: createHash('sha256').update(`${key}\u0000${x.text}`).digest('hex'), metadata: {} },
-          obsoleteBy: null,
-          createdAt: new Date().toISOString(),
-        }));
-        await stack.store.write({ scope: stack.scope, nodes });
-        stored += items.length;
+      if (stored < size) {
+        await seedSyntheticScope(stack.store, stack.embedder, stack.scope, size - stored, stored);
+        stored = size;
       }
       const seedS = (performance.now() - t0) / 1000;
       const obs = () => {

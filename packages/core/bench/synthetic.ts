@@ -26,12 +26,15 @@ export function synthetic(i: number) {
   return { text, name, verb, object, place, observedAt: new Date(Date.UTC(2023, 0, 1) + i * 60_000).toISOString() };
 }
 
-/** Fill a scope with n synthetic nodes straight through the store (batched), as the write path would have stored them (all gate Adds). */
-export async function seedSyntheticScope(store: MemoryStore, embedder: Embedder, scope: ResolvedScope, n: number) {
+/**
+ * Fill a scope with synthetic nodes `from` … `from + n - 1` straight through the store (batched), as
+ * the write path would have stored them (all gate Adds). `from` lets a caller grow a scope in steps.
+ */
+export async function seedSyntheticScope(store: MemoryStore, embedder: Embedder, scope: ResolvedScope, n: number, from = 0) {
   const key = scopeKey(scope);
   const B = 2000;
-  for (let start = 0; start < n; start += B) {
-    const items = Array.from({ length: Math.min(B, n - start) }, (_, j) => synthetic(start + j));
+  for (let start = from; start < from + n; start += B) {
+    const items = Array.from({ length: Math.min(B, from + n - start) }, (_, j) => synthetic(start + j));
     const vs = await embedder.embed(items.map((x) => x.text));
     const nodes: MemoryNode[] = items.map((x, j) => ({
       id: uuidv7(),
