@@ -595,11 +595,18 @@ function addEvalCommands(program: Command): void {
     .option('--conversations <list>', 'conversation folder numbers, e.g. 1,2 (default: all)', intList('--conversations'))
     .option('--max-questions <n>', 'questions per conversation (round robin over types; default all)', intOption('--max-questions'))
     .option('--max-text-bytes <n>', 'split messages longer than this many UTF-8 bytes (default 65536, the memory limit)', intOption('--max-text-bytes', 16))
+    .option('--one-scope', 'put every given conversation into ONE memory scope and ask each one\'s questions against the whole of it (compared with one memory per conversation in the same run)')
+    .option('--no-per-conversation', 'with --one-scope: skip the per-conversation run it is compared with')
+    .option('--held-out <list>', 'with --one-scope: conversations reported apart as held out (default 6,7,8,9,10: the learned models were fitted on 1–5)', intList('--held-out'))
     .option('--out <file>', 'write the JSON report here')
     .option('--dump <file>', 'write one JSONL line per question and system')
-    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; out?: string; dump?: string }, cmd: Command) => {
+    .action(async (opts: { data: string; systems: string; k: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; oneScope?: boolean; perConversation: boolean; heldOut?: number[]; out?: string; dump?: string }, cmd: Command) => {
       const o = globals(cmd);
       const { engine, ks, progress, log, builds, onProgress } = await evalRunSetup(opts, o);
+      if (opts.oneScope) {
+        await evalBeamOneScope(opts, o, { engine, ks, progress, log, builds, onProgress });
+        return;
+      }
       const beam = await import('./eval/beam.js');
       const rows: import('./eval/engine.js').DumpRow[] = [];
       const report = await beam.runBeamEval({
@@ -627,6 +634,45 @@ function addEvalCommands(program: Command): void {
         if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
       });
     });
+}
+
+/**
+ * `mem eval beam --one-scope`: the per-conversation run (unless `--no-per-conversation`), then every
+ * conversation in one scope, and the comparison (eval/beam-one-scope.ts). `--out` writes the one-scope
+ * report with the per-conversation one under `per_conversation`; `--dump` writes both runs' rows, the
+ * one-scope rows marked `one_scope: true` (their ids are `<conversation>:<chat id>`).
+ */
+async function evalBeamOneScope(
+  opts: { data: string; systems: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; perConversation: boolean; heldOut?: number[]; out?: string; dump?: string },
+  o: ReturnType<typeof globals>,
+  setup: Awaited<ReturnType<typeof evalRunSetup>>,
+): Promise<void> {
+  const { engine, ks, progress, log, builds, onProgress } = setup;
+  const one = await import('./eval/beam-one-scope.js');
+  const result = await one.runBeamOneScope({
+    data: opts.data,
+    systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
+    ks,
+    budgetTokens: opts.budgetTokens,
+    conversations: opts.conversations,
+    maxQuestions: opts.maxQuestions,
+    maxTextBytes: opts.maxTextBytes,
+    embedder: resolveEmbedderKind(o.embedder),
+    answerer: await evalAnswerer(log, 'rubric'),
+    perConversation: opts.perConversation,
+    onProgress,
+  });
+  progress.stop();
+  builds.flush();
+  const rows = [...(result.perConversation?.rows ?? []), ...result.oneScope.rows.map((r) => ({ ...r, one_scope: true }))];
+  if (opts.dump) engine.writeFileAtomic(opts.dump, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  const report = { ...result.oneScope.report, per_conversation: result.perConversation?.report ?? null };
+  if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+  print(o, report, () => {
+    console.log(one.formatOneScopeComparison(result, ks.includes(10) ? 10 : Math.max(...ks), opts.heldOut ?? one.BEAM_HELD_OUT));
+    if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
+    if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+  });
 }
 
 /** `mem` history and stats. */

@@ -19,7 +19,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAX_TEXT_BYTES, MemValidationError } from '@mem/core';
 import type { EvalObservation } from './locomo.js';
-import { costTable, r4, recallAtK } from './metrics.js';
+import { costTable, loadAverageLines, r4, recallAtK } from './metrics.js';
 import { readInputFile } from '../output.js';
 import type { DumpRow, EvalReport, PreparedConversation, PreparedQuestion, RunEvalOptions } from './engine.js';
 
@@ -332,6 +332,10 @@ function readJsonFile(file: string, what: string): unknown {
 
 export interface BeamConfig {
   data: string;
+  /** All conversations were put into one memory scope (`--one-scope`); absent or false: one memory each. */
+  one_scope?: boolean;
+  /** Whitespace-separated words of every observation's text (the ingest size; BEAM counts ~1.8 tokens a word). */
+  observation_words?: number;
   max_questions: number | null;
   max_text_bytes: number;
   /** Messages split into several observations. */
@@ -353,6 +357,37 @@ export interface RunBeamEvalOptions extends Omit<RunEvalOptions, 'dataset' | 'gr
   maxQuestions?: number;
   /** Split messages longer than this (UTF-8 bytes). Default: the memory's default, 65 536. */
   maxTextBytes?: number;
+  /**
+   * Put every given conversation into ONE memory scope and ask each conversation's questions against
+   * the whole of it (issue 33 point 3; see {@link oneScopeConversation}). Default false: one memory per
+   * conversation.
+   */
+  oneScope?: boolean;
+}
+
+/**
+ * The given BEAM conversations as ONE prepared conversation (ours; `mem eval beam --one-scope`):
+ * every observation of every conversation goes into a single memory scope, conversations in the given
+ * order. A message's id becomes `<conversation>:<chat id>` and its session `<conversation>/<batch>`, so
+ * chat ids repeated across conversations stay distinct and no dialogue chain (SAME_EPISODE, previous
+ * turn) crosses from one conversation into another. Each question keeps its own conversation
+ * (`conversation`, reported in dump rows) and its evidence ids become `<conversation>:<chat id>`: the
+ * other conversations are distractors. The merged conversation's `index` is 0 (no BEAM folder is 0).
+ */
+export function oneScopeConversation(prepared: PreparedConversation[]): PreparedConversation {
+  const id = (c: number, sourceId: string) => `${c}:${sourceId}`;
+  return {
+    index: 0,
+    observations: prepared.flatMap((p) => p.observations.map((o) => ({ ...o, sourceId: id(p.index, o.sourceId), session: `${p.index}/${o.session}` }))),
+    questions: prepared.flatMap((p) => p.questions.map((q) => ({ ...q, conversation: p.index, evidence: q.evidence.map((e) => id(p.index, e)) }))),
+  };
+}
+
+/** Whitespace-separated words of the observations' texts (ours; the ingest size of a run). */
+export function observationWords(prepared: readonly PreparedConversation[]): number {
+  let n = 0;
+  for (const p of prepared) for (const o of p.observations) n += o.text.split(/\s+/).filter(Boolean).length;
+  return n;
 }
 
 /**
@@ -390,8 +425,13 @@ export function prepareBeam(options: Pick<RunBeamEvalOptions, 'data' | 'conversa
 export async function runBeamEval(options: RunBeamEvalOptions): Promise<BeamReport> {
   const { prepared, config } = prepareBeam(options);
   const { runEval } = await import('./engine.js');
-  const report = await runEval(prepared, { ...options, dataset: `beam ${path.basename(path.resolve(options.data))}`, groups: BEAM_GROUPS });
-  return { ...report, config: { ...report.config, ...config } };
+  const oneScope = options.oneScope === true;
+  const report = await runEval(oneScope ? [oneScopeConversation(prepared)] : prepared, {
+    ...options,
+    dataset: `beam ${path.basename(path.resolve(options.data))}${oneScope ? ' (one scope)' : ''}`,
+    groups: BEAM_GROUPS,
+  });
+  return { ...report, conversations: prepared.length, config: { ...report.config, ...config, conversations: prepared.map((p) => p.index), one_scope: oneScope, observation_words: observationWords(prepared) } };
 }
 
 const fmt = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(3));
@@ -411,7 +451,7 @@ export function formatBeamMarkdown(report: BeamReport): string {
   const tg = BEAM_GROUPS.filter((g) => names.some((n) => report.systems[n].answer_token_recall[g] !== undefined));
   out.push('', `Answer-token recall in a ${c.budget_tokens}-token context (questions with an ideal answer, abstention excluded)`, '', `| system | ${tg.map(short).join(' | ')} |`, `|---|${tg.map(() => '---:').join('|')}|`);
   for (const n of names) out.push(`| ${n} | ${tg.map((g) => fmt(report.systems[n].answer_token_recall[g])).join(' | ')} |`);
-  out.push('', ...costTable(report.systems, names));
+  out.push('', ...costTable(report.systems, names), ...loadAverageLines(report.config));
   const answered = names.filter((n) => report.systems[n].answers);
   if (answered.length) {
     const first = report.systems[answered[0]].answers!;

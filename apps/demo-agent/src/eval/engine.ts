@@ -6,6 +6,7 @@
  * counts. `runEval` runs prepared conversations; `runLocomoEval` prepares LoCoMo (beam.ts: BEAM).
  */
 import { createWriteStream, existsSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { MemError, MemValidationError } from '@mem/core';
 import {
@@ -16,7 +17,7 @@ import {
   type AuditEntry,
   type LocomoConversation,
 } from './locomo.js';
-import { GROUPS, MeanAccumulator, answerTokenRecall, costTable, groupsOf, percentile, r4, recallAtK } from './metrics.js';
+import { GROUPS, MeanAccumulator, answerTokenRecall, costTable, groupsOf, loadAverageLines, percentile, r4, recallAtK } from './metrics.js';
 import type { EvalObservation } from './locomo.js';
 import type { EvalStoreKind, EvalSystem, EvalSystemFactory } from './types.js';
 import { bleu1, tokenF1, type LlmJudge } from './answers.js';
@@ -26,6 +27,8 @@ import { readInputFile } from '../output.js';
 
 export interface SystemReport {
   build_seconds: number;
+  /** CPU seconds of the builds (user + system), when the system reports them (the @mem systems do). */
+  build_cpu_seconds?: number;
   observations: number;
   query_latency_ms: { p50: number; p95: number };
   recall_at_k: Record<string, Record<string, number>>;
@@ -55,6 +58,11 @@ export interface EvalReport<C extends object = Record<string, unknown>> {
     embedder?: string;
     /** Stores the @mem systems ran on, when not only the default SQLite (`<system>@<store>` names with two or more). */
     stores?: EvalStoreKind[];
+    /**
+     * The machine's load average (1, 5 and 15 minutes; `os.loadavg()`) at the start and the end of the
+     * run: latencies move with it on a shared machine (absent in older reports).
+     */
+    load_average?: { start: number[]; end: number[] };
   } & C;
   systems: Record<string, SystemReport>;
 }
@@ -91,6 +99,11 @@ export interface PreparedQuestion {
   evidence: string[];
   /** Rubric items (BEAM): what a good answer states. */
   rubric?: string[];
+  /**
+   * The conversation the question belongs to, when it differs from the memory it is asked against
+   * (`mem eval beam --one-scope`: every conversation in one memory); dump rows report this one.
+   */
+  conversation?: number;
 }
 
 /** One conversation ready for the engine. */
@@ -278,11 +291,12 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
   const acc = new Map<string, EvalAcc>(
     systems.map((s) => [
       s.name,
-      { build: 0, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
+      { build: 0, buildCpu: null, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
         f1: new MeanAccumulator(), bleu: new MeanAccumulator(), judge: new MeanAccumulator(), answered: 0, failed: 0 },
     ]),
   );
   const runShared = new Map<string, unknown>([['embedderKind', options.embedder ?? 'glove']]);
+  const loadStart = os.loadavg();
   let questionCount = 0;
   let ok = false;
   try {
@@ -302,8 +316,12 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
       else rmSync(dumpTmp, { force: true });
     }
   }
-  return evalReport(prepared, options, { systems, stores, acc, runShared, questionCount, ks, budgetTokens });
+  const report = evalReport(prepared, options, { systems, stores, acc, runShared, questionCount, ks, budgetTokens });
+  report.config.load_average = { start: loadStart.map(r2), end: os.loadavg().map(r2) };
+  return report;
 }
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /** One named system of a run (a store suffix `@neo4j` when several stores are compared). */
 interface NamedSystem {
@@ -339,6 +357,7 @@ async function evalSystemsOf(options: RunEvalOptions): Promise<{ systems: NamedS
 /** Per-system sums of a run. */
 interface EvalAcc {
   build: number;
+  buildCpu: number | null;
   observations: number;
   latencies: number[];
   calls: number;
@@ -406,6 +425,7 @@ async function evalSystemOnConversation(
     const stats = await system.build(observations);
     const seconds = stats.seconds ?? (performance.now() - t0) / 1000;
     a.build += seconds;
+    if (stats.cpuSeconds !== undefined) a.buildCpu = (a.buildCpu ?? 0) + stats.cpuSeconds;
     a.observations += stats.observations;
     a.gate.add += stats.gate.add;
     a.gate.update += stats.gate.update;
@@ -433,7 +453,7 @@ async function evalSystemOnConversation(
         }
         if (options.answerer && q.answerGroups.length) await scoreAnswer(options.answerer, q, context, a);
       }
-      dump?.({ system: s.name, conversation: c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
+      dump?.({ system: s.name, conversation: q.conversation ?? c, qa_index: q.qaIndex, category: q.category, evidence: q.evidence, retrieved });
       if ((i + 1) % 25 === 0 || i + 1 === questions.length) {
         options.onProgress?.({ phase: 'query', system: s.name, conversation: c, done: i + 1, total: questions.length });
       }
@@ -484,6 +504,7 @@ function evalReport(
     }
     report.systems[s.name] = {
       build_seconds: Math.round(a.build * 100) / 100,
+      ...(a.buildCpu !== null ? { build_cpu_seconds: Math.round(a.buildCpu * 100) / 100 } : {}),
       observations: a.observations,
       query_latency_ms: { p50: Math.round(percentile(a.latencies, 0.5) * 100) / 100, p95: Math.round(percentile(a.latencies, 0.95) * 100) / 100 },
       recall_at_k: recall,
@@ -538,7 +559,7 @@ export function formatLocomoMarkdown(report: LocomoReport): string {
   const tokenGroups = GROUPS.filter((g) => g !== 'overall' && g !== 'adversarial');
   out.push('', `Answer-token recall in a ${report.config.budget_tokens}-token context (categories 1–4)`, '', `| system | ${tokenGroups.join(' | ')} |`, `|---|${tokenGroups.map(() => '---:').join('|')}|`);
   for (const n of names) out.push(`| ${n} | ${tokenGroups.map((g) => fmt(report.systems[n].answer_token_recall[g])).join(' | ')} |`);
-  out.push('', ...costTable(report.systems, names));
+  out.push('', ...costTable(report.systems, names), ...loadAverageLines(report.config));
   const answered = names.filter((n) => report.systems[n].answers);
   if (answered.length) {
     const first = report.systems[answered[0]].answers!;

@@ -42,7 +42,8 @@ export interface AuditEntry {
 export interface EvalObservation {
   /** `conversation` index in the data file (0-based). */
   conversation: number;
-  session: number;
+  /** Session number; a string `<conversation>/<session>` when conversations share one scope (BEAM `--one-scope`). */
+  session: number | string;
   turn: number;
   /** Dialogue id, e.g. `D3:12`; used as the observation's `sourceId`. */
   sourceId: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemError, MemValidationError } from '@mem/core';
-import { answerTokenRecall, groupsOf, normalizeTokens, percentile, recallAtK } from './metrics.js';
+import { answerTokenRecall, costTable, groupsOf, latencyRatios, normalizeTokens, percentile, recallAtK } from './metrics.js';
 import {
   auditId,
   conversationObservations,
@@ -65,6 +65,17 @@ describe('metrics', () => {
     expect(groupsOf(1)).toEqual(['overall', 'overall_1_4', 'multi-hop']);
     expect(groupsOf(5)).toEqual(['overall', 'adversarial']);
     expect(groupsOf(4)).toContain('single-hop');
+  });
+  it('jev p50 / hybrid p50 of the same run, per store; printed under the cost table', () => {
+    const sys = (p50: number, p95: number) => ({ build_seconds: 1, observations: 1, query_latency_ms: { p50, p95 }, recall_at_k: {}, answer_token_recall: {}, controller_calls_per_query: 0, gate: { add: 1, update: 0, noop: 0 } });
+    const systems = { 'jev@sqlite': sys(30, 90), 'hybrid@sqlite': sys(10, 20), 'jev@neo4j': sys(40, 80), 'hybrid@neo4j': sys(20, 40), 'bm25@sqlite': sys(1, 2) };
+    const names = Object.keys(systems);
+    expect(latencyRatios(systems, names)).toEqual([
+      { system: 'jev@sqlite', baseline: 'hybrid@sqlite', p50: 3, p95: 4.5 },
+      { system: 'jev@neo4j', baseline: 'hybrid@neo4j', p50: 2, p95: 2 },
+    ]);
+    expect(latencyRatios({ jev: sys(5, 5), bm25: sys(1, 1) }, ['jev', 'bm25'])).toEqual([]); // no hybrid: no ratio
+    expect(costTable({ jev: sys(25, 50), hybrid: sys(10, 10) }, ['jev', 'hybrid']).join('\n')).toMatch(/jev p50 \/ hybrid p50 = 2\.50× \(p95 5\.00×; same run\)/);
   });
   it('percentile interpolates', () => {
     expect(percentile([1, 2, 3, 4], 0.5)).toBe(2.5);

@@ -112,5 +112,43 @@ export function costTable(systems: EvalReport['systems'], names: string[]): stri
     const s = systems[n];
     rows.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
   }
+  const ratios = latencyRatios(systems, names);
+  if (ratios.length) rows.push('', ...ratios.map((r) => `${r.system} p50 / ${r.baseline} p50 = ${r.p50.toFixed(2)}× (p95 ${r.p95.toFixed(2)}×; same run)`));
   return rows;
+}
+
+/** One system's query latency against a flat baseline of the same run (ours; issue 33: jev ≤ 3× hybrid). */
+export interface LatencyRatio {
+  system: string;
+  baseline: string;
+  /** system p50 / baseline p50 (ms / ms). */
+  p50: number;
+  /** system p95 / baseline p95. */
+  p95: number;
+}
+
+/**
+ * Every `jev…` system's p50 and p95 over `hybrid`'s, measured in the same run (ours): on a shared
+ * machine absolute latencies move with the load, the ratio much less. A `jev…@store` system is
+ * compared with `hybrid@store`. [] without a hybrid in the run, or when its p50 is 0.
+ */
+export function latencyRatios(systems: EvalReport['systems'], names: string[]): LatencyRatio[] {
+  const out: LatencyRatio[] = [];
+  for (const n of names) {
+    if (!n.startsWith('jev')) continue;
+    const at = n.indexOf('@');
+    const baseline = at >= 0 ? `hybrid${n.slice(at)}` : 'hybrid';
+    const b = systems[baseline];
+    const s = systems[n];
+    if (!b || !s || !(b.query_latency_ms.p50 > 0)) continue;
+    out.push({ system: n, baseline, p50: s.query_latency_ms.p50 / b.query_latency_ms.p50, p95: b.query_latency_ms.p95 > 0 ? s.query_latency_ms.p95 / b.query_latency_ms.p95 : NaN });
+  }
+  return out;
+}
+
+/** `load average (1 / 5 / 15 min): start …, end …` of a report, or [] when the report has none (ours). */
+export function loadAverageLines(config: { load_average?: { start: number[]; end: number[] } }): string[] {
+  const l = config.load_average;
+  if (!l) return [];
+  return [`Machine load average (1 / 5 / 15 min): ${l.start.map((x) => x.toFixed(2)).join(' / ')} at the start, ${l.end.map((x) => x.toFixed(2)).join(' / ')} at the end of the run.`];
 }

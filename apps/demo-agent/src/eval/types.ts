@@ -15,6 +15,11 @@ export interface EvalBuildStats {
    * systems sharing one memory report the shared build's time). Optional.
    */
   seconds?: number;
+  /**
+   * CPU seconds of the build (user + system of this process, `process.cpuUsage`), which a loaded
+   * machine inflates far less than wall time. Optional.
+   */
+  cpuSeconds?: number;
 }
 
 export interface EvalSearchResult {

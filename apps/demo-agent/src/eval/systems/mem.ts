@@ -59,6 +59,7 @@ async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservatio
   if (!p) {
     p = (async () => {
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       const embedder = sharedEmbedder(ctx);
       const systemOne = createEvalSystemOne(embedder, { embed });
       // a run id keeps this run's memories apart from earlier runs in a persistent (Neo4j) database
@@ -98,7 +99,8 @@ async function sharedMemory(ctx: EvalSystemContext, observations: EvalObservatio
         if (r.stored) stored++;
       }
       const now = observations.reduce((m, o) => (o.observedAt > m ? o.observedAt : m), '1970-01-01T00:00:00.000Z');
-      return { memory, scope, systemOne, embedder, now, stats: { observations: stored, gate, seconds: (performance.now() - t0) / 1000 } };
+      const cpu = process.cpuUsage(cpu0);
+      return { memory, scope, systemOne, embedder, now, stats: { observations: stored, gate, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
     })();
     ctx.shared.set(key, p);
   }
