@@ -51,6 +51,16 @@ describe('mem CLI', () => {
     }
   });
 
+  it('ingest refuses a file that is not UTF-8 (INVALID_INPUT, exit 2, the line named) instead of storing U+FFFD; nothing written', async () => {
+    const file = path.join(dir, 'latin1.txt');
+    writeFileSync(file, Buffer.concat([Buffer.from('Bob: I like tea.\nBob: the caf'), Buffer.from([0xe9]), Buffer.from(' on the corner is my favourite.\n')]));
+    const udb = path.join(dir, 'utf8.sqlite');
+    const r = await mem('--db', udb, '--user', 'bob', '--json', 'ingest', file);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/latin1\.txt is not UTF-8: line 2 /) });
+    expect(existsSync(udb)).toBe(false);
+  });
+
   it('ingests a transcript, answers, inspects, forgets and shows history (JSON), scoped', async () => {
     const file = path.join(dir, 'chat.txt');
     writeFileSync(file, ['## Session 1 — 2025-03-07T19:00:00Z', 'Maya: I love a double espresso every morning.', 'Sam: Of course you do.', '## Session 2 — 2025-03-27T19:00:00Z', 'Maya: I switched to green tea last week.'].join('\n'));

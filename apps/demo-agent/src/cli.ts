@@ -245,7 +245,7 @@ function addWriteCommands(program: Command): void {
     .option('--date <iso>', 'transcripts: date of turns before the first session header (default now)')
     .action(async (file: string, opts: { conversations?: number[]; date?: string }, cmd: Command) => {
       const o = globals(cmd);
-      const content = readInputFile(file);
+      const content = readInputFile(file, 'input file', { strictUtf8: true });
       // zone-less times in the file (and --date) are read in --time-zone / MEM_TIME_ZONE when set (issue 36)
       const timeZone = o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined);
       if (timeZone) assertTimeZone(timeZone);

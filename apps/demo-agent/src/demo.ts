@@ -120,7 +120,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   const log = options.log ?? ((line: string) => console.log(line));
   const say = options.json ? () => {} : log;
   const file = options.data ?? SAMPLE_CONVERSATION;
-  const raw = readInputFile(file, '--data file');
+  const raw = readInputFile(file, '--data file', { strictUtf8: true });
   const parsed = parseIngestFile(raw);
   let sample: SampleFile;
   try {

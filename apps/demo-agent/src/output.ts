@@ -1,6 +1,7 @@
 /** Output helpers shared by the CLI commands (ours). */
 import { readFileSync } from 'node:fs';
 import { MemError, MemValidationError } from '@mem/core';
+import { decodeUtf8Strict } from './utf8.js';
 
 /** Map a MemError category to a process exit code: validation 2, not found 3, others 1. */
 export function exitCodeFor(e: unknown): number {
@@ -40,15 +41,20 @@ const FS_REASONS: Record<string, string> = {
 
 /**
  * Read a UTF-8 input file named on the command line. Throws MemValidationError `INVALID_INPUT`
- * (exit code 2) naming the path and the reason, instead of the raw fs error.
+ * (exit code 2) naming the path and the reason, instead of the raw fs error. With `strictUtf8`
+ * (`mem ingest`, `mem demo --data`), bytes that are not UTF-8 are `INVALID_INPUT` naming the line,
+ * not U+FFFD stored in their place.
  */
-export function readInputFile(file: string, what = 'input file'): string {
+export function readInputFile(file: string, what = 'input file', options: { strictUtf8?: boolean } = {}): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(file, 'utf8');
+    if (!options.strictUtf8) return readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException)?.code ?? '';
     throw new MemValidationError('INVALID_INPUT', `cannot read ${what} ${file}: ${FS_REASONS[code] ?? (e as Error).message}`, { cause: e });
   }
+  return decodeUtf8Strict(bytes, `${what} ${file}`);
 }
 
 /**

@@ -55,6 +55,10 @@ describe('POST /v1/observations', () => {
     // A zone-less time is ambiguous: core rejects it (MemValidationError → 400 with its code).
     await expectError(await post('/v1/observations', { observations: [{ text: 'hello there', observedAt: '2025-03-07 19:00' }] }), 400, 'MISSING_TIMEZONE');
     await expectError(await post('/v1/observations', { observations: [{ text: 'x'.repeat(30_000) }] }), 413, 'PAYLOAD_TOO_LARGE');
+    // bytes that are not UTF-8 (a Latin-1 "é") are refused, not stored as U+FFFD
+    const latin1 = Buffer.concat([Buffer.from('{"observations":[{"text":"the caf'), Buffer.from([0xe9]), Buffer.from(' on the corner"}]}')]);
+    const bad = await expectError(await app.request('/v1/observations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: latin1 }), 400, 'INVALID_INPUT');
+    expect(bad.error.message).toMatch(/not UTF-8/);
     const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
     expect(after).toBe(before);
   });
@@ -253,6 +257,32 @@ describe('adversarial: /v1/last is scoped', () => {
     expect(his.write.added[0].text).toBe('Bob keeps a secret diary about his savings.');
     expect(his.query.question).toBe('What does Bob keep secret?');
     await expectError(await app.request('/v1/last?userId=a|b'), 400, 'SCOPE_INVALID');
+  });
+});
+
+describe('adversarial: /v1/last keeps no forgotten text', () => {
+  it('after DELETE /v1/nodes/{id}, /v1/last no longer shows the text in its write or its question', async () => {
+    const q = '?userId=last-forget';
+    const res = await post(`/v1/observations${q}`, { observations: [{ text: 'My locker code is Quokkamango 9931.', observedAt: '2025-04-01T10:00:00Z' }] });
+    const id = ((await res.json()) as any).added[0].node.id;
+    expect((await post(`/v1/ask${q}`, { question: 'What is my locker code?' })).status).toBe(200);
+    expect(JSON.stringify(await (await app.request(`/v1/last${q}`)).json())).toMatch(/Quokkamango/);
+    expect((await app.request(`/v1/nodes/${id}${q}`, { method: 'DELETE' })).status).toBe(200);
+    const last = (await (await app.request(`/v1/last${q}`)).json()) as any;
+    expect(JSON.stringify(last)).not.toMatch(/Quokkamango/);
+    expect(last).toEqual({ write: null, query: null });
+  });
+  it('a memory forgotten outside the API (MCP, another process) leaves /v1/last too; the others stay', async () => {
+    const q = '?userId=last-forget-2';
+    const res = await post(`/v1/observations${q}`, { observations: [
+      { text: 'My passport number is Zebrafinch 4420.', observedAt: '2025-04-01T10:00:00Z' },
+      { text: 'I water the basil every Sunday.', observedAt: '2025-04-01T10:01:00Z' },
+    ] });
+    const [secret, kept] = ((await res.json()) as any).added.map((a: any) => a.node.id);
+    await stack.withScope({ userId: 'last-forget-2' }).forget(secret);
+    const last = (await (await app.request(`/v1/last${q}`)).json()) as any;
+    expect(JSON.stringify(last)).not.toMatch(/Zebrafinch/);
+    expect(last.write.added.map((a: any) => a.id)).toEqual([kept]);
   });
 });
 

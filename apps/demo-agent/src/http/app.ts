@@ -20,6 +20,7 @@ import { mountPlayground } from './static.js';
 import { mountMcp } from '../mcp/http.js';
 import { toEvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
+import { decodeUtf8Strict } from '../utf8.js';
 
 /**
  * The `now` of /v1/search and /v1/ask, read strictly (core's `normalizeNow` via `Stack.readNow`):
@@ -239,6 +240,12 @@ export function createApi(options: ApiOptions): OpenAPIHono {
       },
     }),
   );
+  // a body must be UTF-8 (after the size limit, which bounds this read): c.req.json() / text() would
+  // turn other bytes into U+FFFD and store the text changed without a word; 400 INVALID_INPUT instead
+  app.use('/v1/*', async (c, next) => {
+    if (c.req.raw.body) decodeUtf8Strict(new Uint8Array(await c.req.arrayBuffer()), 'The request body');
+    await next();
+  });
 
   /**
    * The request's scope: query parameters override the server default. A scope parameter that is
@@ -426,6 +433,41 @@ function addNodeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
   );
 }
 
+/** True when `id` was forgotten in the scope of `s` (its history has a FORGET row; ours). */
+async function wasForgotten(s: Stack, id: string): Promise<boolean> {
+  try {
+    await s.get(id);
+    return false;
+  } catch (e) {
+    if (MemError.isInstance(e) && e.code === 'NODE_NOT_FOUND') return Boolean((e.details as { forgottenAt?: string } | undefined)?.forgottenAt);
+    throw e;
+  }
+}
+
+/**
+ * Remove from a /v1/last entry every trace of a memory forgotten since it was recorded, by this
+ * server (DELETE /v1/nodes, MCP forget) or by another process on the same store (`mem forget`):
+ * the write's item for it goes, and a question whose evidence held it is dropped whole (its answer
+ * may quote the text). Mutates `entry`, so the text leaves this process's memory too (ours).
+ */
+async function dropForgotten(s: Stack, entry: { write: unknown; query: unknown }): Promise<void> {
+  const write = entry.write as { added: { id: string }[] } | null;
+  if (write) {
+    const kept: { id: string }[] = [];
+    for (const a of write.added) if (!(await wasForgotten(s, a.id))) kept.push(a);
+    entry.write = kept.length ? { ...write, added: kept } : null;
+  }
+  const query = entry.query as { evidence: { id: string }[] } | null;
+  if (query) {
+    for (const e of query.evidence) {
+      if (await wasForgotten(s, e.id)) {
+        entry.query = null;
+        break;
+      }
+    }
+  }
+}
+
 /** The API's routes: history, stats, graph, last. */
 function addScopeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
   const { scoped, lastByScope } = ctx;
@@ -478,7 +520,13 @@ function addScopeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
       request: { query: ScopeQuery },
       responses: { 200: json(z.object({ write: z.any(), query: z.any() }).openapi('Last'), 'Last write and query'), ...errors },
     }),
-    (c) => c.json((lastByScope.get(scopeKey(scoped(c).scope)) ?? { write: null, query: null }) as any, 200),
+    async (c) => {
+      const s = scoped(c);
+      const entry = lastByScope.get(scopeKey(s.scope));
+      if (!entry) return c.json({ write: null, query: null } as any, 200);
+      await dropForgotten(s, entry);
+      return c.json(entry as any, 200);
+    },
   );
 }
 
