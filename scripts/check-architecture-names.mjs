@@ -46,12 +46,24 @@ for (const top of ['packages', 'apps']) {
 }
 files.push(join(root, 'eslint.config.js'));
 const corpus = files.map((f) => readFileSync(f, 'utf8')).join('\n');
+// the Python package (python/src): module-level constants, functions and classes count as declared
+const pyFiles = [];
+(function walkPy(dir) {
+  if (!existsSync(dir)) return;
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) walkPy(p);
+    else if (e.endsWith('.py')) pyFiles.push(p);
+  }
+})(join(root, 'python', 'src'));
+const pyCorpus = pyFiles.map((f) => readFileSync(f, 'utf8')).join('\n');
 
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const declared = (name, text = corpus) =>
   new RegExp(`\\b(function\\*?|const|let|var|class|interface|type|enum)\\s+${esc(name)}\\b`).test(text) ||
   new RegExp(`^\\s+(readonly\\s+)?(static\\s+)?(private\\s+)?(async\\s+)?(get\\s+)?${esc(name)}\\s*[(<?:=]`, 'm').test(text) ||
-  new RegExp(`[{,]\\s*${esc(name)}\\s*[,}]`).test(text); // exported in a list or shorthand property
+  new RegExp(`[{,]\\s*${esc(name)}\\s*[,}]`).test(text) || // exported in a list or shorthand property
+  (text === corpus && new RegExp(`^(def\\s+|class\\s+)?${esc(name)}\\s*[(:=]`, 'm').test(pyCorpus)); // Python, at module level
 const literal = (name) => new RegExp(`['"\`]${esc(name)}['"\`]`).test(corpus);
 
 const pathLike = /^[\w@.-]+(\/[\w@.-]+)+\/?$/;
