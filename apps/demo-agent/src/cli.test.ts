@@ -61,6 +61,19 @@ describe('mem CLI', () => {
     expect(existsSync(udb)).toBe(false);
   });
 
+  it('a refused remember or ingest creates no database file (an empty one would pin the embedder of the failed call)', async () => {
+    const fresh = path.join(dir, 'never-created.sqlite');
+    const empty = await mem('--db', fresh, '--user', 'bob', '--json', 'remember', '   ');
+    expect(empty.code).toBe(2);
+    expect(JSON.parse(empty.out).error.code).toBe('TEXT_EMPTY');
+    const longFile = path.join(dir, 'long.jsonl');
+    writeFileSync(longFile, [JSON.stringify({ text: 'A short first line.' }), JSON.stringify({ text: 'word '.repeat(20_000) })].join('\n'));
+    const long = await mem('--db', fresh, '--user', 'bob', '--json', 'ingest', longFile);
+    expect(long.code).toBe(2);
+    expect(JSON.parse(long.out).error).toMatchObject({ code: 'TEXT_TOO_LONG', message: expect.stringMatching(/^observation 1: /) });
+    expect(readdirSync(dir).filter((f) => f.startsWith('never-created'))).toEqual([]);
+  });
+
   it('ingests a transcript, answers, inspects, forgets and shows history (JSON), scoped', async () => {
     const file = path.join(dir, 'chat.txt');
     writeFileSync(file, ['## Session 1 — 2025-03-07T19:00:00Z', 'Maya: I love a double espresso every morning.', 'Sam: Of course you do.', '## Session 2 — 2025-03-27T19:00:00Z', 'Maya: I switched to green tea last week.'].join('\n'));

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, checkInputFile, checkOutputFile, placeFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { assertTimeZone, checkInputFile, checkOutputFile, placeFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, validateObservation, type ObservationInput, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
 import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -56,6 +56,23 @@ function scopeOf(o: GlobalOpts): Scope {
   const scope: Scope = { namespace: o.namespace, userId: o.user, agentId: o.agent, runId: o.run };
   if (!scope.userId && !scope.agentId && !scope.runId) scope.userId = process.env.MEM_USER || 'default';
   return scope;
+}
+
+/**
+ * Validate observations as core's `add` will (`validateObservation`: TEXT_EMPTY, TEXT_TOO_LONG,
+ * BAD_DATE, MISSING_TIMEZONE, …) before the store is opened (ours): a bad one throws its typed error,
+ * `observation <i>: …` as core words it, and nothing is written — not an empty database file pinned
+ * to this call's embedder, not the conversations of a LoCoMo file before the bad one.
+ */
+function validateBeforeOpening(observations: Omit<ObservationInput, 'scope'>[], scope: Scope, timeZone: string | undefined): void {
+  observations.forEach((obs, i) => {
+    try {
+      validateObservation({ ...obs, scope } as ObservationInput, { timeZone });
+    } catch (e) {
+      if (!MemError.isInstance(e)) throw e;
+      throw new MemValidationError(e.code, `observation ${i}: ${e.message}`, { details: e.details, cause: e });
+    }
+  });
 }
 
 /**
@@ -251,6 +268,8 @@ function addWriteCommands(program: Command): void {
       if (timeZone) assertTimeZone(timeZone);
       const parsed = parseIngestFile(content, { now: opts.date === undefined ? new Date().toISOString() : parseSessionDate(opts.date, timeZone), timeZone });
       const groups = opts.conversations ? parsed.groups.filter((_, i) => opts.conversations!.includes(i)) : parsed.groups;
+      const scopeOfGroup = (g: (typeof groups)[number]): Scope => (g.id && parsed.format === 'locomo' ? { ...scopeOf(o), runId: o.run ? `${o.run}/${g.id}` : g.id } : scopeOf(o));
+      for (const g of groups) validateBeforeOpening(g.observations, scopeOfGroup(g), timeZone);
       const total = groups.reduce((a, g) => a + g.observations.length, 0);
       const progress = createProgress({ enabled: !o.json });
       const summary = await withStack(o, async (stack) => {
@@ -258,7 +277,7 @@ function addWriteCommands(program: Command): void {
         let done = 0;
         progress.start(`ingest ${path.basename(file)}`, total);
         for (const g of groups) {
-          const s = g.id && parsed.format === 'locomo' ? stack.withScope({ ...scopeOf(o), runId: o.run ? `${o.run}/${g.id}` : g.id }) : stack;
+          const s = g.id && parsed.format === 'locomo' ? stack.withScope(scopeOfGroup(g)) : stack;
           const added = await s.add(g.observations, { onProgress: (d) => progress.update(done + d) });
           done += g.observations.length;
           const row = { scope: s.scope, observations: added.length, add: 0, update: 0, noop: 0, duplicate: 0 };
@@ -291,6 +310,7 @@ function addWriteCommands(program: Command): void {
       // --time-zone / MEM_TIME_ZONE: the zone of a zone-less --observed-at and the calendar of relative dates ("yesterday")
       if (o.timeZone !== undefined) assertTimeZone(o.timeZone);
       const obs = { text, ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }), ...(opts.observedAt === undefined ? {} : { observedAt: opts.observedAt }) };
+      validateBeforeOpening([obs], scopeOf(o), o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined));
       const added = await withStack(o, (stack) => stack.add([obs]));
       const items = added.map((a) => ({ id: a.node.id, text: a.node.text, speaker: a.node.speaker, observedAt: a.node.observedAt, action: a.action, novelty: a.gate?.novelty ?? null, threshold: a.gate?.threshold ?? null, relations: a.relations }));
       print(o, { scope: scopeOf(o), added: items }, () => {
@@ -473,6 +493,11 @@ function addTransferCommands(program: Command): void {
         });
         print(o, report, () => {
           const k = report.counts;
+          // a repeated import writes nothing: say so, not "Imported 400 memories"
+          if (report.skipped.length && report.skipped.length === report.scopes.length) {
+            console.log(`Nothing imported: ${report.skipped.length === 1 ? 'the scope' : `all ${report.skipped.length} scopes`} of ${file === '-' ? 'the input' : file} already held exactly this (an earlier import of the file), ${plural(k.memories, 'memory', 'memories')}: skipped`);
+            return;
+          }
           const skipped = report.skipped.length ? ` · ${plural(report.skipped.length, 'scope')} already held exactly this (an earlier import of the file): skipped` : '';
           console.log(`Imported ${plural(k.memories, 'memory', 'memories')}, ${plural(k.relations, 'relation')}, ${plural(k.history, 'history row')}, ${plural(k.state, 'gate snapshot')} in ${plural(k.scopes, 'scope')} (embedder ${report.header.embedder.model}, ${report.header.embedder.dimension}-d)${skipped}`);
         });

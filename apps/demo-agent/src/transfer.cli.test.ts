@@ -80,6 +80,20 @@ describe('mem export / import / backup: what a breaker tried (typed errors with 
     expect(stable((await mem('--db', db, 'export', '--all')).out)).toBe(stable(before));
   });
 
+  it('a repeated import says it imported nothing (it printed "Imported 1 memory" before)', async () => {
+    const db = path.join(dir, 'again-src.sqlite');
+    const input = path.join(dir, 'again-in.jsonl');
+    writeFileSync(input, JSON.stringify({ text: 'Ines repairs clocks on Saturdays.', observedAt: '2025-04-01T10:00:00Z' }));
+    expect((await mem('--db', db, '--user', 'ines', 'ingest', input)).code).toBe(0);
+    const file = path.join(dir, 'again.jsonl');
+    expect((await mem('--db', db, '--user', 'ines', 'export', '--out', file)).code).toBe(0);
+    const target = path.join(dir, 'again-dst.sqlite');
+    expect((await mem('--db', target, 'import', file)).out).toMatch(/^Imported 1 memory, /);
+    const again = await mem('--db', target, 'import', file);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/^Nothing imported: the scope of .*again\.jsonl already held exactly this \(an earlier import of the file\), 1 memory: skipped/);
+  });
+
   it('an import of another embedder names the file\'s embedder, the store\'s or command\'s, and the flag to pass', async () => {
     const file = path.join(dir, 'other-embedder.jsonl');
     const db = path.join(dir, 'emb-src.sqlite');

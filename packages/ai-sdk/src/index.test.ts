@@ -85,6 +85,9 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     // a misspelt or extra scope key, or a bad default k, fails when the tools are made, not at the model's first call
     const codeOf = (f: () => unknown) => errorCodeOf(f, MemError);
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'alice', nameSpace: 'x' } as any }))).toBe('SCOPE_INVALID');
+    // the misspelt key alone: named (did you mean userId?), not "needs a scope"
+    expect(codeOf(() => createMemoryTools({ memory, scope: { userid: 'alice' } as any }))).toBe('SCOPE_INVALID');
+    expect(() => createMemoryTools({ memory, scope: { userid: 'alice' } as any })).toThrow(/"userid".*userId/);
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: 'a|b' } }))).toBe('SCOPE_INVALID');
     expect(codeOf(() => createMemoryTools({ memory, scope: { userId: '\u200b' } }))).toBe('SCOPE_INVALID');
     for (const k of [0, 2.5, 51, NaN]) expect(codeOf(() => createMemoryTools({ memory, scope: alice, k }))).toBe('INVALID_INPUT');

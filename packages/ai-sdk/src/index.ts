@@ -132,7 +132,11 @@ function toRecalled(e: Evidence): RecalledMemory {
   };
 }
 
+const SCOPE_KEYS = ['namespace', 'userId', 'agentId', 'runId'];
+
 function checkScope(scope: Scope | undefined): Scope {
+  // a misspelt key alone (`{ userid: 'alice' }`) is named as such (SCOPE_INVALID, "did you mean userId?"), not SCOPE_MISSING
+  if (scope && typeof scope === 'object' && Object.keys(scope).some((k) => !SCOPE_KEYS.includes(k))) resolveScope(scope);
   if (!scope || typeof scope !== 'object' || !(scope.userId || scope.agentId || scope.runId)) {
     throw new MemValidationError('SCOPE_MISSING', '@mem/ai-sdk needs a scope with userId, agentId or runId (the model never chooses it)');
   }
