@@ -38,5 +38,13 @@ describe('state model (issue 37): the offline answer of state.change', () => {
     expect(question.update + question.contradiction).toBe(0);
     const earlier = await ask({ text: 'I hate jazz now.', time: '2024-01-01T00:00:00Z' }, { text: 'I love jazz.', time: '2025-01-01T00:00:00Z' });
     expect(earlier.update + earlier.contradiction).toBe(0);
+    // a change said after the candidate, whose event lies before it, still changes it ("last month")
+    const moved = await ask({ text: 'I moved to Bergen last month.' }, { text: 'I live in Oslo.' });
+    const sameDay = await ask({ text: 'I moved to Bergen last month.', time: '2026-12-07T10:05:00Z' }, { text: 'I live in Oslo.', time: '2026-12-07T10:00:00Z' });
+    expect(sameDay.update + sameDay.contradiction).toBeGreaterThan(0);
+    expect(sameDay).toEqual(moved);
+    // …but a past event said later, before the candidate's time, does not
+    const event = await ask({ text: 'I visited Bergen last month.', time: '2026-12-07T10:05:00Z' }, { text: 'I live in Oslo.', time: '2026-12-07T10:00:00Z' });
+    expect(event.update + event.contradiction).toBe(0);
   });
 });

@@ -17,7 +17,8 @@
  * relation fixtures, BEAM dev conversations 1–7; BEAM 8–10 and every fourth scenario of ours are held
  * out), which writes under `scripts/out/`; `pnpm models:install` copies the file here (docs/state.md). Two structural facts are not learned (the training pairs carry no speakers or times):
  * a question states nothing, a statement by another speaker does not change the speaker's state, and
- * a statement about an earlier time than the candidate's cannot supersede it — those pairs are
+ * a statement about an earlier time than the candidate's cannot supersede it (a statement of a change
+ * counts until the time it was said) — those pairs are
  * `unrelated` / `compatible` (see `stateChange`).
  */
 import { SystemOneError } from '../errors.js';
@@ -25,7 +26,7 @@ import { STATE_LABELS, type StateLabel } from '../catalogue.js';
 import type { ResolvedRef } from '../schema.js';
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/index.js';
 import { LruMap } from './lru-map.js';
-import { CUES, cueTest, features, MAX_TEXTS, stem } from './text.js';
+import { CUES, cueTest, features, MAX_TEXTS, parseTime, stem } from './text.js';
 import { feat, intervalOf, pair, type Item } from './inputs.js';
 import { CHANGE, RELATION_FEATURES, relationFeatures } from './relation-model.js';
 import weights from './models/state.json';
@@ -211,7 +212,10 @@ function otherSpeaker(a: Item, b: Item): boolean {
  * The offline scorer of `state.change` on `{ new_memory, candidates[i] }` (refs: new_memory, then the
  * candidate): the state model's probabilities for (older = candidate, newer = new_memory). A question
  * on either side, or two different known speakers, moves the change mass (update + contradiction) to
- * `unrelated`; a new memory whose time lies wholly before the candidate's moves it to `compatible`.
+ * `unrelated`; a new memory whose time lies wholly before the candidate's moves it to `compatible` —
+ * except a statement of a change (a `CHANGE` word: "moved", "quit", "now" …) said at or after the
+ * candidate's time: the state it reports holds from its event until it was said ("I live in Oslo",
+ * then the same day "I moved to Bergen last month" is a change, not an older event).
  */
 export function stateChange(refs: ResolvedRef[]): Record<StateLabel, number> {
   const [a, b] = pair(refs);
@@ -221,6 +225,10 @@ export function stateChange(refs: ResolvedRef[]): Record<StateLabel, number> {
   if (question || otherSpeaker(a, b)) return { ...p, update: 0, contradiction: 0, unrelated: p.unrelated + change };
   const ia = intervalOf(a);
   const ib = intervalOf(b);
-  if (ia && ib && ia.end < ib.start) return { ...p, update: 0, contradiction: 0, compatible: p.compatible + change };
+  // a statement of a change ("I moved to Bergen last month") describes a state that holds from its event
+  // until it was said: it ends at the new memory's own time, not at the event's
+  const said = parseTime(a.time);
+  const end = ia && cueTest(feat(a), CHANGE) && Number.isFinite(said) ? Math.max(ia.end, said) : ia?.end;
+  if (ia && ib && end! < ib.start) return { ...p, update: 0, contradiction: 0, compatible: p.compatible + change };
   return p;
 }
