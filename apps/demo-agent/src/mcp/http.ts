@@ -6,6 +6,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Hono } from 'hono';
 import { createMemMcpServer, type McpServerOptions } from './server.js';
+import { firstNonUtf8Line } from '../utf8.js';
 
 export interface MountMcpOptions extends McpServerOptions {
   /** Returns a Response to send instead (e.g. 401) or null to go on. */
@@ -20,11 +21,19 @@ export function mountMcp(app: Hono<any>, options: MountMcpOptions): void {
       // stateless: no server-initiated stream (GET) and no session to delete (DELETE)
       return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null }, 405, { Allow: 'POST' });
     }
+    // the transport would decode bytes that are not UTF-8 as U+FFFD and `remember` would store the
+    // text changed without a word: a JSON-RPC parse error instead (the body is bounded by --body-limit)
+    const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
+    const badLine = firstNonUtf8Line(bytes);
+    if (badLine !== null) {
+      return c.json({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: the request body is not UTF-8 (line ${badLine} holds bytes that are not UTF-8); nothing was written` }, id: null }, 400);
+    }
+    const request = new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: bytes });
     const server = createMemMcpServer(options);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(request);
     } finally {
       void server.close();
     }

@@ -167,6 +167,15 @@ describe('MCP over streamable HTTP at /mcp of mem serve (SDK client)', () => {
     await client.close();
   }, 90_000);
 
+  it('a body that is not UTF-8 is a JSON-RPC parse error (400), not a memory with U+FFFD in it', async () => {
+    const before = (await server.stack.stats()).nodes;
+    const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"the caf'), Buffer.from([0xe9]), Buffer.from(' on the corner"}}}')]);
+    const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { Authorization: 'Bearer sesame', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error).toMatchObject({ code: -32700, message: expect.stringMatching(/not UTF-8/) });
+    expect((await server.stack.stats()).nodes).toBe(before);
+  });
+
   it('needs the bearer token when the server has one', async () => {
     await expect(connect()).rejects.toThrow(/401|UNAUTHORIZED/);
     await expect(connect('wrong')).rejects.toThrow(/401|UNAUTHORIZED/);
