@@ -264,6 +264,12 @@ describe('mem CLI', () => {
     const text = await mem('--db', db, '--user', 'bad', 'ask', 'x', '-k', 'zero');
     expect(text.code).toBe(2);
     expect(text.err).toMatch(/error \[INVALID_INPUT\]: --k must be an integer/);
+    // a port above 65535 was Node's raw ERR_SOCKET_BAD_PORT (exit 1), for mem serve and mem gate serve alike
+    for (const cmd of [['serve'], ['gate', 'serve']]) {
+      const port = await mem('--db', db, ...cmd, '--port', '70000');
+      expect(port.code).toBe(2);
+      expect(port.err).toContain('error [INVALID_INPUT]: --port must be an integer from 0 to 65535, got "70000"');
+    }
     const missing = path.join(dir, 'nothere.json');
     const gone = await mem('--db', db, '--user', 'bad', 'ingest', missing);
     expect(gone.code).toBe(2);

@@ -91,13 +91,18 @@ function print(o: GlobalOpts, json: unknown, text: () => void): void {
   else text();
 }
 
-function intOption(name: string, min = 1) {
+function intOption(name: string, min = 1, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new MemValidationError('INVALID_INPUT', `${name} must be an integer ≥ ${min}, got "${v}"`);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new MemValidationError('INVALID_INPUT', `${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got "${v}"`);
+    }
     return n;
   };
 }
+
+/** The largest TCP port. */
+const MAX_PORT = 65_535;
 
 function intList(name: string) {
   return (v: string) => {
@@ -753,7 +758,7 @@ function addServiceCommands(program: Command): void {
   program
     .command('serve')
     .description('HTTP API + web playground (binds 127.0.0.1 by default)')
-    .option('--port <n>', 'port (0 = random)', intOption('--port', 0), 8787)
+    .option('--port <n>', 'port (0 = random)', intOption('--port', 0, MAX_PORT), 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--token <token>', 'require "Authorization: Bearer <token>" (default $MEM_API_TOKEN)')
     .option('--body-limit <bytes>', 'request body limit in bytes', intOption('--body-limit'), 1_000_000)
@@ -800,7 +805,7 @@ function addServiceCommands(program: Command): void {
   gate
     .command('serve')
     .description('HTTP gate service: POST /v1/gate/route, /v1/gate/commit, DELETE /v1/gate/{scope}/{id}, GET /v1/gate/{scope}/stats')
-    .option('--port <n>', 'port (0 = random)', intOption('--port', 0), 8788)
+    .option('--port <n>', 'port (0 = random)', intOption('--port', 0, MAX_PORT), 8788)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--state <file>', 'gate state file: restored on start, rewritten after every change (a restart decides the same)')
     .option('--body-limit <bytes>', 'request body limit in bytes', intOption('--body-limit'), 2_000_000)

@@ -14,11 +14,11 @@ import { startGateServer, type TextEmbedder } from './index.js';
 
 const USAGE = 'usage: mem-gate serve [--port <n>] [--host <addr>] [--state <file>] [--body-limit <bytes>]';
 
-function int(name: string, v: string | undefined, fallback: number, min: number): number {
+function int(name: string, v: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`mem-gate: ${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}\n${USAGE}\n`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    process.stderr.write(`mem-gate: ${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(v)}\n${USAGE}\n`);
     process.exit(2);
   }
   return n;
@@ -60,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
   let server;
   try {
     server = await startGateServer({
-      port: int('--port', values.port, 8788, 0),
+      port: int('--port', values.port, 8788, 0, 65_535),
       host: values.host ?? '127.0.0.1',
       statePath: values.state,
       bodyLimit: int('--body-limit', values['body-limit'], 2_000_000, 1),
