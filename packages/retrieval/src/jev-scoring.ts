@@ -110,14 +110,19 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
   const sameSet = (a: SetStats, b: SetStats) =>
     a === b || (!!a && !!b && a.cosine === b.cosine && a.coverage === b.coverage && a.ownCoverage === b.ownCoverage && a.score === b.score && a.timePosition === b.timePosition);
   const pMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; set: SetStats; p: number }>();
+  // the model's inputs in its feature order: each a relative feature (when the model reads one) or a
+  // candidate feature, looked up once per search instead of once per prediction (ours, issue 33 point 2)
+  const relative = new Set<string>(RELATIVE_FEATURES);
+  const slots = o.relevanceModel ? o.relevanceModel.features.map((f) => ({ key: f, relative: relative.has(f) })) : [];
   const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number, set: SetStats) => {
     const m = pMemo.get(v);
     if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score && sameSet(m.set, set)) return m.p;
     const base = featuresOf(v, maxPrior) as Record<string, number>;
     // = { ...base, ...relative } read in the model's feature order, without building the merged record (ours, for latency)
     const rel = set ? (relativeFeatures(base as Record<RelevanceFeature, number>, set, routing.recencyImportance) as Record<string, number>) : null;
-    const x = model.features.map((f) => (rel && Object.prototype.hasOwnProperty.call(rel, f) ? rel[f] : base[f]));
-    const p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x as number[])[1]! : relevanceProbability(model, x as number[]);
+    const x = new Array<number>(slots.length);
+    for (let i = 0; i < slots.length; i++) x[i] = rel && slots[i]!.relative ? rel[slots[i]!.key]! : base[slots[i]!.key]!;
+    const p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x)[1]! : relevanceProbability(model, x);
     pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, set, p });
     return p;
   };
@@ -142,11 +147,12 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
   };
   const ranked = (list: Iterable<Visit>) => {
     const t = performance.now();
-    const arr = [...list];
     const maxPrior = maxPriorOf();
     const set = setStatsOf(maxPrior);
-    const f = new Map(arr.map((v) => [v, finalOf(v, maxPrior, set)]));
-    const out = arr.sort((a, b) => f.get(b)! - f.get(a)! || byScore(a, b)).map((v) => ({ v, final: f.get(v)! }));
+    const out: RankedVisit[] = [];
+    for (const v of list) out.push({ v, final: finalOf(v, maxPrior, set) });
+    // the same comparisons on the same order as sorting the visits by a map of their values (stable)
+    out.sort((a, b) => b.final - a.final || byScore(a.v, b.v));
     st.relevanceMs += performance.now() - t;
     return out;
   };
@@ -172,7 +178,8 @@ export async function scoreCandidates(ctx: SearchContext, routing: RoutingProbab
   const { o, nowMs, query } = ctx;
   if (all.length === 0) return;
   const cands = [...all].sort((a, b) => b.prior - a.prior).slice(0, o.scoreTopN);
-  for (const v of all.filter((x) => !cands.includes(x))) {
+  const asked = new Set(cands);
+  for (const v of all.filter((x) => !asked.has(x))) {
     v.score = recencyAdjustedScore(
       candidateScore(
         { cosine: v.cosine, relevance: 0.5, viewProbability: v.view ? routing[v.view] : 1, relationUsefulness: v.view ? 0.5 : 1, newInformation: 0.5, edgeProbability: v.edgeProbability, supportsEvidence: 0.5 },

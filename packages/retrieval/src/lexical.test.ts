@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bm25Term, buildLemmaIndex, createSnapshotCache, snapshotNeighbors } from './lexical.js';
+import { extractKeywords } from '@mem/core';
+import { bm25Term, buildLemmaIndex, createSnapshotCache, queryKeywords, snapshotNeighbors } from './lexical.js';
 import { hashEmbedder, makeNode, memoryStore, rel, SCOPE } from './__fixtures__/stubs.js';
 
 const e = hashEmbedder(8);
@@ -23,6 +24,17 @@ describe('lemma BM25', () => {
     expect(hits[0]).toBe('a');
     expect(hits).toContain('b');
     expect(buildLemmaIndex(nodes, { speaker: false }).search('Ana', 3)).toEqual([]);
+  });
+  it('a query is parsed once for every lemma index that reads it (issue 33 point 2), with the same terms', () => {
+    const q = 'What has Ana painted on the old Fence?';
+    const terms = queryKeywords(q);
+    expect(terms).toEqual(extractKeywords(q).map((t) => t.toLowerCase()));
+    expect(queryKeywords(q)).toBe(terms); // the memo: no second parse
+    // bounded: after 64 other queries the first one is parsed again (equal terms, a new array)
+    for (let i = 0; i < 64; i++) queryKeywords(`filler query number ${i}`);
+    const again = queryKeywords(q);
+    expect(again).not.toBe(terms);
+    expect(again).toEqual(terms);
   });
 });
 

@@ -36,6 +36,24 @@ export function nodeTerms(n: MemoryNode, speaker = true): string[] {
   return terms;
 }
 
+const queryTermsMemo = new Map<string, readonly string[]>();
+/** Queries whose keywords are kept (the lemma and context indexes of one search read the same query). */
+const QUERY_TERMS_MEMO = 64;
+/**
+ * The lower-case keywords of a query (`extractKeywords`, from `@mem/core`), memoised for the last
+ * {@link QUERY_TERMS_MEMO} distinct queries (ours, issue 33 point 2: one search parsed its query once
+ * per lemma index, and a parse is most of a lemma search). The same terms as parsing every time.
+ */
+export function queryKeywords(query: string): readonly string[] {
+  let terms = queryTermsMemo.get(query);
+  if (terms === undefined) {
+    terms = extractKeywords(query).map((t) => t.toLowerCase());
+    if (queryTermsMemo.size >= QUERY_TERMS_MEMO) queryTermsMemo.delete(queryTermsMemo.keys().next().value as string);
+    queryTermsMemo.set(query, terms);
+  }
+  return terms;
+}
+
 /** Build an index over `nodes` (ours). */
 export function buildLemmaIndex(
   nodes: MemoryNode[],
@@ -62,7 +80,7 @@ export function buildLemmaIndex(
   return {
     size: nodes.length,
     search(query, k) {
-      const q = new Set(extractKeywords(query).map((t) => t.toLowerCase()));
+      const q = new Set(queryKeywords(query));
       for (const w of query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (speakers.has(w)) q.add(w);
       const score = new Map<number, number>();
       for (const t of q) {

@@ -81,6 +81,25 @@ describe('relevance features (dataset-neutral role signals)', () => {
     expect(at(3).turn_names_speaker).toBe(1); // case-insensitive in the turn
     expect(turnNamesSpeaker('Bye Mel!', new Set())).toBe(0);
   });
+
+  it('node features are kept across searches of one scope, and computed afresh for another scope (issue 33 point 2)', async () => {
+    const c1 = await makeNode(embedder, 'c1', 'Hey Mel! Long time no see.', { speaker: 'Caroline' });
+    const m1 = await makeNode(embedder, 'm1', 'I went hiking with my kids last weekend.', { speaker: 'Mel' });
+    const u1 = await makeNode(embedder, 'u1', 'Is it far?', { speaker: 'user' });
+    const withMel = speakerStats([c1, m1]);
+    const withoutMel = speakerStats([c1, u1]); // no speaker called Mel, other role rates and time span
+    const view = { node: c1, prior: 0, maxPrior: 1, score: 0, cosine: 0.4, depth: 1, dialogue: null, superseded: false };
+    const search = (stats: ReturnType<typeof speakerStats>) =>
+      createRelevanceFeaturizer({ query: 'Did I see Mel?', routing, rankings: { vector: [], lexical: [], lemma: [], context: [] }, stats })(view);
+    const first = search(withMel);
+    expect(first.turn_names_speaker).toBe(1);
+    expect(search(withMel)).toEqual(first); // a second search of the same scope
+    // the same node object under another scope's statistics: not the first scope's values (break-it)
+    const other = search(withoutMel);
+    expect(other.turn_names_speaker).toBe(0);
+    expect(other.speaker_question_rate).toBe(0);
+    expect(search(withMel)).toEqual(first);
+  });
 });
 
 describe('features relative to the candidate set', () => {

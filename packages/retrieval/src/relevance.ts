@@ -174,6 +174,42 @@ export function rankFeature(rank: number | undefined): number {
   return rank === undefined || rank < 1 ? 0 : 10 / (10 + rank);
 }
 
+/** The query-independent features of a node within its scope's statistics. */
+interface NodeFeatures {
+  tfp: number;
+  tsp: number;
+  len: number;
+  qs: number;
+  sfp: number;
+  sq: number;
+  pos: number;
+  nm: number;
+}
+const nodeFeatureMemo = new WeakMap<MemoryNode, { stats: SpeakerStats; m: NodeFeatures }>();
+/**
+ * The node-level features of a candidate (its person shares, length, question share, its speaker's
+ * role rates, its position in the scope's time span, whether it names a speaker), memoised per node
+ * object and scope statistics (ours, issue 33 point 2: they were computed again in every search;
+ * a snapshot's nodes and its statistics live as long as the scope version).
+ */
+function nodeFeatures(n: MemoryNode, stats: SpeakerStats): NodeFeatures {
+  const hit = nodeFeatureMemo.get(n);
+  if (hit && hit.stats === stats) return hit.m;
+  const ps = nodePersonShares(n);
+  const m: NodeFeatures = {
+    tfp: ps.first,
+    tsp: ps.second,
+    len: Math.log1p(n.text.length) / 10,
+    qs: nodeQuestionShare(n),
+    sfp: stats.firstPerson.get(n.speaker ?? '') ?? 0,
+    sq: stats.questionRate.get(n.speaker ?? '') ?? 0,
+    pos: (Date.parse(n.observedAt) - stats.minMs) / stats.spanMs,
+    nm: turnNamesSpeaker(n.text, stats.names),
+  };
+  nodeFeatureMemo.set(n, { stats, m });
+  return m;
+}
+
 /** What the featurizer needs to know about one visited candidate. */
 export interface CandidateView {
   node: MemoryNode;
@@ -205,24 +241,9 @@ export function createRelevanceFeaturizer(input: {
   const rank = (ids: string[]) => new Map(ids.map((id, i) => [id, i + 1]));
   const r = { vector: rank(input.rankings.vector), lexical: rank(input.rankings.lexical), lemma: rank(input.rankings.lemma), context: rank(input.rankings.context) };
   const qfp = queryFirstPerson(input.query);
-  const memo = new Map<string, { tfp: number; tsp: number; len: number; qs: number; sfp: number; sq: number; pos: number; nm: number }>();
   return (c) => {
     const n = c.node;
-    let m = memo.get(n.id);
-    if (!m) {
-      const ps = nodePersonShares(n);
-      m = {
-        tfp: ps.first,
-        tsp: ps.second,
-        len: Math.log1p(n.text.length) / 10,
-        qs: nodeQuestionShare(n),
-        sfp: input.stats.firstPerson.get(n.speaker ?? '') ?? 0,
-        sq: input.stats.questionRate.get(n.speaker ?? '') ?? 0,
-        pos: (Date.parse(n.observedAt) - input.stats.minMs) / input.stats.spanMs,
-        nm: turnNamesSpeaker(n.text, input.stats.names),
-      };
-      memo.set(n.id, m);
-    }
+    const m = nodeFeatures(n, input.stats);
     const d = c.dialogue ?? { coverage: 0, ownCoverage: 0, answerness: 0, speaker: 0, time: 0 };
     const own = d.ownCoverage ?? 0;
     const rec = input.routing.recencyImportance;

@@ -144,7 +144,7 @@ export function formatOneScopeComparison(result: BeamOneScopeResult, k: number, 
       }
     }
   }
-  out.push('', 'Ingest and query cost (build = the full write path; one build is shared by every system of a run)', '', '| run | system | ingest s | ingest CPU s | observations | observations / s | words / s | words / CPU s | p50 ms | p95 ms |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out.push('', 'Ingest and query cost (build = the full write path; one build is shared by every system of a run)', '', '| run | system | ingest s | ingest CPU s | observations | observations / s | words / s | words / CPU s | p50 ms | p95 ms | CPU ms / query p50 |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const runs: [string, BeamRun | null][] = [['per conversation', perConversation], ['one scope', oneScope]];
   for (const [label, run] of runs) {
     if (!run) continue;
@@ -155,10 +155,10 @@ export function formatOneScopeComparison(result: BeamOneScopeResult, k: number, 
       const secs = r.build_seconds;
       const cpu = r.build_cpu_seconds;
       out.push(
-        `| ${label} | ${s} | ${secs.toFixed(1)} | ${cpu === undefined ? '–' : cpu.toFixed(1)} | ${r.observations} | ${secs > 0 ? (r.observations / secs).toFixed(1) : '–'} | ${secs > 0 ? Math.round(words / secs) : '–'} | ${cpu ? Math.round(words / cpu) : '–'} | ${r.query_latency_ms.p50.toFixed(1)} | ${r.query_latency_ms.p95.toFixed(1)} |`,
+        `| ${label} | ${s} | ${secs.toFixed(1)} | ${cpu === undefined ? '–' : cpu.toFixed(1)} | ${r.observations} | ${secs > 0 ? (r.observations / secs).toFixed(1) : '–'} | ${secs > 0 ? Math.round(words / secs) : '–'} | ${cpu ? Math.round(words / cpu) : '–'} | ${r.query_latency_ms.p50.toFixed(1)} | ${r.query_latency_ms.p95.toFixed(1)} | ${r.query_cpu_ms ? r.query_cpu_ms.p50.toFixed(1) : '–'} |`,
       );
     }
-    for (const x of latencyRatios(run.report.systems, systems)) out.push(`| ${label} | ${x.system} / ${x.baseline} | | | | | | | ${x.p50.toFixed(2)}× | ${x.p95.toFixed(2)}× |`);
+    for (const x of latencyRatios(run.report.systems, systems)) out.push(`| ${label} | ${x.system} / ${x.baseline} | | | | | | | ${x.p50.toFixed(2)}× | ${x.p95.toFixed(2)}× | ${x.cpuP50 !== undefined ? `${x.cpuP50.toFixed(2)}×` : '–'} |`);
   }
   out.push('', ...(perConversation ? loadAverageLines(perConversation.report.config).map((l) => `Per-conversation run: ${l}`) : []), ...loadAverageLines(oneScope.report.config).map((l) => `One-scope run: ${l}`));
   out.push('', 'Targets (issue 33): jev one scope within 0.05 of the per-conversation run, and ≥ the best flat baseline + 0.05:');

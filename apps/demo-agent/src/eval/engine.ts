@@ -31,6 +31,12 @@ export interface SystemReport {
   build_cpu_seconds?: number;
   observations: number;
   query_latency_ms: { p50: number; p95: number };
+  /**
+   * CPU milliseconds of the `search` call (user + system of this process, `process.cpuUsage`): on a
+   * loaded machine a long search waits for a core many times over while a short one rarely does, so
+   * wall-time ratios between systems grow with the load; CPU time much less (absent in older reports).
+   */
+  query_cpu_ms?: { p50: number; p95: number };
   recall_at_k: Record<string, Record<string, number>>;
   answer_token_recall: Record<string, number>;
   controller_calls_per_query: number;
@@ -291,7 +297,7 @@ export async function runEval(prepared: PreparedConversation[], options: RunEval
   const acc = new Map<string, EvalAcc>(
     systems.map((s) => [
       s.name,
-      { build: 0, buildCpu: null, observations: 0, latencies: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
+      { build: 0, buildCpu: null, observations: 0, latencies: [], cpu: [], calls: 0, queries: 0, recall: new MeanAccumulator(), tokens: new MeanAccumulator(), gate: { add: 0, update: 0, noop: 0 },
         f1: new MeanAccumulator(), bleu: new MeanAccumulator(), judge: new MeanAccumulator(), answered: 0, failed: 0 },
     ]),
   );
@@ -360,6 +366,7 @@ interface EvalAcc {
   buildCpu: number | null;
   observations: number;
   latencies: number[];
+  cpu: number[];
   calls: number;
   queries: number;
   recall: MeanAccumulator;
@@ -434,9 +441,12 @@ async function evalSystemOnConversation(
     if (!isWarm()) setWarm(await warmQuestionVectors(runShared.get('embedder'), questions));
     for (let i = 0; i < questions.length; i++) {
       const q = questions[i];
+      const c1 = process.cpuUsage();
       const t1 = performance.now();
       const res = await system.search(q.question, retrieveK, { budgetTokens });
       a.latencies.push(performance.now() - t1);
+      const c2 = process.cpuUsage(c1);
+      a.cpu.push((c2.user + c2.system) / 1000);
       a.calls += res.controllerCalls ?? 0;
       a.queries += 1;
       const retrieved = res.ids.slice(0, retrieveK);
@@ -507,6 +517,7 @@ function evalReport(
       ...(a.buildCpu !== null ? { build_cpu_seconds: Math.round(a.buildCpu * 100) / 100 } : {}),
       observations: a.observations,
       query_latency_ms: { p50: Math.round(percentile(a.latencies, 0.5) * 100) / 100, p95: Math.round(percentile(a.latencies, 0.95) * 100) / 100 },
+      query_cpu_ms: { p50: Math.round(percentile(a.cpu, 0.5) * 100) / 100, p95: Math.round(percentile(a.cpu, 0.95) * 100) / 100 },
       recall_at_k: recall,
       answer_token_recall: tokens,
       controller_calls_per_query: a.queries ? Math.round((a.calls / a.queries) * 100) / 100 : 0,

@@ -75,7 +75,11 @@ describe('metrics', () => {
       { system: 'jev@neo4j', baseline: 'hybrid@neo4j', p50: 2, p95: 2 },
     ]);
     expect(latencyRatios({ jev: sys(5, 5), bm25: sys(1, 1) }, ['jev', 'bm25'])).toEqual([]); // no hybrid: no ratio
-    expect(costTable({ jev: sys(25, 50), hybrid: sys(10, 10) }, ['jev', 'hybrid']).join('\n')).toMatch(/jev p50 \/ hybrid p50 = 2\.50× \(p95 5\.00×; same run\)/);
+    expect(costTable({ jev: sys(25, 50), hybrid: sys(10, 10) }, ['jev', 'hybrid']).join('\n')).toMatch(/jev p50 \/ hybrid p50 = 2\.50× \(p95 5\.00×; same run\)$/m);
+    // CPU time per query, when both report it
+    const cpu = { jev: { ...sys(25, 50), query_cpu_ms: { p50: 6, p95: 9 } }, hybrid: { ...sys(10, 10), query_cpu_ms: { p50: 2, p95: 3 } } };
+    expect(latencyRatios(cpu, ['jev', 'hybrid'])[0]!.cpuP50).toBe(3);
+    expect(costTable(cpu, ['jev', 'hybrid']).join('\n')).toMatch(/same run\); CPU time per query p50 3\.00×/);
   });
   it('percentile interpolates', () => {
     expect(percentile([1, 2, 3, 4], 0.5)).toBe(2.5);
@@ -169,7 +173,8 @@ describe('runLocomoEval', () => {
     expect(Object.keys(report)).toEqual(['dataset', 'conversations', 'questions', 'config', 'systems']);
     expect(report.questions).toBe(5);
     const rev = report.systems.reversed;
-    expect(Object.keys(rev)).toEqual(['build_seconds', 'observations', 'query_latency_ms', 'recall_at_k', 'answer_token_recall', 'controller_calls_per_query', 'gate']);
+    expect(Object.keys(rev)).toEqual(['build_seconds', 'observations', 'query_latency_ms', 'query_cpu_ms', 'recall_at_k', 'answer_token_recall', 'controller_calls_per_query', 'gate']);
+    expect(rev.query_cpu_ms!.p50).toBeGreaterThanOrEqual(0);
     // reversed: q0 evidence D1:1 at rank 4; q1 D2:1 rank 2 + D1:1 rank 4; q2 D2:2 rank 1; q3 D1:2 rank 3; q4 no evidence
     expect(rev.recall_at_k.overall['1']).toBeCloseTo((0 + 0 + 1 + 0) / 4);
     expect(rev.recall_at_k.overall['4']).toBe(1);

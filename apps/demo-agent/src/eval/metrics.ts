@@ -107,13 +107,16 @@ export function r4(x: number): number {
 
 /** The cost rows of a report's markdown (build seconds, observations, latency, controller calls, gate actions), one per system. */
 export function costTable(systems: EvalReport['systems'], names: string[]): string[] {
-  const rows = ['| system | build s | observations | p50 ms | p95 ms | controller calls / query | gate add / update / noop |', '|---|---:|---:|---:|---:|---:|---|'];
+  const rows = ['| system | build s | observations | p50 ms | p95 ms | CPU ms / query p50 | controller calls / query | gate add / update / noop |', '|---|---:|---:|---:|---:|---:|---:|---|'];
   for (const n of names) {
     const s = systems[n];
-    rows.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
+    const cpu = s.query_cpu_ms ? s.query_cpu_ms.p50.toFixed(1) : '–';
+    rows.push(`| ${n} | ${s.build_seconds.toFixed(1)} | ${s.observations} | ${s.query_latency_ms.p50.toFixed(1)} | ${s.query_latency_ms.p95.toFixed(1)} | ${cpu} | ${s.controller_calls_per_query.toFixed(2)} | ${s.gate.add} / ${s.gate.update} / ${s.gate.noop} |`);
   }
   const ratios = latencyRatios(systems, names);
-  if (ratios.length) rows.push('', ...ratios.map((r) => `${r.system} p50 / ${r.baseline} p50 = ${r.p50.toFixed(2)}× (p95 ${r.p95.toFixed(2)}×; same run)`));
+  if (ratios.length) {
+    rows.push('', ...ratios.map((r) => `${r.system} p50 / ${r.baseline} p50 = ${r.p50.toFixed(2)}× (p95 ${r.p95.toFixed(2)}×; same run)${r.cpuP50 !== undefined ? `; CPU time per query p50 ${r.cpuP50.toFixed(2)}×` : ''}`));
+  }
   return rows;
 }
 
@@ -125,6 +128,8 @@ export interface LatencyRatio {
   p50: number;
   /** system p95 / baseline p95. */
   p95: number;
+  /** system / baseline p50 of the CPU time per query (`query_cpu_ms`), when both report it. */
+  cpuP50?: number;
 }
 
 /**
@@ -141,7 +146,8 @@ export function latencyRatios(systems: EvalReport['systems'], names: string[]): 
     const b = systems[baseline];
     const s = systems[n];
     if (!b || !s || !(b.query_latency_ms.p50 > 0)) continue;
-    out.push({ system: n, baseline, p50: s.query_latency_ms.p50 / b.query_latency_ms.p50, p95: b.query_latency_ms.p95 > 0 ? s.query_latency_ms.p95 / b.query_latency_ms.p95 : NaN });
+    const cpu = s.query_cpu_ms && b.query_cpu_ms && b.query_cpu_ms.p50 > 0 ? { cpuP50: s.query_cpu_ms.p50 / b.query_cpu_ms.p50 } : {};
+    out.push({ system: n, baseline, p50: s.query_latency_ms.p50 / b.query_latency_ms.p50, p95: b.query_latency_ms.p95 > 0 ? s.query_latency_ms.p95 / b.query_latency_ms.p95 : NaN, ...cpu });
   }
   return out;
 }
