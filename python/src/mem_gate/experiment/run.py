@@ -116,10 +116,11 @@ class Answerer:
 def _score(row: Dict[str, Any], questions: List[Dict[str, Any]], retrieved: List[List[str]], texts: List[List[str]], answerer: Optional[Answerer],
            stored_ids: set) -> None:  # fmt: skip
     recalls = [recall_at_k(r, q["evidence"]) for r, q in zip(retrieved, questions)]
+    recalls5 = [recall_at_k(r[:5], q["evidence"]) for r, q in zip(retrieved, questions)]
     f1s = [token_f1(answerer.answer(q["question"], t), q["answer"]) for q, t in zip(questions, texts)] if answerer else []
     evidence = sorted({e for q in questions for e in q["evidence"]})
     row.update(
-        questions=len(questions), recall10=sum(recalls) / len(recalls) if recalls else None, f1=sum(f1s) / len(f1s) if f1s else None,
+        questions=len(questions), recall10=sum(recalls) / len(recalls) if recalls else None, recall5=sum(recalls5) / len(recalls5) if recalls5 else None, f1=sum(f1s) / len(f1s) if f1s else None,
         evidence_turns=len(evidence), evidence_lost=sum(1 for e in evidence if e not in stored_ids), recalls=recalls, f1s=f1s, retrieved=retrieved,
     )  # fmt: skip
 
@@ -310,6 +311,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         # the tables from the rows file alone (no service, no model): the runs of this plan's streams
         prefixes = {"locomo": args.turns, "beam": args.beam_messages}
         rows = [r for k, r in done.items() if (r["dataset"], r["conversation"]) in evals and f"|n={prefixes[r['dataset']]}|" in k and r["peer"] in peers]
+        for r in rows:  # rows written before recall@5 was stored: from the ranked source ids and the questions
+            if r.get("recall5") is None and r.get("retrieved") is not None:
+                obs = D.stream(r["dataset"], r["conversation"], prefixes[r["dataset"]], locomo, beam_dir, args.beam_chars)
+                qs = D.questions(r["dataset"], r["conversation"], obs, locomo, beam_dir)
+                if len(qs) == len(r["retrieved"]):
+                    r5 = [recall_at_k(ids[:5], q["evidence"]) for ids, q in zip(r["retrieved"], qs)]
+                    r["recall5"] = sum(r5) / len(r5) if r5 else None
         res = {"command": "mem-gate-experiment " + " ".join(sys.argv[1:] if argv is None else argv), "calibration": {}, "gate_only": [], "rows": rows,
                "versions": versions(), "seconds": time.perf_counter() - t_start}  # fmt: skip
         print_report(res)
@@ -521,6 +529,9 @@ def print_report(res: Dict[str, Any], out: Any = None) -> None:
         pcts = ", ".join(f"p{k} {v:.4f}" for k, v in sorted(c["percentiles"].items(), key=lambda kv: int(kv[0])))
         q = int(round(c["quantile"] * 100))
         w(f"τ_noop {ds}: {c['tau_noop']:.4f} (annotate default: {q}th percentile of {c['scores']} s_vMF scores, {c['stream']}, held out; App. G's is p{APP_G_PCT}); {pcts}")
+    taus = sorted({(r["dataset"], r["pct"], r["tau"]) for r in res["rows"] if r.get("tau") is not None})
+    if taus and not res["calibration"]:  # --report-only: the τ_noop each run used, from the rows
+        w("τ_noop of the runs (held-out calibration, from the rows): " + ", ".join(f"{ds} p{p} {t:.4f}" for ds, p, t in taus))
     if res["gate_only"]:
         print_gate_only(res, w)
     print_peers(res, w)
@@ -556,8 +567,8 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
         base = {(r["dataset"], r["conversation"]): r for r in pr if r["policy"] == "none"}
         w()
         w(f"{name}: per conversation and policy (saved = against the same conversation's no-gate run; recall@10 strict)")
-        w("| data | conv | policy | written / annotated / skipped | LLM calls | calls saved | tokens | tokens saved | write s | questions | recall@10 | Δ recall | evidence turns lost | token-F1 |")
-        w("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("| data | conv | policy | written / annotated / skipped | LLM calls | calls saved | tokens | tokens saved | write s | questions | recall@10 | Δ recall | recall@5 | Δ recall@5 | evidence turns lost | token-F1 |")
+        w("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         key = lambda r: (r["dataset"] != "locomo", r["conversation"], ["none", "annotate", "skip", "adaptive"].index(r["policy"]), r["pct"] or 0)  # noqa: E731
         for r in sorted(pr, key=key):
             b = base.get((r["dataset"], r["conversation"]))
@@ -566,11 +577,12 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
             btok = b["prompt_tokens"] + b["completion_tokens"] if b else 0
             tsaved = f"{1 - tok / btok:.1%}" if btok else "–"
             drec = f"{r['recall10'] - b['recall10']:+.3f}" if b and r["recall10"] is not None and b["recall10"] is not None else "–"
-            w(f"| {r['dataset']} | {r['conversation']} | {_label(r)}{' (= ' + r['reused'] + ' run)' if r.get('reused') else ''} | {r['written']} / {r['annotated']} / {r['skipped']} | {r['llm_calls']} | {saved} | {tok} | {tsaved} | {r['write_seconds']:.0f} | {r['questions']} | {_f(r['recall10'])} | {drec} | {r['evidence_lost']}/{r['evidence_turns']} | {_f(r['f1'])} |")
+            drec5 = f"{r['recall5'] - b['recall5']:+.3f}" if b and r.get("recall5") is not None and b.get("recall5") is not None else "–"
+            w(f"| {r['dataset']} | {r['conversation']} | {_label(r)}{' (= ' + r['reused'] + ' run)' if r.get('reused') else ''} | {r['written']} / {r['annotated']} / {r['skipped']} | {r['llm_calls']} | {saved} | {tok} | {tsaved} | {r['write_seconds']:.0f} | {r['questions']} | {_f(r['recall10'])} | {drec} | {_f(r.get('recall5'))} | {drec5} | {r['evidence_lost']}/{r['evidence_turns']} | {_f(r['f1'])} |")
         w()
         w(f"{name}: per policy, across conversations (mean ± sd over conversations; min..max)")
-        w("| policy | conversations | calls saved | tokens saved | Δ recall@10 | worst Δ recall@10 | token-F1 | Δ token-F1 | ≥ 30% saved and Δ recall ≥ −0.01 |")
-        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("| policy | conversations | calls saved | tokens saved | Δ recall@10 | worst Δ recall@10 | Δ recall@5 | token-F1 | Δ token-F1 | ≥ 30% saved and Δ recall@10 ≥ −0.01 |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         labels = sorted({_label(r) for r in pr}, key=lambda s: (["none", "annotate", "skip", "adaptive"].index(s.split()[0]), s))
         for lab in labels:
             rs = [r for r in pr if _label(r) == lab and (r["dataset"], r["conversation"]) in base]
@@ -580,9 +592,11 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
             ts = [1 - (r["prompt_tokens"] + r["completion_tokens"]) / max(base[(r["dataset"], r["conversation"])]["prompt_tokens"] + base[(r["dataset"], r["conversation"])]["completion_tokens"], 1) for r in rs]
             dr = [r["recall10"] - base[(r["dataset"], r["conversation"])]["recall10"] for r in rs if r["recall10"] is not None]
             f1 = [r["f1"] for r in rs if r["f1"] is not None]
+            dr5 = [r["recall5"] - base[(r["dataset"], r["conversation"])]["recall5"] for r in rs
+                   if r.get("recall5") is not None and base[(r["dataset"], r["conversation"])].get("recall5") is not None]  # fmt: skip
             df = [r["f1"] - base[(r["dataset"], r["conversation"])]["f1"] for r in rs if r["f1"] is not None and base[(r["dataset"], r["conversation"])]["f1"] is not None]
             met = sum(1 for r in rs if meets_target(r, base[(r["dataset"], r["conversation"])]))
-            w(f"| {lab} | {len(rs)} | {_pm(cs, True)} | {_pm(ts, True)} | {_pm(dr)} | {_f(min(dr) if dr else None, 3)} | {_pm(f1, signed=False)} | {_pm(df)} | {'–' if lab == 'none' else f'{met}/{len(rs)}'} |")
+            w(f"| {lab} | {len(rs)} | {_pm(cs, True)} | {_pm(ts, True)} | {_pm(dr)} | {_f(min(dr) if dr else None, 3)} | {_pm(dr5)} | {_pm(f1, signed=False)} | {_pm(df)} | {'–' if lab == 'none' else f'{met}/{len(rs)}'} |")
         cr = [r for r in pr if r["policy"] == "annotate" and (r["dataset"], r["conversation"]) in base]
         if len({r["pct"] for r in cr}) > 1:
             w()
