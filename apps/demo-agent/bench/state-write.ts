@@ -109,6 +109,9 @@ async function issueExamples() {
     ['My favourite player is Alvarez.', 'My favourite player is Brandt.', 'update'],
     ['My dog loves the harbour walks.', 'I used to love coffee but now I only drink green tea.', 'no edge'],
     ['I started a new job as a nurse.', 'I moved to Bristol because the hospital is there.', 'no edge'],
+    // the CLI example of issue 37's brief (three memories, then "Where does Jonas live now?")
+    ['I live in Oslo.', 'I moved to Bergen last month for a new job as a data engineer.', 'update'],
+    ['My sister Ingrid plays the cello in an orchestra.', 'I moved to Bergen last month for a new job as a data engineer.', 'no edge'],
   ];
   for (const [older, newer, want] of ex) {
     const j = await judge({ older, newer, label: 'compatible', kind: null, source: 'issue', heldOut: true });
