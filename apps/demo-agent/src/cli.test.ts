@@ -264,6 +264,12 @@ describe('mem CLI', () => {
     const text = await mem('--db', db, '--user', 'bad', 'ask', 'x', '-k', 'zero');
     expect(text.code).toBe(2);
     expect(text.err).toMatch(/error \[INVALID_INPUT\]: --k must be an integer/);
+    // a folder as --db was SQLite's "unable to open database file" (STORE_UNAVAILABLE, exit 1)
+    for (const cmd of [['stats'], ['remember', 'hello there']]) {
+      const folder = await mem('--db', dir, '--user', 'bad', ...cmd);
+      expect(folder.code).toBe(2);
+      expect(folder.err).toContain(`error [INVALID_INPUT]: --db ${dir} is a folder, not a file`);
+    }
     // a port above 65535 was Node's raw ERR_SOCKET_BAD_PORT (exit 1), for mem serve and mem gate serve alike
     for (const cmd of [['serve'], ['gate', 'serve']]) {
       const port = await mem('--db', db, ...cmd, '--port', '70000');

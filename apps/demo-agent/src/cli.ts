@@ -3,7 +3,7 @@
  * (--user/--agent/--run/--namespace), the store options (--db, --store) and --json (machine-readable
  * output on stdout, errors as `{ error: { code, message } }`, no progress bars).
  */
-import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,7 +42,12 @@ interface GlobalOpts {
 }
 
 function globals(cmd: Command): GlobalOpts {
-  return cmd.optsWithGlobals() as GlobalOpts;
+  const o = cmd.optsWithGlobals() as GlobalOpts;
+  // a folder as --db was SQLite's "unable to open database file" (STORE_UNAVAILABLE, exit 1)
+  if (o.db && o.db !== ':memory:' && statSync(o.db, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new MemValidationError('INVALID_INPUT', `--db ${o.db} is a folder, not a file: name the SQLite file, e.g. --db ${path.join(o.db, 'memory.sqlite')}`, { details: { db: o.db } });
+  }
+  return o;
 }
 
 /** Throws SCOPE_INVALID when a scope flag is given empty (`--user ""`): never the default user (like HTTP's `?userId=`). */
