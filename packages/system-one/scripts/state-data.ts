@@ -6,7 +6,8 @@
  * - ours, `test/state-pairs-more.json`: 56 more scenarios (the same columns plus `side`, a statement
  *   that stays true after the change: (side, update) and (side, contradiction) are `compatible`), single
  *   statements per subject kind (kind model only) and single labelled pairs; index % 4 == 3 HELD OUT in
- *   every list;
+ *   every list; its `noOverlap` pairs (updates and hard negatives whose newer statement shares no
+ *   content word with the older one but the subject's name) are training only;
  * - the relation fixtures of issue 17 (`relation-pairs.json`, same split; `relation-pairs-extra.json`
  *   and the templated hard negatives: training only), `related` read as `compatible`;
  * - BEAM dev pairs (`relation-data.ts` `beamPairs`, read at run time, never copied): conversations
@@ -44,6 +45,8 @@ interface MoreFixture {
   scenarios: string[][];
   statements: Record<string, string[]>;
   pairs: [string, string, string][];
+  /** Training only (none held out): the newer statement shares no content word with the older. */
+  noOverlap?: [string, string, string][];
 }
 function fixture(): StateFixture {
   return JSON.parse(readFileSync(FIXTURE, 'utf8')) as StateFixture;
@@ -79,6 +82,10 @@ export function statePairs(): StatePair[] {
   more().pairs.forEach(([label, older, newer], i) => {
     if (!STATE_LABELS.includes(label as StateLabel)) throw new Error(`state-pairs-more.json pairs[${i}]: unknown label ${label}`);
     out.push({ older, newer, label: label as StateLabel, kind: null, source: `state3:${i}`, heldOut: heldOutIndex(i) });
+  });
+  (more().noOverlap ?? []).forEach(([label, older, newer], i) => {
+    if (!STATE_LABELS.includes(label as StateLabel)) throw new Error(`state-pairs-more.json noOverlap[${i}]: unknown label ${label}`);
+    out.push({ older, newer, label: label as StateLabel, kind: null, source: `state4:${i}`, heldOut: false });
   });
   return out;
 }
