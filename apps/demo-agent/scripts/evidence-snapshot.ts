@@ -89,7 +89,8 @@ async function snapshotOf(conv: CorpusConversation, beamPrefix: number, log: (s:
   for (const q of conv.questions) {
     const res = await jev.search({ scope, query: q.question, k: TOP_K, now });
     const stop = (res.trace as { stopReason?: string | null } | undefined)?.stopReason ?? null;
-    questions.push({ qa: q.qaIndex, question: q.question, evidence: res.evidence.map((e) => `${keyOf(e.node)} ${e.score}`), stop });
+    // the top TOP_K only: a question the breadth model widens returns more (issue 38), the top k are the same
+    questions.push({ qa: q.qaIndex, question: q.question, evidence: res.evidence.slice(0, TOP_K).map((e) => `${keyOf(e.node)} ${e.score}`), stop });
   }
   log(`${conv.dataset} ${conv.index}: ${observations.length} observations ingested in ${ingestS.toFixed(1)} s, ${nodes.length} nodes, ${edges.length} edges; ${questions.length} questions in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
   await memory.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer';
 import { MemError } from '@mem/core';
-import { toContext } from './context.js';
+import { excerpt, toContext } from './context.js';
 import { hashEmbedder, makeNode } from './__fixtures__/stubs.js';
 
 const e = hashEmbedder(8);
@@ -75,5 +75,30 @@ describe('toContext with the memory state (issue 37)', () => {
   it('a superseded memory alone says since when it no longer holds', async () => {
     const { old } = await pair();
     expect(toContext({ evidence: [old] }, { tokenBudget: 500 }).text).toContain('Jonas: I love spicy food. (no longer true since 10 November 2026)');
+  });
+});
+
+describe('toContext excerpts (issue 38)', () => {
+  const long = (topic: string, i: number) =>
+    `Intro sentence number ${i} about nothing in particular. Another filler line that says little of use here. The ${topic} was moved to slot ${i} on Tuesday. Closing remark with more filler words to make the message long.`;
+  it('cuts each item to the sentences that share the most words with the question, so more items fit', async () => {
+    const ev = await Promise.all(Array.from({ length: 12 }, (_, i) => makeNode(e, `m${i}`, long('garden bed', i), { observedAt: `2024-03-${String(i + 1).padStart(2, '0')}T09:00:00.000Z` })));
+    const evidence = ev.map((node, i) => ({ node, score: 1 - i / 100, path: [] }));
+    const whole = toContext({ evidence }, { tokenBudget: 300 });
+    const cut = toContext({ evidence }, { tokenBudget: 300, excerptTokens: 20, query: 'When was the garden bed moved?' });
+    expect(cut.tokens).toBeLessThanOrEqual(300);
+    expect(cut.included.length).toBeGreaterThan(whole.included.length);
+    expect(cut.text).toContain('The garden bed was moved to slot 0 on Tuesday.');
+    expect(cut.text).not.toContain('Intro sentence number 0');
+    // a result the read path widened carries its own excerpt length and question
+    const auto = toContext({ evidence, wide: { query: 'When was the garden bed moved?', excerptTokens: 20 } }, { tokenBudget: 300 });
+    expect(auto.text).toBe(cut.text);
+    expect(() => toContext({ evidence }, { tokenBudget: 300, excerptTokens: 0 })).toThrow(MemError);
+  });
+  it('excerpt keeps a text that fits and cuts a single long sentence at a word', () => {
+    expect(excerpt('Short text.', 'q', 50)).toBe('Short text.');
+    const cut = excerpt(Array.from({ length: 80 }, (_, i) => `word${i}`).join(' '), 'nothing', 10);
+    expect(cut.endsWith(' …')).toBe(true);
+    expect(countTokens(cut)).toBeLessThanOrEqual(10);
   });
 });

@@ -14,6 +14,15 @@ export interface ToContextOptions {
   tokenBudget: number;
   /** Show each item's sourceId (e.g. `D1:3`) in brackets. Default true. */
   showSourceIds?: boolean;
+  /**
+   * Cut each item to an excerpt of at most this many tokens (its sentences that share the most words
+   * with `query`, in their own order; ours, issue 38), so that more items fit the budget. Default: the
+   * result's `wide.excerptTokens` when the read path widened the set for a question that needs many
+   * memories, else none (whole items).
+   */
+  excerptTokens?: number;
+  /** The question the excerpts are chosen for (default: the result's `wide.query`). */
+  query?: string;
 }
 
 export interface PackedContext {
@@ -80,14 +89,14 @@ const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
  * repeated; a superseded memory whose successor is not in the context ends in `(no longer true since
  * <date>)`.
  */
-function line(n: MemoryNode, showIds: boolean, earlier: readonly MemoryNode[] = [], staleSince: string | null = null): string {
+function line(n: MemoryNode, showIds: boolean, earlier: readonly MemoryNode[] = [], staleSince: string | null = null, text: string = n.text): string {
   const id = showIds && n.provenance?.sourceId ? `[${n.provenance.sourceId}] ` : '';
   const who = n.speaker ? `${n.speaker}: ` : '';
   const before = earlier.length
     ? ` (earlier: ${earlier.map((o) => `${o.speaker && o.speaker !== n.speaker ? `${o.speaker}: ` : ''}${flat(o.text)}`).join('; ')}, until ${formatDate(n.observedAt)})`
     : '';
   const stale = staleSince ? ` (no longer true since ${formatDate(staleSince)})` : '';
-  return `- ${id}${who}${earlier.length ? 'now: ' : ''}${flat(n.text)}${eventNote(n)}${before}${stale}`;
+  return `- ${id}${who}${earlier.length ? 'now: ' : ''}${flat(text)}${eventNote(n)}${before}${stale}`;
 }
 
 /** For each evidence item: the superseded items it replaces within `evidence`, and whether it is itself replaced there (ours). */
@@ -112,7 +121,7 @@ function statePairs(evidence: readonly Evidence[]): { earlierOf: Map<string, Mem
  * A superseded item whose successor is in `evidence` is folded into the successor's line
  * (`now: … (earlier: …, until <date>)`); one whose successor is absent says `(no longer true since <date>)`.
  */
-export function renderContext(evidence: Evidence[], showIds = true): string {
+export function renderContext(evidence: Evidence[], showIds = true, texts?: ReadonlyMap<string, string>): string {
   const { earlierOf, replaced } = statePairs(evidence);
   const items = evidence.filter((e) => !replaced.has(e.node.id)).sort((a, b) => {
     const ka = sessionKey(a.node);
@@ -133,7 +142,7 @@ export function renderContext(evidence: Evidence[], showIds = true): string {
       current = key;
     }
     const st = e.state;
-    out.push(line(e.node, showIds, earlierOf.get(e.node.id), st?.status === 'superseded' && st.at ? st.at : null));
+    out.push(line(e.node, showIds, earlierOf.get(e.node.id), st?.status === 'superseded' && st.at ? st.at : null, texts?.get(e.node.id)));
   }
   return out.join('\n');
 }
@@ -151,12 +160,17 @@ function compareSource(a: MemoryNode, b: MemoryNode): number {
  * items are then rendered by {@link renderContext}. Throws MemValidationError `INVALID_INPUT` for a
  * budget that is not a positive integer.
  */
-export function toContext(result: Pick<SearchResult, 'evidence'>, options: ToContextOptions): PackedContext {
+export function toContext(result: Pick<SearchResult, 'evidence'> & { wide?: { query: string; excerptTokens: number } }, options: ToContextOptions): PackedContext {
   const budget = options?.tokenBudget;
   if (!Number.isInteger(budget) || budget < 1) {
     throw new MemValidationError('INVALID_INPUT', `toContext: tokenBudget must be a positive integer, got ${budget}`);
   }
   const showIds = options.showSourceIds ?? true;
+  const excerptTokens = options.excerptTokens ?? result.wide?.excerptTokens;
+  if (excerptTokens !== undefined && (!Number.isInteger(excerptTokens) || excerptTokens < 1)) {
+    throw new MemValidationError('INVALID_INPUT', `toContext: excerptTokens must be a positive integer, got ${excerptTokens}`);
+  }
+  const texts = excerptTokens ? new Map(result.evidence.map((e) => [e.node.id, excerpt(e.node.text, options.query ?? result.wide?.query ?? '', excerptTokens)])) : undefined;
   const included: Evidence[] = [];
   const headers = new Set<string>();
   let estimate = 0;
@@ -164,18 +178,56 @@ export function toContext(result: Pick<SearchResult, 'evidence'>, options: ToCon
     const key = sessionKey(e.node);
     // the state notes add words: counted generously here, exactly by the render below
     const stateCost = e.state?.status === 'superseded' ? 12 : 0;
-    const cost = countTokens(line(e.node, showIds)) + stateCost + 1 + (headers.has(key) ? 0 : countTokens(sessionHeader(e.node)) + 2);
+    const cost = countTokens(line(e.node, showIds, [], null, texts?.get(e.node.id))) + stateCost + 1 + (headers.has(key) ? 0 : countTokens(sessionHeader(e.node)) + 2);
     if (estimate + cost > budget) continue;
     included.push(e);
     headers.add(key);
     estimate += cost;
   }
-  let text = renderContext(included, showIds);
+  let text = renderContext(included, showIds, texts);
   let tokens = text ? countTokens(text) : 0;
   while (tokens > budget && included.length > 0) {
     included.pop();
-    text = renderContext(included, showIds);
+    text = renderContext(included, showIds, texts);
     tokens = text ? countTokens(text) : 0;
   }
   return { text, tokens, included, omitted: result.evidence.length - included.length };
+}
+
+const EXCERPT_STOP = new Set(['the', 'and', 'for', 'with', 'what', 'when', 'where', 'which', 'who', 'how', 'did', 'does', 'was', 'were', 'are', 'has', 'have', 'had', 'that', 'this', 'from', 'about', 'into', 'you', 'your', 'can', 'all', 'any']);
+const excerptWords = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 2 && !EXCERPT_STOP.has(w)));
+
+/**
+ * An excerpt of `text` of at most `maxTokens` tokens (o200k_base; ours, issue 38): its sentences ranked
+ * by the number of `query` words they contain (ties: earlier first), taken while they fit, shown in
+ * their own order joined by ` … `; the text itself when it fits; the first sentence cut at a word
+ * boundary when no sentence fits.
+ */
+export function excerpt(text: string, query: string, maxTokens: number): string {
+  const whole = flat(text);
+  if (countTokens(whole) <= maxTokens) return whole;
+  const sentences = whole.split(/(?<=[.!?;:])\s+/).filter(Boolean);
+  const q = excerptWords(query);
+  const scored = sentences.map((s, i) => ({ s, i, hits: [...excerptWords(s)].filter((w) => q.has(w)).length, tokens: countTokens(s) }));
+  const picked: typeof scored = [];
+  let used = 0;
+  for (const x of [...scored].sort((a, b) => b.hits - a.hits || a.i - b.i)) {
+    const add = x.tokens + (picked.length ? 2 : 0);
+    if (used + add + 1 > maxTokens) continue;
+    picked.push(x);
+    used += add;
+  }
+  if (!picked.length) {
+    const words = (sentences[0] ?? whole).split(' ');
+    let cut = '';
+    for (const w of words) {
+      const next = cut ? `${cut} ${w}` : w;
+      if (countTokens(`${next} …`) > maxTokens) break;
+      cut = next;
+    }
+    return `${cut} …`;
+  }
+  picked.sort((a, b) => a.i - b.i);
+  const body = picked.map((x) => x.s).join(' … ');
+  return picked[picked.length - 1]!.i < sentences.length - 1 ? `${body} …` : body;
 }

@@ -4,6 +4,8 @@
  */
 import type { LearnedModel } from '@mem/system-one';
 import { relevanceModelFor } from './relevance.js';
+import { expansionModelFor } from './expansion.js';
+import { defaultBreadthModel } from './breadth.js';
 import { defaultAnswerability } from './answerable.js';
 import { MemValidationError, assertTimeZone, normalizeNow } from '@mem/core';
 import type { Embedder, MemoryStore, RelationSubtype, RelationView, SearchRequest } from '@mem/core';
@@ -169,6 +171,30 @@ export interface JevRetrieverOptions {
   stopBeforeRounds?: boolean;
   /** Put each candidate's relevance features in the trace (`candidates[i].features`; for training). Default false. */
   collectFeatures?: boolean;
+  /**
+   * Learned expansion (ours, issue 38; `expansion.ts`, `jev-learned-expansion.ts`): the model of p(the
+   * neighbour an edge leads to is evidence). When set, it replaces the hand rounds (routing budgets,
+   * depth D(q), priority = parent × edge p × decay): every edge of the frontier is asked about, a
+   * neighbour is admitted when its best path's p ≥ `expansionCost`, and a memory keeps its path score in
+   * the evidence order (`pathScore`). Default: the shipped model (`defaultExpansionModel`) for the
+   * GloVe default embedder, none (the hand rounds) for other embedders; `null` = the hand rounds (ablation).
+   */
+  expansionModel?: LearnedModel | null;
+  /** The cost of one more candidate in units of p(evidence): learned expansion admits a neighbour when its path's p is at least this. Default 0.02 (ours). */
+  expansionCost?: number;
+  /** Nodes learned expansion may admit beyond `caps.nodes` (the anchors often fill the cap). Default 60 (ours). */
+  expansionNodes?: number;
+  /** With the learned relevance model and learned expansion: a memory's evidence value is max(p(evidence), its path score). Default true. */
+  pathScore?: boolean;
+  /**
+   * Questions that need many memories (ours, issue 38 point 2; `breadth.ts`): when the breadth model's
+   * p(the question needs many memories) ≥ 0.5, search returns at least `wideK` memories (the top k are
+   * the same) and marks the result `wide`, so `toContext` packs each item as an excerpt of at most
+   * `excerptTokens` tokens. Default: the shipped model, wideK 40, excerptTokens 60; null = never widen.
+   */
+  breadth?: { model?: LearnedModel; wideK?: number; excerptTokens?: number } | null;
+  /** Run the learned rounds without a model (each neighbour's own p(evidence) stands in) and put every edge asked about in `trace.expansion` (for training). Default false. */
+  collectExpansion?: boolean;
   /** Name reported by `retriever.name`. Default `'jev'`. */
   name?: string;
 }
@@ -207,6 +233,9 @@ export const JEV_DEFAULTS = {
   priorRrfK: 30,
   recencyBeta: 0.1,
   caps: { controllerCalls: 16, nodes: 100, edges: 2400, timeMs: 15_000 },
+  expansionCost: 0.02,
+  expansionNodes: 60,
+  pathScore: true,
 } as const;
 
 /** The options with every default filled in (the object `createJevRetriever` works with). */
@@ -247,6 +276,12 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     ablation: options.ablation ?? {},
     relevanceModel: options.relevanceModel === undefined ? relevanceModelFor(options.embedder?.model) : options.relevanceModel,
     collectFeatures: options.collectFeatures ?? false,
+    expansionModel: options.expansionModel === undefined ? expansionModelFor(options.embedder?.model) : options.expansionModel,
+    expansionCost: options.expansionCost ?? JEV_DEFAULTS.expansionCost,
+    expansionNodes: options.expansionNodes ?? JEV_DEFAULTS.expansionNodes,
+    pathScore: options.pathScore ?? JEV_DEFAULTS.pathScore,
+    collectExpansion: options.collectExpansion ?? false,
+    breadth: options.breadth === null ? null : { model: options.breadth?.model ?? defaultBreadthModel(), wideK: options.breadth?.wideK ?? 40, excerptTokens: options.breadth?.excerptTokens ?? 60 },
     stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
     stateOrder: options.stateOrder ?? JEV_DEFAULTS.stateOrder,

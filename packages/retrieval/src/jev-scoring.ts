@@ -92,6 +92,8 @@ export interface EvidenceRanker {
   stoppingItems(n: number): (ReturnType<typeof stateItem> & { round: number; relevance?: number })[];
   /** The max prior of the visited set. */
   maxPriorOf(): number;
+  /** p(evidence) (or the hand-weighted value) of a would-be visit `v` against the visited set, without its path score (learned expansion; not memoised). */
+  probe(v: Visit): number;
 }
 
 /**
@@ -139,6 +141,8 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
       let p = pOf(o.relevanceModel, v, maxPrior, set);
       // the successor of a superseded memory is at least as relevant as what it replaces
       for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, pOf(o.relevanceModel, u, maxPrior, set));
+      // learned expansion (issue 38): a memory reached by a path whose p(evidence) is higher keeps that path score
+      if (v.pathP !== undefined && o.pathScore) p = Math.max(p, v.pathP);
       return superseded ? p * (1 - demote) : p;
     }
     const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;
@@ -157,6 +161,7 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
     return out;
   };
   const topVisits = (n: number) => ranked(visited.values()).slice(0, n).map((x) => x.v);
+  let probeSet: { maxPrior: number; size: number; set: SetStats } | null = null;
   return {
     ranked,
     topVisits,
@@ -166,7 +171,32 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
         .slice(0, n)
         .map(({ v, final: f }) => ({ ...stateItem(v), round: v.depth, ...(o.relevanceModel ? { relevance: f } : {}) })),
     maxPriorOf,
+    probe: (v) => {
+      const maxPrior = Math.max(maxPriorOf(), v.prior);
+      if (!o.relevanceModel) return finalOf(v, maxPrior, null);
+      const base = featuresOf(v, maxPrior) as Record<string, number>;
+      // the visited set's stats, recomputed only when the set or its max prior changed
+      if (!probeSet || probeSet.maxPrior !== maxPrior || probeSet.size !== visited.size) probeSet = { maxPrior, size: visited.size, set: setStatsOf(maxPrior) };
+      const set = probeSet.set;
+      const rel = set ? (relativeFeatures(base as Record<RelevanceFeature, number>, set, routing.recencyImportance) as Record<string, number>) : null;
+      const x = o.relevanceModel.features.map((f) => (rel && Object.prototype.hasOwnProperty.call(rel, f) ? rel[f] : base[f]));
+      return ctx.predictRelevance ? ctx.predictRelevance(x as number[])[1]! : relevanceProbability(o.relevanceModel, x as number[]);
+    },
   };
+}
+
+/** The candidate score s̃ of a visit the controller is not asked about: its Noul answers neutral (0.5). */
+export function neutralScore(ctx: SearchContext, routing: RoutingProbabilities, v: Visit): number {
+  const { o, nowMs } = ctx;
+  return recencyAdjustedScore(
+    candidateScore(
+      { cosine: v.cosine, relevance: 0.5, viewProbability: v.view ? routing[v.view] : 1, relationUsefulness: v.view ? 0.5 : 1, newInformation: 0.5, edgeProbability: v.edgeProbability, supportsEvidence: 0.5 },
+      o.weights,
+    ),
+    routing.recencyImportance,
+    recencyScore(nowMs, nodeTimeMs(v.node)),
+    o.recencyBeta,
+  );
 }
 
 /**
@@ -179,17 +209,7 @@ export async function scoreCandidates(ctx: SearchContext, routing: RoutingProbab
   if (all.length === 0) return;
   const cands = [...all].sort((a, b) => b.prior - a.prior).slice(0, o.scoreTopN);
   const asked = new Set(cands);
-  for (const v of all.filter((x) => !asked.has(x))) {
-    v.score = recencyAdjustedScore(
-      candidateScore(
-        { cosine: v.cosine, relevance: 0.5, viewProbability: v.view ? routing[v.view] : 1, relationUsefulness: v.view ? 0.5 : 1, newInformation: 0.5, edgeProbability: v.edgeProbability, supportsEvidence: 0.5 },
-        o.weights,
-      ),
-      routing.recencyImportance,
-      recencyScore(nowMs, nodeTimeMs(v.node)),
-      o.recencyBeta,
-    );
-  }
+  for (const v of all.filter((x) => !asked.has(x))) v.score = neutralScore(ctx, routing, v);
   let answers: Record<string, unknown> = {};
   if (ctx.calls < o.caps.controllerCalls) {
     const qs: Record<string, Question> = {};

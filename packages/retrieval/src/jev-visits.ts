@@ -17,6 +17,8 @@ export interface Visit {
   prior: number;
   score: number;
   depth: number;
+  /** Learned expansion (issue 38): the best path score p(evidence) of an edge that reached this memory; absent when no expansion model asked. */
+  pathP?: number;
 }
 
 export const ZERO_BUDGET = (): Record<RelationView, number> => ({ semantic: 0, temporal: 0, causal: 0, entity: 0 });

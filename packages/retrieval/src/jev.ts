@@ -13,6 +13,7 @@ import { anchorVisits, bringInStates, bringInSuccessors, findAnchors, stateModeO
 import { budgetedViews, planBudgets, type BudgetPlan } from './jev-budgets.js';
 import type { SearchContext } from './jev-context.js';
 import { expandRound } from './jev-expansion.js';
+import { learnedTraverse } from './jev-learned-expansion.js';
 import { routeQuery } from './jev-routing.js';
 import { createEvidenceRanker, createVisitFeatures, scoreCandidates, type EvidenceRanker, type RankedVisit, type VisitFeatures } from './jev-scoring.js';
 import { anchorStopping, roundStopping, roundStopReason } from './jev-stopping.js';
@@ -21,6 +22,7 @@ import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRet
 import { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 import type { Visit } from './jev-visits.js';
 import { answerabilityProbability } from './answerable.js';
+import { breadthProbability } from './breadth.js';
 import { jointStateEvidence, orderByState, snapshotState, stateEdgeP, successorsOf } from './state-order.js';
 
 export { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
@@ -79,7 +81,10 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // Evidence order and candidate scoring.
     const ranker = createEvidenceRanker(ctx, routing, visited, features, supersession);
     // 6. Rounds: expansion, scoring, stopping.
-    const traversal = await traverse(ctx, { routing, plan, anchors, visited, ranker });
+    const traversal =
+      (o.expansionModel || o.collectExpansion) && !o.ablation.traversal && anchors.fused.length > 0
+        ? await learnedTraversal(ctx, { routing, anchors, visited, ranker, features })
+        : await traverse(ctx, { routing, plan, anchors, visited, ranker });
     const tEnd = performance.now();
     return searchResult(ctx, { routing, plan, anchors, visited, ranker, features, stateMode, traversal, timings: { tRouting, tAnchors, tEnd } });
   }
@@ -102,6 +107,15 @@ interface Traversal {
   stopReason: StopReason | null;
   anchorStopping: RetrievalTrace['anchorStopping'];
   edgesExamined: number;
+  /** The edges learned expansion asked about (`collectExpansion` only). */
+  expansion?: RetrievalTrace['expansion'];
+}
+
+/** Score the anchors, then the learned rounds (jev-learned-expansion.ts) instead of the hand rounds. */
+async function learnedTraversal(ctx: SearchContext, input: { routing: RoutingProbabilities; anchors: Anchors; visited: Map<string, Visit>; ranker: EvidenceRanker; features: VisitFeatures }): Promise<Traversal> {
+  await scoreCandidates(ctx, input.routing, input.ranker, [...input.visited.values()]);
+  const t = await learnedTraverse(ctx, input, (fresh) => scoreCandidates(ctx, input.routing, input.ranker, fresh));
+  return { rounds: t.rounds, stopReason: t.stopReason, anchorStopping: null, edgesExamined: t.edgesExamined, ...(ctx.o.collectExpansion ? { expansion: t.edges } : {}) };
 }
 
 /**
@@ -172,6 +186,11 @@ function searchResult(
   },
 ): RetrievalResult {
   const { o, k, query, t0 } = ctx;
+  // issue 38 point 2: a question System One says needs many memories returns a wider set (at least
+  // breadth.wideK; the state order still works within the top k, so the top k are the same)
+  const pMany = o.breadth ? breadthProbability(query, o.breadth.model) : null;
+  const wide = pMany !== null && pMany >= 0.5;
+  const kOut = wide ? Math.max(k, o.breadth!.wideK) : k;
   const { routing, plan, anchors, visited, ranker, features, stateMode, traversal } = input;
   const { tRouting, tAnchors, tEnd } = input.timings;
   const snap: ScopeSnapshot | null = anchors.snap;
@@ -184,7 +203,7 @@ function searchResult(
     ? orderByState(ranker.ranked(visited.values()), (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k, lift)
     : ranker.ranked(visited.values());
   // each item's state (current / superseded by, at, p) from the snapshot; without one, Memory.search reads it from the store
-  const evidence: Evidence[] = final.slice(0, k).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));
+  const evidence: Evidence[] = final.slice(0, kOut).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));
   let answerability: RetrievalTrace['answerability'] = null;
   if (o.answerability && o.relevanceModel && final.length) {
     const maxPrior = ranker.maxPriorOf();
@@ -216,8 +235,10 @@ function searchResult(
       ...(o.collectFeatures ? { features: features.featuresOf(v, Math.max(0, ...[...visited.values()].map((x) => x.prior))) } : {}),
     })),
     edgesExamined: traversal.edgesExamined,
+    ...(traversal.expansion ? { expansion: traversal.expansion } : {}),
     answerability,
+    ...(pMany !== null ? { breadth: { p: pMany, wide, returned: evidence.length } } : {}),
     timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0, stages: ctx.st },
   };
-  return { evidence, ...(answerability ? { answerable: answerability.answerable, pEvidence: answerability.p } : {}), trace };
+  return { evidence, ...(wide ? { wide: { p: pMany!, query, excerptTokens: o.breadth!.excerptTokens } } : {}), ...(answerability ? { answerable: answerability.answerable, pEvidence: answerability.p } : {}), trace };
 }

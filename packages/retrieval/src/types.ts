@@ -34,6 +34,19 @@ export interface RoundTrace {
   top?: string[];
 }
 
+/** One edge the learned expansion asked about (issue 38; only with `collectExpansion`, for training). */
+export interface ExpansionEdgeTrace {
+  /** 1-based round. */
+  depth: number;
+  from: string;
+  to: string;
+  /** True when the neighbour was already visited. */
+  visited: boolean;
+  /** p(the neighbour is evidence) of this edge (the neighbour's own p(evidence) when no model is set). */
+  p: number;
+  features: Record<string, number>;
+}
+
 /** What `createJevRetriever().search()` puts in `SearchResult.trace`. */
 export interface RetrievalTrace {
   retriever: string;
@@ -58,6 +71,10 @@ export interface RetrievalTrace {
   /** Every visited candidate, best first: evidence order value, candidate score s̃, retrieval prior, dialogue term d_v (0 when off), depth, view reached by. */
   candidates: { id: string; final: number; score: number; prior: number; dialogue: number; depth: number; view: RelationView | null; features?: Record<string, number> }[];
   edgesExamined: number;
+  /** The edges the learned expansion asked about (only with `collectExpansion`). */
+  expansion?: ExpansionEdgeTrace[];
+  /** Breadth (issue 38): p(the question needs many memories), whether the set was widened, and how many items were returned; absent with `breadth: null`. */
+  breadth?: { p: number; wide: boolean; returned: number };
   /** Abstention (issue 37): calibrated p that memory holds evidence, the threshold, and p ≥ threshold; null without the learned relevance model or with `answerability: null`. */
   answerability: { p: number; threshold: number; answerable: boolean } | null;
   /**
@@ -79,6 +96,11 @@ export interface RetrievalTrace {
 /** A `SearchResult` whose trace is a `RetrievalTrace` (flat baselines give a smaller trace). */
 export interface RetrievalResult extends SearchResult {
   evidence: Evidence[];
+  /**
+   * Set when System One says the question needs many memories (issue 38; jev option `breadth`): p of
+   * that, the query, and the excerpt length `toContext` uses for each item so that more of them fit.
+   */
+  wide?: { p: number; query: string; excerptTokens: number };
   trace: RetrievalTrace | FlatTrace;
 }
 

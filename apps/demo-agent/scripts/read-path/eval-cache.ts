@@ -16,6 +16,11 @@
  * `--cross-fit file` (2-fold cross-fit, with `--split all`): the train split's conversations are read
  * with the model in `file` (fitted on the held-out split) and the held-out ones with the shipped model
  * (fitted on the train split), so every conversation is scored by a relevance model that never saw it.
+ * `--expansion-model file` reads jev's learned expansion model (issue 38) from a file instead of the default.
+ * `--ablation-table` (issue 38 point 4): adds jev and the variants of `ABLATION_TABLE` (traversal off,
+ * routing off, learned expansion off) to `--systems` and prints one table per dataset of what each
+ * mechanism is worth: recall@k of jev minus recall@k of jev without it, overall, per conversation and
+ * per question type (positive = the mechanism helps), beside jev's own recall.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -40,15 +45,26 @@ const { values } = parseArgs({
     'per-conversation': { type: 'boolean', default: false },
     'relevance-model': { type: 'string' },
     'cross-fit': { type: 'string' },
+    'ablation-table': { type: 'boolean', default: false },
+    'expansion-model': { type: 'string' },
   },
 });
 if (!values.cache) throw new Error('--cache is required');
 const K = Number(values.k);
 const systems = values.systems!.split(',');
+// the mechanisms of the ablation table (issue 38 point 4), each the name of a jev variant with it off
+const ABLATION_TABLE: [mechanism: string, system: string][] = [
+  ['traversal', 'jev-no-traversal'],
+  ['routing', 'jev-no-routing'],
+  ['learned expansion', 'jev-no-learned-expansion'],
+];
+if (values['ablation-table']) for (const s of ['jev', ...ABLATION_TABLE.map(([, s]) => s)]) if (!systems.includes(s)) systems.push(s);
 const extra = JSON.parse(values.jev!) as Partial<JevRetrieverOptions>;
 const readModel = (file: string) => parseLearnedModel(JSON.parse(readFileSync(file, 'utf8')));
 if (values['relevance-model'] && values['cross-fit']) throw new Error('--relevance-model and --cross-fit exclude each other');
 if (values['relevance-model']) extra.relevanceModel = readModel(values['relevance-model']);
+// --expansion-model file: jev's learned expansion model (issue 38) from a `mem.learned/1` file instead of the default
+if (values['expansion-model']) extra.expansionModel = readModel(values['expansion-model']);
 const reverseModel = values['cross-fit'] ? readModel(values['cross-fit']) : null;
 const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
 // --embedder glove|minilm|openai (else MEM_EMBEDDER, else glove; MEM_EMBED_CACHE_DIR caches vectors): the
@@ -116,5 +132,22 @@ for (const d of [...new Set(rows.map((r) => r.dataset))]) {
     console.log(`\n| system | ${convs.map((c) => `${d} ${c}`).join(' | ')} |`);
     console.log(`|---|${convs.map(() => '---:').join('|')}|`);
     for (const s of systems) console.log(`| ${s} | ${convs.map((c) => f3(mean(sub.filter((r) => r.conversation === c).map((r) => r.recall[s])))).join(' | ')} |`);
+  }
+}
+
+if (values['ablation-table']) {
+  for (const d of [...new Set(rows.map((r) => r.dataset))]) {
+    const sub = rows.filter((r) => r.dataset === d);
+    const convs = [...new Set(sub.map((r) => r.conversation))];
+    const types = [...new Set(sub.map((r) => r.type))].sort();
+    const cols: [string, Row[]][] = [['overall', sub], ...convs.map((c) => [`${d} ${c}`, sub.filter((r) => r.conversation === c)] as [string, Row[]]), ...types.map((t) => [t, sub.filter((r) => r.type === t)] as [string, Row[]])];
+    const avg = (rs: Row[], s: string) => mean(rs.map((r) => r.recall[s]));
+    const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}` : '–');
+    console.log(`\n## ${d}: what each mechanism is worth (recall@${K} of jev minus jev without it; ${sub.length} questions; n per column in the last row)\n`);
+    console.log(`| | ${cols.map(([c]) => c).join(' | ')} |`);
+    console.log(`|---|${cols.map(() => '---:').join('|')}|`);
+    console.log(`| jev recall@${K} | ${cols.map(([, rs]) => f3(avg(rs, 'jev'))).join(' | ')} |`);
+    for (const [mech, s] of ABLATION_TABLE) console.log(`| ${mech} | ${cols.map(([, rs]) => signed(avg(rs, 'jev') - avg(rs, s))).join(' | ')} |`);
+    console.log(`| questions | ${cols.map(([, rs]) => rs.length).join(' | ')} |`);
   }
 }

@@ -19,6 +19,10 @@ export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 
   'jev-no-seeds': { seedsPerRanking: 0 },
   'jev-no-routing': { ablation: { routing: true } },
   'jev-no-traversal': { ablation: { traversal: true } },
+  // The hand rounds (routing budgets, depth, priority) instead of the learned expansion (issue 38).
+  'jev-no-learned-expansion': { expansionModel: null },
+  // The learned rounds with each neighbour's own p(evidence) (the relevance model) in place of the expansion model (issue 38).
+  'jev-expansion-by-relevance': { expansionModel: null, collectExpansion: true },
   'jev-no-stopping': { ablation: { stopping: true } },
   'jev-no-semantic': { ablation: { views: ['semantic'] } },
   'jev-no-temporal': { ablation: { views: ['temporal'] } },
