@@ -3,7 +3,7 @@
  * `name: factory` (see `../types.ts` for the EvalSystem interface).
  */
 import type { EvalSystemFactory } from '../types.js';
-import { createHybridRetriever, type JevRetrieverOptions } from '@mem/retrieval';
+import { createHybridRetriever, defaultExpansionModel, type JevRetrieverOptions } from '@mem/retrieval';
 import { bm25System, denseQueryNamesSystem, denseSystem, hybridQueryNamesSystem, hybridSystem, jevSystem, memSystem } from './mem.js';
 
 /**
@@ -21,6 +21,8 @@ export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 
   'jev-no-traversal': { ablation: { traversal: true } },
   // The hand rounds (routing budgets, depth, priority) instead of the learned expansion (issue 38).
   'jev-no-learned-expansion': { expansionModel: null },
+  // The shipped learned expansion model switched on (it is off by default: it did not help on the held-out conversations; docs/graph.md).
+  'jev-learned-expansion': { expansionModel: defaultExpansionModel() },
   // The learned rounds with each neighbour's own p(evidence) (the relevance model) in place of the expansion model (issue 38).
   'jev-expansion-by-relevance': { expansionModel: null, collectExpansion: true },
   'jev-no-stopping': { ablation: { stopping: true } },
