@@ -144,7 +144,7 @@ if (values['ablation-table']) {
     const cols: [string, Row[]][] = [['overall', sub], ...convs.map((c) => [`${d} ${c}`, sub.filter((r) => r.conversation === c)] as [string, Row[]]), ...types.map((t) => [t, sub.filter((r) => r.type === t)] as [string, Row[]])];
     const avg = (rs: Row[], s: string) => mean(rs.map((r) => r.recall[s]));
     const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}` : '–');
-    console.log(`\n## ${d}: what each mechanism is worth (recall@${K} of jev minus jev without it; ${sub.length} questions; n per column in the last row)\n`);
+    console.log(`\n## ${d}: what each mechanism is worth (recall@${K} with it minus without it; ${sub.length} questions; n per column in the last row)\n`);
     console.log(`| | ${cols.map(([c]) => c).join(' | ')} |`);
     console.log(`|---|${cols.map(() => '---:').join('|')}|`);
     console.log(`| jev recall@${K} | ${cols.map(([, rs]) => f3(avg(rs, 'jev'))).join(' | ')} |`);
