@@ -38,10 +38,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import hnswlib from 'hnswlib-node';
-import { ANN_DEFAULTS, ftsMatchQuery, type ResolvedScope, type Retriever } from '@mem/core';
+import { ANN_DEFAULTS, ftsMatchQuery, scopeKey, type MemoryStore, type ResolvedScope, type Retriever } from '@mem/core';
+import { createNoveltyGate } from '@mem/gate-vmf';
 import { createBm25Retriever, createDenseRetriever, createHybridRetriever, createJevRetriever } from '@mem/retrieval';
 import { seedSyntheticScope, synthetic } from '../../../packages/core/bench/synthetic';
 import { scopeToken } from '../../../packages/core/src/store/schema';
+import { GATE_SAVE_MIN_SIZE, GATE_STATE_NAME, sealGateState } from '../../../packages/core/src/write/gates';
+import { DEFAULT_WRITE_GATE_OPTIONS, noveltyGateCodec } from '../../../packages/core/src/write/memory';
 import { createStack, type StoreKind } from '../src/stack';
 
 const { values } = parseArgs({
@@ -54,6 +57,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     systems: { type: 'string', default: 'bm25,dense,hybrid,jev' },
     'neo4j-heap': { type: 'string', default: '2048' },
+    db: { type: 'string' },
   },
 });
 const SIZES = values.sizes!.split(',').map(Number);
@@ -124,9 +128,40 @@ interface Line {
   run: (q: string, i: number) => unknown;
 }
 
+/**
+ * Save the measured scope's gate as the write path saves it (a snapshot every 10 % of growth, and on
+ * close): the seeded growth bypasses the write path, so without this the first add after it replays
+ * every memory through the gate (SQLite only: ids and vectors read in id order, i.e. write order;
+ * gate-vmf `seed`, one density refit; the default write gate's options, so the write path adopts it).
+ * Returns the seconds it took.
+ */
+async function snapshotGate(db: string, store: MemoryStore, scope: ResolvedScope): Promise<number> {
+  const t = performance.now();
+  const raw = new Database(db, { readonly: true });
+  try {
+    const sid = (raw.prepare('SELECT sid FROM scopes WHERE user_id = ?').get(scope.userId) as { sid: number } | undefined)?.sid;
+    if (sid === undefined) return 0;
+    const rows = raw.prepare("SELECT id, embedding FROM nodes WHERE sid = ? AND (gate IS NULL OR json_extract(gate, '$.action') IS NOT 'noop') ORDER BY id").all(sid) as { id: string; embedding: Buffer }[];
+    if (rows.length < GATE_SAVE_MIN_SIZE) return 0;
+    const key = scopeKey(scope);
+    const gate = createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS } as Parameters<typeof createNoveltyGate>[0]);
+    gate.seed(
+      key,
+      rows.map((r) => ({ id: r.id, vector: new Float32Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength / 4) })),
+    );
+    await store.saveState!(scope, GATE_STATE_NAME, sealGateState(noveltyGateCodec(gate.options).save(gate as never, key) as object));
+  } finally {
+    raw.close();
+  }
+  return (performance.now() - t) / 1000;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mem-scale-'));
-  const db = path.join(dir, 'scale.db');
+  // --db: grow (and keep) that SQLite file; sizes below 90 % of what it already holds use a fresh file in `dir`
+  const kept = values.db ? path.resolve(values.db) : null;
+  const keptCount = kept && existsSync(kept) ? (((new Database(kept, { readonly: true }).prepare('SELECT SUM(node_count) AS n FROM scopes').get() as { n: number | null }).n) ?? 0) : 0;
+  if (kept && STORE !== 'sqlite') throw new Error('--db is for --store sqlite');
   let server: Neo4jServer | null = null;
   const env = { ...process.env };
   if (STORE === 'neo4j' && !env.MEM_NEO4J_URI) {
@@ -141,30 +176,38 @@ async function main(): Promise<void> {
       `${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (shared machine)`,
   );
   const rows: Record<string, number>[] = [];
-  let stored = 0; // memories in the store
-  let seq = 0; // synthetic index of the next seeded memory
-  let next = 100_000_000; // synthetic indices of the measured writes
-  let inScope = 0; // memories in the measured scope
+  /** Per file: memories in it, synthetic index of the next seeded one, memories in the measured scope. */
+  const files = new Map<string, { stored: number; seq: number; inScope: number }>();
+  let next = 100_000_000 + keptCount; // synthetic indices of the measured writes (not those of an earlier run on --db)
   const loads: number[] = [loadavg()[0]!];
   try {
     for (const size of SIZES) {
+      const db = kept && size >= 0.9 * keptCount ? kept : path.join(dir, 'scale.db');
+      if (!files.has(db)) {
+        const known = db === kept && keptCount > 0 ? new Database(db, { readonly: true }).prepare("SELECT SUM(node_count) AS n, SUM(CASE WHEN user_id = 'scale-0' THEN node_count ELSE 0 END) AS own FROM scopes").get() as { n: number; own: number } : null;
+        files.set(db, { stored: known?.n ?? 0, seq: 200_000_000 + (known?.n ?? 0), inScope: known?.own ?? 0 });
+      }
+      const file = files.get(db)!;
       const open = () => createStack({ db, store: STORE, env, scope: { userId: 'scale-0' }, retriever: 'jev', embedder: 'glove', systemTwo: null });
       let stack = await open();
       const scopeOf = (j: number): ResolvedScope => ({ ...stack.scope, userId: `scale-${j}` });
       // grow to `size` straight through the store (gate Adds, as the write path would store them)
       let t = performance.now();
-      if (stored < size) {
-        const per = (size - stored) / SCOPES;
+      const grown = Math.max(0, size - file.stored);
+      if (grown > 0) {
+        const per = Math.floor(grown / SCOPES);
         for (let j = 0; j < SCOPES; j++) {
-          await seedSyntheticScope(stack.store, stack.embedder, scopeOf(j), per, seq);
-          if (j === 0) inScope += per;
-          seq += per;
+          await seedSyntheticScope(stack.store, stack.embedder, scopeOf(j), per, file.seq);
+          if (j === 0) file.inScope += per;
+          file.seq += per;
           if (SCOPES > 1 && j % 2000 === 1999) log(`seeded ${j + 1} of ${SCOPES} scopes`);
         }
-        stored = size;
+        file.stored += per * SCOPES;
       }
       const seedS = (performance.now() - t) / 1000;
-      log(`${size}: grown in ${seedS.toFixed(1)} s (${((size - (rows.at(-1)?.size ?? 0)) / seedS).toFixed(0)} memories/s in batches)`);
+      // the gate snapshot the write path would have saved while growing (SQLite; see snapshotGate)
+      const gateS = STORE === 'sqlite' ? await snapshotGate(db, stack.store, stack.scope) : 0;
+      log(`${size}: grown by ${grown} in ${seedS.toFixed(1)} s (${(grown / Math.max(seedS, 1e-9)).toFixed(0)} memories/s in batches), gate snapshot ${gateS.toFixed(1)} s; ${file.stored} in the store`);
       const obs = () => {
         const x = synthetic(next++);
         return { text: x.text, speaker: x.name, observedAt: x.observedAt };
@@ -181,10 +224,11 @@ async function main(): Promise<void> {
         writes.push(performance.now() - t);
         writeCpu.push(cpuMs() - c);
       }
-      stored += WRITES + 1;
-      inScope += WRITES + 1;
+      file.stored += WRITES + 1;
+      file.inScope += WRITES + 1;
       const writeS = writes.reduce((a, b) => a + b, 0) / 1000;
-      log(`${size}: first add ${warmS.toFixed(1)} s, ${WRITES} adds in ${writeS.toFixed(1)} s, write p50 ${pct(writes, 0.5).toFixed(1)} ms`);
+      const gs = (await stack.memory.stats()).gateState;
+      log(`${size}: first add ${warmS.toFixed(1)} s (gate: ${gs.restored} restored from its snapshot, ${gs.replayedCommits} commits replayed), ${WRITES} adds in ${writeS.toFixed(1)} s, write p50 ${pct(writes, 0.5).toFixed(1)} ms`);
 
       // SQLite: build the scope's HNSW graph (a server does it in the background), save it by closing,
       // and open again, so the floor can read the very graph the store searches
@@ -262,8 +306,9 @@ async function main(): Promise<void> {
       raw?.close();
       const row: Record<string, number> = {
         size,
-        inScope,
+        inScope: file.inScope,
         seedS,
+        gateS,
         warmS,
         annS,
         firstSearchS,
@@ -292,10 +337,11 @@ async function main(): Promise<void> {
           lines.map((l) => `${l.name} ${row[`${l.name}P50`]!.toFixed(2)}`).join(', ') +
           ` ms; disk ${row.diskMb!.toFixed(0)} MB, RSS ${row.rssMb!.toFixed(0)} MB`,
       );
+      log(`${size}: row ${JSON.stringify(row)}`); // every measure of this size, should a later size not finish
     }
   } finally {
     await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true }); // a --db file is kept
   }
   const f = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
   const names = ['fts5', 'hnsw', 'bm25', 'dense', 'hybrid', 'jev'].filter((n) => rows[0]![`${n}P50`] !== undefined);
@@ -321,7 +367,7 @@ async function main(): Promise<void> {
     ];
     console.log(`| ${r.size} | ${cells.join(' | ')} |`);
   }
-  console.log(`\nset-up per size (s): ${rows.map((r) => `${r.size}: grown ${f(r.seedS)}, first add ${f(r.warmS)}, HNSW build ${f(r.annS)}, first searches ${f(r.firstSearchS)}`).join('; ')}`);
+  console.log(`\nset-up per size (s): ${rows.map((r) => `${r.size}: grown ${f(r.seedS)}, gate snapshot ${f(r.gateS)}, first add ${f(r.warmS)}, HNSW build ${f(r.annS)}, first searches ${f(r.firstSearchS)}`).join('; ')}`);
   console.log(`load average (1 min) at the start and after each size: ${loads.map((x) => x.toFixed(1)).join(', ')}`);
 }
 
