@@ -43,6 +43,22 @@ describe('readJsonRpcLine', () => {
   });
 });
 
+describe('JsonRpcStdioTransport: bytes that are not UTF-8', () => {
+  it('a line holding them is answered with -32700 and not run (it reached remember with U+FFFD in the text); the next line is read', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const t = new JsonRpcStdioTransport(input, output);
+    const got: unknown[] = [];
+    t.onmessage = (m) => got.push(m);
+    await t.start();
+    input.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remember","arguments":{"text":"caf'), Buffer.from([0xe9]), Buffer.from(' noir"}}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n')]));
+    const lines = String(output.read() ?? '').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/not UTF-8/) } }]);
+    expect(got).toEqual([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
+    await t.close();
+  });
+});
+
 describe('mem mcp over stdio: malformed JSON-RPC (child process)', () => {
   let dir: string;
   let child: ChildProcessWithoutNullStreams;

@@ -9,11 +9,13 @@
  *   `-32600 Invalid Request` with `id: null`, or the request's own id when it carries a well-formed
  *   one (a string or a number); a batch (array) gets one answer per element, an empty one a single
  *   answer (§6). MCP has no batches (2025-06-18), so elements of a batch are never run.
+ * - a line that is not UTF-8 → `-32700` too (decoded, its bytes would become U+FFFD in a stored text);
  * - a line longer than `maxLineBytes` (default 10 MiB, the SDK's buffer limit) is dropped and
  *   answered with `-32600`, instead of the SDK's way of closing the transport.
  *
  * The server stays up after each of these. Blank lines are ignored.
  */
+import { isUtf8 } from 'node:buffer';
 import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -98,10 +100,16 @@ export class JsonRpcStdioTransport implements Transport {
         }
         return;
       }
-      const line = this.buffer.toString('utf8', 0, nl).replace(/\r$/, '');
+      const bytes = this.buffer.subarray(0, nl);
+      const line = bytes.toString('utf8').replace(/\r$/, '');
       this.buffer = this.buffer.subarray(nl + 1);
       if (this.skipping) {
         this.skipping = false;
+        continue;
+      }
+      if (!isUtf8(bytes)) {
+        // decoded, its bad bytes would be U+FFFD and `remember` would store the text changed
+        this.reply(errorResponse(JSONRPC_PARSE_ERROR, 'Parse error: the line is not UTF-8 (e.g. a Latin-1 byte); nothing was run'));
         continue;
       }
       if (line.length > this.maxLineBytes) {
