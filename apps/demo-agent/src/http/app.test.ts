@@ -260,6 +260,23 @@ describe('adversarial: /v1/last is scoped', () => {
   });
 });
 
+describe('short ids (the CLI prints the last 8 characters)', () => {
+  it('GET, neighbors and DELETE /v1/nodes/{id} take a unique end of an id, as mem inspect / forget do', async () => {
+    const q = '?userId=short-ids';
+    const res = await post(`/v1/observations${q}`, { observations: [{ text: 'Noor keeps bees on the roof of the library.', observedAt: '2025-04-01T10:00:00Z' }] });
+    const id: string = ((await res.json()) as any).added[0].node.id;
+    const short = id.slice(-8);
+    const got = await app.request(`/v1/nodes/${short}${q}`);
+    expect(got.status).toBe(200);
+    expect(((await got.json()) as any).id).toBe(id);
+    expect((await app.request(`/v1/nodes/${short}/neighbors${q}`)).status).toBe(200);
+    const del = await app.request(`/v1/nodes/${short}${q}`, { method: 'DELETE' });
+    expect(del.status).toBe(200);
+    expect(await del.json()).toEqual({ id, forgotten: true });
+    await expectError(await app.request(`/v1/nodes/${short}${q}`), 404, 'NODE_NOT_FOUND');
+  });
+});
+
 describe('adversarial: /v1/last keeps no forgotten text', () => {
   it('after DELETE /v1/nodes/{id}, /v1/last no longer shows the text in its write or its question', async () => {
     const q = '?userId=last-forget';

@@ -150,7 +150,8 @@ const AskBody = z
   .strict()
   .openapi('AskRequest');
 
-const IdParam = z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' } }) });
+// a full id, or the short id `mem ask` / `mem history` print (the end of the id) or any unique start or end of one; several matches: 400 AMBIGUOUS_ID
+const IdParam = z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' }, description: "a memory's id, or any unique start or end of it (the CLI's 8-character short id)" }) });
 
 const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = {
@@ -367,8 +368,8 @@ function addNodeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
       responses: { 200: json(NodeSchema, 'The memory'), ...errors },
     }),
     async (c) => {
-      const { id } = c.req.valid('param');
-      return c.json(publicNode(await scoped(c).get(id)) as any, 200);
+      const s = scoped(c);
+      return c.json(publicNode(await s.get(await s.resolveId(c.req.valid('param').id))) as any, 200);
     },
   );
 
@@ -387,9 +388,10 @@ function addNodeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
       responses: { 200: json(z.object({ neighbors: z.array(z.object({ relation: z.any(), node: NodeSchema, fromId: z.string() })) }).openapi('Neighbors'), 'Neighbours'), ...errors },
     }),
     async (c) => {
-      const { id } = c.req.valid('param');
+      const s = scoped(c);
+      const id = await s.resolveId(c.req.valid('param').id);
       const q = c.req.valid('query');
-      const list = await scoped(c).neighbors(id, { views: q.views?.split(','), limit: q.limit });
+      const list = await s.neighbors(id, { views: q.views?.split(','), limit: q.limit });
       return c.json({ neighbors: list.map((n) => ({ relation: n.relation, node: publicNode(n.node), fromId: n.fromId })) } as any, 200);
     },
   );
@@ -403,8 +405,8 @@ function addNodeRoutes(app: OpenAPIHono, ctx: ApiContext): void {
       responses: { 200: json(z.object({ id: z.string(), forgotten: z.literal(true) }).openapi('Forgotten'), 'Forgotten'), ...errors },
     }),
     async (c) => {
-      const { id } = c.req.valid('param');
       const s = scoped(c);
+      const id = await s.resolveId(c.req.valid('param').id);
       await s.get(id); // 404 when absent in this scope
       // a concurrent DELETE may have forgotten it meanwhile: only the request that removed it gets 200
       const removed = await exclusive(() => s.forget(id));
