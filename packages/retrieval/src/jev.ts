@@ -49,8 +49,11 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
   async function search(req: SearchRequest): Promise<RetrievalResult> {
     const t0 = performance.now();
     const { k, nowMs } = validateRequest(req);
+    // issue 38 point 2: a question that needs many memories may visit more of the graph (breadth.extraNodes)
+    const pMany = o.breadth ? breadthProbability(req.query, o.breadth.model) : null;
+    const wideSearch = pMany !== null && pMany >= 0.5 && o.breadth!.extraNodes > 0;
     const ctx: SearchContext = {
-      o,
+      o: wideSearch ? { ...o, caps: { ...o.caps, nodes: o.caps.nodes + o.breadth!.extraNodes }, budget: o.budget + o.breadth!.extraNodes } : o,
       store,
       systemOne,
       embedder,
@@ -69,7 +72,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     const routing = await routeQuery(ctx);
     const tRouting = performance.now();
     // 2–4. Active views, budgets, depth.
-    const plan = planBudgets(o, routing);
+    const plan = planBudgets(ctx.o, routing);
     // 5. Anchors: RRF of the vector ranking and the lexical rankings; the anchors' visits.
     const anchors = await findAnchors(ctx, snapshots);
     const features = createVisitFeatures(ctx, routing, anchors);
@@ -86,7 +89,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
         ? await learnedTraversal(ctx, { routing, anchors, visited, ranker, features })
         : await traverse(ctx, { routing, plan, anchors, visited, ranker });
     const tEnd = performance.now();
-    return searchResult(ctx, { routing, plan, anchors, visited, ranker, features, stateMode, traversal, timings: { tRouting, tAnchors, tEnd } });
+    return searchResult(ctx, { pMany, routing, plan, anchors, visited, ranker, features, stateMode, traversal, timings: { tRouting, tAnchors, tEnd } });
   }
 
   return { name, search };
@@ -179,6 +182,8 @@ async function traverse(ctx: SearchContext, input: TraversalInput): Promise<Trav
 function searchResult(
   ctx: SearchContext,
   input: TraversalInput & {
+    /** p(the question needs many memories), null without the breadth model. */
+    pMany: number | null;
     features: VisitFeatures;
     stateMode: 'past' | 'present' | null;
     traversal: Traversal;
@@ -188,7 +193,7 @@ function searchResult(
   const { o, k, query, t0 } = ctx;
   // issue 38 point 2: a question System One says needs many memories returns a wider set (at least
   // breadth.wideK; the state order still works within the top k, so the top k are the same)
-  const pMany = o.breadth ? breadthProbability(query, o.breadth.model) : null;
+  const { pMany } = input;
   const wide = pMany !== null && pMany >= 0.5;
   const kOut = wide ? Math.max(k, o.breadth!.wideK) : k;
   const { routing, plan, anchors, visited, ranker, features, stateMode, traversal } = input;

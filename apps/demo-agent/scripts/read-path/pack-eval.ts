@@ -12,7 +12,7 @@
  *   npx tsx --conditions=@mem/source apps/demo-agent/scripts/read-path/pack-eval.ts \
  *     --beam ../shared/data/beam/500K --datasets beam --cache /tmp/mem-read-path --split held
  *
- * `--wide-k N --excerpt-tokens T` set jev-wide's breadth options (chosen on the train split).
+ * `--wide-k N --excerpt-tokens T --extra-nodes M` set jev-wide's breadth options (chosen on the train split).
  */
 import { parseArgs } from 'node:util';
 import type { Retriever, SearchResult } from '@mem/core';
@@ -22,9 +22,9 @@ import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { recallAtK } from '../../src/eval/metrics.js';
 import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
 
-const { values } = parseArgs({ options: { ...CORPUS_OPTIONS, datasets: { type: 'string' }, split: { type: 'string', default: 'held' }, conversations: { type: 'string' }, systems: { type: 'string', default: 'jev,jev-k40,jev-wide,bm25,hybrid' }, budgets: { type: 'string', default: '1000,2000' }, 'wide-k': { type: 'string' }, 'excerpt-tokens': { type: 'string' } } });
+const { values } = parseArgs({ options: { ...CORPUS_OPTIONS, datasets: { type: 'string' }, split: { type: 'string', default: 'held' }, conversations: { type: 'string' }, systems: { type: 'string', default: 'jev,jev-k40,jev-wide,bm25,hybrid' }, budgets: { type: 'string', default: '1000,2000' }, 'wide-k': { type: 'string' }, 'excerpt-tokens': { type: 'string' }, 'extra-nodes': { type: 'string' } } });
 // --wide-k / --excerpt-tokens: jev-wide's breadth settings (default: jev's defaults)
-const breadth = { ...(values['wide-k'] ? { wideK: Number(values['wide-k']) } : {}), ...(values['excerpt-tokens'] ? { excerptTokens: Number(values['excerpt-tokens']) } : {}) };
+const breadth = { ...(values['wide-k'] ? { wideK: Number(values['wide-k']) } : {}), ...(values['excerpt-tokens'] ? { excerptTokens: Number(values['excerpt-tokens']) } : {}), ...(values['extra-nodes'] ? { extraNodes: Number(values['extra-nodes']) } : {}) };
 if (!values.cache) throw new Error('--cache is required');
 const K = 10;
 const budgets = values.budgets!.split(',').map(Number);

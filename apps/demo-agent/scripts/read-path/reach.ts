@@ -31,7 +31,7 @@ for (const conv of corpus) {
     const s = n.provenance.sourceId ?? n.id;
     bySource.set(s, [...(bySource.get(s) ?? []), n.id]);
   }
-  const jev = createJevRetriever({ store: m.store, systemOne, embedder });
+  const jev = createJevRetriever({ store: m.store, systemOne, embedder, breadth: null });
   for (const q of conv.questions) {
     if (!q.evidence.length) continue;
     const res = await jev.search({ scope: m.scope, query: q.question, k: K, now: m.now });
