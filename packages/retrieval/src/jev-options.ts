@@ -191,7 +191,7 @@ export interface JevRetrieverOptions {
    * p(the question needs many memories) ≥ 0.5, search returns at least `wideK` memories (the top k are
    * the same) and marks the result `wide`, so `toContext` packs each item as an excerpt of at most
    * `excerptTokens` tokens; with `extraNodes` > 0 such a search may also visit that many more memories
-   * (node cap and expansion budget raised; default 0). Default: the shipped model, wideK 40, excerptTokens 30 (chosen on the BEAM train conversations 1–5: 30 packed more evidence than 60; docs/graph.md); null = never widen.
+   * (node cap and expansion budget raised; default 200, chosen on the BEAM train conversations 1–5: docs/graph.md). Default: the shipped model, wideK 40, excerptTokens 30 (chosen on the BEAM train conversations 1–5: 30 packed more evidence than 60; docs/graph.md); null = never widen.
    */
   breadth?: { model?: LearnedModel; wideK?: number; excerptTokens?: number; extraNodes?: number } | null;
   /** Run the learned rounds without a model (each neighbour's own p(evidence) stands in) and put every edge asked about in `trace.expansion` (for training). Default false. */
@@ -282,7 +282,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     expansionNodes: options.expansionNodes ?? JEV_DEFAULTS.expansionNodes,
     pathScore: options.pathScore ?? JEV_DEFAULTS.pathScore,
     collectExpansion: options.collectExpansion ?? false,
-    breadth: options.breadth === null ? null : { model: options.breadth?.model ?? defaultBreadthModel(), wideK: options.breadth?.wideK ?? 40, excerptTokens: options.breadth?.excerptTokens ?? 30, extraNodes: options.breadth?.extraNodes ?? 0 },
+    breadth: options.breadth === null ? null : { model: options.breadth?.model ?? defaultBreadthModel(), wideK: options.breadth?.wideK ?? 40, excerptTokens: options.breadth?.excerptTokens ?? 30, extraNodes: options.breadth?.extraNodes ?? 200 },
     stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,
     stateOrder: options.stateOrder ?? JEV_DEFAULTS.stateOrder,
