@@ -204,17 +204,21 @@ function searchResult(
     o.stateLift && o.relevanceModel
       ? (want: RankedVisit, other: RankedVisit, older: RankedVisit, newerId: string) => jointStateEvidence(want.final, other.final, stateEdgeP(older.v.node, newerId, snap))
       : undefined;
-  const final: RankedVisit[] = stateMode
-    ? orderByState(ranker.ranked(visited.values()), (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k, lift)
-    : ranker.ranked(visited.values());
-  // each item's state (current / superseded by, at, p) from the snapshot; without one, Memory.search reads it from the store
-  const evidence: Evidence[] = final.slice(0, kOut).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));
+  const ranked = ranker.ranked(visited.values());
+  // abstention reads the relevance order BEFORE the state order: whether memory holds anything on the
+  // question does not depend on which state of a pair is shown first, nor on k (the lift writes into
+  // the items and moves a lifted memory with weaker features to the top)
   let answerability: RetrievalTrace['answerability'] = null;
-  if (o.answerability && o.relevanceModel && final.length) {
+  if (o.answerability && o.relevanceModel && ranked.length) {
     const maxPrior = ranker.maxPriorOf();
-    const p = answerabilityProbability(o.answerability.model, final.slice(0, 5).map(({ v, final: f }) => ({ final: f, features: features.featuresOf(v, maxPrior) })), final.length);
+    const p = answerabilityProbability(o.answerability.model, ranked.slice(0, 5).map(({ v, final: f }) => ({ final: f, features: features.featuresOf(v, maxPrior) })), ranked.length);
     answerability = { p, threshold: o.answerability.threshold, answerable: p >= o.answerability.threshold };
   }
+  const final: RankedVisit[] = stateMode
+    ? orderByState(ranked, (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k, lift)
+    : ranked;
+  // each item's state (current / superseded by, at, p) from the snapshot; without one, Memory.search reads it from the store
+  const evidence: Evidence[] = final.slice(0, kOut).map(({ v, final: f }) => ({ node: v.node, score: f, path: v.path, ...(snap ? { state: snapshotState(v.node, snap) } : {}) }));
   const trace: RetrievalTrace = {
     retriever: ctx.retriever,
     query,
