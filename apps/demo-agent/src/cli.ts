@@ -615,8 +615,7 @@ function addEvalCommands(program: Command): void {
       if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
       print(o, report, () => {
         console.log(engine.formatLocomoMarkdown(report));
-        if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
-        if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+        printWrittenPaths(opts);
       });
     });
 
@@ -645,46 +644,31 @@ function addEvalCommands(program: Command): void {
       const beam = await import('./eval/beam.js');
       const rows: import('./eval/engine.js').DumpRow[] = [];
       const report = await beam.runBeamEval({
-        data: opts.data,
-        systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
-        ks,
-        budgetTokens: opts.budgetTokens,
-        conversations: opts.conversations,
-        maxQuestions: opts.maxQuestions,
-        maxTextBytes: opts.maxTextBytes,
-        embedder: resolveEmbedderKind(o.embedder),
+        ...(await beamRunOptions(opts, o, ks, log, onProgress)),
         dump: (r) => void rows.push(r),
-        answerer: await evalAnswerer(log, 'rubric'),
-        onProgress,
       });
       progress.stop();
       builds.flush();
-      // written only after every conversation finished: a failed run leaves no half-written file
-      if (opts.dump) engine.writeFileAtomic(opts.dump, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
-      if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+      writeBeamOutputs(opts, engine, rows, report);
       print(o, report, () => {
         console.log(beam.formatBeamMarkdown(report));
         console.log(beam.formatBeamPerConversation(rows, report.config.ks.includes(10) ? 10 : report.config.ks[0]));
-        if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
-        if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+        printWrittenPaths(opts);
       });
     });
 }
 
-/**
- * `mem eval beam --one-scope`: the per-conversation run (unless `--no-per-conversation`), then every
- * conversation in one scope, and the comparison (eval/beam-one-scope.ts). `--out` writes the one-scope
- * report with the per-conversation one under `per_conversation`; `--dump` writes both runs' rows, the
- * one-scope rows marked `one_scope: true` (their ids are `<conversation>:<chat id>`).
- */
-async function evalBeamOneScope(
-  opts: { data: string; systems: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; perConversation: boolean; heldOut?: number[]; out?: string; dump?: string },
+type BeamCliOptions = { data: string; systems: string; budgetTokens?: number; conversations?: number[]; maxQuestions?: number; maxTextBytes?: number; out?: string; dump?: string };
+
+/** The options `mem eval beam` passes to both runners (per conversation and `--one-scope`). */
+async function beamRunOptions(
+  opts: BeamCliOptions,
   o: ReturnType<typeof globals>,
-  setup: Awaited<ReturnType<typeof evalRunSetup>>,
-): Promise<void> {
-  const { engine, ks, progress, log, builds, onProgress } = setup;
-  const one = await import('./eval/beam-one-scope.js');
-  const result = await one.runBeamOneScope({
+  ks: number[],
+  log: Awaited<ReturnType<typeof evalRunSetup>>['log'],
+  onProgress: Awaited<ReturnType<typeof evalRunSetup>>['onProgress'],
+) {
+  return {
     data: opts.data,
     systems: opts.systems.split(',').map((s) => s.trim()).filter(Boolean),
     ks,
@@ -694,19 +678,51 @@ async function evalBeamOneScope(
     maxTextBytes: opts.maxTextBytes,
     embedder: resolveEmbedderKind(o.embedder),
     answerer: await evalAnswerer(log, 'rubric'),
-    perConversation: opts.perConversation,
     onProgress,
+  };
+}
+
+/** Writes `--dump` (JSONL rows) and `--out` (JSON report), only after every conversation finished: a failed run leaves no half-written file. */
+function writeBeamOutputs(
+  opts: BeamCliOptions,
+  engine: Awaited<ReturnType<typeof evalRunSetup>>['engine'],
+  rows: readonly object[],
+  report: unknown,
+): void {
+  if (opts.dump) engine.writeFileAtomic(opts.dump, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+function printWrittenPaths(opts: { out?: string; dump?: string }): void {
+  if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
+  if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+}
+
+/**
+ * `mem eval beam --one-scope`: the per-conversation run (unless `--no-per-conversation`), then every
+ * conversation in one scope, and the comparison (eval/beam-one-scope.ts). `--out` writes the one-scope
+ * report with the per-conversation one under `per_conversation`; `--dump` writes both runs' rows, the
+ * one-scope rows marked `one_scope: true` (their ids are `<conversation>:<chat id>`).
+ */
+async function evalBeamOneScope(
+  opts: BeamCliOptions & { perConversation: boolean; heldOut?: number[] },
+  o: ReturnType<typeof globals>,
+  setup: Awaited<ReturnType<typeof evalRunSetup>>,
+): Promise<void> {
+  const { engine, ks, progress, log, builds, onProgress } = setup;
+  const one = await import('./eval/beam-one-scope.js');
+  const result = await one.runBeamOneScope({
+    ...(await beamRunOptions(opts, o, ks, log, onProgress)),
+    perConversation: opts.perConversation,
   });
   progress.stop();
   builds.flush();
   const rows = [...(result.perConversation?.rows ?? []), ...result.oneScope.rows.map((r) => ({ ...r, one_scope: true }))];
-  if (opts.dump) engine.writeFileAtomic(opts.dump, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
   const report = { ...result.oneScope.report, per_conversation: result.perConversation?.report ?? null };
-  if (opts.out) engine.writeFileAtomic(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+  writeBeamOutputs(opts, engine, rows, report);
   print(o, report, () => {
     console.log(one.formatOneScopeComparison(result, ks.includes(10) ? 10 : Math.max(...ks), opts.heldOut ?? one.BEAM_HELD_OUT));
-    if (opts.out) console.log(c.dim(`report written to ${opts.out}`));
-    if (opts.dump) console.log(c.dim(`per-question rows written to ${opts.dump}`));
+    printWrittenPaths(opts);
   });
 }
 

@@ -85,3 +85,48 @@ export async function memoryOf(conv: CorpusConversation, cache: string, embedder
   await store.open({ schemaVersion: MEMORY_SCHEMA_VERSION, embeddingModel: embedder.model, dimension: embedder.dimension });
   return { store, scope, now, close: async () => store.close() };
 }
+
+/** A question's type for per-type tables: LoCoMo's category group (single-hop, multi-hop, …), BEAM's question type. */
+export function questionType(conv: CorpusConversation, q: CorpusConversation['questions'][number]): string {
+  return conv.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category);
+}
+
+/** The key fields of a dumped question row (table.ts DumpedQuestion), `type` as given. */
+export function dumpedQuestion(conv: CorpusConversation, q: CorpusConversation['questions'][number], type: string) {
+  return { dataset: conv.dataset, conversation: conv.index, split: conv.split, qa: q.qaIndex, type, evidence: q.evidence };
+}
+
+/** Keeps the conversations of `split` (train | held | all) and, when given, those named in `conversations` ("beam:6,locomo:4"). */
+export function selectConversations(corpus: CorpusConversation[], split: string | undefined, conversations?: string): CorpusConversation[] {
+  const pick = conversations ? new Set(conversations.split(',')) : null;
+  return corpus.filter((c) => (!split || split === 'all' || c.split === split) && (!pick || pick.has(`${c.dataset}:${c.index}`)));
+}
+
+/** Memory id → the observation's sourceId (the id the datasets' evidence lists use). */
+export async function sourceIdsOf(m: BuiltMemory): Promise<Map<string, string>> {
+  const nodes = await m.store.list(m.scope, { limit: 100_000 });
+  return new Map(nodes.map((n) => [n.id, n.provenance.sourceId ?? n.id]));
+}
+
+/**
+ * Opens each conversation's cached memory (built on first use) with a fresh eval System One, runs `fn`,
+ * reports the conversation's question count and seconds on stderr (plus `fn`'s note), and closes it.
+ */
+export async function forEachMemory(
+  corpus: CorpusConversation[],
+  opts: { cache: string; embedder: Embedder; systemOne: () => SystemOneLike },
+  fn: (conv: CorpusConversation, m: BuiltMemory, systemOne: SystemOneLike) => Promise<string | void>,
+): Promise<void> {
+  for (const conv of corpus) {
+    const systemOne = opts.systemOne();
+    const m = await memoryOf(conv, opts.cache, opts.embedder, systemOne);
+    const t0 = performance.now();
+    try {
+      const note = await fn(conv, m, systemOne);
+      process.stderr.write(`${conv.dataset} ${conv.index}: ${conv.questions.length} questions${note ? `, ${note}` : ''} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    } finally {
+      await m.close();
+    }
+  }
+}
+

@@ -18,22 +18,17 @@ import { parseArgs } from 'node:util';
 import { EXPANSION_FEATURES, createJevRetriever, type RetrievalTrace } from '@mem/retrieval';
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
-import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { CORPUS_OPTIONS, dumpedQuestion, forEachMemory, loadCorpus, questionType, selectConversations, sourceIdsOf, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({ options: { ...CORPUS_OPTIONS, out: { type: 'string' }, datasets: { type: 'string' }, conversations: { type: 'string' }, k: { type: 'string', default: '10' }, jev: { type: 'string', default: '{"maxDepth":3}' } } });
 if (!values.cache || !values.out) throw new Error('--cache and --out are required');
 const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
-const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
-const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }).filter((c) => !pick || pick.has(`${c.dataset}:${c.index}`));
+const corpus = selectConversations(loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }), 'all', values.conversations);
 const out = createWriteStream(values.out);
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
-for (const conv of corpus) {
-  const systemOne = createEvalSystemOne(embedder);
-  const m = await memoryOf(conv, values.cache, embedder, systemOne);
+await forEachMemory(corpus, { cache: values.cache, embedder, systemOne: () => createEvalSystemOne(embedder) }, async (conv, m, systemOne) => {
   const jev = createJevRetriever({ store: m.store, systemOne, embedder, ...JSON.parse(values.jev!), expansionModel: null, collectExpansion: true });
-  const t0 = performance.now();
-  const nodes = await m.store.list(m.scope, { limit: 100_000 });
-  const src = new Map(nodes.map((n) => [n.id, n.provenance.sourceId ?? n.id]));
+  const src = await sourceIdsOf(m);
   let edges = 0;
   for (const q of conv.questions) {
     if (!q.evidence.length) continue;
@@ -44,19 +39,13 @@ for (const conv of corpus) {
     edges += trace.expansion?.length ?? 0;
     out.write(
       JSON.stringify({
-        dataset: conv.dataset,
-        conversation: conv.index,
-        split: conv.split,
-        qa: q.qaIndex,
-        type: conv.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category),
-        evidence: q.evidence,
+        ...dumpedQuestion(conv, q, questionType(conv, q)),
         candidates: trace.candidates.map((c) => [src.get(c.id), r4(c.final), lab(c.id), c.depth]),
         features: EXPANSION_FEATURES,
         edges: (trace.expansion ?? []).map((e) => [e.depth, src.get(e.to), e.visited ? 1 : 0, lab(e.to), EXPANSION_FEATURES.map((f) => r4(e.features[f]!))]),
       }) + '\n',
     );
   }
-  process.stderr.write(`${conv.dataset} ${conv.index}: ${conv.questions.length} questions, ${edges} edges in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  await m.close();
-}
+  return `${edges} edges`;
+});
 await new Promise<void>((r) => out.end(r));

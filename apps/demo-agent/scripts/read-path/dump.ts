@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { createJevRetriever, type RetrievalTrace } from '@mem/retrieval';
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
-import { loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { dumpedQuestion, forEachMemory, loadCorpus, sourceIdsOf, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({
   options: { embedder: { type: 'string' }, locomo: { type: 'string' }, beam: { type: 'string' }, cache: { type: 'string' }, out: { type: 'string' }, datasets: { type: 'string' }, k: { type: 'string', default: '60' }, jev: { type: 'string', default: '{}' } },
@@ -28,32 +28,21 @@ if (!values.cache || !values.out) throw new Error('--cache and --out are require
 const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
 const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined });
 const out = createWriteStream(values.out);
-for (const conv of corpus) {
-  const systemOne = createEvalSystemOne(embedder);
-  const m = await memoryOf(conv, values.cache, embedder, systemOne);
+await forEachMemory(corpus, { cache: values.cache, embedder, systemOne: () => createEvalSystemOne(embedder) }, async (conv, m, systemOne) => {
   const jev = createJevRetriever({ store: m.store, systemOne, embedder, ...JSON.parse(values.jev!), relevanceModel: null, collectFeatures: true });
-  const t0 = performance.now();
-  const nodes = await m.store.list(m.scope, { limit: 100_000 });
-  const src = new Map(nodes.map((n) => [n.id, n.provenance.sourceId ?? n.id]));
+  const src = await sourceIdsOf(m);
   for (const q of conv.questions) {
     const res = await jev.search({ scope: m.scope, query: q.question, k: Number(values.k), now: m.now });
     const trace = res.trace as RetrievalTrace;
     const gold = new Set(q.evidence);
     out.write(
       JSON.stringify({
-        dataset: conv.dataset,
-        conversation: conv.index,
-        split: conv.split,
-        qa: q.qaIndex,
-        type: String(q.category),
+        ...dumpedQuestion(conv, q, String(q.category)),
         question: q.question,
-        evidence: q.evidence,
         routing: trace.routing,
         candidates: trace.candidates.map((c) => ({ sourceId: src.get(c.id), label: gold.has(src.get(c.id)!) ? 1 : 0, features: c.features })),
       }) + '\n',
     );
   }
-  process.stderr.write(`${conv.dataset} ${conv.index}: ${conv.questions.length} questions in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  await m.close();
-}
+});
 await new Promise<void>((r) => out.end(r));

@@ -31,7 +31,8 @@ import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { ABLATION_OPTIONS } from '../../src/eval/systems/index.js';
 import { percentile, recallAtK } from '../../src/eval/metrics.js';
-import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { CORPUS_OPTIONS, forEachMemory, loadCorpus, questionType, selectConversations, type Dataset } from './corpus.js';
+import { f3, mean } from './table.js';
 
 const { values } = parseArgs({
   options: {
@@ -67,13 +68,10 @@ if (values['relevance-model']) extra.relevanceModel = readModel(values['relevanc
 // --expansion-model file: jev's learned expansion model (issue 38) from a `mem.learned/1` file instead of the default
 if (values['expansion-model']) extra.expansionModel = readModel(values['expansion-model']);
 const reverseModel = values['cross-fit'] ? readModel(values['cross-fit']) : null;
-const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
 // --embedder glove|minilm|openai (else MEM_EMBEDDER, else glove; MEM_EMBED_CACHE_DIR caches vectors): the
 // cache folder holds one embedder's memories (opening it with another embedder is refused).
 const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
-const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }).filter(
-  (c) => (values.split === 'all' || c.split === values.split) && (!pick || pick.has(`${c.dataset}:${c.index}`)),
-);
+const corpus = selectConversations(loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }), values.split, values.conversations);
 
 interface Row {
   dataset: string;
@@ -83,9 +81,7 @@ interface Row {
   ms: Record<string, number>;
 }
 const rows: Row[] = [];
-for (const conv of corpus) {
-  const systemOne = createEvalSystemOne(embedder);
-  const m = await memoryOf(conv, values.cache, embedder, systemOne);
+await forEachMemory(corpus, { cache: values.cache, embedder, systemOne: () => createEvalSystemOne(embedder) }, async (conv, m, systemOne) => {
   const make = (name: string): Retriever => {
     if (name === 'bm25') return createBm25Retriever({ store: m.store });
     if (name === 'dense') return createDenseRetriever({ store: m.store, embedder });
@@ -103,7 +99,7 @@ for (const conv of corpus) {
   const rs = systems.map((s) => [s, make(s)] as const);
   for (const q of conv.questions) {
     if (!q.evidence.length) continue;
-    const row: Row = { dataset: conv.dataset, conversation: conv.index, type: conv.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category), recall: {}, ms: {} };
+    const row: Row = { dataset: conv.dataset, conversation: conv.index, type: questionType(conv, q), recall: {}, ms: {} };
     for (const [name, r] of rs) {
       const t0 = performance.now();
       const res = await r.search({ scope: m.scope, query: q.question, k: K, now: m.now });
@@ -112,12 +108,8 @@ for (const conv of corpus) {
     }
     rows.push(row);
   }
-  process.stderr.write(`${conv.dataset} ${conv.index}: ${conv.questions.length} questions\n`);
-  await m.close();
-}
+});
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 for (const d of [...new Set(rows.map((r) => r.dataset))]) {
   const sub = rows.filter((r) => r.dataset === d);
   const convs = [...new Set(sub.map((r) => r.conversation))];

@@ -20,7 +20,8 @@ import { createBm25Retriever, createHybridRetriever, createJevRetriever, toConte
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { recallAtK } from '../../src/eval/metrics.js';
-import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { CORPUS_OPTIONS, forEachMemory, loadCorpus, questionType, selectConversations, type Dataset } from './corpus.js';
+import { f3, mean } from './table.js';
 
 const { values } = parseArgs({ options: { ...CORPUS_OPTIONS, datasets: { type: 'string' }, split: { type: 'string', default: 'held' }, conversations: { type: 'string' }, systems: { type: 'string', default: 'jev,jev-k40,jev-wide,bm25,hybrid' }, budgets: { type: 'string', default: '1000,2000' }, 'wide-k': { type: 'string' }, 'excerpt-tokens': { type: 'string' }, 'extra-nodes': { type: 'string' } } });
 // --wide-k / --excerpt-tokens: jev-wide's breadth settings (default: jev's defaults)
@@ -30,16 +31,11 @@ const K = 10;
 const budgets = values.budgets!.split(',').map(Number);
 const systems = values.systems!.split(',');
 const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
-const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
-const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }).filter(
-  (c) => (values.split === 'all' || c.split === values.split) && (!pick || pick.has(`${c.dataset}:${c.index}`)),
-);
+const corpus = selectConversations(loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }), values.split, values.conversations);
 interface Row { dataset: string; type: string; r: Record<string, number[]>; wide: number }
 const rows: Row[] = [];
 const idOf = (e: SearchResult['evidence'][number]) => e.node.provenance.sourceId ?? e.node.id;
-for (const conv of corpus) {
-  const systemOne = createEvalSystemOne(embedder);
-  const m = await memoryOf(conv, values.cache, embedder, systemOne);
+await forEachMemory(corpus, { cache: values.cache, embedder, systemOne: () => createEvalSystemOne(embedder) }, async (conv, m, systemOne) => {
   const make = (name: string): [Retriever, number] => {
     if (name === 'bm25') return [createBm25Retriever({ store: m.store }), K];
     if (name === 'hybrid') return [createHybridRetriever({ store: m.store, embedder }), K];
@@ -51,7 +47,7 @@ for (const conv of corpus) {
   const rs = systems.map((s) => [s, ...make(s)] as const);
   for (const q of conv.questions) {
     if (!q.evidence.length) continue;
-    const row: Row = { dataset: conv.dataset, type: conv.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category), r: {}, wide: 0 };
+    const row: Row = { dataset: conv.dataset, type: questionType(conv, q), r: {}, wide: 0 };
     for (const [name, r, k] of rs) {
       const res = await r.search({ scope: m.scope, query: q.question, k, now: m.now });
       if (name === 'jev-wide' && (res as { wide?: unknown }).wide) row.wide = 1;
@@ -60,11 +56,7 @@ for (const conv of corpus) {
     }
     rows.push(row);
   }
-  process.stderr.write(`${conv.dataset} ${conv.index}: ${conv.questions.length} questions\n`);
-  await m.close();
-}
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
+});
 for (const d of [...new Set(rows.map((r) => r.dataset))]) {
   const sub = rows.filter((r) => r.dataset === d);
   const types = ['overall', ...[...new Set(sub.map((r) => r.type))].sort()];

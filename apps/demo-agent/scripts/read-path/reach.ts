@@ -10,15 +10,12 @@ import { parseArgs } from 'node:util';
 import { createJevRetriever, createSnapshotCache, type RetrievalTrace } from '@mem/retrieval';
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
-import { CORPUS_OPTIONS, loadCorpus, memoryOf, type Dataset } from './corpus.js';
+import { CORPUS_OPTIONS, loadCorpus, memoryOf, questionType, selectConversations, type Dataset } from './corpus.js';
 
 const { values } = parseArgs({ options: { ...CORPUS_OPTIONS, datasets: { type: 'string' }, split: { type: 'string', default: 'held' }, conversations: { type: 'string' }, k: { type: 'string', default: '10' } } });
 const K = Number(values.k);
 const embedder = createEmbedderFor(resolveEmbedderKind(values.embedder));
-const pick = values.conversations ? new Set(values.conversations.split(',')) : null;
-const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }).filter(
-  (c) => (values.split === 'all' || c.split === values.split) && (!pick || pick.has(`${c.dataset}:${c.index}`)),
-);
+const corpus = selectConversations(loadCorpus({ locomo: values.locomo, beam: values.beam, datasets: values.datasets?.split(',') as Dataset[] | undefined }), values.split, values.conversations);
 const snaps = createSnapshotCache();
 type Bucket = 'top' | 'visited' | 'hop1' | 'hop2' | 'far';
 const rows: { dataset: string; type: string; share: Record<Bucket, number>; views: Record<string, number> }[] = [];
@@ -62,7 +59,7 @@ for (const conv of corpus) {
       } else if (ids.some((i) => h2.has(i))) b = 'hop2';
       share[b] += 1 / q.evidence.length;
     }
-    rows.push({ dataset: conv.dataset, type: conv.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category), share, views });
+    rows.push({ dataset: conv.dataset, type: questionType(conv, q), share, views });
   }
   process.stderr.write(`${conv.dataset} ${conv.index}: visited ~${rows.length}\n`);
   await m.close();

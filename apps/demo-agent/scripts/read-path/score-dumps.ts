@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { predictProbability, type LearnedModel } from '@mem/system-one';
 import { candidateSetStats, defaultRelevanceModel, relativeFeatures, relevanceModelFor } from '@mem/retrieval';
 import { recallAt as recallAtK } from './recall.js';
+import { f3, mean } from './table.js';
 
 interface Row {
   dataset: string;
@@ -31,8 +32,6 @@ const K = Number(values.k);
 const models = values.models!.split(',').map((f) => ({ name: f, model: f === 'shipped' ? defaultRelevanceModel() : f === 'shipped-minilm' ? relevanceModelFor('all-MiniLM-L6-v2') : (JSON.parse(readFileSync(f, 'utf8')) as LearnedModel) }));
 
 const recallAt = (r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null) => recallAtK(r, score, K);
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 
 console.log(`| data | split | questions | hand | ${models.map((m) => m.name).join(' | ')} | per conversation (${models.map((m) => m.name).join(' / ')}) |`);
 console.log(`|---|---|---:|---:|${models.map(() => '---:|').join('')}---|`);

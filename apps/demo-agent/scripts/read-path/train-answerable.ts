@@ -28,6 +28,7 @@ import { seededRandom } from '@mem/core/testing';
 import { createEmbedderFor, resolveEmbedderKind } from '../../src/embedder.js';
 import { createEvalSystemOne } from '../../src/eval/systems/mem.js';
 import { CORPUS_OPTIONS, loadCorpus, memoryOf } from './corpus.js';
+import { f3 } from './table.js';
 
 const { values } = parseArgs({
   options: {
@@ -160,7 +161,6 @@ for (let t = 0; t <= 0.999; t += 0.005) {
   else break;
 }
 
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 const p = (r: Row) => predictProbability(model, r.x);
 console.log(`train ${train.length} questions (${train.filter((r) => !r.label).length} unanswerable) from ${convs.length} conversations; temperature ${T.toFixed(3)}; threshold ${threshold.toFixed(3)} (OOF refused ≤ ${maxRefused} per dataset)`);
 for (const d of datasets) {

@@ -10,13 +10,14 @@
  *
  * Printed: AUC, ECE and the share of questions called "many" per dataset × split, and per type.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { expectedCalibrationError, fitTemperature, modelLogits, predictProbability, rocAuc, trainLearnedModel, withTemperature, type LearnedModel } from '@mem/system-one';
 import { MANY_EVIDENCE, breadthFeatureRecord } from '@mem/retrieval';
-import { loadCorpus } from './corpus.js';
+import { loadCorpus, questionType } from './corpus.js';
+import { roundedMetrics, roundedModel, splitRecord, writeModelFile } from './model-file.js';
+import { f3 } from './table.js';
 
 const { values } = parseArgs({ options: { locomo: { type: 'string' }, beam: { type: 'string' }, write: { type: 'boolean', default: false }, out: { type: 'string' }, l2: { type: 'string', default: '0.01' }, epochs: { type: 'string', default: '300' } } });
 const corpus = loadCorpus({ locomo: values.locomo, beam: values.beam });
@@ -24,7 +25,7 @@ interface Q { dataset: string; conversation: number; split: string; type: string
 const qs: Q[] = corpus.flatMap((c) =>
   c.questions
     .filter((q) => q.evidence.length > 0)
-    .map((q) => ({ dataset: c.dataset, conversation: c.index, split: c.split, type: c.dataset === 'locomo' ? q.groups.filter((g) => g !== 'overall' && g !== 'overall_1_4')[0] ?? String(q.category) : String(q.category), query: q.question, label: new Set(q.evidence).size >= MANY_EVIDENCE ? 1 : 0, rec: breadthFeatureRecord(q.question) })),
+    .map((q) => ({ dataset: c.dataset, conversation: c.index, split: c.split, type: questionType(c, q), query: q.question, label: new Set(q.evidence).size >= MANY_EVIDENCE ? 1 : 0, rec: breadthFeatureRecord(q.question) })),
 );
 const train = qs.filter((q) => q.split === 'train');
 const df = new Map<string, number>();
@@ -45,7 +46,6 @@ const first = fit(train.filter((q) => CAL[q.dataset] !== q.conversation));
 const cal = train.filter((q) => CAL[q.dataset] === q.conversation);
 const model = withTemperature(fit(train), fitTemperature(cal.map((q) => modelLogits(first, features.map((f) => q.rec.get(f) ?? 0))[0]), cal.map((q) => q.label)));
 const p = (q: Q) => predictProbability(model, features.map((f) => q.rec.get(f) ?? 0));
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 console.log(`\n## Breadth: p(the question needs ≥ ${MANY_EVIDENCE} memories) (${features.length} features; temperature ${model.temperature.toFixed(3)})\n`);
 console.log('| rows | questions | share needing many | AUC | ECE | called many (p ≥ 0.5) | recall of "many" | precision |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -67,10 +67,6 @@ for (const d of ['locomo', 'beam']) {
   console.log(`${d}: ${[...new Set(held.map((q) => q.type))].sort().map((t) => { const sub = held.filter((q) => q.type === t); return `${t} ${f3(sub.filter((q) => p(q) >= 0.5).length / sub.length)}`; }).join(', ')}`);
 }
 if (values.write) {
-  const round = (x: number) => Math.round(x * 1e6) / 1e6;
-  const out: LearnedModel = { ...model, weights: model.weights.map((r) => r.map(round)), bias: model.bias.map(round), temperature: round(model.temperature), training: { script: 'apps/demo-agent/scripts/read-path/train-breadth.ts', label: `at least ${MANY_EVIDENCE} evidence items`, train_split: { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] }, held_out_split: { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] }, temperature_fitted_on: CAL, l2: Number(values.l2), epochs: Number(values.epochs), metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])) } };
-  const file = values.out ? path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'out/breadth.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(out) + '\n');
-  console.log(`\nwritten ${file}\nship it with: pnpm models:install ${path.relative(process.cwd(), file)} retrieval/src/models/breadth.json`);
+  const out: LearnedModel = { ...roundedModel(model), training: { script: 'apps/demo-agent/scripts/read-path/train-breadth.ts', label: `at least ${MANY_EVIDENCE} evidence items`, ...splitRecord(), temperature_fitted_on: CAL, l2: Number(values.l2), epochs: Number(values.epochs), metrics: roundedMetrics(metrics) } };
+  writeModelFile(out, { out: values.out, scriptDir: path.dirname(fileURLToPath(import.meta.url)), defaultName: 'breadth.json', target: 'retrieval/src/models/breadth.json' });
 }

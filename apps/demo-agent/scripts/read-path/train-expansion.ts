@@ -16,20 +16,16 @@
  * `--cv`: out-of-fold replay recall on the TRAIN split only (fold f holds out BEAM f and LoCoMo f − 1),
  * for each cost in --costs, with and without the path score: what the settings are chosen on.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { expectedCalibrationError, fitTemperature, modelLogits, predictProbability, rocAuc, trainLearnedModel, withTemperature, type LearnedModel } from '@mem/system-one';
 import { EXPANSION_FEATURES } from '@mem/retrieval';
+import { roundedMetrics, roundedModel, splitRecord, writeModelFile } from './model-file.js';
+import { f3, mean, type DumpedQuestion } from './table.js';
 
-interface Row {
-  dataset: string;
-  conversation: number;
-  split: 'train' | 'held';
-  qa: number;
-  type: string;
-  evidence: string[];
+interface Row extends DumpedQuestion {
   candidates: [sourceId: string, final: number, label: number, depth: number][];
   features: string[];
   edges: [depth: number, sourceId: string, visited: number, label: number, x: number[]][];
@@ -46,8 +42,6 @@ if (SWAP) {
   for (const r of rows) r.split = r.split === 'train' ? 'held' : 'train';
 }
 const CAL: Record<string, number> = SWAP ? { locomo: 7, beam: 10 } : { locomo: 3, beam: 5 };
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 
 function fit(train: Row[]): LearnedModel {
   const X: number[][] = [];
@@ -156,27 +150,18 @@ if (!model.hidden) {
   console.log(`\nweights (largest first): ${w.map(([f, x]) => `${f} ${x.toFixed(2)}`).join(', ')}; bias ${model.bias[0].toFixed(2)}`);
 }
 if (values.write) {
-  const round = (x: number) => Math.round(x * 1e6) / 1e6;
   const out: LearnedModel = {
-    ...model,
-    weights: model.weights.map((r) => r.map(round)),
-    bias: model.bias.map(round),
-    temperature: round(model.temperature),
-    ...(model.hidden ? { hidden: { weights: model.hidden.weights.map((r) => r.map(round)), bias: model.hidden.bias.map(round) } } : {}),
+    ...roundedModel(model),
     training: {
       script: 'apps/demo-agent/scripts/read-path/train-expansion.ts',
       data: 'edges asked about by jev learned rounds (collectExpansion) on LoCoMo dev and BEAM 500K questions with evidence',
-      train_split: SWAP ? { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] } : { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
-      held_out_split: SWAP ? { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] } : { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
+      ...splitRecord(SWAP),
       temperature_fitted_on: CAL,
       l2: Number(values.l2),
       epochs: Number(values.epochs),
       hidden: Number(values.hidden),
-      metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
+      metrics: roundedMetrics(metrics),
     },
   };
-  const file = values.out ? path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'out/expansion.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
-  console.log(`\nwritten ${file}\nship it with: pnpm models:install ${path.relative(process.cwd(), file)} retrieval/src/models/expansion.json`);
+  writeModelFile(out, { out: values.out, scriptDir: path.dirname(fileURLToPath(import.meta.url)), defaultName: 'expansion.json', target: 'retrieval/src/models/expansion.json', indent: 1 });
 }

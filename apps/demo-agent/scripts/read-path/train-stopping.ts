@@ -20,7 +20,7 @@
  *   `stopBeforeRounds`): recall@10 and the stopping states passed, against never stopping early. The
  *   held-out split is only reported.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -38,6 +38,8 @@ import {
   type LearnedModel,
   type StoppingHead,
 } from '@mem/system-one';
+import { roundedMetrics, roundedModel, splitRecord, writeModelFile } from './model-file.js';
+import { f3, mean } from './table.js';
 
 interface Round {
   depth: number;
@@ -91,8 +93,6 @@ function calibrated(head: StoppingHead, train: Row[]): LearnedModel {
   return withTemperature(fit(head, train), fitTemperature(logits, labels));
 }
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 const train = rows.filter((r) => r.split === 'train');
 const models = {} as Record<StoppingHead, LearnedModel>;
 const metrics: Record<string, Record<string, number>> = {};
@@ -158,28 +158,20 @@ for (const head of ['continue_useful', 'evidence_sufficient'] as const) {
 }
 
 if (values.write) {
-  const round = (x: number) => Math.round(x * 1e6) / 1e6;
   const list = (['continue_useful', 'evidence_sufficient'] as const).map((head) => ({
-    ...models[head],
-    weights: models[head].weights.map((r) => r.map(round)),
-    bias: models[head].bias.map(round),
-    temperature: round(models[head].temperature),
+    ...roundedModel(models[head]),
     training: {
       script: 'apps/demo-agent/scripts/read-path/train-stopping.ts',
       data: 'jev stopping states (shipped relevance model, never stopped early) of LoCoMo dev and BEAM 500K questions with evidence',
       label: head === 'continue_useful' ? 'final top 10 holds more evidence than the top 10 after this round' : 'the top 10 after this round holds all the evidence',
-      train_split: { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
-      held_out_split: { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
+      ...splitRecord(),
       temperature_fitted_on: CAL,
       l2: Number(values.l2),
       epochs: Number(values.epochs),
-      metrics: Object.fromEntries(Object.entries(metrics).filter(([k]) => k.startsWith(`${head}.`) || k.startsWith('replay.')).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
+      metrics: roundedMetrics(Object.fromEntries(Object.entries(metrics).filter(([k]) => k.startsWith(`${head}.`) || k.startsWith('replay.')))),
     },
   }));
   // Written beside this script; a script never writes into a package's src/ (issue 35). Ship it with the
   // explicit step printed below.
-  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'out/stopping.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(list) + '\n');
-  console.log(`\nwritten ${file}\nship it with: pnpm models:install ${path.relative(process.cwd(), file)} system-one/src/offline/models/stopping.json`);
+  writeModelFile(list, { scriptDir: path.dirname(fileURLToPath(import.meta.url)), defaultName: 'stopping.json', target: 'system-one/src/offline/models/stopping.json' });
 }

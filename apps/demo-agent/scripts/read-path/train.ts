@@ -16,7 +16,7 @@
  *   per dataset × split, per question type and per conversation; and the two cross-dataset numbers
  *   (trained on all LoCoMo dev → BEAM, and on all BEAM → LoCoMo).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,15 +36,11 @@ import {
 } from '@mem/system-one';
 import { RELEVANCE_FEATURES, RELEVANCE_MODEL_FEATURES, candidateSetStats, relativeFeatures } from '@mem/retrieval';
 import { recallAt as recallAtK } from './recall.js';
+import { roundedMetrics, roundedModel, splitRecord, writeModelFile } from './model-file.js';
+import { f3, mean, type DumpedQuestion } from './table.js';
 
-interface Row {
-  dataset: string;
-  conversation: number;
-  split: 'train' | 'held';
-  qa: number;
-  type: string;
+interface Row extends DumpedQuestion {
   question: string;
-  evidence: string[];
   routing?: { recencyImportance?: number };
   candidates: { sourceId: string; label: number; features: Record<string, number> }[];
 }
@@ -159,8 +155,6 @@ function calibrated(train: Row[]): LearnedModel {
 const recallAt = (r: Row, score: ((c: Row['candidates'][number], i: number) => number) | null) => recallAtK(r, score, K);
 const oracle = (r: Row) => Math.min(K, new Set(r.candidates.filter((c) => c.label).map((c) => c.sourceId)).size) / new Set(r.evidence).size;
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 
 function report(model: LearnedModel, subset: Row[], label: string): Record<string, number> {
   const p: number[] = [];
@@ -258,19 +252,13 @@ if (!model.hidden) {
 } else console.log(`\n${features.length} features → ${model.hidden.weights.length} hidden ReLU units → 1 logit`);
 
 if (values.write) {
-  const round = (x: number) => Math.round(x * 1e6) / 1e6;
   const out: LearnedModel = {
-    ...model,
-    weights: model.weights.map((r) => r.map(round)),
-    bias: model.bias.map(round),
-    temperature: round(model.temperature),
-    ...(model.hidden ? { hidden: { weights: model.hidden.weights.map((r) => r.map(round)), bias: model.hidden.bias.map(round) } } : {}),
+    ...roundedModel(model),
     training: {
       script: 'apps/demo-agent/scripts/read-path/train.ts',
       ...(values.embedder ? { embedder: values.embedder } : {}),
       data: 'visited jev candidates (hand-weighted order) of LoCoMo dev and BEAM 500K questions with evidence',
-      train_split: SWAP ? { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] } : { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] },
-      held_out_split: SWAP ? { locomo: [0, 1, 2, 3], beam: [1, 2, 3, 4, 5] } : { locomo: [4, 5, 6, 7], beam: [6, 7, 8, 9, 10] },
+      ...splitRecord(SWAP),
       temperature_fitted_on: CAL,
       l2: Number(values.l2),
       epochs: Number(values.epochs),
@@ -281,14 +269,11 @@ if (values.write) {
       objective: OBJECTIVE,
       ...(OBJECTIVE === 'bce' ? {} : { pointwise_mix: Number(values.mix), batch_questions: Number(values.batch), learning_rate: Number(values.lr), calibration: 'platt' }),
       feature_set: values.features,
-      metrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, round(b)]))])),
+      metrics: roundedMetrics(metrics),
     },
   };
-  // --out: where to write (default out/relevance.json beside this script). A script never writes into a
-  // package's src/: `pnpm models:install <file> retrieval/src/models/relevance.json` (or relevance.minilm.json,
-  // the model for one embedder; relevance.ts relevanceModelFor) ships it. --embedder: the dumps' embedder (metadata).
-  const file = values.out ? path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'out/relevance.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
-  console.log(`\nwritten ${file}\nship it with: pnpm models:install ${path.relative(process.cwd(), file)} retrieval/src/models/relevance.json`);
+  // --out: where to write (default out/relevance.json beside this script). `pnpm models:install <file>
+  // retrieval/src/models/relevance.json` (or relevance.minilm.json, the model for one embedder; relevance.ts
+  // relevanceModelFor) ships it. --embedder: the dumps' embedder (metadata).
+  writeModelFile(out, { out: values.out, scriptDir: path.dirname(fileURLToPath(import.meta.url)), defaultName: 'relevance.json', target: 'retrieval/src/models/relevance.json', indent: 1 });
 }
