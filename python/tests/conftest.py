@@ -93,8 +93,10 @@ class _Note:
 
 
 class FakeAMem:
-    """A-Mem's shape: ``add_note`` (2 LLM calls: analysis + evolution, counted), ``retriever.add_document``,
-    ``cache.put``, ``_memory_note_to_metadata``, ``read``, ``delete``."""
+    """A-Mem's shape: ``add_note`` (2 LLM calls: analysis + evolution, counted; the analysis gives
+    keywords ``[k-<n>]``, context ``enriched <n>``, tags ``[t-<n>]`` for the n-th note),
+    ``retriever.add_document`` / ``get_by_id``, ``cache.put`` / ``get``, ``_memory_note_to_metadata``,
+    ``read``, ``delete``."""
 
     def __init__(self) -> None:
         self.llm_calls = 0
@@ -106,6 +108,10 @@ class FakeAMem:
             def add_document(self, document: str, metadata: Dict[str, Any], doc_id: str) -> None:
                 outer.docs[doc_id] = {"document": document, "metadata": metadata}
 
+            def get_by_id(self, doc_id: str) -> Optional[Dict[str, Any]]:
+                d = outer.docs.get(doc_id)
+                return None if d is None else dict(d["metadata"])
+
         class _Cache:
             def __init__(self) -> None:
                 self.notes: Dict[str, _Note] = {}
@@ -113,15 +119,20 @@ class FakeAMem:
             def put(self, note_id: str, note: _Note) -> None:
                 self.notes[note_id] = note
 
+            def get(self, note_id: str) -> Optional[_Note]:
+                return self.notes.get(note_id)
+
         self.retriever = _Retriever()
         self.cache = _Cache()
 
     def _memory_note_to_metadata(self, note: _Note) -> Dict[str, Any]:
-        return {"id": note.id, "content": note.content, "links": note.links, "timestamp": note.timestamp, "context": note.context, "tags": note.tags}
+        return {"id": note.id, "content": note.content, "keywords": note.keywords, "links": note.links, "timestamp": note.timestamp, "context": note.context,
+                "tags": note.tags}  # fmt: skip
 
     def add_note(self, content: str, time: Optional[str] = None, **kw: Any) -> str:
         self.llm_calls += 2
-        note = _Note(content, timestamp=time, keywords=["k"], context="enriched", tags=["t"])
+        n = len(self.docs)
+        note = _Note(content, timestamp=time, keywords=[f"k-{n}"], context=f"enriched {n}", tags=[f"t-{n}"])
         self.cache.put(note.id, note)
         self.retriever.add_document(content, self._memory_note_to_metadata(note), note.id)
         return note.id

@@ -96,3 +96,49 @@ def test_amem_annotate_saves_the_repeats_llm_calls_and_keeps_their_notes(gate, v
         assert any("Miso" in mem.read(h["id"]).content for h in hits)
     finally:
         svc.close()
+
+
+class ScriptedLLM:
+    """A-Mem's LLM slot answered from a script (no server): the analysis of a sentence gives fixed
+    keywords / context / tags chosen by its first word; evolution always answers "do not evolve"."""
+
+    ANALYSIS = {
+        "I": {"keywords": ["pet", "cat", "adoption"], "context": "The user's household pets", "tags": ["pets", "home"]},
+        "My": {"keywords": ["sister", "Lisbon", "architect"], "context": "The user's family and where they live", "tags": ["family"]},
+        "We": {"keywords": ["travel", "Japan"], "context": "Travel plans", "tags": ["travel"]},
+    }
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def get_completion(self, prompt: str, response_format: object = None, temperature: float = 0.0, max_tokens: object = None) -> str:
+        import json
+
+        self.calls += 1
+        if "should_evolve" in json.dumps(response_format):
+            return json.dumps({"should_evolve": False, "actions": [], "suggested_connections": [], "tags_to_update": [],
+                               "new_context_neighborhood": [], "new_tags_neighborhood": []})  # fmt: skip
+        content = prompt.rsplit("Content for analysis:", 1)[-1].strip()
+        return json.dumps(self.ANALYSIS[content.split()[0]])
+
+
+@pytest.mark.parametrize("enrich", ["inherit", "none"])
+def test_amem_raw_note_takes_its_originals_enrichment_in_the_retriever(gate, vectors, tmp_path, enrich):
+    # real A-Mem and Chroma; its LLM is scripted (what is tested is the no-LLM path, not the model)
+    llm = ScriptedLLM()
+    mem = env.make_amem(tmp_path / f"chroma-{enrich}", llm)
+    g = GatedAMem(mem, gate, f"amem-enrich-{uuid.uuid4().hex[:8]}", embed=lambda t: vectors[t], enrich=enrich)
+    ids = [g.add_note(t, time="202401011200") for t in STREAM]
+    assert llm.calls == 2 * (len(STREAM) - len(REPEATS)) - 1  # the repeats asked nothing
+    repeat, original = mem.retriever.get_by_id(ids[2]), mem.retriever.get_by_id(ids[0])
+    assert repeat["duplicate_of"] == ids[0] and repeat["gate"] == "noop"
+    if enrich == "inherit":
+        # the same keywords / context / tags as its original, so A-Mem embeds it the same way (content + metadata)
+        assert (repeat["keywords"], repeat["context"], repeat["tags"]) == (original["keywords"], original["context"], original["tags"])
+        assert repeat["enhanced_content"] == original["enhanced_content"]  # a word-for-word repeat: the very same text embedded
+        assert g.inherited == len(REPEATS)
+    else:
+        assert repeat["enhanced_content"] == STREAM[2] and repeat["context"] == "General" and g.inherited == 0
+    # a question that only the enrichment answers ("household pets" is in no sentence)
+    top2 = {h["id"] for h in mem.search("household pets", k=2)}
+    assert (top2 == {ids[0], ids[2]}) == (enrich == "inherit")

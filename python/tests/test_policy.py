@@ -79,16 +79,40 @@ def test_mem0_delete_keeps_the_gate_in_step(fake_gate):
 def test_amem_annotate_inserts_a_raw_note_without_llm_calls(fake_gate, fake_amem):
     g = GatedAMem(fake_amem, fake_gate, "alice", embed=lambda t: VEC[t])
     first = g.add_note("my cat is Miso", time="202401011200")
+    g.add_note("I play the cello", time="202401011300")  # a second enriched note, with other keywords
     dup = g.add_note("Miso is my cat", time="202401021200")
-    assert fake_amem.llm_calls == 2  # only the first note went through analysis + evolution
+    assert fake_amem.llm_calls == 4  # only the two first notes went through analysis + evolution
     doc = fake_amem.docs[dup]
-    assert doc["document"] == "Miso is my cat"  # embedded as is: no LLM context, keywords or tags
+    assert doc["document"] == "Miso is my cat"  # its own content, not the original's
     assert doc["metadata"]["gate"] == "noop" and doc["metadata"]["duplicate_of"] == first and doc["metadata"]["links"] == [first]
+    # the enrichment of the note it duplicates (not of the last note, not A-Mem's defaults): no LLM call
+    assert (doc["metadata"]["keywords"], doc["metadata"]["context"], doc["metadata"]["tags"]) == (["k-0"], "enriched 0", ["t-0"])
+    assert g.inherited == 1
     assert fake_amem.read(dup).timestamp == "202401021200"
-    assert fake_gate.stats("alice")["size"] == 1 and (g.written, g.annotated, g.skipped) == (1, 1, 0)
-    assert g.delete(dup) is True and dup not in fake_amem.docs and fake_gate.stats("alice")["size"] == 1
+    assert fake_gate.stats("alice")["size"] == 2 and (g.written, g.annotated, g.skipped) == (2, 1, 0)
+    assert g.delete(dup) is True and dup not in fake_amem.docs and fake_gate.stats("alice")["size"] == 2
     g.delete(first)
-    assert fake_gate.stats("alice")["size"] == 0
+    assert fake_gate.stats("alice")["size"] == 1
+
+
+def test_amem_enrich_none_keeps_a_defaults_only_raw_note(fake_gate, fake_amem):
+    g = GatedAMem(fake_amem, fake_gate, "alice", embed=lambda t: VEC[t], enrich="none")
+    g.add_note("my cat is Miso")
+    meta = fake_amem.docs[g.add_note("Miso is my cat")]["metadata"]
+    assert (meta["keywords"], meta["context"], meta["tags"]) == ([], "General", []) and g.inherited == 0
+
+
+def test_amem_a_raw_note_whose_original_is_gone_keeps_the_defaults(fake_gate, fake_amem):
+    g = GatedAMem(fake_amem, fake_gate, "alice", embed=lambda t: VEC[t])
+    first = g.add_note("my cat is Miso")
+    fake_amem.delete(first)  # deleted behind the wrapper's back: the gate still holds it
+    meta = fake_amem.docs[g.add_note("Miso is my cat")]["metadata"]
+    assert meta["duplicate_of"] == first and (meta["keywords"], meta["context"], meta["tags"]) == ([], "General", []) and g.inherited == 0
+
+
+def test_amem_unknown_enrich_is_refused(fake_gate, fake_amem):
+    with pytest.raises(ValueError):
+        GatedAMem(fake_amem, fake_gate, "alice", embed=lambda t: VEC[t], enrich="copy")
 
 
 def test_amem_skip_returns_none_and_stores_nothing(fake_gate, fake_amem):

@@ -9,8 +9,8 @@ import os
 from mem_gate.experiment.run import claim, meets_target, print_report, read_rows
 
 
-def row(policy, calls, recall10, recall5=None, pct=None, conv=0, f1=0.1):
-    return {"peer": "amem", "dataset": "locomo", "conversation": conv, "policy": policy, "pct": pct, "tau": 0.6 if pct else None,
+def row(policy, calls, recall10, recall5=None, pct=None, conv=0, f1=0.1, enrich="inherit"):
+    return {"peer": "amem", "enrich": enrich, "dataset": "locomo", "conversation": conv, "policy": policy, "pct": pct, "tau": 0.6 if pct else None,
             "llm_calls": calls, "prompt_tokens": calls * 10, "completion_tokens": calls, "write_seconds": 1.0, "questions": 4,
             "recall10": recall10, "recall5": recall5, "f1": f1, "written": 0, "annotated": 0, "skipped": 0, "evidence_lost": 0,
             "evidence_turns": 3}  # fmt: skip
@@ -33,6 +33,20 @@ def test_the_tables_show_savings_recall_at_5_and_the_target_count():
     assert "| 1.000 | +0.000 | 0.700 | -0.050 |" in text  # recall@10, its delta, recall@5, its delta
     assert text.count("| annotate p70 | 2 |") == 1 and "| 1/2 |" in text  # conv 1 saves only 20%: one of two meets the target
     assert "locomo p70 0.6000" in text
+
+
+def test_raw_note_runs_are_labelled_apart_and_stay_off_the_curve():
+    # an A-Mem annotate run whose raw notes had no enrichment (--amem-enrich none, or a row from before it existed)
+    legacy = row("annotate", 40, 0.5, 0.5, pct=70)
+    del legacy["enrich"]
+    rows = [row("none", 60, 1.0, 0.75), row("annotate", 40, 1.0, 0.70, pct=70), legacy, row("annotate", 50, 1.0, 0.75, pct=90)]
+    out = io.StringIO()
+    print_report({"command": "x", "versions": {}, "calibration": {}, "gate_only": [], "rows": rows, "seconds": 0.0}, out)
+    text = out.getvalue()
+    assert "| locomo | 0 | annotate p70 (raw notes) | 0 / 0 / 0 | 40 | 33.3% |" in text
+    assert "| annotate p70 (raw notes) | 1 |" in text and "| annotate p70 | 1 |" in text
+    curve = text[text.index("trade-off curve"):]
+    assert "| 70 | 1 | 33.3% | 1.000 | 1.000 | +0.000 |" in curve and "0.500" not in curve.split("SAGE")[0]
 
 
 def test_processes_share_a_rows_file_through_claims(tmp_path):

@@ -8,8 +8,12 @@
   the raw content is put in A-Mem's cache and added to its retriever (``retriever.add_document``),
   exactly as ``add_note`` stores it but without ``analyze_content`` and evolution. Its ``links`` hold
   the id of the note it duplicates; the retriever's metadata also carries ``gate="noop"``,
-  ``duplicate_of`` and ``gate_score``. It is found by ``search``, read by ``read`` and removed by
-  ``delete`` like any note. Not committed to the gate;
+  ``duplicate_of`` and ``gate_score``. By default (``enrich="inherit"``) the raw note takes the
+  ``keywords``, ``context`` and ``tags`` of the note it duplicates (read from A-Mem's store, no LLM
+  call), so that A-Mem's retriever embeds it as it embeds an enriched note (content + context +
+  keywords + tags) and ranks it among enriched notes on the same footing; ``enrich="none"`` stores
+  the content alone (an A-Mem note with its defaults). It is found by ``search``, read by ``read``
+  and removed by ``delete`` like any note. Not committed to the gate;
 - skip (policy ``skip``): nothing is stored; ``add_note`` returns None.
 
 Every other attribute is the wrapped system's. Needs the extra ``amem`` (``pip install
@@ -18,12 +22,18 @@ Every other attribute is the wrapped system's. Needs the extra ``amem`` (``pip i
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from .client import GateClient
 from .policy import DEFAULT_POLICY, GatePolicy, Verdict
 
-__all__ = ["GatedAMem"]
+__all__ = ["GatedAMem", "ENRICH_MODES"]
+
+#: What an annotated (raw) note carries besides its content: ``inherit`` (default) the keywords,
+#: context and tags of the note it duplicates; ``none`` A-Mem's defaults (no keywords, context
+#: "General", no tags), which A-Mem's retriever embeds as the content alone.
+ENRICH_MODES = ("inherit", "none")
 
 
 class GatedAMem:
@@ -31,9 +41,11 @@ class GatedAMem:
 
     ``embed(text) -> list[float]``: default A-Mem's own embedding function
     (``memory.retriever.embedding_function``, so the gate sees A-Mem's geometry). ``policy`` /
-    ``tau_noop`` / ``on_noop``: see ``GatePolicy``. Counters: ``written``, ``annotated``, ``skipped``
-    (on ``gate_policy``). Raises what ``GatePolicy`` raises for bad options; ``GateServiceError``
-    from the service.
+    ``tau_noop`` / ``on_noop``: see ``GatePolicy``. ``enrich``: what a raw note carries
+    (``ENRICH_MODES``; default ``inherit``: the keywords / context / tags of the note it duplicates).
+    Counters: ``written``, ``annotated``, ``skipped`` (on ``gate_policy``), ``inherited`` (raw notes
+    that took an original's enrichment). Raises what ``GatePolicy`` raises for bad options and
+    ValueError for an unknown ``enrich``; ``GateServiceError`` from the service.
     """
 
     def __init__(
@@ -45,8 +57,13 @@ class GatedAMem:
         policy: str = DEFAULT_POLICY,
         tau_noop: Optional[float] = None,
         on_noop: Optional[str] = None,
+        enrich: str = "inherit",
     ) -> None:
+        if enrich not in ENRICH_MODES:
+            raise ValueError(f"enrich must be one of {ENRICH_MODES}, got {enrich!r}")
         self.memory = memory
+        self.enrich = enrich
+        self.inherited = 0
         self.gate_policy = GatePolicy(gate, scope, policy, tau_noop, on_noop)
         self.embed = embed or (lambda text: [float(x) for x in memory.retriever.embedding_function([text])[0]])
         self._committed: set = set()
@@ -85,13 +102,48 @@ class GatedAMem:
         links = list(kwargs.pop("links", None) or [])
         if verdict.nearest and verdict.nearest not in links:
             links.append(verdict.nearest)
-        note = MemoryNote(content=content, links=links, **kwargs)
         mem = self.memory
+        if self.enrich == "inherit" and verdict.nearest:
+            origin = self.enrichment_of(verdict.nearest)
+            if origin:
+                for k, v in origin.items():
+                    kwargs.setdefault(k, v)
+                self.inherited += 1
+        note = MemoryNote(content=content, links=links, **kwargs)
         if getattr(mem, "cache_enabled", False):
             mem.cache.put(note.id, note)
         metadata: Dict[str, Any] = {**mem._memory_note_to_metadata(note), **verdict.link()}
         mem.retriever.add_document(note.content, metadata, note.id)
         return note.id
+
+    def enrichment_of(self, note_id: str) -> Dict[str, Any]:
+        """The ``keywords``, ``context`` and ``tags`` A-Mem holds for ``note_id`` (as evolution left
+        them), only those that are not A-Mem's defaults; {} when the note is gone. Reads the
+        retriever's stored metadata (``get_by_id``; no LLM call, no access count), else the cache."""
+        meta: Any = None
+        get_by_id = getattr(getattr(self.memory, "retriever", None), "get_by_id", None)
+        if get_by_id is not None:
+            meta = get_by_id(note_id)
+        if not meta:
+            cache = getattr(self.memory, "cache", None)
+            note = cache.get(note_id) if cache is not None and getattr(self.memory, "cache_enabled", False) else None
+            meta = None if note is None else {"keywords": note.keywords, "context": note.context, "tags": note.tags}
+        if not meta:
+            return {}
+        out: Dict[str, Any] = {}
+        for k in ("keywords", "tags"):
+            v = meta.get(k)
+            if isinstance(v, str):  # a retriever that did not deserialise its JSON lists
+                try:
+                    v = json.loads(v)
+                except ValueError:
+                    v = [v]
+            if v:
+                out[k] = [str(x) for x in v]
+        ctx = meta.get("context")
+        if ctx and ctx != "General":
+            out["context"] = str(ctx)
+        return out
 
     def delete(self, memory_id: str) -> bool:
         """A-Mem's ``delete``, and the gate forgets the note when it held it."""

@@ -134,7 +134,8 @@ def run_amem(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
         vec_of = {o["text"]: v for o, v in zip(obs, vecs)}
         peer: Any = mem
         if job["policy"] != "none":
-            peer = GatedAMem(mem, gate, f"{job['run']}:{job['key']}", embed=lambda t: vec_of[t], policy=job["policy"], tau_noop=job["tau"])
+            peer = GatedAMem(mem, gate, f"{job['run']}:{job['key']}", embed=lambda t: vec_of[t], policy=job["policy"], tau_noop=job["tau"],
+                             enrich=job.get("enrich", "inherit"))  # fmt: skip
         id_to_obs: Dict[str, str] = {}
         t0 = time.perf_counter()
         for i, o in enumerate(obs):
@@ -147,7 +148,8 @@ def run_amem(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
         row.update(llm_calls=llm.calls, prompt_tokens=llm.prompt_tokens, completion_tokens=llm.completion_tokens, llm_failures=llm.failures,
                    bad_json=llm.bad_json, llm_seconds=round(llm.seconds, 1))  # fmt: skip
         pol = getattr(peer, "gate_policy", None)
-        row.update(written=pol.written if pol else len(obs), annotated=pol.annotated if pol else 0, skipped=pol.skipped if pol else 0)
+        row.update(written=pol.written if pol else len(obs), annotated=pol.annotated if pol else 0, skipped=pol.skipped if pol else 0,
+                   inherited=getattr(peer, "inherited", 0), enrich=job.get("enrich", "inherit"))  # fmt: skip
         retrieved, texts = [], []
         for q in questions:
             hits = mem.search(q["question"], k=10)
@@ -237,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--policies", default="none,annotate,skip,adaptive")
     ap.add_argument("--curve", default="", help="percentiles of the calibration scores for extra annotate runs (e.g. 50,60,70,90,95)")
     ap.add_argument("--curve-peers", default="", help="peers of the curve runs (default: --peers)")
+    ap.add_argument("--amem-enrich", default="inherit", choices=["inherit", "none"],
+                    help="A-Mem: what a raw (Noop) note carries: the keywords/context/tags of the note it duplicates (default) or none")
     ap.add_argument("--no-answers", action="store_true", help="no answer generation (no token-F1)")
     ap.add_argument("--llm-max-tokens", type=int, default=128, help="cap on each of the peers' LLM answers")
     ap.add_argument("--llm-urls", default="", help="comma-separated base URLs of running llama.cpp servers (else started here)")
@@ -280,6 +284,8 @@ def claim(rows_path: str, key: str) -> bool:
 
 def job_key(peer: str, dataset: str, conv: int, policy: str, pct: Optional[int], prefix: int, args: Any) -> str:
     chars = f"|chars={args.beam_chars}" if dataset == "beam" else ""
+    if peer == "amem" and policy in ("annotate", "adaptive") and getattr(args, "amem_enrich", "inherit") != "inherit":
+        chars += f"|enrich={args.amem_enrich}"
     return f"{peer}|{dataset}|conv={conv}|n={prefix}{chars}|{policy}|pct={pct}|max_tokens={args.llm_max_tokens}|answers={not args.no_answers}"
 
 
@@ -382,7 +388,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 seen: Dict[Tuple[str, ...], str] = {}
                 for pol, pct in plan:
                     key = job_key(peer, ds, c, pol, pct, prefix, args)
-                    job = {"key": key, "run": run_id, "peer": peer, "dataset": ds, "conversation": c, "policy": pol, "pct": pct, "tau": tau_of(ds, pct)}
+                    job = {"key": key, "run": run_id, "peer": peer, "dataset": ds, "conversation": c, "policy": pol, "pct": pct, "tau": tau_of(ds, pct),
+                           "enrich": args.amem_enrich}  # fmt: skip
                     if pol == "none":
                         sig: Tuple[str, ...] = ("write",) * prefix
                     else:
@@ -515,9 +522,12 @@ def _pm(v: List[float], pc: bool = False, signed: bool = True) -> str:
 
 
 def _label(r: Dict[str, Any]) -> str:
+    """``none``, ``adaptive``, ``annotate p70``...; `` (raw notes)`` for an A-Mem run whose raw notes did
+    not take their original's enrichment (``--amem-enrich none``, and every row written before it existed)."""
+    raw = " (raw notes)" if r["peer"] == "amem" and r["policy"] in ("annotate", "adaptive") and r.get("enrich", "none") == "none" else ""
     if r["policy"] in ("none", "adaptive"):
-        return r["policy"]
-    return f"{r['policy']} p{r['pct']}"
+        return r["policy"] + raw
+    return f"{r['policy']} p{r['pct']}{raw}"
 
 
 def print_report(res: Dict[str, Any], out: Any = None) -> None:
@@ -597,7 +607,7 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
             df = [r["f1"] - base[(r["dataset"], r["conversation"])]["f1"] for r in rs if r["f1"] is not None and base[(r["dataset"], r["conversation"])]["f1"] is not None]
             met = sum(1 for r in rs if meets_target(r, base[(r["dataset"], r["conversation"])]))
             w(f"| {lab} | {len(rs)} | {_pm(cs, True)} | {_pm(ts, True)} | {_pm(dr)} | {_f(min(dr) if dr else None, 3)} | {_pm(dr5)} | {_pm(f1, signed=False)} | {_pm(df)} | {'–' if lab == 'none' else f'{met}/{len(rs)}'} |")
-        cr = [r for r in pr if r["policy"] == "annotate" and (r["dataset"], r["conversation"]) in base]
+        cr = [r for r in pr if r["policy"] == "annotate" and "(raw notes)" not in _label(r) and (r["dataset"], r["conversation"]) in base]
         if len({r["pct"] for r in cr}) > 1:
             w()
             w(f"{name}: trade-off curve, annotate at τ_noop = the p-th percentile of the calibration scores (pooled over the conversations that have every point)")
