@@ -6,7 +6,9 @@ from __future__ import annotations
 import io
 import os
 
-from mem_gate.experiment.run import claim, meets_target, print_report, read_rows
+import pytest
+
+from mem_gate.experiment.run import claim, echoed_prompt, meets_target, print_report, read_rows
 
 
 def row(policy, calls, recall10, recall5=None, pct=None, conv=0, f1=0.1, enrich="inherit"):
@@ -57,3 +59,11 @@ def test_processes_share_a_rows_file_through_claims(tmp_path):
         f.write('{"key": "b", "pid": %d}\n' % os.getppid())  # a live process
         f.write('{"key": "c", "pid": 999999999}\n')  # a process that is gone
     assert not claim(rows, "b") and claim(rows, "c")
+
+
+def test_mem0_memories_copied_from_its_prompt_are_counted():
+    pytest.importorskip("mem0")
+    from mem0.configs.prompts import ADDITIVE_EXTRACTION_PROMPT
+
+    assert "First extracted memory" in ADDITIVE_EXTRACTION_PROMPT  # the placeholder SmolLM2-135M echoed
+    assert echoed_prompt(["First extracted memory", "Second extracted memory", "The user adopted a grey cat named Miso", ""]) == 2

@@ -189,7 +189,9 @@ def run_mem0(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
         row.update(written=peer.written, annotated=peer.annotated, skipped=peer.skipped)
     else:
         row.update(written=len(obs), annotated=0, skipped=0)
-    row["memories"] = len(mem.get_all(filters={"user_id": user}, top_k=100_000)["results"])
+    stored_memories = [m.get("memory", "") for m in mem.get_all(filters={"user_id": user}, top_k=100_000)["results"]]
+    row["memories"] = len(stored_memories)
+    row["echoed_prompt"] = echoed_prompt(stored_memories)
     retrieved, texts = [], []
     for q in questions:
         hits = mem.search(q["question"], top_k=10, filters={"user_id": user})["results"]
@@ -197,6 +199,19 @@ def run_mem0(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
         texts.append([h.get("memory", "") for h in hits])
     _score(row, questions, retrieved, texts, Answerer(answer_backend or backend) if answer else None, stored)
     return row
+
+
+def echoed_prompt(memories: List[str]) -> int:
+    """How many of Mem0's stored memories are text copied from Mem0's own extraction prompt (e.g. its
+    output-format placeholders "First extracted memory", "Second extracted memory") rather than
+    extracted from the conversation: a model too small to follow the ~8.6k-token prompt echoes it,
+    and Mem0's hash dedup then drops every later echo, so nothing of the conversation is stored.
+    0 when mem0's prompt cannot be imported."""
+    try:
+        from mem0.configs.prompts import ADDITIVE_EXTRACTION_PROMPT
+    except Exception:
+        return 0
+    return sum(1 for m in memories if m.strip() and m.strip() in ADDITIVE_EXTRACTION_PROMPT)
 
 
 # -- the plan ----------------------------------------------------------------------------------
@@ -607,6 +622,13 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
             df = [r["f1"] - base[(r["dataset"], r["conversation"])]["f1"] for r in rs if r["f1"] is not None and base[(r["dataset"], r["conversation"])]["f1"] is not None]
             met = sum(1 for r in rs if meets_target(r, base[(r["dataset"], r["conversation"])]))
             w(f"| {lab} | {len(rs)} | {_pm(cs, True)} | {_pm(ts, True)} | {_pm(dr)} | {_f(min(dr) if dr else None, 3)} | {_pm(dr5)} | {_pm(f1, signed=False)} | {_pm(df)} | {'–' if lab == 'none' else f'{met}/{len(rs)}'} |")
+        if peer == "mem0" and any("memories" in r for r in pr):
+            w()
+            w("Mem0: what it stored (memories in the store after the run; echoed = text copied from Mem0's own extraction prompt, not from the conversation)")
+            w("| data | conv | policy | memories | echoed from the prompt | raw (Noop, infer=False) |")
+            w("|---|---:|---|---:|---:|---:|")
+            for r in sorted(pr, key=key):
+                w(f"| {r['dataset']} | {r['conversation']} | {_label(r)} | {r.get('memories', '–')} | {r.get('echoed_prompt', '–')} | {r['annotated']} |")
         cr = [r for r in pr if r["policy"] == "annotate" and "(raw notes)" not in _label(r) and (r["dataset"], r["conversation"]) in base]
         if len({r["pct"] for r in cr}) > 1:
             w()
