@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from './store/index.js';
 import { makeNode, makeRelation, testMeta, testScope, unitVector } from './testing/index.js';
-import { memoryStates, stateFromRelations } from './state.js';
+import { memoryStates, stateFromRelations, withSuccessors } from './state.js';
 import { createMemory } from './write/memory.js';
 import type { Embedder, Retriever } from './types.js';
 
@@ -57,5 +57,51 @@ describe('memory state (issue 37)', () => {
     expect(r.evidence.map((e) => e.state?.status)).toEqual(['superseded', 'current', 'current']);
     expect(r.evidence[0]!.state).toMatchObject({ by: nov.id, at: nov.observedAt, p: 0.8, relation: 'OBSOLETES' });
     await memory.close();
+  });
+
+  it('Memory.search brings the superseding memory into the evidence when only the old one was returned (mem ask -k 3)', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open(testMeta(8, 'state-test'));
+    await store.write({ scope: A, nodes: [jan, nov, dec, dog], relations: [makeRelation(nov.id, jan.id, 'OBSOLETES', { probability: 0.8, origin: 'controller' })] });
+    const embedder: Embedder = { model: 'state-test', dimension: 8, embed: async (t) => t.map((_, i) => unitVector(8, i + 1)) };
+    let asks: 'present' | 'past' | undefined;
+    // the retriever's top 2 hold the old statement but not the one that replaced it
+    const retriever: Retriever = { name: 'plain', search: async () => ({ evidence: [jan, dog].map((node, i) => ({ node, score: 1 - i / 10, path: [] })), ...(asks ? { asks } : {}) }) };
+    const memory = createMemory({ store, embedder, retriever });
+    const scope = { namespace: 'test', userId: 'state' };
+    const r = await memory.search('What food does Jonas like?', { scope, k: 2 });
+    // the newer memory comes just above the old one, says it is current; the old one says by which id it is superseded
+    expect(r.evidence.map((e) => e.node.id)).toEqual([nov.id, jan.id, dog.id]);
+    expect(r.evidence[0]!.state).toEqual({ status: 'current' });
+    expect(r.evidence[0]!.score).toBe(1);
+    expect(r.evidence[1]!.state).toMatchObject({ status: 'superseded', by: nov.id });
+    // a question about the past keeps the old one first, the newer just below it
+    asks = 'past';
+    const past = await memory.search('What food did Jonas use to like?', { scope, k: 2 });
+    expect(past.evidence.map((e) => e.node.id)).toEqual([jan.id, nov.id, dog.id]);
+    await memory.close();
+  });
+
+  it('withSuccessors follows a chain to the current memory, inserts each successor once, skips ones the store lost', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open(testMeta(8));
+    await store.write({
+      scope: A,
+      nodes: [jan, nov, dec, dog],
+      relations: [makeRelation(nov.id, jan.id, 'OBSOLETES', { probability: 0.8, origin: 'controller' }), makeRelation(dec.id, nov.id, 'CONTRADICTS', { probability: 0.9, origin: 'controller' })],
+    });
+    const states = await memoryStates(store, A, [jan, dog]);
+    const ev = [jan, dog].map((node) => ({ node, score: 0.5, path: [], state: states.get(node.id)! }));
+    const out = await withSuccessors(store, A, ev);
+    expect(out.map((e) => e.node.id)).toEqual([dec.id, nov.id, jan.id, dog.id]);
+    expect(out[0]!.state).toEqual({ status: 'current' });
+    expect(out[1]!.state).toMatchObject({ status: 'superseded', by: dec.id });
+    // two old items superseded by the same memory: it comes once, above the first
+    const twice = await withSuccessors(store, A, [ev[0]!, { ...ev[0]!, node: { ...jan, id: 'copy' } }]);
+    expect(twice.filter((e) => e.node.id === dec.id)).toHaveLength(1);
+    // a successor that is gone from the store is skipped; nothing else changes
+    const lost = await withSuccessors(store, A, [{ node: dog, score: 1, path: [], state: { status: 'superseded', by: 'gone', at: '', p: null, relation: null } }]);
+    expect(lost.map((e) => e.node.id)).toEqual([dog.id]);
+    await store.close();
   });
 });

@@ -4,7 +4,7 @@
  * node's `obsoleteBy`). Nothing is deleted: a superseded memory stays evidence for questions about
  * the past.
  */
-import type { MemoryNode, MemoryState, MemoryStore, Relation, RelationSubtype, ResolvedScope } from './types.js';
+import type { Evidence, MemoryNode, MemoryState, MemoryStore, Relation, RelationSubtype, ResolvedScope } from './types.js';
 import { SUPERSEDING_SUBTYPES, supersessionOf } from './write/questions/state.js';
 
 /**
@@ -68,5 +68,57 @@ export async function memoryStates(store: MemoryStore, scope: ResolvedScope, nod
   const missing = [...new Set(nodes.flatMap((n) => (n.obsoleteBy && !other.has(n.obsoleteBy) ? [n.obsoleteBy] : [])))];
   if (missing.length) for (const n of await store.getMany(scope, missing)) other.set(n.id, n);
   for (const n of nodes) out.set(n.id, stateFromRelations(n, byTarget.get(n.id) ?? [], (id) => other.get(id)));
+  return out;
+}
+
+/** Links of a supersession chain that `withSuccessors` follows from one evidence item (ours). */
+export const SUCCESSOR_CHAIN_MAX = 3;
+
+/**
+ * Bring the memory that superseded an evidence item into the evidence (ours, issue 37). A read that
+ * returns a superseded memory without the one that replaced it shows the stale fact alone (`mem ask -k 3`
+ * when the newer memory ranks fourth). For each item whose `state` is `superseded` and whose successor
+ * (`state.by`, then ITS successor while that one is superseded too, at most {@link SUCCESSOR_CHAIN_MAX}
+ * links) is not in the list, the successors are read from the store (one `getMany` and one
+ * `memoryStates` per link) and inserted next to the item: just ABOVE it (newest first), or just BELOW
+ * it when `asks` is `'past'` (the question asks for the earlier state). A successor is inserted once,
+ * next to the first item it supersedes; it carries the item's score, an empty path and its own state.
+ * Nothing is dropped: the list grows by the successors brought in (at most {@link SUCCESSOR_CHAIN_MAX}
+ * per item). Items without `state` are left alone. A successor the store no longer holds is skipped.
+ * Store errors propagate. Returns a new array (the input when nothing is brought in).
+ */
+export async function withSuccessors(
+  store: MemoryStore,
+  scope: ResolvedScope,
+  evidence: readonly Evidence[],
+  asks?: 'present' | 'past',
+): Promise<Evidence[]> {
+  const have = new Set(evidence.map((e) => e.node.id));
+  const fetched = new Map<string, { node: MemoryNode; state: MemoryState }>();
+  let want = [...new Set(evidence.flatMap((e) => (e.state?.status === 'superseded' && !have.has(e.state.by) ? [e.state.by] : [])))];
+  for (let hop = 0; hop < SUCCESSOR_CHAIN_MAX && want.length; hop++) {
+    const nodes = await store.getMany(scope, want);
+    const states = await memoryStates(store, scope, nodes);
+    for (const n of nodes) fetched.set(n.id, { node: n, state: states.get(n.id) ?? CURRENT_STATE });
+    want = [...new Set(nodes.flatMap((n) => {
+      const s = fetched.get(n.id)!.state;
+      return s.status === 'superseded' && !have.has(s.by) && !fetched.has(s.by) ? [s.by] : [];
+    }))];
+  }
+  if (!fetched.size) return [...evidence];
+  const placed = new Set<string>();
+  const out: Evidence[] = [];
+  for (const e of evidence) {
+    const chain: Evidence[] = [];
+    for (let s = e.state, hop = 0; s?.status === 'superseded' && hop < SUCCESSOR_CHAIN_MAX; hop++) {
+      const next = fetched.get(s.by);
+      if (!next || have.has(s.by) || placed.has(s.by)) break;
+      placed.add(s.by);
+      chain.push({ node: next.node, score: e.score, path: [], state: next.state });
+      s = next.state;
+    }
+    if (asks === 'past') out.push(e, ...chain);
+    else out.push(...chain.reverse(), e);
+  }
   return out;
 }

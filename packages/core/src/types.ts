@@ -103,6 +103,12 @@ export interface SearchResult {
   answerable?: boolean;
   /** Calibrated p ∈ [0, 1] that the evidence holds an answer (see `answerable`). */
   pEvidence?: number;
+  /**
+   * Which state the question asks about (issue 37), when the retriever can tell (jev's routing Nouls
+   * `present_state` / `past_state`): `'present'` (what is true now) or `'past'` (an earlier state).
+   * `Memory.search` places the memory that superseded a returned one above it, or below it for `'past'`.
+   */
+  asks?: 'present' | 'past';
   /** Retriever-specific trace (see `@mem/retrieval`'s RetrievalTrace). */
   trace?: unknown;
 }

@@ -249,5 +249,5 @@ function searchResult(
     ...(pMany !== null ? { breadth: { p: pMany, wide, returned: evidence.length } } : {}),
     timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0, stages: ctx.st },
   };
-  return { evidence, ...(wide ? { wide: { p: pMany!, query, excerptTokens: o.breadth!.excerptTokens } } : {}), ...(answerability ? { answerable: answerability.answerable, pEvidence: answerability.p } : {}), trace };
+  return { evidence, ...(wide ? { wide: { p: pMany!, query, excerptTokens: o.breadth!.excerptTokens } } : {}), ...(answerability ? { answerable: answerability.answerable, pEvidence: answerability.p } : {}), ...(stateMode ? { asks: stateMode } : {}), trace };
 }

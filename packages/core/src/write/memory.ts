@@ -11,7 +11,7 @@ import { createWinkEmbedder } from '../embed/index.js';
 import { MemError, MemValidationError } from '../errors.js';
 import { extract } from '../extract/index.js';
 import { resolveScope, scopeKey } from '../scope.js';
-import { memoryStates } from '../state.js';
+import { memoryStates, withSuccessors } from '../state.js';
 import { createSqliteStore } from '../store/index.js';
 import {
   RELATION_VIEWS,
@@ -792,6 +792,11 @@ async function searchMemory(rt: MemoryRuntime, query: string, opts: Parameters<M
   if (missing.length) {
     const states = await memoryStates(store, scope, missing);
     result = { ...result, evidence: result.evidence.map((e) => (e.state ? e : { ...e, state: states.get(e.node.id)! })) };
+  }
+  // a superseded item never comes alone: the memory that superseded it joins the evidence, above it
+  // (below it for a question about the past), even when it ranked below k (issue 37)
+  if (result.evidence.some((e) => e.state?.status === 'superseded')) {
+    result = { ...result, evidence: await withSuccessors(store, scope, result.evidence, result.asks) };
   }
   return result;
 }
