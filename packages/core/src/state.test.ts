@@ -64,9 +64,9 @@ describe('memory state (issue 37)', () => {
     await store.open(testMeta(8, 'state-test'));
     await store.write({ scope: A, nodes: [jan, nov, dec, dog], relations: [makeRelation(nov.id, jan.id, 'OBSOLETES', { probability: 0.8, origin: 'controller' })] });
     const embedder: Embedder = { model: 'state-test', dimension: 8, embed: async (t) => t.map((_, i) => unitVector(8, i + 1)) };
-    let asks: 'present' | 'past' | undefined;
+    const mode: { asks?: 'present' | 'past' } = {};
     // the retriever's top 2 hold the old statement but not the one that replaced it
-    const retriever: Retriever = { name: 'plain', search: async () => ({ evidence: [jan, dog].map((node, i) => ({ node, score: 1 - i / 10, path: [] })), ...(asks ? { asks } : {}) }) };
+    const retriever: Retriever = { name: 'plain', search: async () => ({ evidence: [jan, dog].map((node, i) => ({ node, score: 1 - i / 10, path: [] })), ...(mode.asks ? { asks: mode.asks } : {}) }) };
     const memory = createMemory({ store, embedder, retriever });
     const scope = { namespace: 'test', userId: 'state' };
     const r = await memory.search('What food does Jonas like?', { scope, k: 2 });
@@ -76,7 +76,7 @@ describe('memory state (issue 37)', () => {
     expect(r.evidence[0]!.score).toBe(1);
     expect(r.evidence[1]!.state).toMatchObject({ status: 'superseded', by: nov.id });
     // a question about the past keeps the old one first, the newer just below it
-    asks = 'past';
+    mode.asks = 'past';
     const past = await memory.search('What food did Jonas use to like?', { scope, k: 2 });
     expect(past.evidence.map((e) => e.node.id)).toEqual([jan.id, nov.id, dog.id]);
     await memory.close();
