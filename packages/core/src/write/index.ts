@@ -29,6 +29,7 @@ export {
 export { CandidateIndex, indexedMemory, DEFAULT_POSTING_CAP, NodeCache, DEFAULT_NODE_CACHE, type IndexedMemory } from './candidate-index.js';
 export type { WriteGate, WriteController, ControllerQuestion, ControllerAnswer, Extractor, Summarizer } from './ports.js';
 export { GateRegistry, isGateMember, type ScopeRuntime, type RecentWrite } from './gates.js';
+export { compareHistory, orderHistory } from './history-order.js';
 export {
   DEFAULT_MAX_TEXT_BYTES,
   validateObservation,

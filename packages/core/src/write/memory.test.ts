@@ -233,6 +233,16 @@ describe('createMemory: add end to end (real SQLite store, gate, offline control
     }
     expect((await m.history({ scope })).some((h) => h.op === 'OBSOLETE')).toBe(true);
     expect((await m.stats()).consolidations).toBe(1);
+    // break-it point 5: the batch's OBSOLETE rows come after the ADD rows of the memories they name,
+    // in the store's own append order (seq) and as history() shows it
+    for (const rows of [await m.history({ scope }), await m.store.history({ namespace: 'default', userId: 'mira', agentId: '', runId: '' })]) {
+      const writeAt = new Map(rows.flatMap((h, i) => (h.op === 'ADD' && h.nodeId ? [[h.nodeId, i] as const] : [])));
+      for (const [i, h] of rows.entries()) {
+        if (h.op !== 'OBSOLETE') continue;
+        expect(writeAt.get(h.nodeId!)).toBeLessThan(i);
+        expect(writeAt.get(h.data.obsoleteBy as string)).toBeLessThan(i);
+      }
+    }
     // third write carries the consolidation calls
     expect(rs[2]!.controllerCalls).toBeGreaterThan(2);
     await m.close();

@@ -34,6 +34,7 @@ import { DEFAULT_RELATION_THRESHOLD } from './relations.js';
 import { assertTimeZone, normalizeNow } from './time.js';
 import { DEFAULT_MAX_TEXT_BYTES, validateObservation, type NormalizedObservation } from './validate.js';
 import { emptyCounters, Writer, type AddResult, type PreparedWrite, type WriteCounters } from './writer.js';
+import { orderHistory } from './history-order.js';
 import { exportMemories, importMemories, type ExportOptions, type ImportReport } from '../transfer/jsonl.js';
 
 /** Version of the memory model written by this write path (recorded in the store's meta). */
@@ -239,6 +240,11 @@ export interface Memory {
    * @throws MemValidationError `SCOPE_*` for a bad scope, `INVALID_INPUT` for an unknown option key
    */
   forgetScope(options: { scope: Scope }): Promise<number>;
+  /**
+   * The scope's history (or one memory's): the latest `limit` rows by the store's `seq`, shown in
+   * time order, a memory's write row (ADD / UPDATE / NOOP) before later events of the same instant
+   * (`orderHistory`). @throws MemValidationError `SCOPE_*` for a bad scope
+   */
   history(options: { scope: Scope; nodeId?: string; limit?: number }): Promise<HistoryEntry[]>;
   stats(): Promise<MemoryStats>;
   /**
@@ -449,7 +455,7 @@ export function createMemory(options: MemoryOptions = {}): Memory {
     async history(opts) {
       const scope = resolveScope(opts?.scope);
       await ready(rt);
-      return store.history(scope, { nodeId: opts.nodeId, limit: opts.limit });
+      return orderHistory(await store.history(scope, { nodeId: opts.nodeId, limit: opts.limit }));
     },
     stats: () => memoryStats(rt),
     async *export(exportOptions = {}) {

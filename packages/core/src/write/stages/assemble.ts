@@ -33,7 +33,8 @@ export function commitDerived(ctx: WriteContext, batch: BatchState, derived: Der
 /**
  * The atomic batch (ours): every edge draft finalized once (finalizeEdges: one edge per (from, to,
  * subtype), highest p), `obsoleteBy` set on the batch's own nodes or listed as updates, and one
- * history row per supersession, stored write, derived node, and one RELATE row. `at`: UTC ISO-8601.
+ * history row per stored write, derived node and supersession (in that order: a memory's write row
+ * comes before the OBSOLETE row naming it or its successor), and one RELATE row. `at`: UTC ISO-8601.
  */
 export function assembleBatch(ctx: WriteContext, batch: BatchState, derived: DerivedWrite[], consolidation: ConsolidationOutcome, at: string): AssembledBatch {
   const { scope } = ctx;
@@ -59,7 +60,6 @@ export function assembleBatch(ctx: WriteContext, batch: BatchState, derived: Der
     const inBatch = pendingIds.get(id);
     if (inBatch) inBatch.node.obsoleteBy = by;
     else updates.push({ id, obsoleteBy: by });
-    history.push({ scope, op: 'OBSOLETE', nodeId: id, at, data: { obsoleteBy: by } });
   }
   for (const p of pendingStored) {
     history.push({
@@ -79,6 +79,8 @@ export function assembleBatch(ctx: WriteContext, batch: BatchState, derived: Der
   for (const d of derived) {
     history.push({ scope, op: 'CONSOLIDATE', nodeId: d.node.id, at, data: { derivedFrom: d.node.provenance.metadata.derivedFrom } });
   }
+  // after the write rows of the batch: a memory's ADD is never listed after what superseded it (history-order.ts)
+  for (const [id, by] of nodeUpdates) history.push({ scope, op: 'OBSOLETE', nodeId: id, at, data: { obsoleteBy: by } });
   if (relations.length) {
     history.push({ scope, op: 'RELATE', nodeId: null, at, data: { count: relations.length } });
   }
