@@ -66,6 +66,10 @@ describe('mem CLI', () => {
     const empty = await mem('--db', fresh, '--user', 'bob', '--json', 'remember', '   ');
     expect(empty.code).toBe(2);
     expect(JSON.parse(empty.out).error.code).toBe('TEXT_EMPTY');
+    // break-it point 1: an empty question is TEXT_EMPTY too, as over HTTP and MCP
+    const emptyAsk = await mem('--db', fresh, '--user', 'bob', '--json', 'ask', '');
+    expect(emptyAsk.code).toBe(2);
+    expect(JSON.parse(emptyAsk.out).error.code).toBe('TEXT_EMPTY');
     const longFile = path.join(dir, 'long.jsonl');
     writeFileSync(longFile, [JSON.stringify({ text: 'A short first line.' }), JSON.stringify({ text: 'word '.repeat(20_000) })].join('\n'));
     const long = await mem('--db', fresh, '--user', 'bob', '--json', 'ingest', longFile);

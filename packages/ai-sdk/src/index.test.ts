@@ -68,10 +68,12 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
 
   it('bad tool input from the model becomes a tool error, nothing is stored', async () => {
     const scope = { userId: 'dave' };
-    const model = new MockLanguageModelV4({ doGenerate: [toolCall('remember', { text: '' }), text('Sorry.')] });
-    const r = await generateText({ model, tools: createMemoryTools({ memory, scope }), prompt: 'x', stopWhen: isStepCount(3) });
-    const parts = r.steps[0].content.filter((p: any) => p.type === 'tool-error');
-    expect(parts).toHaveLength(1);
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall('remember', { text: '' }), toolCall('remember', { text: ' \t' }, 'call-2'), toolCall('recall', { query: '' }, 'call-3'), text('Sorry.')] });
+    const r = await generateText({ model, tools: createMemoryTools({ memory, scope }), prompt: 'x', stopWhen: isStepCount(5) });
+    const parts = r.steps.flatMap((s) => s.content.filter((p: any) => p.type === 'tool-error')) as any[];
+    expect(parts).toHaveLength(3);
+    // break-it point 1: an empty text (or query) is the @mem error TEXT_EMPTY, as on every other path
+    expect(parts.map((p) => MemError.isInstance(p.error) && p.error.code)).toEqual(['TEXT_EMPTY', 'TEXT_EMPTY', 'TEXT_EMPTY']);
     expect(await memory.list({ scope })).toEqual([]);
   });
 
@@ -149,7 +151,7 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     const all = JSON.stringify(offered.map((t) => t.inputSchema));
     for (const keyword of ['maxLength', 'minLength', 'minimum', 'maximum', '$schema']) expect(all).not.toContain(`"${keyword}"`);
     expect(recall).toMatchObject({ type: 'object', required: ['query'], properties: { query: { type: 'string' }, k: { type: 'integer' } } });
-    expect(recall.properties.query.description).toBe('What to look for, e.g. the question (at least 1 character, at most 4000 characters)');
+    expect(recall.properties.query.description).toBe('What to look for, e.g. the question (non-empty) (at most 4000 characters)');
     expect(recall.properties.k.description).toBe('How many memories (default 5) (≥ 1, ≤ 50)');
     // both over-limit calls fail validation (tool errors the model sees), neither reaches execute
     const errors = r.steps.flatMap((s) => s.content.filter((p: any) => p.type === 'tool-error'));

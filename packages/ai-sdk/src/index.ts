@@ -10,6 +10,8 @@
  * never chosen by the model, so a model cannot read or write another user's memories.
  * Errors: a failing tool call throws the @mem error (a `MemError` with `code`); the AI SDK turns a
  * thrown tool error into a tool-error part the model sees.
+ * An empty or blank `text` (remember) or `query` (recall) is `TEXT_EMPTY`, the code every @mem path
+ * gives for it (the schemas leave it to core instead of failing it as a schema error).
  *
  * Tool input schemas: the model is shown a portable JSON Schema (types, required keys, descriptions;
  * length and range limits moved into the descriptions, see `portableJsonSchema`), because local
@@ -106,14 +108,15 @@ export function toolInputSchema<T>(schema: z.ZodType<T>, options: { strict?: boo
 /** The strict input schemas of the three tools (what `execute` receives has passed these). */
 export const RememberInput = z
   .object({
-    text: z.string().min(1).max(20_000).describe('The observation, in the words it was said'),
+    // no min(1): an empty or blank text reaches memory.add, whose TEXT_EMPTY every @mem path gives
+    text: z.string().max(20_000).describe('The observation, in the words it was said (non-empty)'),
     speaker: z.string().max(200).optional().describe('Who said it'),
   })
   .strict();
 export const RecallInput = (defaultK = 5) =>
   z
     .object({
-      query: z.string().min(1).max(4000).describe('What to look for, e.g. the question'),
+      query: z.string().max(4000).describe('What to look for, e.g. the question (non-empty)'),
       k: z.number().int().min(1).max(50).optional().describe(`How many memories (default ${defaultK})`),
     })
     .strict();

@@ -49,7 +49,9 @@ describe('POST /v1/observations', () => {
     const before = ((await (await app.request('/v1/stats')).json()) as any).nodes;
     await expectError(await post('/v1/observations', {}), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/observations', { observations: [] }), 400, 'INVALID_INPUT');
-    await expectError(await post('/v1/observations', { observations: [{ text: 'ok' }, { text: '' }] }), 400, 'INVALID_INPUT');
+    // break-it point 1: an empty text is TEXT_EMPTY here as in core, the CLI, MCP and the AI SDK tools (was INVALID_INPUT)
+    await expectError(await post('/v1/observations', { observations: [{ text: 'ok' }, { text: '' }] }), 400, 'TEXT_EMPTY');
+    await expectError(await post('/v1/observations', { observations: [{ text: ' \u200b ' }] }), 400, 'TEXT_EMPTY');
     await expectError(await post('/v1/observations', { observations: [{ text: 42 }] }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/observations', '{"observations": [ {"text": '), 400, 'INVALID_JSON');
     // A zone-less time is ambiguous: core rejects it (MemValidationError → 400 with its code).
@@ -126,7 +128,9 @@ describe('POST /v1/search and /v1/ask', () => {
     expect(r.context).toContain('Lisbon');
   });
   it('rejects bad queries', async () => {
-    await expectError(await post('/v1/search', { query: '' }), 400, 'INVALID_INPUT');
+    await expectError(await post('/v1/search', { query: '' }), 400, 'TEXT_EMPTY');
+    await expectError(await post('/v1/search', { query: '   ' }), 400, 'TEXT_EMPTY');
+    await expectError(await post('/v1/ask', { question: '' }), 400, 'TEXT_EMPTY');
     await expectError(await post('/v1/search', { query: 'x', k: 0 }), 400, 'INVALID_INPUT');
     await expectError(await post('/v1/search', { query: 'x', k: 'ten' }), 400, 'INVALID_INPUT');
     // `now` is strict (issue 17): ISO-8601 with a zone; zone-less only with a configured time zone

@@ -80,7 +80,8 @@ const ScopeQuery = z.strictObject({
 
 const ObservationSchema = z
   .object({
-    text: z.string().min(1).max(20_000).openapi({ example: 'I switched from espresso to green tea.' }),
+    // no min(1) here: an empty or blank text is core's TEXT_EMPTY on every path (HTTP, MCP, CLI, library), not INVALID_INPUT
+    text: z.string().max(20_000).openapi({ example: 'I switched from espresso to green tea.', description: 'non-empty: at least one visible character, else 400 TEXT_EMPTY' }),
     speaker: z.string().max(200).optional(),
     observedAt: z.union([z.string(), z.number()]).optional().openapi({ description: 'ISO-8601 with zone or epoch ms; default now' }),
     sourceId: z.string().max(200).optional(),
@@ -136,13 +137,13 @@ const EvidenceSchema = z
   .openapi('Evidence');
 
 const SearchBody = z
-  .object({ query: z.string().min(1).max(4000), k: z.number().int().min(1).max(100).optional(), now: z.string().optional().openapi({ description: 'reference time: ISO-8601 with a zone (zone-less only with the server\'s --time-zone, else 400 MISSING_TIMEZONE); default now' }) })
+  .object({ query: z.string().max(4000).openapi({ description: 'non-empty, else 400 TEXT_EMPTY' }), k: z.number().int().min(1).max(100).optional(), now: z.string().optional().openapi({ description: 'reference time: ISO-8601 with a zone (zone-less only with the server\'s --time-zone, else 400 MISSING_TIMEZONE); default now' }) })
   .strict()
   .openapi('SearchRequest');
 
 const AskBody = z
   .object({
-    question: z.string().min(1).max(4000),
+    question: z.string().max(4000).openapi({ description: 'non-empty, else 400 TEXT_EMPTY' }),
     k: z.number().int().min(1).max(100).optional(),
     tokenBudget: z.number().int().min(50).max(100_000).optional(),
     now: z.string().optional().openapi({ description: 'reference time ("today" for System Two): ISO-8601 with a zone (zone-less only with the server\'s --time-zone, else 400 MISSING_TIMEZONE); default now' }),

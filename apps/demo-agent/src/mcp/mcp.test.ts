@@ -70,7 +70,10 @@ async function exerciseTools(client: Client) {
   // isError, text "[CODE] message", structuredContent { error: { code, message } }
   for (const [name, args, code, about] of [
     ['recall', { query: 'x', colour: 'red' }, 'INVALID_INPUT', /colour/],
-    ['recall', { query: '' }, 'INVALID_INPUT', /query/],
+    // break-it point 1: empty text or query is TEXT_EMPTY, as on every other path (was INVALID_INPUT)
+    ['recall', { query: '' }, 'TEXT_EMPTY', /query/i],
+    ['remember', { text: '' }, 'TEXT_EMPTY', /text/],
+    ['remember', { observations: [{ text: 'ok' }, { text: '  ' }] }, 'TEXT_EMPTY', /text/],
     ['remember', {}, 'INVALID_INPUT', /exactly one of text or observations/],
     ['forget', { id: 7 }, 'INVALID_INPUT', /id/],
     ['no_such_tool', {}, 'UNKNOWN_TOOL', /no_such_tool/],
@@ -80,7 +83,6 @@ async function exerciseTools(client: Client) {
     expect(r.structuredContent, name).toEqual({ error: { code, message: expect.stringMatching(about) } });
     expect(r.content[0]!.text, name).toBe(`[${code}] ${r.structuredContent.error.message}`);
   }
-  expect(await failure(client, 'recall', { query: '' })).toMatch(/query|too_small|at least/i);
   expect(await failure(client, 'recall', { query: 'x', k: 0 })).toMatch(/k|too_small/i);
   expect(await failure(client, 'recall', { query: 'x', colour: 'red' })).toMatch(/colour|unrecognized/i);
   expect(await failure(client, 'remember', { text: 'a', observations: [{ text: 'b' }] })).toMatch(/exactly one of text or observations/);

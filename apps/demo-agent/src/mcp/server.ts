@@ -51,7 +51,8 @@ export const ScopeArg = z
 
 const Observation = z
   .object({
-    text: z.string().min(1).max(20_000),
+    // no min(1): an empty or blank text is core's TEXT_EMPTY, the code every path gives (not INVALID_INPUT)
+    text: z.string().max(20_000).describe('What was said (at least one visible character, else TEXT_EMPTY)'),
     speaker: z.string().max(200).optional(),
     observedAt: z.string().max(64).optional().describe('When it was said: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; default now'),
     sourceId: z.string().max(200).optional(),
@@ -60,7 +61,7 @@ const Observation = z
 
 export const RememberInput = z
   .object({
-    text: z.string().min(1).max(20_000).optional().describe('One thing to remember (or use observations)'),
+    text: z.string().max(20_000).optional().describe('One thing to remember (or use observations); at least one visible character, else TEXT_EMPTY'),
     speaker: z.string().max(200).optional().describe('Who said it, with text'),
     observedAt: z.string().max(64).optional().describe('When it was said, with text: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; default now'),
     timeZone: z.string().max(64).optional().describe('IANA zone (e.g. Europe/Paris) of zone-less observedAt values and of relative dates ("yesterday") in this call; default the server\'s --time-zone'),
@@ -73,7 +74,7 @@ export const RememberInput = z
 
 export const RecallInput = z
   .object({
-    query: z.string().min(1).max(4000).describe('What to look for, e.g. a question'),
+    query: z.string().max(4000).describe('What to look for, e.g. a question (non-empty, else TEXT_EMPTY)'),
     k: z.number().int().min(1).max(50).optional().describe('How many evidence items (default 5)'),
     now: z.string().max(64).optional().describe('Reference time for "today" / recency, ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z; default now)'),
     scope: ScopeArg.optional(),
