@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Hono } from 'hono';
 import { createMemMcpServer, type McpServerOptions } from './server.js';
 import { firstNonUtf8Line } from '../utf8.js';
+import { createScopeOrder } from './order.js';
 
 export interface MountMcpOptions extends McpServerOptions {
   /** Returns a Response to send instead (e.g. 401) or null to go on. */
@@ -14,6 +15,8 @@ export interface MountMcpOptions extends McpServerOptions {
 }
 
 export function mountMcp(app: Hono<any>, options: MountMcpOptions): void {
+  // one per-scope order for every request (each POST gets a fresh server): calls run in arrival order per scope
+  const order = options.order ?? createScopeOrder();
   app.all('/mcp', async (c) => {
     const refused = options.guard?.(c.req.raw);
     if (refused) return refused;
@@ -29,7 +32,7 @@ export function mountMcp(app: Hono<any>, options: MountMcpOptions): void {
       return c.json({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: the request body is not UTF-8 (line ${badLine} holds bytes that are not UTF-8); nothing was written` }, id: null }, 400);
     }
     const request = new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: bytes });
-    const server = createMemMcpServer(options);
+    const server = createMemMcpServer({ ...options, order });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

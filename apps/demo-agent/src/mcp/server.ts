@@ -17,15 +17,19 @@
  * `[CODE] message` (MCP's convention for tool failures, so the model sees them); structured content
  * carries `{ error: { code, message } }`. That holds for the SDK's own refusals too (arguments
  * that fail a tool's schema: INVALID_INPUT; an unknown tool: UNKNOWN_TOOL).
+ *
+ * Order: calls on one scope run in the order they arrive, a write visible to every later read from
+ * the same client even when the client does not wait for the write's result (order.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { assertTimeZone, MemValidationError, type Scope } from '@mem/core';
+import { assertTimeZone, MemValidationError, resolveScope, scopeKey, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
 import { compactTrace, stateNote, toEvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
 import { errorBody, formatScope, truncate } from '../output.js';
+import { createScopeOrder, READ_TOOLS, type ScopeOrder } from './order.js';
 
 const VERSION = '0.1.0';
 
@@ -35,6 +39,12 @@ export interface McpServerOptions {
   scope: Scope | null;
   /** Runs writes one at a time (share the HTTP API's so both advance the gate in one order). */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /**
+   * The per-scope order of tool calls (order.ts): a call waits for the calls before it on its scope
+   * that it must see (a read for earlier writes, a write for everything earlier). Default: one per
+   * server (one connection); `mem serve` passes one shared by every /mcp request.
+   */
+  order?: ScopeOrder;
 }
 
 const id = z.string().min(1).max(256);
@@ -128,14 +138,15 @@ export function typedSdkToolError<R>(result: R): R {
 }
 
 /**
- * Route the SDK's tools/call handler through {@link typedSdkToolError}: the handler is wrapped as
+ * Route the SDK's tools/call handler through `queue` (called as each request arrives, in arrival
+ * order, before the SDK validates it) and {@link typedSdkToolError}: the handler is wrapped as
  * McpServer installs it (at the first registerTool), so must run before any tool is registered.
  */
-function typeSdkToolErrors(server: McpServer): void {
+function typeSdkToolErrors(server: McpServer, queue: (request: unknown, call: () => Promise<unknown>) => Promise<unknown>): void {
   const low = server.server as unknown as { setRequestHandler: (schema: unknown, handler: (...a: unknown[]) => unknown) => void };
   const set = low.setRequestHandler.bind(low);
   low.setRequestHandler = (schema, handler) =>
-    set(schema, schema === CallToolRequestSchema ? async (...a: unknown[]) => typedSdkToolError(await handler(...a)) : handler);
+    set(schema, schema === CallToolRequestSchema ? async (...a: unknown[]) => typedSdkToolError(await queue(a[0], async () => handler(...a))) : handler);
 }
 
 /** Build an MCP server over `stack`. Connect it to a transport with `server.connect(transport)`. */
@@ -143,7 +154,19 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
   const { stack } = options;
   const exclusive = options.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
   const server = new McpServer({ name: 'mem', version: VERSION }, { instructions: 'Long-term memory. Call recall before answering questions about the user or past conversations; call remember for facts worth keeping.' });
-  typeSdkToolErrors(server);
+  const order = options.order ?? createScopeOrder();
+  // the key of the scope a call names (or the configured one); a call without a valid scope fails on its own
+  const keyOf = (given: unknown): string => {
+    try {
+      return scopeKey(resolveScope((given ?? options.scope) as Scope));
+    } catch {
+      return '(no valid scope)';
+    }
+  };
+  typeSdkToolErrors(server, (request, call) => {
+    const params = (request as { params?: { name?: unknown; arguments?: { scope?: unknown } } } | undefined)?.params;
+    return order.run(keyOf(params?.arguments?.scope), READ_TOOLS.has(String(params?.name)) ? 'read' : 'write', call);
+  });
 
   const scoped = (given: Scope | undefined): Stack => {
     const scope = given ?? options.scope;
