@@ -1,5 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -339,6 +341,30 @@ describe('mem CLI', () => {
     const stats = await mem('--db', db, '--user', 'human', '--run', 'r1', 'stats');
     expect(stats.out).toMatch(/^user "human", run "r1" · sqlite/);
   });
+
+  it('refuses a command-line text holding U+FFFD (what Node makes of bytes that are not UTF-8); --file and stdin carry it (break-it point 6)', async () => {
+    const file = path.join(dir, 'fffd.sqlite');
+    const r = await mem('--db', file, '--user', 'eve', '--json', 'remember', 'the caf\ufffd on the corner');
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/argument 7 .* holds U\+FFFD.*--file/) });
+    expect((await mem('--db', file, '--user', 'eve', 'ask', 'caf\ufffd?')).code).toBe(2);
+    expect(existsSync(file)).toBe(false);
+    const note = path.join(dir, 'fffd-note.txt');
+    writeFileSync(note, 'The sign really shows \ufffd.\n', 'utf8');
+    const ok = await mem('--db', file, '--user', 'eve', '--json', 'remember', '--file', note);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out).added[0].text).toBe('The sign really shows \ufffd.');
+    expect((await mem('--db', file, '--user', 'eve', '--json', 'remember', 'x', '--file', note)).code).toBe(2);
+  });
+
+  it('a real process given Latin-1 bytes on its command line refuses them as not UTF-8 (break-it point 6)', () => {
+    const file = path.join(dir, 'latin1-argv.sqlite');
+    const app = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+    const r = spawnSync('/bin/sh', ['-c', `exec "$0" --import tsx --conditions=@mem/source src/cli.ts --db "$1" --user eve --json remember "$(printf 'the caf\\351 on the corner')"`, process.execPath, file], { cwd: app, encoding: 'utf8', env: { ...process.env, MEM_LLM_BASE_URL: '' } });
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^Command-line argument 7 \("the caf\ufffd on the corner"\) is not UTF-8/) });
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
 
   it('a mistyped --user names the scopes the store holds, closest first, on every read (break-it point 3)', async () => {
     const file = path.join(dir, 'typo.sqlite');

@@ -26,6 +26,8 @@ import { offlineAnswerLabel } from './answer/when.js';
 import { ASK_LEGEND, howSure, linkWords, whyItStopped, whyTheseMemories } from '../public/wording.js';
 import { stateNote } from './evidence.js';
 import { knownScopesClause, unknownScopeNote } from './scope-hint.js';
+import { rememberText } from './text-input.js';
+import { assertArgsUtf8, rawProcessArgs } from './utf8.js';
 
 const VERSION: string = JSON.parse(readFileSync(appFile('package.json'), 'utf8')).version;
 
@@ -345,11 +347,14 @@ function addWriteCommands(program: Command): void {
   program
     .command('remember')
     .description('store one statement (what MCP `remember` does): the gate decides add / update / noop, and the memory is linked to what it relates to')
-    .argument('<text>', 'what to remember, e.g. "I moved to Lisbon in May"')
+    .argument('[text]', 'what to remember, e.g. "I moved to Lisbon in May"; - reads it from stdin (UTF-8)')
+    .option('--file <path>', 'read the text from this UTF-8 file instead (a leading BOM and one final line break dropped; bytes that are not UTF-8 are refused)')
     .option('--speaker <name>', 'who said it (default: none)')
     .option('--observed-at <iso>', 'when it was said: ISO-8601 with a zone (2025-04-12T18:00:00Z), or zone-less with --time-zone (default: now)')
-    .action(async (text: string, opts: { speaker?: string; observedAt?: string }, cmd: Command) => {
+    .action(async (textArg: string | undefined, opts: { file?: string; speaker?: string; observedAt?: string }, cmd: Command) => {
       const o = globals(cmd);
+      // a text that must hold characters a terminal mangles (or U+FFFD itself) comes in a file or on stdin, read strictly (break-it point 6)
+      const text = await rememberText(textArg, opts.file);
       // --time-zone / MEM_TIME_ZONE: the zone of a zone-less --observed-at and the calendar of relative dates ("yesterday")
       if (o.timeZone !== undefined) assertTimeZone(o.timeZone);
       const obs = { text, ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }), ...(opts.observedAt === undefined ? {} : { observedAt: opts.observedAt }) };
@@ -926,6 +931,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const llmWarning = systemTwoEnvWarning(process.env);
   if (llmWarning) process.stderr.write(`${c.yellow('warning')}: ${llmWarning}\n`);
   try {
+    // Node decodes argv lossily: an argument holding U+FFFD is refused before anything runs (break-it point 6)
+    assertArgsUtf8(argv.slice(2), argv === process.argv ? rawProcessArgs() : null);
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {

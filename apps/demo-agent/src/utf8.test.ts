@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemValidationError } from '@mem/core';
-import { decodeUtf8Strict, firstNonUtf8Line } from './utf8.js';
+import { assertArgsUtf8, decodeUtf8Strict, firstNonUtf8Line, rawProcessArgs } from './utf8.js';
 
 describe('decodeUtf8Strict', () => {
   it('decodes UTF-8, keeping a BOM and a U+FFFD that was really in the text', () => {
@@ -24,5 +24,34 @@ describe('decodeUtf8Strict', () => {
     expect(firstNonUtf8Line(Buffer.from([0x61, 0x0a, 0x62, 0xff]))).toBe(2);
     expect(firstNonUtf8Line(Buffer.from([0x61, 0xe2, 0x82]))).toBe(1);
     expect(firstNonUtf8Line(Buffer.from('a\nb\n'))).toBeNull();
+  });
+});
+
+describe('command-line arguments holding U+FFFD (break-it point 6)', () => {
+  const codeAndDetails = (args: string[], raw: Buffer[] | null) => {
+    try {
+      assertArgsUtf8(args, raw);
+      return null;
+    } catch (e) {
+      expect(MemValidationError.isInstance(e)).toBe(true);
+      return { code: (e as MemValidationError).code, details: (e as MemValidationError).details, message: (e as Error).message };
+    }
+  };
+  it('refuses an argument holding U+FFFD, naming it and the way through a file or stdin; other arguments pass', () => {
+    expect(codeAndDetails(['--user', 'zoë', 'remember', 'café ☕'], null)).toBeNull();
+    const r = codeAndDetails(['--user', 'x', 'remember', 'the caf\ufffd on the corner'], null)!;
+    expect(r).toMatchObject({ code: 'INVALID_INPUT', details: { argument: 4, problem: 'replacement-character' } });
+    expect(r.message).toMatch(/argument 4 \("the caf\ufffd on the corner"\) holds U\+FFFD/);
+    expect(r.message).toContain('mem remember --file note.txt');
+  });
+  it('says "not UTF-8" when the raw bytes show it; a U+FFFD that arrived as valid UTF-8 is still refused (a Node wrapper may have decoded it)', () => {
+    const raw = [Buffer.from('/usr/bin/node'), Buffer.from('/x/mem.js'), Buffer.from('remember'), Buffer.from([0x63, 0x61, 0x66, 0xe9])];
+    expect(codeAndDetails(['remember', 'caf\ufffd'], raw)).toMatchObject({ details: { argument: 2, problem: 'not-utf8' } });
+    const typed = [Buffer.from('node'), Buffer.from('mem.js'), Buffer.from('remember'), Buffer.from('caf\ufffd', 'utf8')];
+    expect(codeAndDetails(['remember', 'caf\ufffd'], typed)).toMatchObject({ details: { argument: 2, problem: 'replacement-character' } });
+  });
+  it('rawProcessArgs splits /proc/self/cmdline at NUL bytes; null where it cannot be read', () => {
+    expect(rawProcessArgs(() => Buffer.from('node\0mem.js\0caf\xe9\0', 'latin1'))!.map((b) => [...b])).toEqual([[...Buffer.from('node')], [...Buffer.from('mem.js')], [0x63, 0x61, 0x66, 0xe9]]);
+    expect(rawProcessArgs(() => { throw new Error('ENOENT'); })).toBeNull();
   });
 });
