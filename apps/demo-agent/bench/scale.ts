@@ -228,7 +228,11 @@ async function main(): Promise<void> {
       file.inScope += WRITES + 1;
       const writeS = writes.reduce((a, b) => a + b, 0) / 1000;
       const gs = (await stack.memory.stats()).gateState;
-      log(`${size}: first add ${warmS.toFixed(1)} s (gate: ${gs.restored} restored from its snapshot, ${gs.replayedCommits} commits replayed), ${WRITES} adds in ${writeS.toFixed(1)} s, write p50 ${pct(writes, 0.5).toFixed(1)} ms`);
+      const rb = gs.rebuildMs;
+      log(
+        `${size}: first add ${warmS.toFixed(1)} s (gate: ${gs.restored} restored from its snapshot, ${gs.replayedCommits} commits replayed; rebuild read ${gs.rebuildReads} memories: ` +
+          `store reads ${(rb.read / 1000).toFixed(1)} s, candidate index ${(rb.index / 1000).toFixed(1)} s, gate ${(rb.gate / 1000).toFixed(1)} s), ${WRITES} adds in ${writeS.toFixed(1)} s, write p50 ${pct(writes, 0.5).toFixed(1)} ms`,
+      );
 
       // SQLite: build the scope's HNSW graph (a server does it in the background), save it by closing,
       // and open again, so the floor can read the very graph the store searches
@@ -310,6 +314,9 @@ async function main(): Promise<void> {
         seedS,
         gateS,
         warmS,
+        rebuildReadS: gs.rebuildMs.read / 1000,
+        rebuildIndexS: gs.rebuildMs.index / 1000,
+        rebuildGateS: gs.rebuildMs.gate / 1000,
         annS,
         firstSearchS,
         writeP50: pct(writes, 0.5),
@@ -367,7 +374,7 @@ async function main(): Promise<void> {
     ];
     console.log(`| ${r.size} | ${cells.join(' | ')} |`);
   }
-  console.log(`\nset-up per size (s): ${rows.map((r) => `${r.size}: grown ${f(r.seedS)}, gate snapshot ${f(r.gateS)}, first add ${f(r.warmS)}, HNSW build ${f(r.annS)}, first searches ${f(r.firstSearchS)}`).join('; ')}`);
+  console.log(`\nset-up per size (s): ${rows.map((r) => `${r.size}: grown ${f(r.seedS)}, gate snapshot ${f(r.gateS)}, first add ${f(r.warmS)} (rebuild: reads ${f(r.rebuildReadS)}, index ${f(r.rebuildIndexS)}, gate ${f(r.rebuildGateS)}), HNSW build ${f(r.annS)}, first searches ${f(r.firstSearchS)}`).join('; ')}`);
   console.log(`load average (1 min) at the start and after each size: ${loads.map((x) => x.toFixed(1)).join(', ')}`);
 }
 

@@ -32,6 +32,8 @@ export {
   type NeighborQuery,
   type Neighbor,
   type ListOptions,
+  type NodeDigest,
+  type ScanOptions,
   type MemoryStore,
   type StoreCapability,
 } from '@mem/store-spec';

@@ -186,6 +186,31 @@ export interface Neighbor {
   fromId: string;
 }
 
+/**
+ * What `MemoryStore.scanNodes` returns of a memory (ours, issue 33): the fields the write path's
+ * per-scope state is rebuilt from (its gate, candidate index and episode chain), without the text,
+ * types, event time or the rest of the gate record, which a rebuild does not read.
+ */
+export interface NodeDigest {
+  id: string;
+  /** ISO-8601 UTC, as stored. */
+  observedAt: string;
+  entities: string[];
+  keywords: string[];
+  embedding: Float32Array;
+  /** The stored gate record's action only; null when the node has no gate record. */
+  gate: { action: GateAction } | null;
+  provenance: { sourceId: string | null; metadata: Record<string, unknown> };
+}
+
+/** Options of `MemoryStore.scanNodes`: a keyset page. */
+export interface ScanOptions {
+  /** Only ids after this one in the scan's order (Unicode code point order). Default: from the first. */
+  afterId?: string;
+  /** At most this many (a positive integer). Default 1000. */
+  limit?: number;
+}
+
 export interface ListOptions {
   limit?: number;
   offset?: number;
@@ -213,6 +238,8 @@ export const STORE_CAPABILITIES = {
   forgetScope: ['forgetScope'],
   /** `loadState` / `saveState`: a per-scope slot for derived state (the gate's snapshot). */
   state: ['loadState', 'saveState'],
+  /** `scanNodes`: a scope's memories in id order, without text, as the write path rebuilds its state from them. */
+  scanNodes: ['scanNodes'],
 } as const satisfies Record<string, readonly (keyof MemoryStore)[]>;
 export type StoreCapability = keyof typeof STORE_CAPABILITIES;
 
@@ -266,6 +293,15 @@ export interface MemoryStore {
   get(scope: ResolvedScope, id: string): Promise<MemoryNode | null>;
   getMany(scope: ResolvedScope, ids: string[]): Promise<MemoryNode[]>;
   list(scope: ResolvedScope, options?: ListOptions): Promise<MemoryNode[]>;
+  /**
+   * Optional (ours, issue 33): one keyset page of the scope's memories in ascending id order (code
+   * point order: for the UUIDv7 ids the write path makes, write order), as
+   * {@link NodeDigest}s (no text read or decoded). The write path rebuilds a scope's in-process state
+   * from these pages after a start (`afterId` = the last id of the previous page) instead of paging
+   * `list` with offsets and decoding whole nodes; without it, it pages `list`.
+   * @throws MemValidationError INVALID_INPUT for a `limit` that is not a positive integer or an `afterId` that is not a string
+   */
+  scanNodes?(scope: ResolvedScope, options?: ScanOptions): Promise<NodeDigest[]>;
   count(scope: ResolvedScope): Promise<number>;
   findByContentHash(scope: ResolvedScope, contentHash: string): Promise<MemoryNode | null>;
   /** k nearest by cosine within the scope; score = cosine. */

@@ -31,6 +31,9 @@ import type {
   StoreMeta,
   WriteBatch,
   StoreCapability,
+  GateAction,
+  NodeDigest,
+  ScanOptions,
 } from '../types.js';
 import { migrate, scopeToken, SQLITE_SCHEMA_VERSION } from './schema.js';
 import { docTokens, ftsMatchQuery, searchText, searchTokens } from './text.js';
@@ -115,7 +118,7 @@ function evictLeastRecent<T extends { bytes: number; lastUsed: number }>(cache: 
 /** The SQLite store; a MemoryStore plus a few maintenance methods. */
 export class SqliteStore implements MemoryStore {
   readonly kind = 'sqlite';
-  readonly capabilities: readonly StoreCapability[] = ['exclusive', 'lockScopes', 'vectorSearchIds', 'lexicalSearchIds', 'forgetScope', 'state'];
+  readonly capabilities: readonly StoreCapability[] = ['exclusive', 'lockScopes', 'vectorSearchIds', 'lexicalSearchIds', 'forgetScope', 'state', 'scanNodes'];
   readonly path: string;
   /**
    * True for a file (other processes may open it and write): `createMemory` then defaults to
@@ -990,6 +993,37 @@ export class SqliteStore implements MemoryStore {
       return rows.map((r) => rowToNode(r, s));
     } catch (e) {
       throw wrap(e, 'list failed');
+    }
+  }
+
+  /**
+   * See MemoryStore.scanNodes: one keyset page over the `(sid, id)` index (SQLite compares ids by
+   * their UTF-8 bytes, i.e. code point order), no text, types or event time read; the gate record's
+   * action only (`json_extract`).
+   * @throws MemValidationError INVALID_INPUT (limit, afterId)
+   */
+  async scanNodes(scope: ResolvedScope, options: ScanOptions = {}): Promise<NodeDigest[]> {
+    const limit = checkCount(options.limit, 'limit') ?? 1000;
+    if (limit < 1) throw new MemValidationError('INVALID_INPUT', 'limit must be a positive integer', { details: { value: limit } });
+    const after = options.afterId;
+    if (after !== undefined && typeof after !== 'string') throw new MemValidationError('INVALID_INPUT', 'afterId must be a string');
+    const { sid } = this.scoped(scope);
+    if (sid === undefined) return [];
+    try {
+      const rows = this.stmt(
+        "SELECT n.id, n.observed_at, n.entities, n.keywords, n.embedding, json_extract(n.gate, '$.action') AS action, n.gate IS NULL AS no_gate, n.source_id, n.metadata FROM nodes n WHERE n.sid = ? AND n.id > ? ORDER BY n.id LIMIT ?",
+      ).all(sid, after ?? '', limit) as { id: string; observed_at: string; entities: string; keywords: string; embedding: Buffer; action: GateAction | null; no_gate: number; source_id: string | null; metadata: string }[];
+      return rows.map((r) => ({
+        id: r.id,
+        observedAt: r.observed_at,
+        entities: JSON.parse(r.entities),
+        keywords: JSON.parse(r.keywords),
+        embedding: fromBlob(r.embedding),
+        gate: r.no_gate ? null : ({ action: r.action } as { action: GateAction }),
+        provenance: { sourceId: r.source_id, metadata: r.metadata === '{}' ? {} : JSON.parse(r.metadata) },
+      }));
+    } catch (e) {
+      throw wrap(e, 'scanNodes failed');
     }
   }
 

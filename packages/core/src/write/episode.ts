@@ -37,6 +37,6 @@ export function turnNumber(sourceId: string | null): number | null {
 }
 
 /** Episode key of a stored node. */
-export function nodeEpisodeKey(node: Pick<MemoryNode, 'provenance'>): string | null {
+export function nodeEpisodeKey(node: { provenance: Pick<MemoryNode['provenance'], 'sourceId' | 'metadata'> }): string | null {
   return episodeKey(node.provenance.sourceId, node.provenance.metadata);
 }

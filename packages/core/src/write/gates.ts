@@ -28,7 +28,7 @@
  * and a `forget` too.
  */
 import { createHash } from 'node:crypto';
-import type { GateDecisionRecord, HistoryEntry, MemoryNode, MemoryStore, ResolvedScope } from '../types.js';
+import type { GateDecisionRecord, HistoryEntry, MemoryNode, MemoryStore, NodeDigest, ResolvedScope } from '../types.js';
 import { CandidateIndex, indexedMemory, NodeCache } from './candidate-index.js';
 import { nodeEpisodeKey } from './episode.js';
 import { observeId } from './ids.js';
@@ -184,8 +184,13 @@ export interface RuntimeSnapshot {
   lastByEpisode: Map<string, string>;
 }
 
+/** What a rebuild reads of a memory: a store's {@link NodeDigest} (`scanNodes`) or a whole node (`list`). */
+type ScopeNode = NodeDigest | MemoryNode;
+/** A gate member as a rebuild keeps it: id and vector. */
+type Member = { id: string; embedding: Float32Array };
+
 /** True when replay commits this node to the gate. */
-export function isGateMember(node: Pick<MemoryNode, 'gate'>): boolean {
+export function isGateMember(node: { gate: { action: GateDecisionRecord['action'] } | null }): boolean {
   return node.gate?.action !== 'noop';
 }
 
@@ -261,6 +266,14 @@ export interface GateStateCounters {
   caughtUpNodes: number;
   /** Catch-ups that fell back to a rebuild, by reason (see {@link CatchUpFallback}). */
   catchUpFallbacks: Partial<Record<CatchUpFallback, number>>;
+  /** Memories read back by those rebuilds (issue 33: every memory of each rebuilt scope, once). */
+  rebuildReads: number;
+  /**
+   * Wall time of those rebuilds in ms, by part (issue 33): `read` = the store's pages (`scanNodes`,
+   * else `list`), `index` = the candidate index and episode chain, `gate` = restoring the gate's
+   * snapshot (its vectors, PCA projection and sketch) and replaying the commits after it.
+   */
+  rebuildMs: { read: number; index: number; gate: number };
 }
 
 /** Most history rows a catch-up reads; more since the last seen row and the scope is rebuilt instead (ours). */
@@ -274,7 +287,18 @@ export type CatchUpFallback = 'forget' | 'reembed' | 'unknown-op' | 'rewrite' | 
 
 export class GateRegistry {
   private readonly runtimes = new Map<string, Promise<ScopeRuntime>>();
-  readonly counters: GateStateCounters = { restored: 0, replayedCommits: 0, saved: 0, saveFailures: 0, rebuilt: 0, caughtUp: 0, caughtUpNodes: 0, catchUpFallbacks: {} };
+  readonly counters: GateStateCounters = {
+    restored: 0,
+    replayedCommits: 0,
+    saved: 0,
+    saveFailures: 0,
+    rebuilt: 0,
+    caughtUp: 0,
+    caughtUpNodes: 0,
+    catchUpFallbacks: {},
+    rebuildReads: 0,
+    rebuildMs: { read: 0, index: 0, gate: 0 },
+  };
 
   /**
    * @param source a shared gate instance, or a factory making one gate per scope (default; exact
@@ -329,23 +353,55 @@ export class GateRegistry {
     this.runtimes.delete(key);
   }
 
-  /** Every node of a scope in write order (UUIDv7 id order). */
-  private async allNodes(scope: ResolvedScope): Promise<MemoryNode[]> {
+  /**
+   * Every memory of a scope in write order (UUIDv7 id order), page by page (ours, issue 33): keyset
+   * pages of {@link NodeDigest}s when the store has `scanNodes` (no text decoded, no O(N²) offsets),
+   * else `list` pages with offsets, sorted once at the end. `visit` sees the pages in id order; a
+   * scan whose order is not JavaScript's (ids outside UTF-16's basic plane sort differently) is
+   * read again through `list` and sorted. Returns true when the pages were full nodes (`list`).
+   */
+  private async scanScope(scope: ResolvedScope, visit: (page: readonly ScopeNode[]) => void, reset: () => void): Promise<boolean> {
+    const timed = async <T>(read: () => Promise<T>): Promise<T> => {
+      const t = performance.now();
+      try {
+        return await read();
+      } finally {
+        this.counters.rebuildMs.read += performance.now() - t;
+      }
+    };
+    if (this.store.scanNodes) {
+      let last = '';
+      let ordered = true;
+      for (;;) {
+        const page = await timed(() => this.store.scanNodes!(scope, { afterId: last || undefined, limit: PAGE }));
+        for (const n of page) {
+          if (!(n.id > last)) ordered = false;
+          last = n.id;
+        }
+        if (!ordered) break;
+        this.counters.rebuildReads += page.length;
+        visit(page);
+        if (page.length < PAGE) return false;
+      }
+      reset(); // not JavaScript's order: read whole nodes and sort them
+    }
     const out: MemoryNode[] = [];
     for (let offset = 0; ; offset += PAGE) {
-      const page = await this.store.list(scope, { orderBy: 'createdAt', order: 'asc', limit: PAGE, offset });
+      const page = await timed(() => this.store.list(scope, { orderBy: 'createdAt', order: 'asc', limit: PAGE, offset }));
       out.push(...page);
       if (page.length < PAGE) break;
     }
     out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return out;
+    this.counters.rebuildReads += out.length;
+    visit(out);
+    return true;
   }
 
   /**
    * The scope's saved gate when it applies to `members` (the scope's gate members in id order):
    * returns the restored gate and how many leading members it already holds, or null (replay all).
    */
-  private async restoreGate(scope: ResolvedScope, key: string, members: MemoryNode[]): Promise<{ gate: WriteGate; count: number } | null> {
+  private async restoreGate(scope: ResolvedScope, key: string, members: readonly Member[]): Promise<{ gate: WriteGate; count: number } | null> {
     const codec = this.codec;
     if (!codec || members.length === 0) return null;
     let state: any;
@@ -362,7 +418,7 @@ export class GateRegistry {
     if (ids.length === 0 || ids.length > members.length) return null;
     // a prefix of the replay: exactly the first |ids| members, in the same order (the gate's rows and
     // running sums follow the commit order, so a permuted prefix is another state)
-    const byId = new Map<string, MemoryNode>();
+    const byId = new Map<string, Member>();
     for (let i = 0; i < ids.length; i++) {
       const m = members[i]!;
       if (ids[i] !== m.id) return null;
@@ -400,13 +456,36 @@ export class GateRegistry {
       rt.gate = fresh();
       return rt;
     }
-    const nodes = await this.allNodes(scope);
+    // one pass over the scope in id order: the candidate index and the episode chain are fed page by
+    // page, the gate members kept (id and vector only) for the gate below
+    let members: Member[] = [];
+    let tIndex = 0;
+    await this.scanScope(
+      scope,
+      (page) => {
+        const t = performance.now();
+        for (const node of page) {
+          if (isGateMember(node)) members.push({ id: node.id, embedding: node.embedding });
+          rt.index.add(indexedMemory(node));
+          const ep = nodeEpisodeKey(node);
+          if (ep) rt.lastByEpisode.set(ep, node.id);
+          rt.lastId = node.id;
+        }
+        // whole nodes (a store without scanNodes): the most recent ones fill the node cache
+        if (page.length && 'text' in page[0]!) for (let i = Math.max(0, page.length - rt.nodes.capacity); i < page.length; i++) rt.nodes.put(page[i] as MemoryNode);
+        tIndex += performance.now() - t;
+      },
+      () => {
+        members = [];
+        rt.index = new CandidateIndex();
+        rt.lastByEpisode = new Map();
+        rt.lastId = '';
+      },
+    );
+    this.counters.rebuildMs.index += tIndex;
     // new ids of this scope must sort after its stored ones, whatever the clock says (replay order)
-    if (nodes.length) {
-      rt.lastId = nodes[nodes.length - 1]!.id;
-      observeId(rt.lastId);
-    }
-    const members = nodes.filter(isGateMember);
+    if (rt.lastId) observeId(rt.lastId);
+    const tGate = performance.now();
     let replayFrom = 0;
     const restored = shared ? null : await this.restoreGate(scope, key, members);
     if (restored) {
@@ -421,14 +500,7 @@ export class GateRegistry {
       this.counters.replayedCommits += replayed;
       rt.unsaved = replayed;
     }
-    const cacheFrom = nodes.length - rt.nodes.capacity;
-    for (let i = 0; i < nodes.length; i++) {
-      const node = nodes[i]!;
-      rt.index.add(indexedMemory(node));
-      if (i >= cacheFrom) rt.nodes.put(node);
-      const ep = nodeEpisodeKey(node);
-      if (ep) rt.lastByEpisode.set(ep, node.id);
-    }
+    this.counters.rebuildMs.gate += performance.now() - tGate;
     return rt;
   }
 

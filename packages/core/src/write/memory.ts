@@ -868,7 +868,7 @@ async function memoryStats(rt: MemoryRuntime): Promise<MemoryStats> {
     consolidations: counters.consolidations,
     summarizerCalls: counters.summarizerCalls,
     timings: { ...counters.timings },
-    gateState: { ...gates.counters },
+    gateState: { ...gates.counters, catchUpFallbacks: { ...gates.counters.catchUpFallbacks }, rebuildMs: { ...gates.counters.rebuildMs } },
   };
 }
 

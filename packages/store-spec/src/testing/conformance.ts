@@ -650,6 +650,45 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Memor
       });
     });
 
+    describe('scanNodes', () => {
+      tc('scanNodes', 'scanNodes pages every node of the scope in id order as digests, by keyset, scoped', async (store) => {
+        if (!store.scanNodes) throw new Error('unreachable: capability scanNodes listed, checked above');
+        const nodes = Array.from({ length: 7 }, (_, i) => ({
+          ...makeNode(A, `scan ${i}`, unitVector(dim, 400 + i)),
+          entities: [`e${i}`],
+          keywords: [`k${i}`, 'shared'],
+          gate: i === 3 ? null : { action: i % 2 ? ('noop' as const) : ('add' as const), novelty: 1, score: 0, threshold: 0, kappa: 1, density: 1, nearest: null },
+        }));
+        nodes[2]!.provenance = { ...nodes[2]!.provenance, sourceId: 'D1:2', metadata: { session: 's1' } };
+        await store.write({ scope: A, nodes: [...nodes].reverse() });
+        await store.write({ scope: B, nodes: [makeNode(B, 'other scope', unitVector(dim, 400))] });
+        const want = [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1));
+        const pages: string[][] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.scanNodes(A, { afterId: after, limit: 3 });
+          if (!page.length) break;
+          pages.push(page.map((d) => d.id));
+          for (const d of page) {
+            const n = nodes.find((x) => x.id === d.id)!;
+            expect(d.observedAt).toBe(n.observedAt);
+            expect(d.entities).toEqual(n.entities);
+            expect(d.keywords).toEqual(n.keywords);
+            expect(Array.from(d.embedding)).toEqual(Array.from(n.embedding).map((x) => Math.fround(x)));
+            expect(d.gate).toEqual(n.gate ? { action: n.gate.action } : null);
+            expect(d.provenance).toEqual({ sourceId: n.provenance.sourceId, metadata: n.provenance.metadata });
+            expect(d).not.toHaveProperty('text');
+          }
+          after = page.at(-1)!.id;
+        }
+        expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
+        expect(pages.flat()).toEqual(want.map((n) => n.id));
+        expect((await store.scanNodes(A)).map((d) => d.id)).toEqual(want.map((n) => n.id));
+        expect(await store.scanNodes({ ...A, userId: 'nobody-here' })).toEqual([]);
+        for (const limit of [0, -1, 1.5]) await expectMemError(store.scanNodes(A, { limit }), MemError, 'INVALID_INPUT');
+      });
+    });
+
     describe('vector search', () => {
       tc('vectorSearchIds', 'vectorSearchIds returns the same hits as vectorSearch, scoped', async (store) => {
         if (!store.vectorSearchIds) throw new Error('unreachable: capability vectorSearchIds listed, checked above');
