@@ -5,6 +5,7 @@
 import type { LearnedModel } from '@mem/system-one';
 import { relevanceModelFor } from './relevance.js';
 import { expansionModelFor } from './expansion.js';
+import { linkModelFor } from './links.js';
 import { defaultBreadthModel } from './breadth.js';
 import { defaultAnswerability } from './answerable.js';
 import { MemValidationError, assertTimeZone, normalizeNow } from '@mem/core';
@@ -194,6 +195,18 @@ export interface JevRetrieverOptions {
    * (node cap and expansion budget raised; default 200, chosen on the BEAM train conversations 1–5: docs/graph.md). Default: the shipped model, wideK 40, excerptTokens 30 (chosen on the BEAM train conversations 1–5: 30 packed more evidence than 60; docs/graph.md); null = never widen.
    */
   breadth?: { model?: LearnedModel; wideK?: number; excerptTokens?: number; extraNodes?: number } | null;
+  /**
+   * The link stage (ours, issue 38; `links.ts`, `jev-links.ts`): after the rounds, the top `links.seeds`
+   * memories bring in up to `links.maxNew` unvisited neighbours, and each memory's evidence value
+   * becomes this model's p(evidence | own p, the edges to the seeds). Needs the learned relevance model
+   * and the scope snapshot. Default: the shipped model when `LINKS_ON_BY_DEFAULT` (GloVe only), else
+   * none; `null` = no link stage (ablation).
+   */
+  linkModel?: LearnedModel | null;
+  /** Seeds and admitted neighbours of the link stage (ours). Default 5 seeds, 60 neighbours. */
+  links?: { seeds?: number; maxNew?: number };
+  /** Run the link stage even without a model and put every candidate's link features in `trace.links.rows` (for training). Default false. */
+  collectLinks?: boolean;
   /** Run the learned rounds without a model (each neighbour's own p(evidence) stands in) and put every edge asked about in `trace.expansion` (for training). Default false. */
   collectExpansion?: boolean;
   /** Name reported by `retriever.name`. Default `'jev'`. */
@@ -282,6 +295,9 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     expansionNodes: options.expansionNodes ?? JEV_DEFAULTS.expansionNodes,
     pathScore: options.pathScore ?? JEV_DEFAULTS.pathScore,
     collectExpansion: options.collectExpansion ?? false,
+    linkModel: options.linkModel === undefined ? linkModelFor(options.embedder?.model) : options.linkModel,
+    links: { seeds: options.links?.seeds ?? 5, maxNew: options.links?.maxNew ?? 60 },
+    collectLinks: options.collectLinks ?? false,
     breadth: options.breadth === null ? null : { model: options.breadth?.model ?? defaultBreadthModel(), wideK: options.breadth?.wideK ?? 40, excerptTokens: options.breadth?.excerptTokens ?? 30, extraNodes: options.breadth?.extraNodes ?? 200 },
     stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,

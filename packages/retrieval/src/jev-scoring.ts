@@ -143,6 +143,8 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
       for (const u of replaces.get(v.node.id) ?? []) p = Math.max(p, pOf(o.relevanceModel, u, maxPrior, set));
       // learned expansion (issue 38): a memory reached by a path whose p(evidence) is higher keeps that path score
       if (v.pathP !== undefined && o.pathScore) p = Math.max(p, v.pathP);
+      // the link stage (issue 38): p(evidence) given the edges to the top memories replaces the memory's own p
+      if (v.linkP !== undefined) p = v.linkP;
       return superseded ? p * (1 - demote) : p;
     }
     const value = (1 - o.evidenceMix) * (maxPrior > 0 ? v.prior / maxPrior : 0) + o.evidenceMix * v.score;

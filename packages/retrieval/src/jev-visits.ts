@@ -19,6 +19,8 @@ export interface Visit {
   depth: number;
   /** Learned expansion (issue 38): the best path score p(evidence) of an edge that reached this memory; absent when no expansion model asked. */
   pathP?: number;
+  /** Link stage (issue 38; `jev-links.ts`): p(evidence) from the link model (own p and the edges to the top memories); absent without a link model. */
+  linkP?: number;
 }
 
 export const ZERO_BUDGET = (): Record<RelationView, number> => ({ semantic: 0, temporal: 0, causal: 0, entity: 0 });

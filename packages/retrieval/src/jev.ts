@@ -14,6 +14,7 @@ import { budgetedViews, planBudgets, type BudgetPlan } from './jev-budgets.js';
 import type { SearchContext } from './jev-context.js';
 import { expandRound } from './jev-expansion.js';
 import { learnedTraverse } from './jev-learned-expansion.js';
+import { linkStage, type LinkStage } from './jev-links.js';
 import { routeQuery } from './jev-routing.js';
 import { createEvidenceRanker, createVisitFeatures, scoreCandidates, type EvidenceRanker, type RankedVisit, type VisitFeatures } from './jev-scoring.js';
 import { anchorStopping, roundStopping, roundStopReason } from './jev-stopping.js';
@@ -88,8 +89,10 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       (o.expansionModel || o.collectExpansion) && !o.ablation.traversal && anchors.fused.length > 0
         ? await learnedTraversal(ctx, { routing, anchors, visited, ranker, features })
         : await traverse(ctx, { routing, plan, anchors, visited, ranker });
+    // the link stage (issue 38): the top memories' neighbours, and each memory's p given its edges to them
+    const links = (o.linkModel || o.collectLinks) && !o.ablation.traversal ? linkStage(ctx, { routing, anchors, visited, ranker }) : null;
     const tEnd = performance.now();
-    return searchResult(ctx, { pMany, routing, plan, anchors, visited, ranker, features, stateMode, traversal, timings: { tRouting, tAnchors, tEnd } });
+    return searchResult(ctx, { pMany, routing, plan, anchors, visited, ranker, features, stateMode, traversal, links, timings: { tRouting, tAnchors, tEnd } });
   }
 
   return { name, search };
@@ -187,6 +190,7 @@ function searchResult(
     features: VisitFeatures;
     stateMode: 'past' | 'present' | null;
     traversal: Traversal;
+    links: LinkStage | null;
     timings: { tRouting: number; tAnchors: number; tEnd: number };
   },
 ): RetrievalResult {
@@ -245,6 +249,7 @@ function searchResult(
     })),
     edgesExamined: traversal.edgesExamined,
     ...(traversal.expansion ? { expansion: traversal.expansion } : {}),
+    ...(input.links ? { links: input.links } : {}),
     answerability,
     ...(pMany !== null ? { breadth: { p: pMany, wide, returned: evidence.length } } : {}),
     timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0, stages: ctx.st },

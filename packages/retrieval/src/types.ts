@@ -47,6 +47,12 @@ export interface ExpansionEdgeTrace {
   features: Record<string, number>;
 }
 
+/** One candidate of the link stage (issue 38; only with `collectLinks`, for training): its id and the link model's features (`LINK_FEATURES` order). */
+export interface LinkRowTrace {
+  id: string;
+  x: number[];
+}
+
 /** What `createJevRetriever().search()` puts in `SearchResult.trace`. */
 export interface RetrievalTrace {
   retriever: string;
@@ -73,6 +79,8 @@ export interface RetrievalTrace {
   edgesExamined: number;
   /** The edges the learned expansion asked about (only with `collectExpansion`). */
   expansion?: ExpansionEdgeTrace[];
+  /** The link stage (issue 38): memories it admitted, and (only with `collectLinks`) every candidate's link features; absent when the stage did not run. */
+  links?: { admitted: number; rows?: LinkRowTrace[] };
   /** Breadth (issue 38): p(the question needs many memories), whether the set was widened, and how many items were returned; absent with `breadth: null`. */
   breadth?: { p: number; wide: boolean; returned: number };
   /** Abstention (issue 37): calibrated p that memory holds evidence, the threshold, and p ≥ threshold; null without the learned relevance model or with `answerability: null`. */

@@ -3,7 +3,7 @@
  * `name: factory` (see `../types.ts` for the EvalSystem interface).
  */
 import type { EvalSystemFactory } from '../types.js';
-import { createHybridRetriever, defaultExpansionModel, type JevRetrieverOptions } from '@mem/retrieval';
+import { createHybridRetriever, defaultExpansionModel, defaultLinkModel, type JevRetrieverOptions } from '@mem/retrieval';
 import { bm25System, denseQueryNamesSystem, denseSystem, hybridQueryNamesSystem, hybridSystem, jevSystem, memSystem } from './mem.js';
 
 /**
@@ -24,6 +24,9 @@ export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 
   // The shipped learned expansion model switched on (it is off by default: it did not help on the held-out conversations; docs/graph.md).
   'jev-learned-expansion': { expansionModel: defaultExpansionModel() },
   // The learned rounds with each neighbour's own p(evidence) (the relevance model) in place of the expansion model (issue 38).
+  // The link stage (issue 38) switched off / on with the shipped link model (docs/graph.md).
+  'jev-no-links': { linkModel: null },
+  'jev-links': { linkModel: defaultLinkModel() },
   'jev-expansion-by-relevance': { expansionModel: null, collectExpansion: true },
   'jev-no-stopping': { ablation: { stopping: true } },
   'jev-no-semantic': { ablation: { views: ['semantic'] } },
