@@ -117,7 +117,7 @@ for (const conv of corpus) {
       const withFound = ents.some((e) => foundEnts.has(e));
       bump(`entities: ${withQuery ? 'shares one with the question' : 'none with the question'}, ${withFound ? 'shares one with found evidence' : 'none with found evidence'}`);
       // same session as found evidence?
-      const session = (n: typeof node) => (n.metadata as Record<string, unknown> | undefined)?.session;
+      const session = (n: typeof node) => n.provenance.metadata?.session;
       bump(`session: ${[...foundIds].some((f) => session(snap.byId.get(f)!) === session(node)) ? 'same as a found evidence item' : 'no found evidence in its session'}`);
     }
   }
