@@ -2,7 +2,7 @@
  * The write side of the state benchmark (issue 37): what the state question and the one state rule
  * decide, measured on data they were not trained or tuned on.
  *
- *   pnpm --filter @mem/demo-agent bench:state-write [--beam <dir>] [--sample <file>]
+ *   pnpm --filter @mem/demo-agent bench:state-write [--beam <dir>] [--sample <file>] [--sections pairs,examples,sample]
  *
  * 1. Held-out labelled pairs (`packages/system-one/scripts/state-data.ts`: every fourth scenario of
  *    our state pairs, per subject kind; the held-out issue-17 relation pairs; BEAM 500K dev
@@ -26,6 +26,7 @@ import {
   beamStatePairs,
   printStateTable,
   relationStatePairs,
+  slotPairs,
   stateMetrics,
   statePairs,
   type StatePair,
@@ -34,7 +35,8 @@ import { createStack } from '../src/stack';
 import { parseIngestFile } from '../src/ingest/formats';
 import { SAMPLE_CONVERSATION } from '../src/demo';
 
-const { values } = parseArgs({ options: { beam: { type: 'string' }, sample: { type: 'string' } } });
+const { values } = parseArgs({ options: { beam: { type: 'string' }, sample: { type: 'string' }, sections: { type: 'string', default: 'pairs,examples,sample' } } });
+const sections = new Set(values.sections.split(','));
 const cwd = process.env.INIT_CWD ?? process.cwd();
 const beamDir = values.beam ? resolve(cwd, values.beam) : defaultBeamDir();
 const systemOne = createSystemOne({ cache: false });
@@ -51,7 +53,7 @@ async function judge(p: StatePair): Promise<{ probs: Record<StateLabel, number>;
 }
 
 async function heldOutTable() {
-  const held = [...statePairs(), ...relationStatePairs(), ...beamStatePairs(beamDir, STATE_BEAM_HELD_OUT)].filter((p) => p.heldOut);
+  const held = [...statePairs(), ...relationStatePairs(), ...beamStatePairs(beamDir, STATE_BEAM_HELD_OUT), ...slotPairs()].filter((p) => p.heldOut);
   const judged = await Promise.all(held.map(judge));
   // the bench's metrics use the same rule as core; check that they agree pair by pair
   const toEdge = (e: string | null) => (e === 'OBSOLETES' ? 'update' : e === 'CONTRADICTS' ? 'contradiction' : e === 'REDUNDANT_WITH' ? 'same' : null);
@@ -66,10 +68,13 @@ async function heldOutTable() {
   printStateTable(
     `1. Held-out pairs (never trained or tuned on), through System One (state.change) and core's stateEdge at θ_rel = ${THETA_REL}`,
     [
-      ...kinds.map((k) => group(`ours: ${k}`, (p) => p.kind === k)),
+      ...kinds.map((k) => group(`ours: ${k}`, (p) => p.kind === k && p.source.startsWith('state'))),
       group('ours: all kinds', (p) => p.source.startsWith('state')),
       group('issue-17 relation pairs', (p) => p.source.startsWith('rel')),
       group(`BEAM ${STATE_BEAM_HELD_OUT.join(',')}`, (p) => p.source.startsWith('beam')),
+      ...kinds.map((k) => group(`slots: ${k}`, (p) => p.kind === k && p.source.startsWith('slot:'))),
+      group('slots: all kinds', (p) => p.source.startsWith('slot:')),
+      group('held out without the slots', (p) => !p.source.startsWith('slot:')),
       group('ALL held out', () => true),
     ],
   );
@@ -94,6 +99,16 @@ async function sampleConversation() {
       const by = byId.get(n.obsoleteBy!) ?? nodes.find((x) => x.id === n.obsoleteBy);
       console.log(`   ${n.provenance.sourceId} "${n.text}"\n      ${e?.subtype ?? '?'} p=${e?.probability.toFixed(2) ?? '?'} by ${by?.provenance.sourceId} "${by?.text}"`);
     }
+    // every state edge, not only the one obsoleteBy names (a memory superseded twice keeps both edges;
+    // a false one hides behind a true newer one): to be read by hand
+    const nodeById = new Map(nodes.map((n) => [n.id, n]));
+    const stateEdges = rel.filter((r) => r.subtype === 'OBSOLETES' || r.subtype === 'CONTRADICTS');
+    console.log(`   state edges (OBSOLETES / CONTRADICTS), all of them: ${stateEdges.length}`);
+    for (const r of stateEdges) {
+      const a = nodeById.get(r.from);
+      const b = nodeById.get(r.to);
+      console.log(`     ${b?.provenance.sourceId} ← ${a?.provenance.sourceId} ${r.subtype} p=${r.probability.toFixed(2)}: "${b?.text.slice(0, 70)}" ← "${a?.text.slice(0, 70)}"`);
+    }
   } finally {
     await stack.close();
   }
@@ -112,6 +127,8 @@ async function issueExamples() {
     // the CLI example of issue 37's brief (three memories, then "Where does Jonas live now?")
     ['I live in Oslo.', 'I moved to Bergen last month for a new job as a data engineer.', 'update'],
     ['My sister Ingrid plays the cello in an orchestra.', 'I moved to Bergen last month for a new job as a data engineer.', 'no edge'],
+    // the sample conversation's false edge (issue 37, state5 brief point 2): another subject, another attribute
+    ['Yes, I run every morning at 6 am along the river path before work. Mornings are my favourite time to run.', 'Lena is doing well. She moved to Lisbon last year and works at an architecture studio there.', 'no edge'],
   ];
   for (const [older, newer, want] of ex) {
     const j = await judge({ older, newer, label: 'compatible', kind: null, source: 'issue', heldOut: true });
@@ -119,6 +136,6 @@ async function issueExamples() {
   }
 }
 
-await heldOutTable();
-await issueExamples();
-await sampleConversation();
+if (sections.has('pairs')) await heldOutTable();
+if (sections.has('examples')) await issueExamples();
+if (sections.has('sample')) await sampleConversation();

@@ -90,6 +90,41 @@ export function statePairs(): StatePair[] {
   return out;
 }
 
+const SLOTS = resolve(import.meta.dirname, '../test/state-slots.json');
+interface SlotFixture {
+  slots: { kind: string; slot: string; older: string[]; change: string[]; other: string[]; compatible: string[] }[];
+}
+
+/**
+ * Slot pairs (ours, `test/state-slots.json`): per attribute slot, every first-person older statement
+ * with every change of its value that shares no content word with it (`update`), every change by
+ * ANOTHER person (`unrelated`: a different subject), every detail of the same kind that stays true
+ * (`compatible`), and two other slots' changes by another person (`unrelated`: another subject and
+ * another attribute — "Lena moved to Lisbon" after "I run every morning"). HELD OUT when either
+ * statement has index % 4 == 3 in its list (so training never sees a held-out statement).
+ */
+export function slotPairs(): StatePair[] {
+  const doc = JSON.parse(readFileSync(SLOTS, 'utf8')) as SlotFixture;
+  const out: StatePair[] = [];
+  doc.slots.forEach((x, si) => {
+    if (!STATE_KINDS.includes(x.kind as StateKind)) throw new Error(`state-slots.json ${x.slot}: unknown kind ${x.kind}`);
+    const kind = x.kind as StateKind;
+    x.older.forEach((older, i) => {
+      const cols: [StateLabel, string[], string][] = [['update', x.change, 'change'], ['unrelated', x.other, 'other'], ['compatible', x.compatible, 'compatible']];
+      for (const [label, list, col] of cols) {
+        list.forEach((newer, j) => out.push({ older, newer, label, kind, source: `slot:${si}:${x.slot}:${col}`, heldOut: heldOutIndex(i) || heldOutIndex(j) }));
+      }
+      for (let step = 1; step <= 2; step++) {
+        const o = doc.slots[(si + step * 5) % doc.slots.length]!;
+        if (o.kind === x.kind) continue;
+        const j = (i + step) % o.other.length;
+        out.push({ older, newer: o.other[j]!, label: 'unrelated', kind, source: `slot:${si}:${x.slot}:cross`, heldOut: heldOutIndex(i) || heldOutIndex(j) });
+      }
+    });
+  });
+  return out;
+}
+
 /**
  * Cross-kind hard negatives (ours, TRAINING ONLY): the older statement of a training scenario with the
  * update or contradiction statement of a training scenario of ANOTHER subject kind, `per` of each per
@@ -119,6 +154,10 @@ export function kindSentences(): { text: string; kind: StateKind; heldOut: boole
     for (const t of s.slice(1, 6)) out.push({ text: t, kind: s[0] as StateKind, heldOut: heldOutIndex(i) });
   }
   fixture().other.forEach((t, i) => out.push({ text: t, kind: 'other', heldOut: heldOutIndex(i) }));
+  // the slot statements (not the details: their kind is loose), held out as their pairs are
+  for (const x of (JSON.parse(readFileSync(SLOTS, 'utf8')) as SlotFixture).slots) {
+    for (const list of [x.older, x.change, x.other]) list.forEach((t, i) => out.push({ text: t, kind: x.kind as StateKind, heldOut: heldOutIndex(i) }));
+  }
   for (const [kind, list] of Object.entries(more().statements)) {
     if (!STATE_KINDS.includes(kind as StateKind)) throw new Error(`state-pairs-more.json statements: unknown kind ${kind}`);
     list.forEach((t, i) => out.push({ text: t, kind: kind as StateKind, heldOut: heldOutIndex(i) }));

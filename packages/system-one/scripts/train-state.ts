@@ -51,6 +51,7 @@ import {
   kindSentences,
   printStateTable,
   relationStatePairs,
+  slotPairs,
   stateMetrics,
   statePairs,
   type StatePair,
@@ -150,7 +151,7 @@ function main() {
   GLOVE = loadGlove();
   lap(`GloVe: ${GLOVE.words.length} words`);
   const beamDir = values.beam ?? defaultBeamDir();
-  const ours = [...statePairs(), ...crossKindPairs()];
+  const ours = [...statePairs(), ...crossKindPairs(), ...slotPairs()];
   const rel = relationStatePairs();
   const beam = beamStatePairs(beamDir, [...STATE_BEAM_TRAIN, ...STATE_BEAM_HELD_OUT]);
   const all = [...ours, ...rel, ...beam];
@@ -215,7 +216,7 @@ function main() {
   const state = withTemperature(
     fitState(Xtrain, train, {
       script: 'packages/system-one/scripts/train-state.ts',
-      data: `test/state-pairs.json and test/state-pairs-more.json (index % 4 != 3; side and single pairs included) and their cross-kind pairs, relation-pairs.json (index % 4 != 3), relation-pairs-extra.json, templatePairs(), BEAM 500K dev conversations ${STATE_BEAM_TRAIN.join(',')}`,
+      data: `test/state-pairs.json and test/state-pairs-more.json (index % 4 != 3; side and single pairs included) and their cross-kind pairs, test/state-slots.json pairs of training statements, relation-pairs.json (index % 4 != 3), relation-pairs-extra.json, templatePairs(), BEAM 500K dev conversations ${STATE_BEAM_TRAIN.join(',')}`,
       heldOut: `state-pairs.json, state-pairs-more.json (scenarios and single pairs) and relation-pairs.json entries with index % 4 == 3; BEAM conversations ${STATE_BEAM_HELD_OUT.join(',')}`,
       n: train.length,
       perClass: counts,
@@ -237,8 +238,11 @@ function main() {
   const groups: [string, StatePair[]][] = [
     ...STATE_KINDS.filter((k) => k !== 'other').map((k) => [`ours: ${k}`, heldOurs.filter((p) => p.kind === k)] as [string, StatePair[]]),
     ['ours: all kinds', heldOurs],
+    ...STATE_KINDS.filter((k) => k !== 'other').map((k) => [`slots: ${k}`, held.filter((p) => p.source.startsWith('slot:') && p.kind === k)] as [string, StatePair[]]),
+    ['slots: all kinds', held.filter((p) => p.source.startsWith('slot:'))],
     ['issue-17 relation pairs', held.filter((p) => p.source.startsWith('rel'))],
     [`BEAM ${STATE_BEAM_HELD_OUT.join(',')}`, held.filter((p) => p.source.startsWith('beam'))],
+    ['held out without the slots (docs/state.md\'s 368)', held.filter((p) => !p.source.startsWith('slot:'))],
     ['ALL held out', held],
   ];
   printStateTable('HELD OUT (never trained or tuned on): edge decision at θ_rel = 0.6', groups.map(([g, ps]) => [g, stateMetrics(ps, probsOf(ps))]));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogue, STATE_LABELS } from '../catalogue.js';
 import { createSystemOne } from '../controller.js';
 import { SystemOneError } from '../errors.js';
-import { KIND_FEATURES, STATE_FEATURES, STATE_FEATURES_V2, STATE_KINDS, encodeLexicon, kindOf, lexMean, parseLexicon, parseStateWeights, stateFeatures, stateModels, stateProbabilities, type StateModels } from './state-model.js';
+import { KIND_FEATURES, STATE_FEATURES, STATE_FEATURES_V2, STATE_KINDS, encodeLexicon, kindOf, lexMean, otherSubject, parseLexicon, parseStateWeights, stateFeatures, stateModels, stateProbabilities, type StateModels } from './state-model.js';
 import weights from './models/state.json';
 import { expectMemError } from '@mem/test-utils';
 
@@ -95,5 +95,20 @@ describe('state model (issue 37): the offline answer of state.change', () => {
     // …but a past event said later, before the candidate's time, does not
     const event = await ask({ text: 'I visited Bergen last month.', time: '2026-12-07T10:05:00Z' }, { text: 'I live in Oslo.', time: '2026-12-07T10:00:00Z' });
     expect(event.update + event.contradiction).toBe(0);
+  });
+  it('another subject never changes the speaker\'s state: first person on one side, only third-person pronouns on the other', async () => {
+    const s1 = createSystemOne({ cache: false });
+    const q = { s: catalogue.state.change(0) };
+    const ask = async (n: string, c: string) => ((await s1.ask({ new_memory: { text: n }, candidates: [{ text: c }] }, q)).answers.s as { probabilities: Record<string, number> }).probabilities;
+    expect(otherSubject('I run every morning before work.', 'Lena is doing well. She moved to Lisbon last year.')).toBe(true);
+    expect(otherSubject('She lives in Lisbon.', 'I moved to Bergen last month.')).toBe(true);
+    // the same person ("I" on both sides, or no pronoun on either) and a first-person statement about someone else are not ruled out
+    expect(otherSubject('I live in Oslo.', 'I moved to Bergen last month.')).toBe(false);
+    expect(otherSubject('I love jazz.', 'Jazz bores me now.')).toBe(false);
+    expect(otherSubject('My sister lives in Lisbon.', 'She moved to Porto.')).toBe(false);
+    const p = await ask('Lena is doing well. She moved to Lisbon last year.', 'I run every morning before work.');
+    expect(p.update + p.contradiction).toBe(0);
+    const probs = stateProbabilities('I run every morning before work.', 'Lena is doing well. She moved to Lisbon last year.');
+    expect(p.unrelated).toBeCloseTo(probs.unrelated + probs.update + probs.contradiction, 10);
   });
 });

@@ -457,6 +457,27 @@ export function stateProbabilities(older: string, newer: string, models?: StateM
   return out;
 }
 
+/** Third-person personal pronouns (a closed grammatical class, not a cue list): who a statement is about when it says no "I" / "we". */
+const FIRST_PERSON_SUBJECT = new Set(['i', "i'm", "i've", "i'd", "i'll", 'we', "we're", "we've", "we'd", "we'll"]);
+const THIRD_PERSON = new Set(['he', 'she', 'his', 'her', 'hers', 'him', 'himself', 'herself', 'they', 'them', 'their', 'theirs', "he's", "she's", "they're", "they've"]);
+
+/**
+ * The two statements are about different people (ours, issue 37): one has "I" / "we" as a subject and
+ * the other has no first-person word at all ("my" and "me" included) but a third-person pronoun ("Lena is doing well.
+ * She moved to Lisbon last year" after "I run every morning at 6 am"). A change of someone else's state
+ * does not change the speaker's. On our labelled pairs (state, slot, issue-17 and BEAM dev pairs) it
+ * holds for none of the ~1,000 update / contradiction / same pairs.
+ */
+export function otherSubject(older: string, newer: string): boolean {
+  const fo = features(older).tokens;
+  const fn = features(newer).tokens;
+  // the speaker's side says "I" / "we" as a subject; the other side has no first-person word at all
+  // ("my sister … she moved" can be about the sister on both sides)
+  const speaker = (t: readonly string[]) => t.some((w) => FIRST_PERSON_SUBJECT.has(w));
+  const someoneElse = (t: readonly string[]) => !t.some((w) => FIRST_PERSON.has(w)) && t.some((w) => THIRD_PERSON.has(w));
+  return (speaker(fo) && someoneElse(fn)) || (speaker(fn) && someoneElse(fo));
+}
+
 /** Both items name their speaker and the speakers differ (case-insensitive). */
 function otherSpeaker(a: Item, b: Item): boolean {
   const sa = typeof a.speaker === 'string' ? a.speaker.trim().toLowerCase() : '';
@@ -467,8 +488,9 @@ function otherSpeaker(a: Item, b: Item): boolean {
 /**
  * The offline scorer of `state.change` on `{ new_memory, candidates[i] }` (refs: new_memory, then the
  * candidate): the state model's probabilities for (older = candidate, newer = new_memory). A question
- * on either side, or two different known speakers, moves the change mass (update + contradiction) to
- * `unrelated`; a new memory whose time lies wholly before the candidate's moves it to `compatible` —
+ * on either side, two different known speakers, or two different subjects (`otherSubject`: first
+ * person on one side, only third-person pronouns on the other) moves the change mass (update +
+ * contradiction) to `unrelated`; a new memory whose time lies wholly before the candidate's moves it to `compatible` —
  * except a statement of a change (a `CHANGE` word: "moved", "quit", "now" …) said at or after the
  * candidate's time: the state it reports holds from its event until it was said ("I live in Oslo",
  * then the same day "I moved to Bergen last month" is a change, not an older event).
@@ -478,7 +500,7 @@ export function stateChange(refs: ResolvedRef[]): Record<StateLabel, number> {
   const p = { ...stateProbabilities(b.text, a.text) };
   const change = p.update + p.contradiction;
   const question = cueTest(feat(a), CUES.question) || cueTest(feat(b), CUES.question);
-  if (question || otherSpeaker(a, b)) return { ...p, update: 0, contradiction: 0, unrelated: p.unrelated + change };
+  if (question || otherSpeaker(a, b) || otherSubject(b.text, a.text)) return { ...p, update: 0, contradiction: 0, unrelated: p.unrelated + change };
   const ia = intervalOf(a);
   const ib = intervalOf(b);
   // a statement of a change ("I moved to Bergen last month") describes a state that holds from its event
