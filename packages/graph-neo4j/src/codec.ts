@@ -4,7 +4,7 @@
  * decision, metadata, history data) are stored as JSON strings; lists of strings and the embedding
  * (a list of floats) are stored natively so the indexes can use them.
  */
-import type { HistoryEntry, MemoryNode, Relation, ResolvedScope } from '@mem/store-spec';
+import type { GateAction, HistoryEntry, MemoryNode, NodeDigest, Relation, ResolvedScope } from '@mem/store-spec';
 import { scopeKey, searchText } from '@mem/store-spec';
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
@@ -97,6 +97,20 @@ export function propsToScope(p: Props): ResolvedScope {
     userId: String(p.userId ?? ''),
     agentId: String(p.agentId ?? ''),
     runId: String(p.runId ?? ''),
+  };
+}
+
+/** A `read.scan` row's node as a `NodeDigest` (`MemoryStore.scanNodes`): the gate record's action only. */
+export function propsToDigest(p: Props): NodeDigest {
+  const gate = parseJson<{ action?: GateAction } | null>(p.gate, null);
+  return {
+    id: String(p.id),
+    observedAt: String(p.observedAt),
+    entities: strList(p.entities),
+    keywords: strList(p.keywords),
+    embedding: Array.isArray(p.embedding) ? Float32Array.from(p.embedding.map(toNum)) : new Float32Array(0),
+    gate: gate ? ({ action: gate.action } as { action: GateAction }) : null,
+    provenance: { sourceId: p.sourceId == null ? null : String(p.sourceId), metadata: parseJson(p.metadata, {}) },
   };
 }
 

@@ -74,6 +74,8 @@ export function buildSchemaQueries(dimension: number): CypherQuery[] {
     q('constraint.metaKey', `CREATE CONSTRAINT ${INDEX_NAMES.metaConstraint} IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE m.key IS UNIQUE`, {}),
     q('constraint.stateKey', `CREATE CONSTRAINT ${INDEX_NAMES.stateConstraint} IF NOT EXISTS FOR (s:${STATE_LABEL}) REQUIRE s.key IS UNIQUE`, {}),
     q('index.scope', `CREATE INDEX ${INDEX_NAMES.scope} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey)`, {}),
+    // keyset pages of a scope in id order (scanNodes: the write path's rebuild after a start)
+    q('index.scopeId', `CREATE INDEX ${INDEX_NAMES.scopeId} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey, m.id)`, {}),
     q('index.stateScope', `CREATE INDEX ${INDEX_NAMES.stateScope} IF NOT EXISTS FOR (s:${STATE_LABEL}) ON (s.scopeKey)`, {}),
     q('index.contentHash', `CREATE INDEX ${INDEX_NAMES.contentHash} IF NOT EXISTS FOR (m:${MEMORY_LABEL}) ON (m.scopeKey, m.contentHash)`, {}),
     q('index.history', `CREATE INDEX ${INDEX_NAMES.historyScope} IF NOT EXISTS FOR (h:${HISTORY_LABEL}) ON (h.scopeKey, h.seq)`, {}),
@@ -372,6 +374,22 @@ export function buildListQuery(scope: ResolvedScope, options: ListOptions = {}):
   );
 }
 
+/**
+ * One keyset page of a scope's memories in id order (`MemoryStore.scanNodes`; issue 33): the
+ * `(scopeKey, id)` index seeks past `afterId`, and only the fields a write-path rebuild reads are
+ * projected (no text, types or event time). Neo4j compares strings by UTF-16 code units, as
+ * JavaScript does.
+ */
+export function buildScanNodesQuery(scope: ResolvedScope, afterId: string, limit: number): CypherQuery {
+  return q(
+    'read.scan',
+    `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey AND m.id > $afterId
+     WITH m ORDER BY m.id ASC LIMIT $limit
+     RETURN m {.id, .observedAt, .entities, .keywords, .embedding, .gate, .sourceId, .metadata} AS node`,
+    { scopeKey: scopeKey(scope), afterId, limit: int(limit) },
+  );
+}
+
 export function buildCountQuery(scope: ResolvedScope): CypherQuery {
   return q('read.count', `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey RETURN count(m) AS count`, { scopeKey: scopeKey(scope) });
 }
@@ -385,18 +403,23 @@ export function buildFindByContentHashQuery(scope: ResolvedScope, contentHash: s
   );
 }
 
+/** What a search query returns per hit: the whole node (`node {.*}`), or only its id (the `…Ids` fast paths). */
+export type HitProjection = 'node' | 'id';
+const project = (v: string, p: HitProjection) => (p === 'id' ? `${v}.id AS id` : `${v} {.*} AS node`);
+
 /**
  * Exact k-NN inside the scope. `vector.similarity.cosine` returns (1 + cos)/2 in [0, 1]
- * (Neo4j docs); the query maps it back to cosine in [-1, 1].
+ * (Neo4j docs); the query maps it back to cosine in [-1, 1]. Ordered and cut to k before the
+ * projection, so only the k kept nodes are read out (issue 33).
  */
-export function buildVectorSearchExactQuery(scope: ResolvedScope, vector: ArrayLike<number>, k: number): CypherQuery {
+export function buildVectorSearchExactQuery(scope: ResolvedScope, vector: ArrayLike<number>, k: number, projection: HitProjection = 'node'): CypherQuery {
   return q(
     'read.vector.exact',
     `MATCH (m:${MEMORY_LABEL}) WHERE m.scopeKey = $scopeKey
      WITH m, vector.similarity.cosine(m.embedding, $vector) AS s
      ORDER BY s DESC, m.rid ASC
      LIMIT $k
-     RETURN m {.*} AS node, 2 * s - 1 AS score`,
+     RETURN ${project('m', projection)}, 2 * s - 1 AS score`,
     { scopeKey: scopeKey(scope), vector: Array.from(vector), k: int(k) },
   );
 }
@@ -404,16 +427,15 @@ export function buildVectorSearchExactQuery(scope: ResolvedScope, vector: ArrayL
 /**
  * Approximate k-NN through the vector index. The index spans all scopes, so it is asked for
  * `candidates` neighbours and filtered to the scope afterwards; the store falls back to the exact
- * query when fewer than k survive.
+ * query when fewer than k survive. Ordered and cut to k before the projection.
  */
-export function buildVectorSearchIndexQuery(scope: ResolvedScope, vector: ArrayLike<number>, k: number, candidates: number): CypherQuery {
+export function buildVectorSearchIndexQuery(scope: ResolvedScope, vector: ArrayLike<number>, k: number, candidates: number, projection: HitProjection = 'node'): CypherQuery {
   return q(
     'read.vector.index',
     `CALL db.index.vector.queryNodes($indexName, $candidates, $vector) YIELD node, score
      WITH node, score WHERE node.scopeKey = $scopeKey
-     RETURN node {.*} AS node, 2 * score - 1 AS score
-     ORDER BY score DESC, node.rid ASC
-     LIMIT $k`,
+     WITH node, score ORDER BY score DESC, node.rid ASC LIMIT $k
+     RETURN ${project('node', projection)}, 2 * score - 1 AS score`,
     { indexName: INDEX_NAMES.vector, scopeKey: scopeKey(scope), vector: Array.from(vector), k: int(k), candidates: int(Math.max(k, candidates)) },
   );
 }
@@ -431,16 +453,27 @@ export function toLuceneQuery(text: string, maxTokens = 64): string | null {
   return tokens.join(' OR ');
 }
 
-/** Full-text (Lucene BM25) search filtered to the scope. Caller text goes in only through `toLuceneQuery` as a parameter. */
-export function buildLexicalSearchQuery(scope: ResolvedScope, luceneQuery: string, k: number): CypherQuery {
+/**
+ * Full-text (Lucene BM25) search filtered to the scope (issue 33: bounded). The index is asked for
+ * its best `fetch` hits over all scopes (`{limit}`: Lucene ranks them, nothing else is read), the
+ * scope's among them are ordered (score, then insertion number) and cut to k before the
+ * projection. Each row also carries `fetched` (hits the index returned) and `lastScore` (the
+ * lowest of them), so the store can tell whether a larger `fetch` could change the answer (see
+ * `lexicalSearch`); a fetch without an in-scope hit returns one row with `node`/`id` null.
+ * Caller text goes in only through `toLuceneQuery` as a parameter.
+ */
+export function buildLexicalSearchQuery(scope: ResolvedScope, luceneQuery: string, k: number, fetch: number = Math.max(k, 1), projection: HitProjection = 'node'): CypherQuery {
   return q(
     'read.lexical',
-    `CALL db.index.fulltext.queryNodes($indexName, $query) YIELD node, score
-     WITH node, score WHERE node.scopeKey = $scopeKey
-     RETURN node {.*} AS node, score
-     ORDER BY score DESC, node.rid ASC
-     LIMIT $k`,
-    { indexName: INDEX_NAMES.fulltext, scopeKey: scopeKey(scope), query: luceneQuery, k: int(k) },
+    `CALL db.index.fulltext.queryNodes($indexName, $query, {limit: $fetch}) YIELD node, score
+     WITH collect([node, score]) AS found
+     WITH size(found) AS fetched, CASE WHEN size(found) = 0 THEN null ELSE found[size(found) - 1][1] END AS lastScore,
+          [x IN found WHERE x[0].scopeKey = $scopeKey] AS mine
+     UNWIND CASE WHEN size(mine) = 0 THEN [null] ELSE mine END AS x
+     WITH fetched, lastScore, x[0] AS node, x[1] AS score
+     ORDER BY score DESC, node.rid ASC LIMIT $k
+     RETURN ${projection === 'id' ? 'node.id AS id' : 'CASE WHEN node IS NULL THEN null ELSE node {.*} END AS node'}, score, fetched, lastScore`,
+    { indexName: INDEX_NAMES.fulltext, scopeKey: scopeKey(scope), query: luceneQuery, k: int(k), fetch: int(fetch) },
   );
 }
 

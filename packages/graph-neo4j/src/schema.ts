@@ -34,6 +34,7 @@ export const INDEX_NAMES = Object.freeze({
   stateConstraint: 'mem_state_key_unique',
   stateScope: 'mem_state_scope',
   scope: 'mem_memory_scope',
+  scopeId: 'mem_memory_scope_id',
   contentHash: 'mem_memory_content_hash',
   historyScope: 'mem_history_scope_seq',
   vector: 'mem_memory_embedding',

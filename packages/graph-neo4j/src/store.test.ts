@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemError, reembedStore, scopeKey, type Embedder, type StoreMeta } from '@mem/core';
+import { nodeToProps } from './codec.js';
 import { createNeo4jStore } from './store.js';
 import type { CypherQuery } from './queries.js';
 import type { Row } from './runner.js';
@@ -63,6 +64,7 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
       'constraint.metaKey',
       'constraint.stateKey',
       'index.scope',
+      'index.scopeId',
       'index.stateScope',
       'index.contentHash',
       'index.history',
@@ -198,7 +200,8 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     const row = { node: { ...Object.fromEntries(Object.entries((await import('./codec.js')).nodeToProps(a))) } };
     const { runner, store } = await opened((q) => {
       if (q.name === 'read.count') return [{ count: 3 }];
-      if (q.name.startsWith('read.vector') || q.name === 'read.lexical') return [{ ...row, score: 0.5 }];
+      if (q.name.startsWith('read.vector')) return [{ ...row, score: 0.5 }];
+      if (q.name === 'read.lexical') return [{ ...row, score: 0.5, fetched: 1, lastScore: 0.5 }];
       if (q.name === 'read.get' || q.name === 'read.getMany' || q.name === 'read.list' || q.name === 'read.contentHash') return [row];
       return [];
     });
@@ -234,6 +237,52 @@ describe('createNeo4jStore (recording runner: queries and store logic, no server
     await store.vectorSearch(scopeA, new Float32Array([1, 0, 0, 0]), 3);
     expect(runner.log.map((l) => l.query!.name)).toEqual(['read.vector.index', 'read.vector.exact']);
     await expectMemError(store.vectorSearch(scopeA, new Float32Array([1, 0, 0]), 3), MemValidationError, 'DIMENSION_MISMATCH');
+  });
+
+  it('vectorSearch auto mode (default): exact below vectorIndexMinScope memories in the scope, the vector index from there; the size is read once', async () => {
+    let size = 120;
+    const runner = recordingRunner((q) => (q.name === 'read.count' ? [{ count: size }] : respondAll(q)));
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner, vectorIndexMinScope: 100, vectorCandidates: 50 });
+    await store.open(META);
+    runner.log.length = 0;
+    await store.vectorSearch(scopeA, new Float32Array([1, 0, 0, 0]), 3);
+    await store.vectorSearchIds!(scopeA, new Float32Array([1, 0, 0, 0]), 3);
+    // respondAll answers no rows: the index leaves < k, so each falls back to exact
+    expect(runner.log.map((l) => l.query!.name)).toEqual(['read.count', 'read.vector.index', 'read.vector.exact', 'read.vector.index', 'read.vector.exact']);
+    expect(runner.log.at(-1)!.query!.cypher).toContain('RETURN m.id AS id');
+    const small = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner, vectorIndexMinScope: 100 });
+    await small.open(META);
+    size = 99;
+    runner.log.length = 0;
+    await small.vectorSearch(scopeA, new Float32Array([1, 0, 0, 0]), 3);
+    expect(runner.log.map((l) => l.query!.name)).toEqual(['read.count', 'read.vector.exact']);
+  });
+
+  it('lexicalSearch asks the full-text index for a bounded number of hits and more only while a larger fetch could change the top k', async () => {
+    const node = (id: string, rid: number) => nodeToProps(makeNode(id, `memory ${id}`), rid);
+    const fetches: number[] = [];
+    const runner = recordingRunner((q) => {
+      if (q.name !== 'read.lexical') return respondAll(q);
+      const fetch = (q.params.fetch as any).toNumber();
+      fetches.push(fetch);
+      // 1st round: the index filled the fetch and its lowest hit ties with the 2nd in-scope hit (more may tie): ask again
+      if (fetches.length === 1) return [{ node: node('a', 1), score: 2, fetched: fetch, lastScore: 1 }, { node: node('b', 2), score: 1, fetched: fetch, lastScore: 1 }];
+      // 2nd round: the index ran out
+      return [{ node: node('a', 1), score: 2, fetched: 70, lastScore: 0.5 }, { node: node('c', 0), score: 1, fetched: 70, lastScore: 0.5 }];
+    });
+    const store = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner });
+    await store.open(META);
+    const hits = await store.lexicalSearch(scopeA, 'kite', 2);
+    expect(fetches).toEqual([64, 512]);
+    expect(hits.map((h) => h.node.id)).toEqual(['a', 'c']);
+    // the k-th hit above the lowest fetched: one round; no in-scope hit (a null row): none
+    fetches.length = 0;
+    const one = recordingRunner((q) => (q.name === 'read.lexical' ? [{ id: null, score: null, fetched: 64, lastScore: 3 }] : respondAll(q)));
+    const s2 = createNeo4jStore({ uri: 'bolt://unused', password: 'x', runner: one });
+    await s2.open(META);
+    expect(await s2.lexicalSearchIds!(scopeA, 'kite', 1)).toEqual([]);
+    // round 1 filled its fetch without an in-scope hit: asked again; round 2 got fewer than asked (64 < 512): done
+    expect(one.log.filter((l) => l.query?.name === 'read.lexical').map((l) => (l.query!.params.fetch as any).toNumber())).toEqual([64, 512]);
   });
 
   it('forget: deletes, drops the scope\'s derived state and appends FORGET in the same transaction; absent → false, no history', async () => {

@@ -22,10 +22,12 @@ import {
   type NeighborQuery,
   type Relation,
   type ResolvedScope,
+  type ScanOptions,
+  type ScoredId,
   type ScoredNode,
   type StoreMeta,
 } from '@mem/store-spec';
-import { propsToHistory, propsToNode, propsToRelation, propsToScope, toNum, type Props } from './codec.js';
+import { propsToDigest, propsToHistory, propsToNode, propsToRelation, propsToScope, toNum, type Props } from './codec.js';
 import { mapNeo4jError, withTimeout } from './errors.js';
 import {
   buildAppendHistoryQuery,
@@ -59,7 +61,9 @@ import {
   buildVectorSearchIndexQuery,
   toLuceneQuery,
   buildScopeLockQuery,
+  buildScanNodesQuery,
   type CypherQuery,
+  type HitProjection,
 } from './queries.js';
 import { createDriverRunner, type QueryRunner, type Row } from './runner.js';
 
@@ -77,12 +81,16 @@ export interface Neo4jStoreOptions {
    */
   connectionTimeoutMs?: number;
   /**
-   * `exact` (default): k-NN by `vector.similarity.cosine` over the scope's nodes — exact, cost linear
-   * in the scope's size. `index`: the HNSW vector index, asked for `max(k, vectorCandidates)`
-   * neighbours across all scopes and filtered to the scope; falls back to exact when fewer than k
-   * survive the filter.
+   * `auto` (default; issue 33): `index` for a scope holding at least `vectorIndexMinScope` memories,
+   * else `exact` (the SQLite store's choice: exact scans of small scopes, an ANN index above 5,000).
+   * `exact`: k-NN by `vector.similarity.cosine` over the scope's nodes — exact, cost linear in the
+   * scope's size (13 s per query at 100k memories on a loaded 2-core machine, docs/benchmarks.md).
+   * `index`: the HNSW vector index, asked for `max(k, vectorCandidates)` neighbours across all
+   * scopes and filtered to the scope; falls back to exact when fewer than k survive the filter.
    */
-  vectorSearch?: 'exact' | 'index';
+  vectorSearch?: 'auto' | 'exact' | 'index';
+  /** `auto` mode: the scope size (memories) from which the vector index is used. Default 5000. */
+  vectorIndexMinScope?: number;
   /** Candidates requested from the vector index in `index` mode. Default 200. */
   vectorCandidates?: number;
   /** Seconds `open()` waits for the indexes to come online. Default 60. */
@@ -138,6 +146,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
     runner: options.runner ?? null,
     opened: null,
     closed: false,
+    scopeSizes: new Map(),
     getRunner(): QueryRunner {
       if (c.closed) throw new StoreError('The Neo4j store is closed', { details: { uri } });
       if (!c.runner) {
@@ -169,7 +178,7 @@ export function createNeo4jStore(options: Neo4jStoreOptions): MemoryStore & { re
     kind: 'neo4j',
     // several app instances may write one Neo4j database: createMemory re-checks each scope before a write
     concurrentWriters: true,
-    capabilities: ['lockScopes', 'forgetScope', 'state'],
+    capabilities: ['lockScopes', 'forgetScope', 'state', 'vectorSearchIds', 'lexicalSearchIds', 'scanNodes'],
     uri,
     open: (meta) => openStore(c, meta),
     async meta() {
@@ -231,6 +240,8 @@ interface Neo4jContext {
   runner: QueryRunner | null;
   opened: StoreMeta | null;
   closed: boolean;
+  /** Scope sizes `auto` vector search read (scope key → memories, when read); see `vectorHits`. */
+  scopeSizes: Map<string, { n: number; at: number }>;
   /** The runner; StoreError once closed, MemValidationError without a uri. */
   getRunner(): QueryRunner;
   /** The meta given to open(); StoreError before open(). */
@@ -240,7 +251,13 @@ interface Neo4jContext {
 }
 
 const nodesOf = (rows: Row[], column = 'node'): MemoryNode[] => rows.map((r) => propsToNode(r[column] as Props));
-const scoredOf = (rows: Row[]): ScoredNode[] => rows.map((r) => ({ node: propsToNode(r.node as Props), score: toNum(r.score) }));
+const scoredOf = (rows: Row[]): ScoredNode[] => rows.filter((r) => r.node != null).map((r) => ({ node: propsToNode(r.node as Props), score: toNum(r.score) }));
+const scoredIdsOf = (rows: Row[]): ScoredId[] => rows.filter((r) => r.id != null).map((r) => ({ id: String(r.id), score: toNum(r.score) }));
+
+/** First number of hits asked of the full-text index per search: max(this, 4k) (see `lexicalHits`). */
+const LEXICAL_FETCH_MIN = 64;
+/** How many scope sizes `auto` vector search remembers, and for how long (ms): a size only picks exact or index. */
+const SCOPE_SIZE_TTL_MS = 10_000;
 
 /**
  * `open(meta)`: verify connectivity within the timeout, compare with recorded meta before touching
@@ -316,8 +333,53 @@ async function writeBatch(c: Neo4jContext, batch: Parameters<MemoryStore['write'
   );
 }
 
+/**
+ * The k nearest of a scope (issue 33): through the vector index when `vectorSearch` is `index`, or
+ * `auto` and the scope holds at least `vectorIndexMinScope` memories (its size remembered for
+ * {@link SCOPE_SIZE_TTL_MS}); exact when fewer than k of the index's candidates are in the scope.
+ */
+async function vectorHits(c: Neo4jContext, r: QueryRunner, s: ResolvedScope, v: Float32Array, k: number, projection: HitProjection): Promise<Row[]> {
+  const mode = c.options.vectorSearch ?? 'auto';
+  let useIndex = mode === 'index';
+  if (mode === 'auto') {
+    const key = scopeKey(s);
+    let known = c.scopeSizes.get(key);
+    if (!known || Date.now() - known.at > SCOPE_SIZE_TTL_MS) {
+      known = { n: countOf(await r.read(buildCountQuery(s)), 'count'), at: Date.now() };
+      if (c.scopeSizes.size >= 10_000) c.scopeSizes.clear();
+      c.scopeSizes.set(key, known);
+    }
+    useIndex = known.n >= (c.options.vectorIndexMinScope ?? 5000);
+  }
+  if (useIndex) {
+    const rows = await r.read(buildVectorSearchIndexQuery(s, v, k, c.options.vectorCandidates ?? 200, projection));
+    if (rows.length >= k) return rows;
+  }
+  return r.read(buildVectorSearchExactQuery(s, v, k, projection));
+}
+
+/**
+ * BM25 hits of a scope from the full-text index, bounded (issue 33): asks the index for its best
+ * `fetch` = max(64, 4k) hits, then 8× more until the answer cannot change — the index ran out
+ * (`fetched < fetch`), or the scope's k-th hit scores above the lowest hit fetched (every hit not
+ * fetched scores at most that, so ties with the k-th, ordered by insertion number, are all in).
+ * The answer is the one an unbounded search gives; a scope holding few of a query word's hits
+ * costs more rounds.
+ */
+async function lexicalHits(r: QueryRunner, s: ResolvedScope, lucene: string, k: number, projection: HitProjection): Promise<Row[]> {
+  for (let fetch = Math.max(LEXICAL_FETCH_MIN, 4 * k); ; fetch *= 8) {
+    const rows = await r.read(buildLexicalSearchQuery(s, lucene, k, fetch, projection));
+    const fetched = rows.length ? toNum(rows[0].fetched) : 0;
+    if (!(fetched >= fetch)) return rows; // the index ran out (or a server / runner that did not say: taken as is)
+    const hits = rows.filter((row) => row[projection] != null);
+    if (hits.length >= k && toNum(hits[k - 1]!.score) > toNum(rows[0].lastScore)) return rows;
+  }
+}
+
 /** The store's reads (each checks open, scope and arguments before sending anything). */
-function readMethods(c: Neo4jContext): Pick<MemoryStore, 'get' | 'getMany' | 'list' | 'count' | 'findByContentHash' | 'vectorSearch' | 'lexicalSearch' | 'neighbors' | 'relations' | 'history' | 'loadState' | 'scopes'> {
+function readMethods(
+  c: Neo4jContext,
+): Pick<MemoryStore, 'get' | 'getMany' | 'list' | 'scanNodes' | 'count' | 'findByContentHash' | 'vectorSearch' | 'vectorSearchIds' | 'lexicalSearch' | 'lexicalSearchIds' | 'neighbors' | 'relations' | 'history' | 'loadState' | 'scopes'> {
   const { options } = c;
   return {
     async get(scope, id) {
@@ -345,6 +407,15 @@ function readMethods(c: Neo4jContext): Pick<MemoryStore, 'get' | 'getMany' | 'li
       return c.guarded('list', async (r) => nodesOf(await r.read(buildListQuery(s, opts))));
     },
 
+    async scanNodes(scope, opts?: ScanOptions) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      const limit = opts?.limit ?? 1000;
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) throw new MemValidationError('INVALID_INPUT', 'limit must be a positive integer');
+      if (opts?.afterId !== undefined && typeof opts.afterId !== 'string') throw new MemValidationError('INVALID_INPUT', 'afterId must be a string');
+      return c.guarded('scanNodes', async (r) => (await r.read(buildScanNodesQuery(s, opts?.afterId ?? '', limit))).map((row) => propsToDigest(row.node as Props)));
+    },
+
     async count(scope) {
       c.requireOpen();
       const s = checkScope(scope);
@@ -363,13 +434,16 @@ function readMethods(c: Neo4jContext): Pick<MemoryStore, 'get' | 'getMany' | 'li
       const v = checkVector(vector, meta.dimension, 'query vector');
       const kk = checkK(k, 'k');
       if (kk === 0) return [];
-      return c.guarded('vectorSearch', async (r) => {
-        if (options.vectorSearch === 'index') {
-          const hits = scoredOf(await r.read(buildVectorSearchIndexQuery(s, v, kk, options.vectorCandidates ?? 200)));
-          if (hits.length >= kk) return hits;
-        }
-        return scoredOf(await r.read(buildVectorSearchExactQuery(s, v, kk)));
-      });
+      return c.guarded('vectorSearch', async (r) => scoredOf(await vectorHits(c, r, s, v, kk, 'node')));
+    },
+
+    async vectorSearchIds(scope, vector, k) {
+      const meta = c.requireOpen();
+      const s = checkScope(scope);
+      const v = checkVector(vector, meta.dimension, 'query vector');
+      const kk = checkK(k, 'k');
+      if (kk === 0) return [];
+      return c.guarded('vectorSearchIds', async (r) => scoredIdsOf(await vectorHits(c, r, s, v, kk, 'id')));
     },
 
     async lexicalSearch(scope, query, k) {
@@ -379,7 +453,17 @@ function readMethods(c: Neo4jContext): Pick<MemoryStore, 'get' | 'getMany' | 'li
       const kk = checkK(k, 'k');
       const lucene = toLuceneQuery(query);
       if (kk === 0 || lucene === null) return [];
-      return c.guarded('lexicalSearch', async (r) => scoredOf(await r.read(buildLexicalSearchQuery(s, lucene, kk))));
+      return c.guarded('lexicalSearch', async (r) => scoredOf(await lexicalHits(r, s, lucene, kk, 'node')));
+    },
+
+    async lexicalSearchIds(scope, query, k) {
+      c.requireOpen();
+      const s = checkScope(scope);
+      if (typeof query !== 'string') throw new MemValidationError('INVALID_INPUT', 'query must be a string');
+      const kk = checkK(k, 'k');
+      const lucene = toLuceneQuery(query);
+      if (kk === 0 || lucene === null) return [];
+      return c.guarded('lexicalSearchIds', async (r) => scoredIdsOf(await lexicalHits(r, s, lucene, kk, 'id')));
     },
 
     async neighbors(scope, ids, query?: NeighborQuery): Promise<Neighbor[]> {
