@@ -380,7 +380,6 @@ async function lexicalHits(r: QueryRunner, s: ResolvedScope, lucene: string, k: 
 function readMethods(
   c: Neo4jContext,
 ): Pick<MemoryStore, 'get' | 'getMany' | 'list' | 'scanNodes' | 'count' | 'findByContentHash' | 'vectorSearch' | 'vectorSearchIds' | 'lexicalSearch' | 'lexicalSearchIds' | 'neighbors' | 'relations' | 'history' | 'loadState' | 'scopes'> {
-  const { options } = c;
   return {
     async get(scope, id) {
       c.requireOpen();
