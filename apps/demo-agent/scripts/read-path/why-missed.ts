@@ -46,6 +46,8 @@ const bump = (key: string, by = 1) => count.set(key, (count.get(key) ?? 0) + by)
 const rankBucket = (r: number) => (r < 2 * K ? `${K + 1}–${2 * K}` : r < 5 * K ? `${2 * K + 1}–${5 * K}` : `> ${5 * K}`);
 const words = (s: string) => new Set(s.toLowerCase().match(/[a-z0-9']+/g) ?? []);
 let questions = 0;
+let baseN = 0;
+let baseLinked = 0;
 let items = 0;
 let found = 0;
 const gaps: number[] = [];
@@ -86,6 +88,13 @@ for (const conv of corpus) {
     const evIds = q.evidence.map((e) => bySource.get(e) ?? []);
     const foundIds = new Set(evIds.flat().filter((id) => top.has(id)));
     const qWords = words(q.question);
+    // the base rate: of the visited memories ranked k+1…5k that are NOT evidence, how many are one edge from found evidence
+    const evAll = new Set(evIds.flat());
+    if (foundIds.size) for (const c of tr.candidates.slice(K, 5 * K)) {
+      if (evAll.has(c.id)) continue;
+      baseN++;
+      if (edgesOf(c.id).some((r) => foundIds.has(other(r, c.id)))) baseLinked++;
+    }
     for (const ids of evIds) {
       items++;
       if (ids.some((i) => top.has(i))) {
@@ -133,5 +142,6 @@ for (const group of ['cause', 'linked to found evidence', 'entities', 'session']
   console.log('');
 }
 gaps.sort((a, b) => a - b);
+console.log(`Base rate (questions with found evidence): ${baseLinked} of ${baseN} non-evidence memories ranked ${K + 1}–${5 * K} are one edge from found evidence (${(baseLinked / Math.max(1, baseN)).toFixed(3)})`);
 const q = (p: number) => (gaps.length ? gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))]!.toFixed(3) : '–');
 console.log(`Visited but below k: p(evidence) of the k-th item minus the missed item's, quartiles ${q(0.25)} / ${q(0.5)} / ${q(0.75)} (${gaps.length} items)`);
