@@ -15,7 +15,7 @@
  * 2. compatible: in the same memories, CONTRADICTS / OBSOLETES edges that touch a compatible statement
  *    (both stay true: every such edge is false), counted and listed.
  * 3. sample: the demo's sample conversation: memories marked superseded, listed for checking by hand.
- * 4. abstention: held-out LoCoMo (4–7, adversarial = unanswerable) and BEAM (6–10, `abstention` =
+ * 4. abstention: our held-out tiny memories (scripts/read-path/tiny-memories.ts), held-out LoCoMo (4–7, adversarial = unanswerable) and BEAM (6–10, `abstention` =
  *    unanswerable) conversations, per conversation: share of unanswerable questions where search says
  *    `answerable: false`, share of answerable ones refused. Memories from the read-path cache
  *    (`--cache`, built on first use: scripts/read-path/corpus.ts).
@@ -36,6 +36,7 @@ import { parseIngestFile } from '../src/ingest/formats.js';
 import { createEmbedderFor, resolveEmbedderKind } from '../src/embedder.js';
 import { createEvalSystemOne } from '../src/eval/systems/mem.js';
 import { loadCorpus, memoryOf } from '../scripts/read-path/corpus.js';
+import { buildTinyMemory, TINY_MEMORIES, TINY_TRAIN_COUNT } from '../scripts/read-path/tiny-memories.js';
 import { STATE_SCENARIOS, withNow, type AttributeKind } from './state-scenarios.js';
 
 const here = import.meta.dirname;
@@ -186,12 +187,30 @@ if (sections.has('abstention') || sections.has('beam-ku')) {
     await m.close();
   }
   if (sections.has('abstention')) {
-    console.log('\n## Abstention on held-out conversations (unanswerable: LoCoMo adversarial, BEAM abstention)\n');
+    // our tiny memories (3–12 observations; tiny-memories.ts), the held-out ones only
+    for (const [i, tm] of TINY_MEMORIES.entries()) {
+      if (i < TINY_TRAIN_COUNT) continue;
+      const m = await buildTinyMemory(tm, embedder);
+      const jev = createJevRetriever({ store: m.store, systemOne: m.systemOne, embedder });
+      const r = { name: `tiny ${tm.name}`, u: 0, abstained: 0, a: 0, refused: 0 };
+      const refuses = async (q: string) => (await jev.search({ scope: m.scope, query: q, k: 10, now: m.now })).answerable === false;
+      for (const q of tm.answerable) {
+        r.a++;
+        if (await refuses(q)) r.refused++;
+      }
+      for (const q of tm.unanswerable) {
+        r.u++;
+        if (await refuses(q)) r.abstained++;
+      }
+      abst.push(r);
+      await m.close();
+    }
+    console.log('\n## Abstention on held-out conversations (unanswerable: LoCoMo adversarial, BEAM abstention, our tiny memories)\n');
     console.log('| conversation | unanswerable | abstained | answerable | refused |');
     console.log('|---|---:|---:|---:|---:|');
     const sum = (d: string) => abst.filter((r) => r.name.startsWith(d)).reduce((s, r) => ({ name: `all ${d}`, u: s.u + r.u, abstained: s.abstained + r.abstained, a: s.a + r.a, refused: s.refused + r.refused }), { name: `all ${d}`, u: 0, abstained: 0, a: 0, refused: 0 });
-    for (const r of [...abst, sum('locomo'), sum('beam')]) if (r.u + r.a) console.log(`| ${r.name} | ${r.u} | ${f2(r.abstained / Math.max(1, r.u))} | ${r.a} | ${f2(r.refused / Math.max(1, r.a))} |`);
-    for (const d of ['locomo', 'beam']) {
+    for (const r of [...abst, sum('locomo'), sum('beam'), sum('tiny')]) if (r.u + r.a) console.log(`| ${r.name} | ${r.u} | ${f2(r.abstained / Math.max(1, r.u))} | ${r.a} | ${f2(r.refused / Math.max(1, r.a))} |`);
+    for (const d of ['locomo', 'beam', 'tiny']) {
       const s = sum(d);
       if (!s.u) continue;
       row(`Abstention ${d} held-out: unanswerable abstained`, '≥ 0.7', f2(s.abstained / s.u), s.abstained / s.u >= 0.7);

@@ -17,5 +17,5 @@ export interface TraceLike {
 export declare function linkWords(subtype: string): string;
 export declare function whyTheseMemories(trace: TraceLike | null, evidence: { via?: string[] }[]): string;
 export declare function whyItStopped(trace: TraceLike | null): string;
-export declare function howSure(trace: TraceLike | null, evidence: { score: number }[], pEvidence?: number): string;
+export declare function howSure(trace: TraceLike | null, evidence: { score: number }[], pEvidence?: number, answerable?: boolean): string;
 export declare function offlineAnswerWords(answerRank: number | null | undefined): string;

@@ -104,11 +104,17 @@ export function whyItStopped(trace) {
  * How sure it is: the top memory's relevance (jev: its learned, calibrated p(evidence)), `pEvidence`
  * when the retriever gave one (the chance that the evidence holds an answer at all), and System One's
  * last "enough evidence?" answer when it was asked. Flat scores are not probabilities: not read as such.
+ * `answerable === false` (issue 37: pEvidence below the retriever's abstention threshold) opens with
+ * "memory holds nothing reliable on this": the memories listed are the closest, not an answer.
  */
-export function howSure(trace, evidence, pEvidence) {
+export function howSure(trace, evidence, pEvidence, answerable) {
   if (!evidence.length) return 'nothing to be sure of: no memory matched.';
   if (!trace || !trace.routing) return `not estimated: ${trace?.retriever ?? 'flat'} scores are not probabilities.`;
   const top = evidence[0].score;
+  if (answerable === false) {
+    const p = typeof pEvidence === 'number' ? two(pEvidence) : '?';
+    return `memory holds nothing reliable on this: it holds an answer with probability ${p}, below the abstention threshold, so no memory is quoted as the answer; the memories below are the closest, not answers (the top one is evidence with probability ${two(top)}).`;
+  }
   const word = top >= 0.7 ? 'fairly sure' : top >= 0.4 ? 'unsure' : 'not sure';
   const parts = [`the top memory is evidence for this question with probability ${two(top)}`];
   if (typeof pEvidence === 'number') parts.push(`memory holds an answer with probability ${two(pEvidence)}`);
@@ -151,7 +157,7 @@ export const ASK_LEGEND = [
   entry('Answer', 'the top memory, "speaker: text". For a when-question the line also gives the date the memory\'s words point to ("yesterday" said on 18 March → 2025-03-17) and when it was said; it then quotes the best-ranked memory of the top 3 that carries such a date (its rank is in the label), else #1 with "the text gives no date".'),
   entry('Why these', `how the memories were found: the closest matches of the question's words and meaning, then links between memories of the kinds the question seemed to need: ${Object.entries(VIEW_WORDS).map(([v, w]) => `${w} (${v})`).join(', ')}. The number after a kind is its routing probability, how likely following it helps (followed when ≥ ${THETA_ACT}).`),
   entry('Why it stopped', `${Object.values(STOP_REASONS).join('; ')}.`),
-  entry('How sure', 'probabilities between 0 and 1: that the top memory is evidence for this question (the read path\'s calibrated relevance model), and System One\'s answer to "is the evidence found so far enough?". Fairly sure ≥ 0.7, unsure ≥ 0.4, else not sure.'),
+  entry('How sure', 'probabilities between 0 and 1: that the top memory is evidence for this question (the read path\'s calibrated relevance model), that memory holds an answer at all (p(evidence) of the whole search), and System One\'s answer to "is the evidence found so far enough?". Fairly sure ≥ 0.7, unsure ≥ 0.4, else not sure. When p(evidence) is below the abstention threshold, memory holds nothing reliable on the question: the answer line says so instead of quoting a memory, and the memories listed are only the closest.'),
   entry('Evidence', 'best first: short id, date said, speaker: text, relevance (0–1, the same scale as "How sure"; flat retrievers print their own score instead), and the links it was reached through, if any.'),
   entry('short id', 'the last 8 characters of a memory\'s id (ids start with their write time, so the first characters repeat). mem inspect and mem forget take a short id, or any unique start or end of an id; one that names several memories is refused with AMBIGUOUS_ID.'),
   wrap('--trace prints the full trace instead: routing probabilities (with multiHopNeed h(q) and recencyImportance r(q)), budgets per kind of link (used/allowed), max steps D(q), rounds, the stop reason code, System-One calls, full ids and raw scores. --json prints everything as JSON.', 100, 0),

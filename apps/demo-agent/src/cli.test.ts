@@ -23,6 +23,25 @@ afterEach(() => {
 });
 
 describe('mem CLI', () => {
+  it('ask says when memory holds nothing reliable on a question, with p(evidence), and quotes no unrelated memory (issue 37)', async () => {
+    const file = path.join(dir, 'abstain.jsonl');
+    const lines = ['I live in Galway, close to the harbour.', 'I teach chemistry at a secondary school.', 'I am allergic to shellfish.', 'My brother Cian moved to Toronto in May.', 'I swim in the sea every Saturday morning.', 'I gave up sugar in my coffee last year.'];
+    writeFileSync(file, lines.map((text, i) => JSON.stringify({ text, speaker: 'Orla', observedAt: `2025-0${i + 1}-10T10:00:00Z` })).join('\n'));
+    const adb = path.join(dir, 'abstain.sqlite');
+    expect((await mem('--db', adb, '--user', 'orla', 'ingest', file)).code).toBe(0);
+    const no = await mem('--db', adb, '--user', 'orla', 'ask', "What is the name of Orla's dog?", '-k', '3');
+    expect(no.code).toBe(0);
+    const answerLine = no.out.split('\n').find((l) => l.startsWith('Answer'))!;
+    expect(answerLine).toMatch(/memory holds nothing on this \(p\(evidence\) 0\.\d\d\)$/);
+    for (const t of lines) expect(answerLine).not.toContain(t);
+    expect(no.out).toMatch(/^How sure: memory holds nothing reliable on this: it holds an answer with probability 0\.\d\d, below the abstention threshold/m);
+    expect(no.out).toMatch(/^Closest memories, none an answer, best first/m);
+    const yes = await mem('--db', adb, '--user', 'orla', 'ask', 'Where does Orla live?', '-k', '3');
+    expect(yes.out.split('\n').find((l) => l.startsWith('Answer'))).toContain('Galway');
+    expect(yes.out).toMatch(/^How sure: .*Memory holds an answer with probability \d\.\d\d/m);
+    expect(yes.out).toMatch(/^Evidence, best first/m);
+  });
+
   it('forget --all --user x erases the scope: no byte of its text in any file of the database folder; other scopes stay (issue 32)', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'mem-cli-forget-'));
     try {
@@ -142,6 +161,8 @@ describe('mem CLI', () => {
     expect(plain.out).toMatch(/^Why these memories: the search started from the memories closest to the question/m);
     expect(plain.out).toMatch(/^Why it stopped: [a-z]/m);
     expect(plain.out).toMatch(/^How sure: (fairly sure|unsure|not sure)\. The top memory is evidence for this question with probability \d\.\d\d/m);
+    // issue 37: p(evidence) of the whole search is on the How sure line
+    expect(plain.out).toMatch(/^How sure: .*Memory holds an answer with probability \d\.\d\d/m);
     expect(plain.out).not.toMatch(/multiHopNeed|recencyImportance|controller calls|budgets:/);
     const json = JSON.parse((await mem('--db', rdb, '--user', 'r', '--json', 'ask', 'Why did Maya miss the planning meeting?', '-k', '3')).out);
     for (const e of json.evidence) {
@@ -155,6 +176,7 @@ describe('mem CLI', () => {
     expect(plain.out).not.toMatch(/: The bridge|\s:\s/);
 
     const trace = await mem('--db', rdb, '--user', 'r', 'ask', 'Why did Maya miss the planning meeting?', '-k', '3', '--trace');
+    expect(trace.out).toMatch(/^p\(evidence\) \d\.\d{3} · answerable$/m);
     expect(trace.out).toMatch(/^routing: semantic \.\d\d .*multiHopNeed/m);
     expect(trace.out).toMatch(/^budgets: .* stop \w+ · controller calls \d+/m);
     expect(trace.out).toContain(json.evidence[0].id);

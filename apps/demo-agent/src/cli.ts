@@ -405,14 +405,16 @@ function addReadCommands(program: Command): void {
           console.log(c.dim(`routing: ${formatRouting(r.trace.routing)}`));
           if (r.trace.routing) console.log(c.dim(`budgets: ${formatBudgets(r.trace.budgets, r.trace.activeViews, r.trace.episodeContext)} · depth ${r.trace.depth} · rounds ${r.trace.rounds.length} · stop ${r.trace.stopReason} · controller calls ${r.trace.controllerCalls}`));
           for (const x of r.trace.rounds) console.log(c.dim(`round ${x.depth}: expanded ${x.frontier} · added ${Object.entries(x.admitted).filter(([, n]) => n).map(([v, n]) => `${v} ${n}`).join(', ') || '0'} · links ${x.edgesExamined}${x.stopping ? ` · s ${fmt(x.stopping.sufficient, 2)} u ${fmt(x.stopping.continueUseful, 2)} m ${fmt(x.stopping.missing, 2)} c ${fmt(x.stopping.contradiction, 2)}` : ''}${x.reason ? ` · stop ${x.reason}` : ''}`));
+          if (r.pEvidence !== undefined) console.log(c.dim(`p(evidence) ${fmt(r.pEvidence, 3)} · ${r.answerable === false ? 'abstained: memory holds nothing reliable on this' : 'answerable'}`));
           console.log('evidence:');
           r.evidence.forEach((e, i) => console.log(`  ${i + 1}. ${e.id} ${e.observedAt.slice(0, 16)} ${withSpeaker(e.speaker, truncate(e.text, 90))} ${c.dim(`(${fmt(e.score, 3)}${e.via.length ? ` via ${e.via.join('→')}` : ''})`)}${e.status === 'superseded' ? ` ${c.yellow(`[${stateNote(e)}]`)}` : ''}`));
         } else {
           console.log(`${c.bold('Why these memories:')} ${whyTheseMemories(r.trace, r.evidence)}`);
           console.log(`${c.bold('Why it stopped:')} ${whyItStopped(r.trace)}`);
-          console.log(`${c.bold('How sure:')} ${howSure(r.trace, r.evidence)}`);
+          // issue 37: p(evidence) of the whole search, and whether memory abstained
+          console.log(`${c.bold('How sure:')} ${r.answerable === false ? c.yellow(howSure(r.trace, r.evidence, r.pEvidence, r.answerable)) : howSure(r.trace, r.evidence, r.pEvidence, r.answerable)}`);
           const label = r.trace.routing ? 'relevance' : `${r.trace.retriever ?? 'flat'} score`;
-          console.log(`Evidence, best first (${label}; \`mem ask --help\` explains every term, --trace shows the full trace):`);
+          console.log(`${r.answerable === false ? 'Closest memories, none an answer' : 'Evidence'}, best first (${label}; \`mem ask --help\` explains every term, --trace shows the full trace):`);
           r.evidence.forEach((e, i) => {
             const how = e.via.length ? ` · via ${e.via.map(linkWords).join(' → ')}` : '';
             console.log(`  ${String(i + 1).padStart(2)}. ${shortId(e.id)}  ${e.observedAt.slice(0, 10)}  ${withSpeaker(e.speaker, truncate(e.text, 80))} ${c.dim(`(${label} ${fmt(e.score, 2)}${how})`)}${e.status === 'superseded' ? ` ${c.yellow(`[${stateNote(e)}]`)}` : ''}`);

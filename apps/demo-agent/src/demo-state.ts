@@ -24,7 +24,7 @@ export const STATE_DEMO_QUESTIONS = [
   { question: 'What kind of food does Jonas like?', shows: 'an update: the newer preference first, the older one marked superseded' },
   { question: 'Is Jonas a vegetarian?', shows: 'a contradiction: the later statement first, the taken-back one marked superseded' },
   { question: 'What food did Jonas use to like?', shows: 'a question about the past: the older state first' },
-  { question: 'What is the name of Jonas\'s sister?', shows: 'unanswerable: nothing in memory; search abstains when p(evidence) is below the threshold chosen on LoCoMo / BEAM train conversations' },
+  { question: 'What is the name of Jonas\'s sister?', shows: 'unanswerable: nothing in memory; search abstains when p(evidence) is below the threshold chosen on train data (LoCoMo / BEAM conversations, our tiny memories)' },
 ] as const;
 
 export interface StateDemoReport {
@@ -45,7 +45,8 @@ export async function runStateDemo(stack: Stack, say: (line: string) => void): P
     const r = await stack.ask(q.question, { k: 3, now: '2026-12-01T12:00:00Z' });
     say('');
     say(`   ${c.bold(q.question)} ${c.dim(`(${q.shows})`)}`);
-    say(`   ${c.yellow('answer (offline)')}: ${r.answer}${r.pEvidence === undefined ? '' : c.dim(`  · p(evidence) ${fmt(r.pEvidence, 2)}`)}`);
+    // an abstention's line already gives its p(evidence)
+    say(`   ${c.yellow('answer (offline)')}: ${r.answer}${r.pEvidence === undefined || r.answerable === false ? '' : c.dim(`  · p(evidence) ${fmt(r.pEvidence, 2)}`)}`);
     if (r.answerable !== false) {
       for (const [j, e] of r.evidence.entries()) {
         const sb = e.supersededBy;

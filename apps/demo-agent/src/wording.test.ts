@@ -31,6 +31,11 @@ describe('wording', () => {
     expect(howSure(jev, [{ score: 0.54 }])).toBe('unsure. The top memory is evidence for this question with probability 0.54; System One judged the evidence enough with probability 0.92.');
     expect(howSure(jev, [{ score: 0.81 }], 0.9)).toMatch(/^fairly sure\. .*Memory holds an answer with probability 0\.90/);
     expect(howSure(flat, [{ score: 7.3 }])).toBe('not estimated: bm25 scores are not probabilities.');
+    // issue 37: an abstention says memory holds nothing reliable, with the p, and quotes no answer
+    const abstained = howSure(jev, [{ score: 0.3 }], 0.12, false);
+    expect(abstained).toMatch(/^memory holds nothing reliable on this: it holds an answer with probability 0\.12, below the abstention threshold/);
+    expect(abstained).toContain('the top one is evidence with probability 0.30');
+    expect(howSure(jev, [{ score: 0.3 }], 0.12, true)).toMatch(/^not sure\. .*Memory holds an answer with probability 0\.12/);
   });
 
   it('the legend names every kind of link and the short ids', () => {

@@ -136,6 +136,19 @@ describe('@mem/ai-sdk with the AI SDK test model', () => {
     expect(formatMemories([])).toBe('');
   });
 
+  it('recall and recallForPrompt carry whether memory holds an answer and its p (issue 37)', async () => {
+    // a retriever that says p(evidence) (jev with its learned models), stubbed: one memory, both outcomes
+    const item = { node: { id: 'n1', text: 'I have a peanut allergy.', speaker: 'Tomas', observedAt: '2026-02-14T10:00:00.000Z' }, score: 0.3, path: [] };
+    const stub = (answerable: boolean, pEvidence: number) => ({ search: async () => ({ evidence: [item], answerable, pEvidence, trace: {} }) }) as unknown as Memory;
+    const no = await recallForPrompt({ memory: stub(false, 0.123), scope: alice, query: "What is Tomas's blood type?" });
+    expect(no.system).toBe('No stored memory answers this message (p(evidence) 0.12); do not invent one.');
+    const yes = await recallForPrompt({ memory: stub(true, 0.934), scope: alice, query: 'What is Tomas allergic to?' });
+    expect(yes.system).toContain('best match first; p(evidence) 0.93 that they hold the answer; use them');
+    expect(yes.system).toContain('- [2026-02-14] Tomas: I have a peanut allergy.');
+    const out = await (createMemoryTools({ memory: stub(false, 0.123), scope: alice }).recall as any).execute({ query: "What is Tomas's blood type?" }, { toolCallId: 't', messages: [] });
+    expect(out).toMatchObject({ answerable: false, pEvidence: 0.123 });
+  });
+
   it('a superseded memory says so in the tool result and in the prompt (issue 37)', () => {
     const base = { id: 'a', text: 'I love spicy food.', speaker: 'Jonas', observedAt: '2026-01-10T10:00:00.000Z', score: 0.5 };
     const old = { ...base, status: 'superseded' as const, supersededBy: { id: 'b', at: '2026-11-10T10:00:00.000Z', p: 0.94 } };

@@ -245,7 +245,9 @@ export function formatMemories(memories: RecalledMemory[]): string {
 /**
  * Recall evidence for `query` and build a system prompt that carries it:
  * `{ system, memories }`, to pass as `generateText({ system, prompt })`. With no evidence the system
- * text says so (the model should not invent memories). Source: ours.
+ * text says so (the model should not invent memories); so it does when the retriever abstained
+ * (`answerable: false`, issue 37), and otherwise it gives the retriever's p(evidence) when there is one.
+ * Source: ours.
  */
 export async function recallForPrompt(options: RecallForPromptOptions): Promise<{ system: string; memories: RecalledMemory[] }> {
   const scope = checkScope(options.scope);
@@ -254,7 +256,7 @@ export async function recallForPrompt(options: RecallForPromptOptions): Promise<
   const block = r.answerable === false
     ? `No stored memory answers this message (p(evidence) ${r.pEvidence?.toFixed(2)}); do not invent one.`
     : memories.length
-    ? `Relevant memories (stored observations, best match first; use them when they answer the question, and say when they do not):\n${formatMemories(memories)}`
+    ? `Relevant memories (stored observations, best match first${r.pEvidence === undefined ? '' : `; p(evidence) ${r.pEvidence.toFixed(2)} that they hold the answer`}; use them when they answer the question, and say when they do not):\n${formatMemories(memories)}`
     : 'No stored memory matches this message.';
   return { system: options.system ? `${options.system}\n\n${block}` : block, memories };
 }

@@ -86,8 +86,8 @@ export function questionShare(text: string): number {
 }
 
 const termSetMemo = new WeakMap<MemoryNode, Set<string>>();
-/** The set of `nodeTerms(n, false)`, memoised per node object (ours, for latency). */
-function nodeTermSet(n: MemoryNode): Set<string> {
+/** The set of `nodeTerms(n, false)` (a memory's own content terms), memoised per node object (ours, for latency). */
+export function nodeTermSet(n: MemoryNode): Set<string> {
   let t = termSetMemo.get(n);
   if (!t) termSetMemo.set(n, (t = new Set(nodeTerms(n, false))));
   return t;

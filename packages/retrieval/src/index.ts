@@ -14,5 +14,5 @@ export { RELEVANCE_FEATURES, RELATIVE_FEATURES, RELEVANCE_MODEL_FEATURES, candid
 export { EXPANSION_FEATURES, EXPANSION_ON_BY_DEFAULT, defaultExpansionModel, expansionFeatures, expansionModelFor, sharedEntities, type ExpansionEdge, type ExpansionFeature } from './expansion.js';
 export { LINK_FEATURES, LINK_GROUPS, LINKS_ON_BY_DEFAULT, defaultLinkModel, linkFeatures, linkGroupOf, linkModelFor, type LinkCandidate, type LinkFeature, type LinkGroup } from './links.js';
 export { MANY_EVIDENCE, breadthFeatureRecord, breadthProbability, defaultBreadthModel, questionWords } from './breadth.js';
-export { ANSWERABILITY_FEATURES, answerabilityFeatures, answerabilityProbability, defaultAnswerability, type AnswerabilityFeature, type RankedCandidate } from './answerable.js';
+export { ANSWERABILITY_FEATURES, answerabilityFeatures, answerabilityProbability, defaultAnswerability, termSupport, type AnswerabilityFeature, type QuestionTerms, type RankedCandidate } from './answerable.js';
 export { jointStateEvidence, orderByState, predecessorsOf, snapshotState, stateEdgeP, successorsOf, PAST_STATE_THRESHOLD, STATE_EDGE_MIN_P } from './state-order.js';

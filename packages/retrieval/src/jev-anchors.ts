@@ -8,7 +8,8 @@ import { clamp01, reciprocalRankFusion, type RoutingProbabilities } from './equa
 import type { Hit, SearchContext } from './jev-context.js';
 import { dot, snapshotSpeakers, successorOf, type Visit } from './jev-visits.js';
 import { contextLemmaIndex, type createSnapshotCache, type ScopeSnapshot } from './lexical.js';
-import { queryWithoutSpeakerNames } from './dialogue.js';
+import { queryContentTerms, queryWithoutSpeakerNames, speakerTokens } from './dialogue.js';
+import type { QuestionTerms } from './answerable.js';
 import { ordersRanking, PAST_STATE_THRESHOLD, predecessorsOf, snapshotState } from './state-order.js';
 
 /** The anchor rankings, their fusion and the anchors kept. */
@@ -32,6 +33,8 @@ export interface Anchors {
   priorOf: Map<string, number>;
   /** Anchors brought in by one ranking's top only (`seedsPerRanking`). */
   seedOnly: Set<string>;
+  /** The query's content terms and their embeddings (abstention's term support; issue 37); empty without `answerability`. */
+  questionTerms: QuestionTerms;
 }
 
 /**
@@ -77,9 +80,12 @@ export async function findAnchors(ctx: SearchContext, snapshots: ReturnType<type
   // The vector anchor and the cosine features embed the query without the scope's speakers' names
   // (ours; `queryWithoutSpeakerNames`): who is asked about is the speaker signal's job.
   const vectorQuery = o.stripQueryNames && snap ? queryWithoutSpeakerNames(query, snapshotSpeakers(snap)) : query;
+  // abstention's term support (issue 37): the query's content terms, embedded in the same call
+  const terms = o.answerability && o.relevanceModel ? [...queryContentTerms(query, speakerTokens(snap ? snapshotSpeakers(snap) : []))].slice(0, 8) : [];
   ts = performance.now();
-  const [qvec] = await ctx.embedder.embed([vectorQuery]);
+  const [qvec, ...termVecs] = await ctx.embedder.embed([vectorQuery, ...terms]);
   st.embedMs += performance.now() - ts;
+  const questionTerms: QuestionTerms = { terms: terms.map((term, i) => ({ term, vec: termVecs[i] ?? null })) };
   ts = performance.now();
   const [vec, lex] = await Promise.all([vectorHits(store, scope, snap, qvec!, o.anchorPool), lexicalHits(store, scope, snap, query, o.anchorPool)]);
   const lem = o.lemmaLexical && snap ? snap.lemma.search(query, o.anchorPool) : [];
@@ -116,7 +122,7 @@ export async function findAnchors(ctx: SearchContext, snapshots: ReturnType<type
       }
     }
   }
-  return { snap, qvec: qvec!, vec, lex, lem, ctx: cx, byId, rankings, fusedAll, fused, priorOf, seedOnly };
+  return { snap, qvec: qvec!, vec, lex, lem, ctx: cx, byId, rankings, fusedAll, fused, priorOf, seedOnly, questionTerms };
 }
 
 /** The anchors' visits (depth 0): cosine to the query, edge probability (RRF / max RRF, or the fixed option), prior. */

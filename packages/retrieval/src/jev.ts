@@ -7,7 +7,7 @@
  */
 import { MemValidationError } from '@mem/core';
 import { compileLearnedModel } from '@mem/system-one';
-import type { Evidence, SearchRequest } from '@mem/core';
+import type { Embedder, Evidence, SearchRequest } from '@mem/core';
 import type { RoutingProbabilities } from './equations.js';
 import { anchorVisits, bringInStates, bringInSuccessors, findAnchors, stateModeOf, type Anchors } from './jev-anchors.js';
 import { budgetedViews, planBudgets, type BudgetPlan } from './jev-budgets.js';
@@ -22,7 +22,8 @@ import { createSnapshotCache, type ScopeSnapshot } from './lexical.js';
 import type { RetrievalResult, RetrievalTrace, RoundTrace, StopReason, TracedRetriever } from './types.js';
 import { JEV_DEFAULTS, resolveJevOptions, validateRequest, type JevRetrieverOptions } from './jev-options.js';
 import type { Visit } from './jev-visits.js';
-import { answerabilityProbability } from './answerable.js';
+import { answerabilityFeatures, answerabilityProbability } from './answerable.js';
+import { nodeTermSet } from './dialogue.js';
 import { breadthProbability } from './breadth.js';
 import { jointStateEvidence, orderByState, snapshotState, stateEdgeP, successorsOf } from './state-order.js';
 
@@ -46,6 +47,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
   // p(evidence) of a logistic relevance model = relevanceProbability(model, x), from a predictor with
   // the weights packed once (the same probabilities bit for bit; ours, for latency)
   const predictRelevance = o.relevanceModel?.kind === 'logistic' ? compileLearnedModel(o.relevanceModel) : null;
+  const wordVectors = createWordVectors(embedder);
 
   async function search(req: SearchRequest): Promise<RetrievalResult> {
     const t0 = performance.now();
@@ -92,7 +94,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // the link stage (issue 38): the top memories' neighbours, and each memory's p given its edges to them
     const links = (o.linkModel || o.collectLinks) && !o.ablation.traversal ? linkStage(ctx, { routing, anchors, visited, ranker }) : null;
     const tEnd = performance.now();
-    return searchResult(ctx, { pMany, routing, plan, anchors, visited, ranker, features, stateMode, traversal, links, timings: { tRouting, tAnchors, tEnd } });
+    return await searchResult(ctx, wordVectors, { pMany, routing, plan, anchors, visited, ranker, features, stateMode, traversal, links, timings: { tRouting, tAnchors, tEnd } });
   }
 
   return { name, search };
@@ -182,8 +184,9 @@ async function traverse(ctx: SearchContext, input: TraversalInput): Promise<Trav
  * issue 37: calibrated p that some returned memory is evidence, from the top candidates' p(evidence);
  * the learned relevance model's order only) and the trace.
  */
-function searchResult(
+async function searchResult(
   ctx: SearchContext,
+  wordVectors: WordVectors,
   input: TraversalInput & {
     /** p(the question needs many memories), null without the breadth model. */
     pMany: number | null;
@@ -193,7 +196,7 @@ function searchResult(
     links: LinkStage | null;
     timings: { tRouting: number; tAnchors: number; tEnd: number };
   },
-): RetrievalResult {
+): Promise<RetrievalResult> {
   const { o, k, query, t0 } = ctx;
   // issue 38 point 2: a question System One says needs many memories returns a wider set (at least
   // breadth.wideK; the state order still works within the top k, so the top k are the same)
@@ -215,8 +218,14 @@ function searchResult(
   let answerability: RetrievalTrace['answerability'] = null;
   if (o.answerability && o.relevanceModel && ranked.length) {
     const maxPrior = ranker.maxPriorOf();
-    const p = answerabilityProbability(o.answerability.model, ranked.slice(0, 5).map(({ v, final: f }) => ({ final: f, features: features.featuresOf(v, maxPrior) })), ranked.length);
-    answerability = { p, threshold: o.answerability.threshold, answerable: p >= o.answerability.threshold };
+    const top = ranked.slice(0, 10).map(({ v, final: f }) => ({ final: f, features: features.featuresOf(v, maxPrior), embedding: v.node.embedding, terms: nodeTermSet(v.node) }));
+    // word-level term support reads the embeddings of the top 5's content words (cached per retriever)
+    const ts = performance.now();
+    const wordVec = anchors.questionTerms.terms.length ? await wordVectors(top.slice(0, 5).flatMap((c) => [...c.terms])) : undefined;
+    ctx.st.embedMs += performance.now() - ts;
+    const q = { ...anchors.questionTerms, ...(wordVec ? { wordVec } : {}) };
+    const p = answerabilityProbability(o.answerability.model, top, ranked.length, q);
+    answerability = { p, threshold: o.answerability.threshold, answerable: p >= o.answerability.threshold, ...(o.collectFeatures ? { features: answerabilityFeatures(top, ranked.length, q) } : {}) };
   }
   const final: RankedVisit[] = stateMode
     ? orderByState(ranked, (x) => x.v.node.id, (x) => successorsOf(x.v.node, snap), stateMode === 'past', (x) => x.final, (x, value) => (x.final = value), k, lift)
@@ -255,4 +264,24 @@ function searchResult(
     timings: { routingMs: tRouting - t0, anchorsMs: tAnchors - tRouting, roundsMs: tEnd - tAnchors, totalMs: tEnd - t0, stages: ctx.st },
   };
   return { evidence, ...(wide ? { wide: { p: pMany!, query, excerptTokens: o.breadth!.excerptTokens } } : {}), ...(answerability ? { answerable: answerability.answerable, pEvidence: answerability.p } : {}), ...(stateMode ? { asks: stateMode } : {}), trace };
+}
+
+/** Unit embeddings of single words, by word (`undefined` for a word not embedded). */
+type WordVectors = (words: readonly string[]) => Promise<(word: string) => Float32Array | undefined>;
+
+/**
+ * The embeddings of single words for abstention's word-level term support (ours, issue 37): words not
+ * seen before are embedded in one call; at most `max` words are kept (the cache is emptied when full).
+ */
+function createWordVectors(embedder: Embedder, max = 50_000): WordVectors {
+  const cache = new Map<string, Float32Array>();
+  return async (words) => {
+    const missing = [...new Set(words)].filter((w) => !cache.has(w));
+    if (missing.length) {
+      if (cache.size + missing.length > max) cache.clear();
+      const vecs = await embedder.embed(missing);
+      missing.forEach((w, i) => vecs[i] && cache.set(w, vecs[i]!));
+    }
+    return (w) => cache.get(w);
+  };
 }

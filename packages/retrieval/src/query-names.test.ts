@@ -43,11 +43,12 @@ describe('jev embeds the query without the speakers names', () => {
       return { seen: embedder.seen, own: cos.get('own')!, bye: cos.get('bye')! };
     };
     const stripped = await cosines();
-    expect(stripped.seen).toEqual(['What does paint?']);
+    // the query first; then (abstention's term support, issue 37) its content terms, without the names
+    expect(stripped.seen.slice(0, 2)).toEqual(['What does paint?', 'paint']);
     expect(stripped.own).toBeGreaterThan(0);
     expect(stripped.bye).toBe(0); // "Bye Ana, see you soon!" shares no word with "What does paint?"
     const kept = await cosines(false);
-    expect(kept.seen).toEqual(['What does Ana paint?']);
+    expect(kept.seen.slice(0, 2)).toEqual(['What does Ana paint?', 'paint']);
     expect(kept.bye).toBeGreaterThan(0); // the shared name
     expect(kept.own).toBeLessThan(stripped.own);
   });

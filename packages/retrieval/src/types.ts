@@ -84,7 +84,13 @@ export interface RetrievalTrace {
   /** Breadth (issue 38): p(the question needs many memories), whether the set was widened, and how many items were returned; absent with `breadth: null`. */
   breadth?: { p: number; wide: boolean; returned: number };
   /** Abstention (issue 37): calibrated p that memory holds evidence, the threshold, and p ≥ threshold; null without the learned relevance model or with `answerability: null`. */
-  answerability: { p: number; threshold: number; answerable: boolean } | null;
+  answerability: {
+    p: number;
+    threshold: number;
+    answerable: boolean;
+    /** The model's inputs (`answerabilityFeatures`), with `collectFeatures` only (training reads them). */
+    features?: Record<string, number>;
+  } | null;
   /**
    * Wall-clock ms per phase (`routingMs` + `anchorsMs` + `roundsMs` = `totalMs`) and, in `stages`,
    * where the time went across phases (ours, issue 33): `snapshotMs` (scope snapshot check / build),

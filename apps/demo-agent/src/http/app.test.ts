@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStack, offlineAnswerEvidence, type Stack } from '../stack.js';
 import { createApi } from './app.js';
+import { defaultAnswerability } from '@mem/retrieval';
 
 let stack: Stack;
 let app: ReturnType<typeof createApi>;
@@ -126,6 +127,18 @@ describe('POST /v1/search and /v1/ask', () => {
     expect(Object.keys(r.trace.routing)).toEqual(expect.arrayContaining(['semantic', 'temporal', 'causal', 'entity']));
     expect(typeof r.trace.stopReason).toBe('string');
     expect(r.context).toContain('Lisbon');
+  });
+  it('search and ask say when memory holds nothing on the question, with pEvidence (issue 37)', async () => {
+    const q = "What is Maya's blood type?";
+    const search = (await (await post('/v1/search', { query: q, k: 3 })).json()) as any;
+    expect(search.answerable).toBe(false);
+    expect(search.pEvidence).toBeGreaterThanOrEqual(0);
+    expect(search.pEvidence).toBeLessThan(defaultAnswerability().threshold);
+    const ask = (await (await post('/v1/ask', { question: q, k: 3 })).json()) as any;
+    expect(ask).toMatchObject({ answerable: false, answerRank: null, answer: `memory holds nothing on this (p(evidence) ${ask.pEvidence.toFixed(2)})` });
+    const yes = (await (await post('/v1/search', { query: 'Where does Lena live?', k: 3 })).json()) as any;
+    expect(yes.answerable).toBe(true);
+    expect(yes.pEvidence).toBeGreaterThanOrEqual(defaultAnswerability().threshold);
   });
   it('rejects bad queries', async () => {
     await expectError(await post('/v1/search', { query: '' }), 400, 'TEXT_EMPTY');

@@ -60,6 +60,9 @@ async function exerciseTools(client: Client) {
   expect(r.structuredContent.trace).toMatchObject({ retriever: 'jev' });
   expect(typeof r.structuredContent.trace.stopReason).toBe('string');
   expect(r.content[0].text).toContain('green tea');
+  // issue 37: the text the host model reads carries p(evidence) (and says so when memory abstains)
+  expect(typeof r.structuredContent.pEvidence).toBe('number');
+  expect(r.content[0].text).toContain(`p(evidence) ${r.structuredContent.pEvidence.toFixed(2)}`);
   const rb = await call(client, 'recall', { query: 'What does Alice drink now?', scope: { userId: 'bob' } });
   expect(rb.structuredContent.evidence.map((e: any) => e.text)).toEqual(['I drink black coffee every morning.']);
   // another scope cannot forget alice's memory

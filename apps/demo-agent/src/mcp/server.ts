@@ -26,7 +26,7 @@ import { CallToolRequestSchema, ErrorCode, type CallToolResult } from '@modelcon
 import { z } from 'zod';
 import { assertTimeZone, MemValidationError, resolveScope, scopeKey, type Scope } from '@mem/core';
 import type { Stack } from '../stack.js';
-import { compactTrace, stateNote, toEvidenceItem } from '../evidence.js';
+import { compactTrace, stateNote, toEvidenceItem, type EvidenceItem } from '../evidence.js';
 import { normalizeTrace } from '../trace.js';
 import { errorBody, formatScope, truncate } from '../output.js';
 import { createScopeOrder, READ_TOOLS, type ScopeOrder } from './order.js';
@@ -221,9 +221,7 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
         const r = await s.search(args.query, { k: args.k ?? 5, now: readNow(args.now) });
         const evidence = r.evidence.map(toEvidenceItem);
         const trace = compactTrace(normalizeTrace(r.trace));
-        const lines = evidence.map((e, i) => `${i + 1}. [${e.id}] ${e.observedAt.slice(0, 10)} ${e.speaker ? `${e.speaker}: ` : ''}${e.text}${e.status === 'superseded' ? ` [${stateNote(e)}]` : ''}`);
-        const abstain = r.answerable === false ? `memory holds nothing on this (p(evidence) ${r.pEvidence?.toFixed(2)}); closest memories:\n` : '';
-        return ok({ evidence, ...(r.answerable === undefined ? {} : { answerable: r.answerable, pEvidence: r.pEvidence }), trace }, evidence.length ? abstain + lines.join('\n') : `(no memory in ${formatScope(s.scope)} matches this query)`);
+        return ok({ evidence, ...(r.answerable === undefined ? {} : { answerable: r.answerable, pEvidence: r.pEvidence }), trace }, recallText(evidence, r, formatScope(s.scope)));
       }),
   );
 
@@ -283,4 +281,25 @@ export function createMemMcpServer(options: McpServerOptions): McpServer {
   );
 
   return server;
+}
+
+/**
+ * The text of a `recall` result, the part a host model reads (ours, issue 37): a first line with
+ * p(evidence) — p that the memories hold an answer at all — when the retriever gave one: "memory
+ * holds nothing reliable on this (p(evidence) 0.12, below the abstention threshold): none of these
+ * memories answers it; closest:" when it abstained (`answerable: false`), else "p(evidence) 0.93 that
+ * these memories hold the answer; best first:"; then one line per evidence item (rank, [id], date,
+ * speaker: text, and its state when superseded). `scope` names the scope when nothing matched.
+ */
+export function recallText(evidence: readonly EvidenceItem[], r: { answerable?: boolean; pEvidence?: number }, scope: string): string {
+  if (!evidence.length) return `(no memory in ${scope} matches this query)`;
+  const lines = evidence.map((e, i) => `${i + 1}. [${e.id}] ${e.observedAt.slice(0, 10)} ${e.speaker ? `${e.speaker}: ` : ''}${e.text}${e.status === 'superseded' ? ` [${stateNote(e)}]` : ''}`);
+  const p = r.pEvidence === undefined ? '?' : r.pEvidence.toFixed(2);
+  const head =
+    r.answerable === false
+      ? `memory holds nothing reliable on this (p(evidence) ${p}, below the abstention threshold): none of these memories answers it; do not answer from them. Closest memories:\n`
+      : r.pEvidence !== undefined
+        ? `p(evidence) ${p} that these memories hold the answer; best first:\n`
+        : '';
+  return head + lines.join('\n');
 }
