@@ -133,28 +133,25 @@ interface Line {
 /**
  * Save the measured scope's gate as the write path saves it (a snapshot every 10 % of growth, and on
  * close): the seeded growth bypasses the write path, so without this the first add after it replays
- * every memory through the gate (SQLite only: ids and vectors read in id order, i.e. write order;
- * gate-vmf `seed`, one density refit; the default write gate's options, so the write path adopts it).
- * Returns the seconds it took.
+ * every memory through the gate (any store with `scanNodes` and `saveState`: SQLite and Neo4j; the
+ * gate members' ids and vectors read in id order, i.e. write order; gate-vmf `seed`, one density
+ * refit; the default write gate's options, so the write path adopts it). Returns the seconds it took.
  */
-async function snapshotGate(db: string, store: MemoryStore, scope: ResolvedScope): Promise<number> {
+async function snapshotGate(store: MemoryStore, scope: ResolvedScope): Promise<number> {
+  if (!store.scanNodes || !store.saveState) return 0;
   const t = performance.now();
-  const raw = new Database(db, { readonly: true });
-  try {
-    const sid = (raw.prepare('SELECT sid FROM scopes WHERE user_id = ?').get(scope.userId) as { sid: number } | undefined)?.sid;
-    if (sid === undefined) return 0;
-    const rows = raw.prepare("SELECT id, embedding FROM nodes WHERE sid = ? AND (gate IS NULL OR json_extract(gate, '$.action') IS NOT 'noop') ORDER BY id").all(sid) as { id: string; embedding: Buffer }[];
-    if (rows.length < GATE_SAVE_MIN_SIZE) return 0;
-    const key = scopeKey(scope);
-    const gate = createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS } as Parameters<typeof createNoveltyGate>[0]);
-    gate.seed(
-      key,
-      rows.map((r) => ({ id: r.id, vector: new Float32Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength / 4) })),
-    );
-    await store.saveState!(scope, GATE_STATE_NAME, sealGateState(noveltyGateCodec(gate.options).save(gate as never, key) as object));
-  } finally {
-    raw.close();
+  const rows: { id: string; vector: Float32Array }[] = [];
+  for (let after = ''; ; ) {
+    const page = await store.scanNodes(scope, { afterId: after || undefined, limit: 2000 });
+    for (const n of page) if (n.gate?.action !== 'noop') rows.push({ id: n.id, vector: n.embedding });
+    if (page.length < 2000) break;
+    after = page[page.length - 1]!.id;
   }
+  if (rows.length < GATE_SAVE_MIN_SIZE) return 0;
+  const key = scopeKey(scope);
+  const gate = createNoveltyGate({ ...DEFAULT_WRITE_GATE_OPTIONS } as Parameters<typeof createNoveltyGate>[0]);
+  gate.seed(key, rows);
+  await store.saveState(scope, GATE_STATE_NAME, sealGateState(noveltyGateCodec(gate.options).save(gate as never, key) as object));
   return (performance.now() - t) / 1000;
 }
 
@@ -207,19 +204,19 @@ async function main(): Promise<void> {
         file.stored += per * SCOPES;
       }
       const seedS = (performance.now() - t) / 1000;
-      // the gate snapshot the write path would have saved while growing (SQLite; see snapshotGate)
-      const gateS = STORE === 'sqlite' ? await snapshotGate(db, stack.store, stack.scope) : 0;
+      // the gate snapshot the write path would have saved while growing (see snapshotGate)
+      const gateS = await snapshotGate(stack.store, stack.scope);
       // SQLite: the scope's HNSW graph, built and saved as a store that grew through the write path
       // would hold it (its k-NN builds it in the background, close saves it); then the stack is
-      // opened again, so the first add below is the first add after opening an existing scope
+      // opened again (both stores), so the first add below is the first add after opening an existing scope
       let preAnnS = 0;
       if (STORE === 'sqlite') {
         t = performance.now();
         await (stack.store as { buildAnnIndex?: (s: ResolvedScope) => Promise<void> }).buildAnnIndex?.(stack.scope);
         preAnnS = (performance.now() - t) / 1000;
-        await stack.close();
-        stack = await open();
       }
+      await stack.close();
+      stack = await open();
       log(
         `${size}: grown by ${grown} in ${seedS.toFixed(1)} s (${(grown / Math.max(seedS, 1e-9)).toFixed(0)} memories/s in batches), gate snapshot ${gateS.toFixed(1)} s, ` +
           `HNSW graph built and saved ${preAnnS.toFixed(1)} s; ${file.stored} in the store; stack opened again`,
