@@ -170,13 +170,20 @@ export function queryWithoutSpeakerNames(query: string, speakers: Iterable<strin
   return /[\p{L}\p{N}]/u.test(clean) ? clean : query;
 }
 
+const keywordMemo = new Map<string, string[]>();
+/** `extractKeywords(query)` lower-cased, memoised for the last 256 queries (ours, for latency: a search parses its query for the dialogue scorer and for abstention's term support). */
+function queryKeywords(query: string): string[] {
+  let k = keywordMemo.get(query);
+  if (!k) {
+    if (keywordMemo.size >= 256) keywordMemo.clear();
+    keywordMemo.set(query, (k = extractKeywords(query).map((t) => t.toLowerCase())));
+  }
+  return k;
+}
+
 /** The query's content lemmas (`extractKeywords`), lower case, without speaker names. */
 export function queryContentTerms(query: string, speakerNames: ReadonlySet<string> = new Set()): Set<string> {
-  return new Set(
-    extractKeywords(query)
-      .map((t) => t.toLowerCase())
-      .filter((t) => !speakerNames.has(t)),
-  );
+  return new Set(queryKeywords(query).filter((t) => !speakerNames.has(t)));
 }
 
 /** Coverage |Q ∩ T| / |Q| of the query terms Q by the terms T (0 when Q is empty). */
