@@ -1018,7 +1018,8 @@ export class SqliteStore implements MemoryStore {
         observedAt: r.observed_at,
         entities: JSON.parse(r.entities),
         keywords: JSON.parse(r.keywords),
-        embedding: fromBlob(r.embedding),
+        // a view, not a copy, when the row's own buffer allows it (the rebuild reads every vector once)
+        embedding: r.embedding.byteOffset % 4 === 0 ? new Float32Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength / 4) : fromBlob(r.embedding),
         gate: r.no_gate ? null : ({ action: r.action } as { action: GateAction }),
         provenance: { sourceId: r.source_id, metadata: r.metadata === '{}' ? {} : JSON.parse(r.metadata) },
       }));
