@@ -249,6 +249,8 @@ describe('mem CLI', () => {
       ['remember', 'Zone-less time.', '--observed-at', '2025-06-02T10:00'],
       ['remember', '   '],
       ['--time-zone', 'Mars/Olympus', 'remember', 'Unknown zone.'],
+      // break-it point 2: before 1583 (a year 0000 sentinel) is BAD_DATE
+      ['remember', 'Year zero.', '--observed-at', '0000-01-01T00:00:00Z'],
     ]) {
       const r = await mem('--db', rdb, '--user', 'zoe', '--json', ...bad);
       expect(r.code, bad.join(' ')).toBe(2);
@@ -377,6 +379,11 @@ describe('mem CLI', () => {
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out).added[0].text).toBe('The sign really shows \ufffd.');
     expect((await mem('--db', file, '--user', 'eve', '--json', 'remember', 'x', '--file', note)).code).toBe(2);
+    // a NUL cannot come through argv; through a file it is refused like everywhere else (break-it point 2)
+    writeFileSync(note, 'the code is 12\u000034\n', 'utf8');
+    const nul = await mem('--db', file, '--user', 'eve', '--json', 'remember', '--file', note);
+    expect(nul.code).toBe(2);
+    expect(JSON.parse(nul.out).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('U+0000') });
   });
 
   it('a real process given Latin-1 bytes on its command line refuses them as not UTF-8 (break-it point 6)', () => {

@@ -350,7 +350,7 @@ function addWriteCommands(program: Command): void {
     .argument('[text]', 'what to remember, e.g. "I moved to Lisbon in May"; - reads it from stdin (UTF-8)')
     .option('--file <path>', 'read the text from this UTF-8 file instead (a leading BOM and one final line break dropped; bytes that are not UTF-8 are refused)')
     .option('--speaker <name>', 'who said it (default: none)')
-    .option('--observed-at <iso>', 'when it was said: ISO-8601 with a zone (2025-04-12T18:00:00Z), or zone-less with --time-zone (default: now)')
+    .option('--observed-at <iso>', 'when it was said: ISO-8601 with a zone (2025-04-12T18:00:00Z), or zone-less with --time-zone; 1583-01-01 to 9999-12-30 UTC (default: now)')
     .action(async (textArg: string | undefined, opts: { file?: string; speaker?: string; observedAt?: string }, cmd: Command) => {
       const o = globals(cmd);
       // a text that must hold characters a terminal mangles (or U+FFFD itself) comes in a file or on stdin, read strictly (break-it point 6)

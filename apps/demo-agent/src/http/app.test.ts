@@ -62,6 +62,17 @@ describe('POST /v1/observations', () => {
     const latin1 = Buffer.concat([Buffer.from('{"observations":[{"text":"the caf'), Buffer.from([0xe9]), Buffer.from(' on the corner"}]}')]);
     const bad = await expectError(await app.request('/v1/observations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: latin1 }), 400, 'INVALID_INPUT');
     expect(bad.error.message).toMatch(/not UTF-8/);
+    // break-it point 2: an observedAt before 1583 (year 0000 and 0001 sentinels) is BAD_DATE; a NUL or another
+    // control character but tab / LF / CR in text or speaker is INVALID_INPUT naming it; nothing is written
+    for (const observedAt of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1582-12-31T23:59:59Z', -12_219_292_800_001]) {
+      const b = await expectError(await post('/v1/observations', { observations: [{ text: 'ok', observedAt: '2025-01-01T00:00:00Z' }, { text: 'Old news.', observedAt }] }), 400, 'BAD_DATE');
+      expect(b.error.message).toMatch(/observation 1: .*out of range: it must lie from 1583-01-01T00:00:00\.000Z to 9999-12-30/);
+    }
+    const nul = await expectError(await post('/v1/observations', { observations: [{ text: 'the code is 12\u000034' }] }), 400, 'INVALID_INPUT');
+    expect(nul.error.message).toContain('U+0000');
+    await expectError(await post('/v1/observations', { observations: [{ text: 'ok', speaker: 'Ma\u001bya' }] }), 400, 'INVALID_INPUT');
+    // the edges of what is allowed (in a scope of its own: the stats of this file's scope stay as they were)
+    expect((await post('/v1/observations?userId=range-edge', { observations: [{ text: 'Tabs\tand\r\nline breaks stay.', observedAt: '1583-01-01T00:00:00Z' }] })).status).toBe(200);
     const after = ((await (await app.request('/v1/stats')).json()) as any).nodes;
     expect(after).toBe(before);
   });

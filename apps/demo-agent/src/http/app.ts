@@ -7,6 +7,15 @@
  *
  * Scope: each /v1 request may name its scope with the query parameters userId / agentId / runId /
  * namespace; without them the server's default scope (from `mem serve --user …`) is used.
+ *
+ * Observations (POST /v1/observations) are validated by core's `validateObservation`, the same as on
+ * every other path, all before anything is written (400 with the first error's code):
+ * - `text`: at least one visible character (else TEXT_EMPTY), at most 20 000 characters here and
+ *   64 KiB of UTF-8 in core (TEXT_TOO_LONG); no C0 control character but tab, LF and CR (NUL, ESC…),
+ *   no U+FFFE / U+FFFF, no lone surrogate (INVALID_INPUT naming the character); so for `speaker`;
+ * - `observedAt`: ISO-8601 with a zone (zone-less only with `--time-zone`, else MISSING_TIMEZONE) or
+ *   epoch milliseconds, from 1583-01-01T00:00:00.000Z to 9999-12-30T23:59:59.999Z UTC (core's
+ *   `TIME_RANGE`; year 0000 / 0001 "no date" values included), else BAD_DATE. Default: now.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
@@ -81,9 +90,9 @@ const ScopeQuery = z.strictObject({
 const ObservationSchema = z
   .object({
     // no min(1) here: an empty or blank text is core's TEXT_EMPTY on every path (HTTP, MCP, CLI, library), not INVALID_INPUT
-    text: z.string().max(20_000).openapi({ example: 'I switched from espresso to green tea.', description: 'non-empty: at least one visible character, else 400 TEXT_EMPTY' }),
+    text: z.string().max(20_000).openapi({ example: 'I switched from espresso to green tea.', description: 'at least one visible character (else 400 TEXT_EMPTY); no C0 control character but tab / LF / CR, no U+FFFE / U+FFFF (else 400 INVALID_INPUT)' }),
     speaker: z.string().max(200).optional(),
-    observedAt: z.union([z.string(), z.number()]).optional().openapi({ description: 'ISO-8601 with zone or epoch ms; default now' }),
+    observedAt: z.union([z.string(), z.number()]).optional().openapi({ description: 'ISO-8601 with zone or epoch ms, 1583-01-01T00:00:00.000Z to 9999-12-30T23:59:59.999Z UTC (else 400 BAD_DATE); default now' }),
     sourceId: z.string().max(200).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })

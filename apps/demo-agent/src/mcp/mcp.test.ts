@@ -96,6 +96,9 @@ async function exerciseTools(client: Client) {
   expect(await failure(client, 'remember', { text: 'x', scope: { userId: '\u200b' } })).toContain('SCOPE_INVALID');
   expect(await failure(client, 'stats', { scope: { userId: 'alice', namespace: '\ufeff' } })).toContain('SCOPE_INVALID');
   expect(await failure(client, 'remember', { observations: [{ text: 'x', observedAt: 'not a date' }] })).toContain('BAD_DATE');
+  // break-it point 2: year 0000 is out of range (BAD_DATE); a NUL in the text is INVALID_INPUT naming it
+  expect(await failure(client, 'remember', { text: 'x', observedAt: '0000-01-01T00:00:00Z' })).toMatch(/^\[BAD_DATE\].*out of range/);
+  expect(await failure(client, 'remember', { text: 'a\u0000b' })).toMatch(/^\[INVALID_INPUT\].*U\+0000/);
   // issue 17: times are strict ISO-8601 with a zone; a zone-less one is not read as UTC when no
   // time zone is configured
   expect(await failure(client, 'remember', { observations: [{ text: 'x', observedAt: '2025-04-12 18:00' }] })).toContain('MISSING_TIMEZONE');

@@ -62,18 +62,18 @@ export const ScopeArg = z
 const Observation = z
   .object({
     // no min(1): an empty or blank text is core's TEXT_EMPTY, the code every path gives (not INVALID_INPUT)
-    text: z.string().max(20_000).describe('What was said (at least one visible character, else TEXT_EMPTY)'),
+    text: z.string().max(20_000).describe('What was said (at least one visible character, else TEXT_EMPTY; no control characters but tab and line breaks)'),
     speaker: z.string().max(200).optional(),
-    observedAt: z.string().max(64).optional().describe('When it was said: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; default now'),
+    observedAt: z.string().max(64).optional().describe('When it was said: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; 1583-01-01 to 9999-12-30 UTC; default now'),
     sourceId: z.string().max(200).optional(),
   })
   .strict();
 
 export const RememberInput = z
   .object({
-    text: z.string().max(20_000).optional().describe('One thing to remember (or use observations); at least one visible character, else TEXT_EMPTY'),
+    text: z.string().max(20_000).optional().describe('One thing to remember (or use observations); at least one visible character, else TEXT_EMPTY; no control characters but tab and line breaks'),
     speaker: z.string().max(200).optional().describe('Who said it, with text'),
-    observedAt: z.string().max(64).optional().describe('When it was said, with text: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; default now'),
+    observedAt: z.string().max(64).optional().describe('When it was said, with text: ISO-8601 with a zone (e.g. 2025-04-12T18:00:00Z), or zone-less with timeZone; 1583-01-01 to 9999-12-30 UTC; default now'),
     timeZone: z.string().max(64).optional().describe('IANA zone (e.g. Europe/Paris) of zone-less observedAt values and of relative dates ("yesterday") in this call; default the server\'s --time-zone'),
     observations: z.array(Observation).min(1).max(100).optional().describe('Several observations at once (instead of text)'),
     scope: ScopeArg.optional(),

@@ -36,10 +36,11 @@ export {
   contentHash,
   normalizeTextForHash,
   isWellFormed,
+  forbiddenCharacter,
   type NormalizedObservation,
   type ValidateOptions,
 } from './validate.js';
-export { normalizeObservedAt, normalizeNow, zonedWallTimeToUtc, timeZoneOffsetMs, assertTimeZone } from './time.js';
+export { normalizeObservedAt, normalizeNow, zonedWallTimeToUtc, timeZoneOffsetMs, assertTimeZone, TIME_RANGE } from './time.js';
 export {
   DAY_MS,
   positiveCosine,

@@ -64,16 +64,20 @@ describe('normalizeObservedAt', () => {
     expect(code(() => normalizeObservedAt('2024-05-14T10:00:00', 'Mars/Olympus'))).toBe('INVALID_INPUT');
   });
 
-  it('reads zone-less years 0000–0099 in a zone like the same string with the matching offset (Date.UTC would map them to 1900–1999)', () => {
-    for (const wall of ['0000-06-01T10:00:00', '0001-01-01T12:00:00', '0050-06-01T10:00:00', '0099-12-31T23:00:00']) {
-      expect(normalizeObservedAt(wall, 'UTC')).toBe(normalizeObservedAt(`${wall}Z`));
+  it('years before 1583 are BAD_DATE in every form (break-it point 2); the zone math still reads years 0000–0099 as themselves (Date.UTC would map them to 1900–1999)', () => {
+    for (const wall of ['0000-06-01T10:00:00', '0001-01-01T12:00:00', '0050-06-01T10:00:00', '0099-12-31T23:00:00', '1582-10-15T00:00:00']) {
+      expect(code(() => normalizeObservedAt(wall, 'UTC'))).toBe('BAD_DATE');
+      expect(code(() => normalizeObservedAt(`${wall}Z`))).toBe('BAD_DATE');
+      expect(code(() => normalizeObservedAt(`${wall}+02:00`))).toBe('BAD_DATE');
+      const wallMs = Date.parse(`${wall}Z`);
+      expect(zonedWallTimeToUtc(wallMs, 'UTC')).toBe(wallMs);
       // Etc/GMT-2 is a fixed UTC+02:00 (no local mean time in its history)
-      expect(normalizeObservedAt(wall, 'Etc/GMT-2')).toBe(normalizeObservedAt(`${wall}+02:00`));
+      expect(zonedWallTimeToUtc(wallMs, 'Etc/GMT-2')).toBe(wallMs - 2 * 3600_000);
     }
-    // the calendar check still applies: year 4 is a leap year, year 50 is not
-    expect(normalizeObservedAt('0004-02-29T10:00:00', 'UTC')).toBe('0004-02-29T10:00:00.000Z');
-    expect(code(() => normalizeObservedAt('0050-02-29T10:00:00', 'UTC'))).toBe('BAD_DATE');
-    expect(code(() => normalizeObservedAt('0050-02-29T10:00:00Z'))).toBe('BAD_DATE');
+    // the calendar check still applies: 1600 is a Gregorian leap year, 1700 is not
+    expect(normalizeObservedAt('1600-02-29T10:00:00', 'UTC')).toBe('1600-02-29T10:00:00.000Z');
+    expect(code(() => normalizeObservedAt('1700-02-29T10:00:00', 'UTC'))).toBe('BAD_DATE');
+    expect(code(() => normalizeObservedAt('1700-02-29T10:00:00Z'))).toBe('BAD_DATE');
     const year50 = new Date(Date.UTC(2000, 5, 1, 10));
     year50.setUTCFullYear(50);
     expect(timeZoneOffsetMs('UTC', year50.getTime())).toBe(0);

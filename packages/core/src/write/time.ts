@@ -13,14 +13,23 @@ export { assertTimeZone, timeZoneOffsetMs, zonedWallTimeToUtc };
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
-/** 0000-01-01T00:00:00.000Z */
-const MIN_MS = -62_167_219_200_000;
+/**
+ * 1583-01-01T00:00:00.000Z, the first instant an `observedAt` or `now` may name (ours; break-it
+ * point 2). ISO 8601 leaves years before 1583 (before the Gregorian calendar) to agreement between
+ * the parties: such a date is ambiguous (Julian or proleptic Gregorian: ten days apart), and the
+ * years clients send there are almost always a "no date" value (`0000-01-01`, Go's and .NET's
+ * `0001-01-01T00:00:00Z`), which would otherwise be stored as when something was said.
+ */
+const MIN_MS = Date.UTC(1583, 0, 1);
 /**
  * 9999-12-30T23:59:59.999Z: the event-time resolver (`resolveEventTime`, src/extract) needs room
  * after observedAt ("next month" in 9999) and rejects 9999-12-31; rejecting it here keeps that a
  * validation error (BAD_DATE) raised before any write work instead of a failed write.
  */
 const MAX_MS = Date.UTC(9999, 11, 30, 23, 59, 59, 999);
+
+/** The instants an `observedAt` (and a search's `now`) may name, inclusive, UTC ISO-8601; outside: BAD_DATE. */
+export const TIME_RANGE = { min: new Date(MIN_MS).toISOString(), max: new Date(MAX_MS).toISOString() } as const;
 
 /** Name of the field being read, for messages and details (`observedAt` for writes, `now` for searches). */
 type Field = 'observedAt' | 'now';
@@ -31,7 +40,7 @@ function fail(field: Field, code: 'BAD_DATE' | 'MISSING_TIMEZONE', message: stri
 
 function checkRange(field: Field, ms: number, value: unknown): number {
   if (!Number.isFinite(ms)) fail(field, 'BAD_DATE', `${field} must be a finite number of epoch milliseconds, got ${String(value)}`, value);
-  if (ms < MIN_MS || ms > MAX_MS) fail(field, 'BAD_DATE', `${field} is out of range (0000-01-01 to 9999-12-30 UTC)`, value);
+  if (ms < MIN_MS || ms > MAX_MS) fail(field, 'BAD_DATE', `${field} is out of range: it must lie from ${TIME_RANGE.min} to ${TIME_RANGE.max} (UTC; years before 1583 are ambiguous, and 0000-01-01 / 0001-01-01 are usually a missing date)`, value);
   return ms;
 }
 
@@ -53,7 +62,8 @@ export function normalizeNow(value: string | Date | number, timeZone?: string): 
  *   is refused as probable epoch seconds ({@link looksLikeEpochSeconds}).
  * - strings must be ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]]` with a zone (`Z`, `±HH:MM`); a
  *   zone-less string is read in `timeZone` (IANA) when given, else `MISSING_TIMEZONE`.
- * Throws MemValidationError `BAD_DATE` for anything else (including impossible dates like 02-30).
+ * Throws MemValidationError `BAD_DATE` for anything else (including impossible dates like 02-30) and
+ * for an instant outside {@link TIME_RANGE} (1583-01-01 to 9999-12-30 UTC).
  */
 export function normalizeObservedAt(value: string | Date | number, timeZone?: string): string {
   return normalizeInstant(value, timeZone, 'observedAt');

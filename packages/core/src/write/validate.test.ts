@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemError, MemValidationError } from '../errors.js';
-import { contentHash, DEFAULT_MAX_TEXT_BYTES, validateObservation } from './validate.js';
+import { contentHash, DEFAULT_MAX_TEXT_BYTES, forbiddenCharacter, validateObservation } from './validate.js';
+import { TIME_RANGE } from './time.js';
 
 const scope = { userId: 'u1' };
 const codeOf = (input: any, opts?: any) => {
@@ -68,7 +69,8 @@ describe('validateObservation', () => {
     // text with no visible character is empty (NUL, zero-width space, BOM, other controls)
     expect(codeOf({ text: '\u0000', scope })).toBe('TEXT_EMPTY');
     expect(codeOf({ text: '\u200b\u200b \ufeff\u0007', scope })).toBe('TEXT_EMPTY');
-    expect(codeOf({ text: 'a\u0000b', scope })).toBe('ok'); // kept as given when something is visible
+    // break-it point 2: a NUL (or another C0 control but tab / LF / CR, or U+FFFE / U+FFFF) is refused even among visible characters
+    expect(codeOf({ text: 'a\u0000b', scope })).toBe('INVALID_INPUT');
     // every bad observedAt is BAD_DATE (not a generic INVALID_INPUT)
     expect(codeOf({ text: 'x', scope, observedAt: Number.NaN })).toBe('BAD_DATE');
     expect(codeOf({ text: 'x', scope, observedAt: Number.POSITIVE_INFINITY })).toBe('BAD_DATE');
@@ -78,7 +80,45 @@ describe('validateObservation', () => {
     // the event-time resolver needs room after observedAt: 9999-12-31 is rejected up front
     expect(codeOf({ text: 'x', scope, observedAt: '9999-12-30T23:59:59.999Z' })).toBe('ok');
     expect(codeOf({ text: 'x', scope, observedAt: '9999-12-31T00:00:00Z' })).toBe('BAD_DATE');
-    expect(codeOf({ text: 'x', scope, observedAt: '0000-01-01T00:00:00Z' })).toBe('ok');
+  });
+
+  it('break-it point 2: observedAt lies in 1583-01-01 … 9999-12-30 UTC (TIME_RANGE); year 0000 and 0001 sentinels are BAD_DATE', () => {
+    expect(TIME_RANGE).toEqual({ min: '1583-01-01T00:00:00.000Z', max: '9999-12-30T23:59:59.999Z' });
+    for (const bad of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1582-12-31T23:59:59.999Z', '1583-01-01T00:30:00+01:00', Date.UTC(1582, 11, 31), new Date(Date.UTC(1000, 0, 1))]) {
+      expect(codeOf({ text: 'x', scope, observedAt: bad as any }), String(bad)).toBe('BAD_DATE');
+    }
+    expect(codeOf({ text: 'x', scope, observedAt: '1583-01-01T00:00:00Z' })).toBe('ok');
+    expect(codeOf({ text: 'x', scope, observedAt: Date.UTC(1583, 0, 1) })).toBe('ok');
+    expect(codeOf({ text: 'x', scope, observedAt: '0000-01-01T00:00:00' }, { timeZone: 'UTC' })).toBe('BAD_DATE');
+    let err: unknown;
+    try {
+      validateObservation({ text: 'x', scope, observedAt: '0000-01-01T00:00:00Z' });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as Error).message).toMatch(/out of range: it must lie from 1583-01-01T00:00:00\.000Z to 9999-12-30T23:59:59\.999Z/);
+  });
+
+  it('break-it point 2: text, speaker and sourceId refuse C0 controls but tab / LF / CR, and U+FFFE / U+FFFF (INVALID_INPUT, the character named)', () => {
+    for (const c of ['\u0000', '\u0001', '\u0008', '\u000b', '\u000c', '\u001b', '\u001f', '\ufffe', '\uffff']) {
+      expect(codeOf({ text: `a${c}b`, scope }), JSON.stringify(c)).toBe('INVALID_INPUT');
+      expect(codeOf({ text: 'ok', speaker: `Bo${c}b`, scope }), JSON.stringify(c)).toBe('INVALID_INPUT');
+      expect(codeOf({ text: 'ok', sourceId: `D1${c}`, scope }), JSON.stringify(c)).toBe('INVALID_INPUT');
+    }
+    // allowed: tab, line feed, carriage return, DEL and C1 controls (XML 1.0 Char), other format characters, a U+FFFD really in the text
+    expect(codeOf({ text: 'line one\r\n\tline two \u007f \u0085 \u200d \ufffd', scope })).toBe('ok');
+    expect(forbiddenCharacter('ab\u0000c')).toEqual({ index: 2, codePoint: 'U+0000' });
+    expect(forbiddenCharacter('\uffff')).toEqual({ index: 0, codePoint: 'U+FFFF' });
+    expect(forbiddenCharacter('fine\n')).toBeNull();
+    let err: any;
+    try {
+      validateObservation({ text: 'the code is 12\u000034', scope });
+    } catch (e) {
+      err = e;
+    }
+    expect(err.code).toBe('INVALID_INPUT');
+    expect(err.message).toMatch(/^text: holds the control character U\+0000 at index 14/);
+    expect(err.details).toMatchObject({ path: ['text'], field: 'text', codePoint: 'U+0000', index: 14 });
   });
 
   it('content hash covers scope, normalized text, speaker, time and source', () => {

@@ -49,7 +49,34 @@ export interface ValidateOptions {
 /** A character other than whitespace, controls (NUL…) and format characters (zero-width space, BOM…). */
 const VISIBLE = /[^\s\p{Cc}\p{Cf}]/u;
 
-const memIssue = (code: MemErrorCode, message: string) => ({ code: 'custom' as const, message, params: { memCode: code } });
+const memIssue = (code: MemErrorCode, message: string, details?: Record<string, unknown>) => ({ code: 'custom' as const, message, params: { memCode: code, details } });
+
+/**
+ * Characters an observation's text, speaker and sourceId may not hold (ours; break-it point 2): the
+ * C0 controls other than tab, line feed and carriage return (NUL, ESC, …) and the noncharacters
+ * U+FFFE / U+FFFF — the characters XML 1.0 (§2.2 `Char`) leaves out. They are never text a person
+ * said; a NUL cuts the text short in C-string consumers (SQLite's FTS tokenizer, many terminals and
+ * drivers), and an escape sequence rewrites the terminal that prints it. Lone surrogates are
+ * refused apart (`isWellFormed`).
+ */
+const FORBIDDEN_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/u;
+
+/**
+ * The first character of `s` that {@link FORBIDDEN_CHAR} refuses: its 0-based UTF-16 `index` and
+ * `codePoint` as `U+0000`; null when there is none.
+ */
+export function forbiddenCharacter(s: string): { index: number; codePoint: string } | null {
+  const m = FORBIDDEN_CHAR.exec(s);
+  return m ? { index: m.index, codePoint: `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` } : null;
+}
+
+/** The issue for a field holding a refused character, or null. */
+function forbiddenIssue(field: 'text' | 'speaker' | 'sourceId', value: string) {
+  const bad = forbiddenCharacter(value);
+  if (!bad) return null;
+  const what = bad.codePoint === 'U+FFFE' || bad.codePoint === 'U+FFFF' ? 'the noncharacter' : 'the control character';
+  return { ...memIssue('INVALID_INPUT', `holds ${what} ${bad.codePoint} at index ${bad.index}: among the control characters U+0000–U+001F only tab, line feed and carriage return are allowed, and U+FFFE / U+FFFF not at all`, { field, ...bad }), path: [field] };
+}
 
 /** Recursive JSON-safety check: plain objects, arrays, strings, finite numbers, booleans, null. */
 function jsonProblem(value: unknown, path: string, depth: number, seen: Set<object>): string | null {
@@ -102,6 +129,10 @@ const ObservationSchema = z
   .superRefine((o, ctx) => {
     if (!VISIBLE.test(o.text)) ctx.addIssue(memIssue('TEXT_EMPTY', 'text is empty or has no visible character (whitespace, control or format characters only)'));
     if (!isWellFormed(o.text)) ctx.addIssue(memIssue('INVALID_INPUT', 'text contains a lone UTF-16 surrogate'));
+    for (const [field, value] of [['text', o.text], ['speaker', o.speaker], ['sourceId', o.sourceId]] as const) {
+      const issue = typeof value === 'string' ? forbiddenIssue(field, value) : null;
+      if (issue) ctx.addIssue(issue);
+    }
     if (o.speaker != null && (o.speaker.length > MAX_SPEAKER || !isWellFormed(o.speaker))) {
       ctx.addIssue(memIssue('INVALID_INPUT', `speaker must be well-formed and at most ${MAX_SPEAKER} characters`));
     }
@@ -146,8 +177,10 @@ export function contentHash(parts: {
 
 /**
  * Validate and normalise one observation. Throws MemValidationError with code `TEXT_EMPTY`,
- * `TEXT_TOO_LONG`, `BAD_DATE`, `MISSING_TIMEZONE`, `SCOPE_MISSING`, `SCOPE_INVALID` or
- * `INVALID_INPUT` (unknown key, wrong type, non-JSON metadata, lone surrogate).
+ * `TEXT_TOO_LONG`, `BAD_DATE` (also an observedAt outside `TIME_RANGE`, 1583-01-01 to 9999-12-30
+ * UTC), `MISSING_TIMEZONE`, `SCOPE_MISSING`, `SCOPE_INVALID` or `INVALID_INPUT` (unknown key,
+ * wrong type, non-JSON metadata, lone surrogate, a control character other than tab / LF / CR or
+ * U+FFFE / U+FFFF in text, speaker or sourceId: `forbiddenCharacter`, `details.codePoint` / `index`).
  */
 export function validateObservation(input: ObservationInput, options: ValidateOptions = {}): NormalizedObservation {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -164,8 +197,9 @@ export function validateObservation(input: ObservationInput, options: ValidateOp
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const code = ((issue as any).params?.memCode as MemErrorCode | undefined) ?? 'INVALID_INPUT';
+    const extra = (issue as any).params?.details as Record<string, unknown> | undefined;
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-    throw new MemValidationError(code, `${where}${issue.message}`, { details: { path: issue.path.map(String) } });
+    throw new MemValidationError(code, `${where}${issue.message}`, { details: { path: issue.path.map(String), ...extra } });
   }
   const o = parsed.data;
   const maxBytes = options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
