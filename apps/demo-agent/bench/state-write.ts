@@ -74,12 +74,20 @@ async function heldOutTable() {
       group(`BEAM ${STATE_BEAM_HELD_OUT.join(',')}`, (p) => p.source.startsWith('beam')),
       ...kinds.map((k) => group(`slots: ${k}`, (p) => p.kind === k && p.source.startsWith('slot:'))),
       group('slots: all kinds', (p) => p.source.startsWith('slot:')),
+      // the hard negatives of the slots (state6): restatements (same), later details of the same value and later past events (compatible)
+      group('slots: restatements', (p) => p.source.startsWith('slot:') && p.source.endsWith(':same')),
+      group('slots: same-value details', (p) => p.source.startsWith('slot:') && p.source.endsWith(':detail')),
+      group('slots: later events', (p) => p.source.startsWith('slot:') && p.source.endsWith(':events')),
+      group('slots without the hard negatives', (p) => p.source.startsWith('slot:') && !/:(same|detail|events)$/.test(p.source)),
       group('held out without the slots', (p) => !p.source.startsWith('slot:')),
       group('ALL held out', () => true),
     ],
   );
   const compat = held.map((p, i) => ({ p, j: judged[i]! })).filter((x) => x.p.label === 'compatible' && (x.j.edge === 'OBSOLETES' || x.j.edge === 'CONTRADICTS'));
   for (const x of compat) console.log(`   false edge on a compatible pair: ${x.j.edge} "${x.p.older}" → "${x.p.newer}"`);
+  const restated = held.map((p, i) => ({ p, j: judged[i]! })).filter((x) => x.p.label === 'same' && (x.j.edge === 'OBSOLETES' || x.j.edge === 'CONTRADICTS'));
+  console.log(`   change edges on held-out same pairs (a restatement read as a change): ${restated.length}/${held.filter((p) => p.label === 'same').length}`);
+  for (const x of restated) console.log(`   false edge on a same pair: ${x.j.edge} "${x.p.older}" → "${x.p.newer}"`);
 }
 
 async function sampleConversation() {
@@ -119,6 +127,8 @@ async function issueExamples() {
   console.log('\n3. The issue\'s examples (not in any training pair): p(update) / p(contradiction) / edge at θ_rel');
   const ex: [string, string, string][] = [
     ['I live in Oslo.', 'I moved to Bergen last month.', 'update'],
+    // the newcomer's report (state6 brief): a move whose new value shares no word with the old one
+    ['I live in Dublin.', 'We moved to Vienna last month.', 'update'],
     ['I work at the bank as a loan officer.', 'I quit the bank and became a data engineer.', 'update'],
     ['I love spicy food.', 'I have stopped eating spicy food, these days I prefer mild dishes.', 'update'],
     ['My favourite player is Alvarez.', 'My favourite player is Brandt.', 'update'],

@@ -92,7 +92,20 @@ export function statePairs(): StatePair[] {
 
 const SLOTS = resolve(import.meta.dirname, '../test/state-slots.json');
 interface SlotFixture {
-  slots: { kind: string; slot: string; older: string[]; change: string[]; other: string[]; compatible: string[] }[];
+  slots: {
+    kind: string;
+    slot: string;
+    older: string[];
+    change: string[];
+    other: string[];
+    compatible: string[];
+    /** `same[i]`: restatements of `older[i]` (label `same`; state6). */
+    same?: string[][];
+    /** `detail[i]`: later statements about `older[i]`'s value that stay true beside it (label `compatible`; state6). */
+    detail?: string[][];
+    /** Past events of the slot: every earlier one with every later one is `compatible` (state6). */
+    events?: string[];
+  }[];
 }
 
 /**
@@ -102,6 +115,10 @@ interface SlotFixture {
  * (`compatible`), and two other slots' changes by another person (`unrelated`: another subject and
  * another attribute — "Lena moved to Lisbon" after "I run every morning"). HELD OUT when either
  * statement has index % 4 == 3 in its list (so training never sees a held-out statement).
+ * Hard negatives (state6): each older statement with its restatements (`same`, label `same`: "I still
+ * live in X") and with later statements about the same value that stay true (`detail`, `compatible`:
+ * "Our X flat has a balcony"), held out with their older statement; and every earlier past event of
+ * the slot with every later one (`events`, `compatible`), held out when either has index % 4 == 3.
  */
 export function slotPairs(): StatePair[] {
   const doc = JSON.parse(readFileSync(SLOTS, 'utf8')) as SlotFixture;
@@ -114,6 +131,9 @@ export function slotPairs(): StatePair[] {
       for (const [label, list, col] of cols) {
         list.forEach((newer, j) => out.push({ older, newer, label, kind, source: `slot:${si}:${x.slot}:${col}`, heldOut: heldOutIndex(i) || heldOutIndex(j) }));
       }
+      for (const [label, lists, col] of [['same', x.same, 'same'], ['compatible', x.detail, 'detail']] as const) {
+        for (const newer of lists?.[i] ?? []) out.push({ older, newer, label, kind, source: `slot:${si}:${x.slot}:${col}`, heldOut: heldOutIndex(i) });
+      }
       for (let step = 1; step <= 2; step++) {
         const o = doc.slots[(si + step * 5) % doc.slots.length]!;
         if (o.kind === x.kind) continue;
@@ -121,6 +141,13 @@ export function slotPairs(): StatePair[] {
         out.push({ older, newer: o.other[j]!, label: 'unrelated', kind, source: `slot:${si}:${x.slot}:cross`, heldOut: heldOutIndex(i) || heldOutIndex(j) });
       }
     });
+    const events = x.events ?? [];
+    events.forEach((older, i) =>
+      events.slice(i + 1).forEach((newer, d) => {
+        const j = i + 1 + d;
+        out.push({ older, newer, label: 'compatible', kind, source: `slot:${si}:${x.slot}:events`, heldOut: heldOutIndex(i) || heldOutIndex(j) });
+      }),
+    );
   });
   return out;
 }
