@@ -22,6 +22,10 @@ describe('termSupport (issue 37)', () => {
     expect(s.wordMin).toBeCloseTo(0, 5); // "blood" has no close word
     expect(s.wordMean).toBeCloseTo((0.9 / Math.hypot(0.9, 0.1) + 0) / 2, 5);
     expect(s.focusWord).toBeCloseTo(0, 5); // the focus term is the last one, "blood"
+    // without single-word embeddings a term counts its cosine to the memories' own embeddings
+    const noWords = termSupport({ terms: [{ term: 'blood', vec: WORDS.blood! }] }, [cand(0.5, ['puppy'])]);
+    expect(noWords.wordMin).toBeCloseTo(noWords.semMin, 10);
+    expect(noWords.wordMin).toBe(0); // "blood" ⟂ the memory's embedding (1, 1, 0)
     const held = termSupport(q('dog'), [cand(0.5, ['dog'])]);
     expect(held).toMatchObject({ lexUnion: 1, wordMin: 1, focusLex: 1 });
   });

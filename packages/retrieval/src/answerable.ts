@@ -84,7 +84,7 @@ const dot = (a: Float32Array, b: Float32Array) => {
  * embedding against the memory's), lexical l_t = 1 when some memory's own terms contain t. Returns
  * the weakest term's s (`semMin`), the mean s (`semMean`), the share of terms with l_t = 1
  * (`lexUnion`), word-level support w_t = 1 when l_t = 1, else max over the memories' content words u
- * of cos(e_t, e_u) (`q.wordVec`; its weakest `wordMin`, mean `wordMean`), and s, l and w of the FOCUS term — the question's last content term, its head noun in
+ * of cos(e_t, e_u) (`q.wordVec`; without it s_t; its weakest `wordMin`, mean `wordMean`), and s, l and w of the FOCUS term — the question's last content term, its head noun in
  * "what is the name of X's dog" (`focusSem`, `focusLex`, `focusWord`). No terms: all 1; no memories: all 0.
  * Independent of the memory's size: it reads only the given memories (the top 5).
  */
@@ -96,7 +96,9 @@ export function termSupport(q: QuestionTerms, memories: readonly RankedCandidate
   // word-level: w_t = 1 when a memory holds t, else max over the memories' words u of cos(e_t, e_u)
   const word = q.terms.map(({ vec }, i) => {
     if (lex[i]) return 1;
-    if (!vec || !q.wordVec) return 0;
+    if (!vec) return 0;
+    // without single-word embeddings: the term against the memories' own embeddings (s_t)
+    if (!q.wordVec) return sem[i]!;
     let best = 0;
     for (const c of memories) for (const u of c.terms ?? []) {
       const e = q.wordVec(u);

@@ -221,7 +221,7 @@ async function searchResult(
     const top = ranked.slice(0, 10).map(({ v, final: f }) => ({ final: f, features: features.featuresOf(v, maxPrior), embedding: v.node.embedding, terms: nodeTermSet(v.node) }));
     // word-level term support reads the embeddings of the top 5's content words (cached per retriever)
     const ts = performance.now();
-    const wordVec = anchors.questionTerms.terms.length ? await wordVectors(top.slice(0, 5).flatMap((c) => [...c.terms])) : undefined;
+    const wordVec = anchors.questionTerms.terms.length && o.answerabilityWords === 'words' ? await wordVectors(top.slice(0, 5).flatMap((c) => [...c.terms])) : undefined;
     ctx.st.embedMs += performance.now() - ts;
     const q = { ...anchors.questionTerms, ...(wordVec ? { wordVec } : {}) };
     const p = answerabilityProbability(o.answerability.model, top, ranked.length, q);
