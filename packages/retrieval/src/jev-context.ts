@@ -44,7 +44,7 @@ export interface SearchContext {
   st: StageTimes;
   calls: number;
   /** The learned relevance model compiled once per retriever (logistic models; else null). */
-  predictRelevance: ((x: readonly number[]) => number[]) | null;
+  predictRelevance: ((x: ArrayLike<number>) => number[]) | null;
   /** The retriever's name (trace.retriever). */
   retriever: string;
 }

@@ -58,11 +58,15 @@ export async function expandRound(ctx: SearchContext, anchors: Anchors, visited:
     const neighbours = snap ? snapshotNeighbors(snap, frontierIds, open, edgeLimit) : await store.neighbors(scope, frontierIds, { views: open, direction: 'both', limit: edgeLimit });
     st.expansionMs += performance.now() - tn;
     roundEdges += neighbours.length;
-    const decay = (nb: (typeof neighbours)[number]) => edgeDecay(nb.relation, nb.relation.from === nb.fromId ? 'out' : 'in', o.edgeDecay, o.defaultEdgeDecay);
-    const priority = (nb: (typeof neighbours)[number]) => (parentScore.get(nb.fromId) ?? 0) * nb.relation.probability * decay(nb);
-    neighbours.sort((a, b) => priority(b) - priority(a));
+    // each neighbour's edge decay and priority, computed once (not in every comparison of the sort;
+    // the same values in the same stable sort, so the same order; ours, issue 33 point 2)
+    const ranked = neighbours.map((nb) => {
+      const decay = edgeDecay(nb.relation, nb.relation.from === nb.fromId ? 'out' : 'in', o.edgeDecay, o.defaultEdgeDecay);
+      return { nb, decay, priority: (parentScore.get(nb.fromId) ?? 0) * nb.relation.probability * decay };
+    });
+    ranked.sort((a, b) => b.priority - a.priority);
     const supported = new Set<string>();
-    for (const nb of neighbours) {
+    for (const { nb, decay } of ranked) {
       const g = nb.relation.view;
       const parent = visited.get(nb.fromId)!;
       const seen = visited.get(nb.node.id);
@@ -71,7 +75,7 @@ export async function expandRound(ctx: SearchContext, anchors: Anchors, visited:
         const key = `${nb.fromId}>${nb.node.id}`;
         if (!supported.has(key) && seen !== parent) {
           supported.add(key);
-          seen.prior += o.supportWeight * parent.prior * clamp01(nb.relation.probability) * decay(nb);
+          seen.prior += o.supportWeight * parent.prior * clamp01(nb.relation.probability) * decay;
         }
         continue;
       }
@@ -87,7 +91,7 @@ export async function expandRound(ctx: SearchContext, anchors: Anchors, visited:
         view: g,
         cosine: dot(qvec, nb.node.embedding),
         edgeProbability: clamp01(nb.relation.probability),
-        prior: parent.prior * clamp01(nb.relation.probability) * decay(nb),
+        prior: parent.prior * clamp01(nb.relation.probability) * decay,
         score: 0,
         depth: d,
       };

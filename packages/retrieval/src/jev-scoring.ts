@@ -11,7 +11,7 @@ import { askController, type SearchContext } from './jev-context.js';
 import { byScore, nodeTimeMs, snapshotSpeakers, stateItem, successorOf, type Visit } from './jev-visits.js';
 import { previousTurn } from './lexical.js';
 import { createDialogueScorer, queryTimeInterval } from './dialogue.js';
-import { RELATIVE_FEATURES, candidateSetStats, createRelevanceFeaturizer, relativeFeatures, relevanceProbability, speakerStats, type CandidateSetStats, type RelevanceFeature } from './relevance.js';
+import { RELATIVE_FEATURES, createRelevanceFeaturizer, relativeFeatures, relevanceProbability, speakerStats, type CandidateSetStats, type RelativeFeature, type RelevanceFeature } from './relevance.js';
 
 /** Per-node features of visited memories (memoised per search). */
 export interface VisitFeatures {
@@ -111,21 +111,66 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
   type SetStats = CandidateSetStats | null;
   const sameSet = (a: SetStats, b: SetStats) =>
     a === b || (!!a && !!b && a.cosine === b.cosine && a.coverage === b.coverage && a.ownCoverage === b.ownCoverage && a.score === b.score && a.timePosition === b.timePosition);
-  const pMemo = new Map<Visit, { prior: number; maxPrior: number; score: number; set: SetStats; p: number }>();
-  // the model's inputs in its feature order: each a relative feature (when the model reads one) or a
-  // candidate feature, looked up once per search instead of once per prediction (ours, issue 33 point 2)
+  // The model's input vector of each visit, kept with the visit (ours, issue 33 point 2): the features
+  // that are fixed once a memory is visited (its cosine, ranks, dialogue parts, node features …) are
+  // read once from `featuresOf`; a prediction refills only the slots that move (`prior` with the
+  // visit's prior and the max prior, `score`, and the gaps to the set's best values), with the same
+  // arithmetic as the feature records, so the same vector and the same p(evidence) bit for bit.
   const relative = new Set<string>(RELATIVE_FEATURES);
-  const slots = o.relevanceModel ? o.relevanceModel.features.map((f) => ({ key: f, relative: relative.has(f) })) : [];
+  const keys = o.relevanceModel ? o.relevanceModel.features : [];
+  const slot = (name: string) => (relative.has(name) ? -1 : keys.indexOf(name));
+  const [sPrior, sScore] = [slot('prior'), slot('score')];
+  const rel = (name: RelativeFeature) => (relativeModel ? keys.indexOf(name) : -1);
+  const [sCosGap, sCovGap, sOwnGap, sScoreGap, sTimeGap, sRecGap] = [rel('cosine_gap'), rel('coverage_gap'), rel('own_coverage_gap'), rel('score_gap'), rel('time_gap'), rel('recency_x_time_gap')];
+  interface Row {
+    x: Float64Array;
+    /** The fixed values the set's best values are taken over. */
+    cosine: number;
+    coverage: number;
+    ownCoverage: number;
+    timePosition: number;
+    /** The last prediction and what it was made on. */
+    prior: number;
+    maxPrior: number;
+    score: number;
+    set: SetStats;
+    p: number;
+  }
+  const rows = new Map<Visit, Row>();
+  const rowOf = (v: Visit, maxPrior: number): Row => {
+    let r = rows.get(v);
+    if (r === undefined) {
+      const f = featuresOf(v, maxPrior) as Record<string, number>;
+      const x = new Float64Array(keys.length);
+      for (let i = 0; i < keys.length; i++) if (!relative.has(keys[i]!)) x[i] = f[keys[i]!]!;
+      r = { x, cosine: f.cosine!, coverage: f.coverage!, ownCoverage: f.own_coverage!, timePosition: f.time_position!, prior: NaN, maxPrior: NaN, score: NaN, set: null, p: NaN };
+      rows.set(v, r);
+    }
+    return r;
+  };
+  const rec = routing.recencyImportance;
   const pOf = (model: NonNullable<typeof o.relevanceModel>, v: Visit, maxPrior: number, set: SetStats) => {
-    const m = pMemo.get(v);
-    if (m && m.prior === v.prior && m.maxPrior === maxPrior && m.score === v.score && sameSet(m.set, set)) return m.p;
-    const base = featuresOf(v, maxPrior) as Record<string, number>;
-    // = { ...base, ...relative } read in the model's feature order, without building the merged record (ours, for latency)
-    const rel = set ? (relativeFeatures(base as Record<RelevanceFeature, number>, set, routing.recencyImportance) as Record<string, number>) : null;
-    const x = new Array<number>(slots.length);
-    for (let i = 0; i < slots.length; i++) x[i] = rel && slots[i]!.relative ? rel[slots[i]!.key]! : base[slots[i]!.key]!;
-    const p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x)[1]! : relevanceProbability(model, x);
-    pMemo.set(v, { prior: v.prior, maxPrior, score: v.score, set, p });
+    const r = rowOf(v, maxPrior);
+    if (r.prior === v.prior && r.maxPrior === maxPrior && r.score === v.score && sameSet(r.set, set)) return r.p;
+    const x = r.x;
+    // = createRelevanceFeaturizer's prior and score, and relativeFeatures (relevance.ts)
+    if (sPrior >= 0) x[sPrior] = maxPrior > 0 ? v.prior / maxPrior : 0;
+    if (sScore >= 0) x[sScore] = v.score;
+    if (set) {
+      const timeGap = r.timePosition - set.timePosition;
+      if (sCosGap >= 0) x[sCosGap] = r.cosine - set.cosine;
+      if (sCovGap >= 0) x[sCovGap] = r.coverage - set.coverage;
+      if (sOwnGap >= 0) x[sOwnGap] = r.ownCoverage - set.ownCoverage;
+      if (sScoreGap >= 0) x[sScoreGap] = v.score - set.score;
+      if (sTimeGap >= 0) x[sTimeGap] = timeGap;
+      if (sRecGap >= 0) x[sRecGap] = rec * timeGap;
+    }
+    const p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x)[1]! : relevanceProbability(model, Array.from(x));
+    r.prior = v.prior;
+    r.maxPrior = maxPrior;
+    r.score = v.score;
+    r.set = set;
+    r.p = p;
     return p;
   };
   const maxPriorOf = () => {
@@ -133,8 +178,29 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
     for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
     return maxPrior;
   };
-  /** The best values among ALL visited candidates (as train.ts computes them over a question's candidates). */
-  const setStatsOf = (maxPrior: number): SetStats => (relativeModel ? candidateSetStats([...visited.values()].map((v) => featuresOf(v, maxPrior))) : null);
+  /**
+   * The best values among ALL visited candidates (as train.ts computes them over a question's
+   * candidates): candidateSetStats of their feature records, read from the fixed values kept per
+   * visit and their scores (the same maxima).
+   */
+  const setStatsOf = (maxPrior: number): SetStats => {
+    if (!relativeModel) return null;
+    let cosine = -Infinity;
+    let coverage = -Infinity;
+    let ownCoverage = -Infinity;
+    let score = -Infinity;
+    let timePosition = -Infinity;
+    for (const v of visited.values()) {
+      const r = rowOf(v, maxPrior);
+      if (r.cosine > cosine) cosine = r.cosine;
+      if (r.coverage > coverage) coverage = r.coverage;
+      if (r.ownCoverage > ownCoverage) ownCoverage = r.ownCoverage;
+      if (v.score > score) score = v.score;
+      if (r.timePosition > timePosition) timePosition = r.timePosition;
+    }
+    const f = (x: number) => (Number.isFinite(x) ? x : 0);
+    return { cosine: f(cosine), coverage: f(coverage), ownCoverage: f(ownCoverage), score: f(score), timePosition: f(timePosition) };
+  };
   const finalOf = (v: Visit, maxPrior: number, set: SetStats) => {
     const superseded = demote > 0 && isSuperseded(v.node);
     if (o.relevanceModel) {

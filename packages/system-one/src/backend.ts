@@ -28,6 +28,14 @@ export interface SystemOneBackend {
    * limit (there is nothing to time out or to overlap), which keeps the per-call overhead small.
    */
   answerSync?(request: BackendRequest): Record<string, unknown>;
+  /**
+   * Optional synchronous path for an in-process backend that must sometimes wait (the offline one
+   * with an embedder, for texts it has no vector of yet): the answers now, or `undefined` when it
+   * would have to wait (the controller then calls `answer`). Answered now, a batch needs no state
+   * snapshot, timer, concurrency slot or in-flight entry: it reads the state before the ask returns
+   * (ours, issue 33 point 2). A throw counts as a failed call, as from `answerSync`.
+   */
+  answerWhenReady?(request: BackendRequest): Record<string, unknown> | undefined;
   /** Release resources (HTTP agents, model sessions). */
   close?(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SystemOneBackend } from './backend.js';
 import { batches, catalogue } from './catalogue.js';
 import { createSystemOne } from './controller.js';
+import { createOfflineBackend } from './offline/index.js';
 import { SystemOneError } from './errors.js';
 import { choice, noul } from './schema.js';
 import { expectMemError } from '@mem/test-utils';
@@ -147,5 +148,39 @@ describe('fallback, retries, cache, stats', () => {
     const s1 = createSystemOne({ backend: b, concurrency: 2, cache: false });
     await Promise.all(Array.from({ length: 6 }, (_, i) => s1.ask({ query: `q${i}` }, { t: catalogue.routing.temporal() })));
     expect(peak).toBe(2);
+  });
+});
+
+describe('answerWhenReady (an in-process backend that sometimes waits)', () => {
+  // the read path's scoring state: items carry their cosine to the query, so no scorer embeds
+  const scoringState = (query: string) => ({
+    query,
+    candidates: [{ text: 'Ana moved to Oslo in May', cosine: 0.7 }, { text: 'Bob likes tea', cosine: 0.2, relation: 'semantic' }],
+    evidence: [{ text: 'Ana took a job in Oslo', cosine: 0.6 }],
+  });
+  const questions = { ...batches.scoring(2), ...batches.routing() };
+  const embedOf = () => vi.fn(async (texts: string[]) => texts.map((t) => Float32Array.from({ length: 8 }, (_, i) => ((t.charCodeAt(i % t.length) * (i + 1)) % 7) + 1)));
+
+  it('answers without embedding when no scorer reads a vector, with the answers of the waiting path', async () => {
+    const embed = embedOf();
+    const ready = createSystemOne({ backend: createOfflineBackend({ embed }), cache: false });
+    const r = await ready.ask(scoringState('Where does Ana live?'), questions);
+    expect(embed).not.toHaveBeenCalled();
+    // the same backend's `answer` (it embeds every text first) gives the same answers
+    const b = createOfflineBackend({ embed: embedOf() });
+    const waiting = createSystemOne({ backend: { name: 'offline', answer: (req, o) => b.answer(req, o) }, cache: false });
+    expect(r.answers).toStrictEqual((await waiting.ask(scoringState('Where does Ana live?'), questions)).answers);
+    expect(r.traces.every((t) => t.backend === 'offline' && !t.fallback)).toBe(true);
+  });
+
+  it('waits for the embedder when a scorer reads a vector of a new text, and reads the state before the ask yields', async () => {
+    const embed = embedOf();
+    const s1 = createSystemOne({ backend: createOfflineBackend({ embed }) });
+    const state = { new_memory: { text: 'Ana started a new job in Oslo' }, candidates: [{ text: 'Ana moved to Oslo last May' }] };
+    const expected = await createSystemOne({ backend: createOfflineBackend({ embed: embedOf() }), cache: false }).ask(structuredClone(state), batches.relations(1));
+    const pending = s1.ask(state, batches.relations(1));
+    state.candidates[0]!.text = 'Bob stopped smoking';
+    expect((await pending).answers).toStrictEqual(expected.answers);
+    expect(embed).toHaveBeenCalledTimes(1);
   });
 });

@@ -665,6 +665,30 @@ function takeWaitedAnswers(c: ControllerCore, batch: AskBatch, waiting: [number,
 }
 
 /**
+ * The misses answered by the primary's `answerWhenReady` (an in-process backend with everything at
+ * hand), cached and traced as primary answers; returns the failures (an empty map when none), or
+ * undefined (nothing done) when the backend would have to wait. Synchronous: it reads the state
+ * before the ask first yields, so the answers belong to the values their cache keys were built from.
+ */
+function answerNow(c: ControllerCore, batch: AskBatch, misses: number[]): Map<number, SystemOneError> | undefined {
+  const { backend, stats } = c;
+  const { sub, subRefs } = subBatch(batch, misses, misses.length === batch.ids.length);
+  const t0 = performance.now();
+  try {
+    const raw = backend.answerWhenReady!({ state: batch.state, questions: sub, refs: subRefs });
+    if (raw === undefined) return undefined;
+    stats.calls++;
+    return takePrimaryAnswers(c, batch, misses, raw, performance.now() - t0, undefined) ?? new Map();
+  } catch (e) {
+    // as a throwing answerSync: one counted call, failed as a whole
+    stats.calls++;
+    stats.errors++;
+    const err = toSystemOneError(e);
+    return new Map(misses.map((i) => [i, err]));
+  }
+}
+
+/**
  * J(S, Q) for one batch (seed 000 §3; the cache, dedup and fallback are ours): cached answers, then one
  * primary backend call for the misses (on a snapshot of the values read, with a cache and an async
  * backend), the fallback (or neutral answers) for failures, and the answers concurrent asks found.
@@ -673,8 +697,15 @@ async function askInner(c: ControllerCore, state: State, questions: Record<strin
   const { backend, cache, stats, maxRetries } = c;
   const batch = askBatch(c, state, questions, opts);
   const n = batch.ids.length;
+  const misses = answerFromCache(c, batch);
+  // answered now by an in-process backend (read before anything awaits: no snapshot needed)
+  const failedNow = misses.length && backend.answerWhenReady ? answerNow(c, batch, misses) : undefined;
+  if (failedNow) {
+    if (failedNow.size) await answerFailures(c, batch, failedNow, opts);
+    return { answers: batch.answers, traces: batch.traces };
+  }
   // Concurrent dedup (registered after the cache lookup, which may still throw INVALID_STATE).
-  const { pending, waiting, owned } = claimInflight(c, batch, answerFromCache(c, batch));
+  const { pending, waiting, owned } = claimInflight(c, batch, misses);
   const answeredByPrimary = owned ? new Set<number>() : undefined;
   try {
     if (pending.length) {

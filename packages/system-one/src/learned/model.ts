@@ -224,7 +224,7 @@ export function predictProbability(model: LearnedModel, x: FeatureInput, cls?: s
  * needs a new predictor. `predict` throws `INVALID_MODEL` as `predictProbabilities` does (wrong
  * length, a non-finite feature, a logit overflow).
  */
-export function compileLearnedModel(model: LearnedModel): (x: readonly number[]) => number[] {
+export function compileLearnedModel(model: LearnedModel): (x: ArrayLike<number>) => number[] {
   const F = model.features.length;
   const hidden = model.hidden;
   const H = hidden ? hidden.weights.length : 0;

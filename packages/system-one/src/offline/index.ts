@@ -140,27 +140,70 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
 
   const scoreAll = (req: BackendRequest, ctx: ScoreContext): Record<string, unknown> => withCallCache(scoreBatch, req, ctx);
 
+  /** The vectors of a request's texts that the cache holds, and the texts it lacks. */
+  const vectorsOf = (req: BackendRequest) => {
+    // the vectors of this request (kept here, so a small embeddingCacheSize cannot evict them mid-request)
+    const local = new Map<string, ArrayLike<number>>();
+    const need = new Set<string>();
+    const want = (t: string) => {
+      const v = vectors.get(t);
+      if (v) local.set(t, v);
+      else need.add(t);
+    };
+    for (const id of Object.keys(req.questions)) {
+      const q = req.questions[id];
+      for (const t of textsOf(req.refs[id])) want(t);
+      if (!q.kind || !SCORERS[q.kind]) {
+        for (const c of Object.values(q.criteria)) want(c);
+      }
+    }
+    return { local, need };
+  };
+  /**
+   * The scoring context of one request over its vectors: cosines computed once per pair of texts.
+   * `need` (texts of the request without a vector yet): a cosine that needs one calls `onMissing`
+   * and answers undefined (the answers are then discarded and the texts embedded).
+   */
+  const embeddedContext = (local: Map<string, ArrayLike<number>>, need?: Set<string>, onMissing?: () => void): ScoreContext => {
+    const pairCache = new Map<string, number>();
+    return {
+      scaleCosine: base.scaleCosine,
+      embedCosine: (a, b) => {
+        const va = local.get(a);
+        const vb = local.get(b);
+        if (!va || !vb) {
+          if (need && (need.has(a) || need.has(b))) onMissing!();
+          return undefined;
+        }
+        const k = a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
+        let c = pairCache.get(k);
+        if (c === undefined) pairCache.set(k, (c = cosine(va, vb)));
+        return c;
+      },
+    };
+  };
+
   return {
     name: 'offline',
-    ...(options.embed ? {} : { answerSync: (req: BackendRequest) => scoreAll(req, base) }),
+    ...(options.embed
+      ? {
+          // The same answers as `answer`, without waiting, when no cosine the scorers ask for needs a
+          // text without a cached vector (issue 33 point 2): scorers are pure, and every cosine they
+          // read here is the one `answer` computes after embedding the missing texts. Most catalogue
+          // kinds read no embedding at all when the items carry their `cosine` (the read path's).
+          answerWhenReady(req: BackendRequest) {
+            const { local, need } = vectorsOf(req);
+            if (!need.size) return scoreAll(req, embeddedContext(local));
+            let missing = false;
+            const out = scoreAll(req, embeddedContext(local, need, () => (missing = true)));
+            return missing ? undefined : out;
+          },
+        }
+      : { answerSync: (req: BackendRequest) => scoreAll(req, base) }),
     async answer(req: BackendRequest) {
       let ctx = base;
       if (options.embed) {
-        // the vectors of this request (kept here, so a small embeddingCacheSize cannot evict them mid-request)
-        const local = new Map<string, ArrayLike<number>>();
-        const need = new Set<string>();
-        const want = (t: string) => {
-          const v = vectors.get(t);
-          if (v) local.set(t, v);
-          else need.add(t);
-        };
-        for (const id of Object.keys(req.questions)) {
-          const q = req.questions[id];
-          for (const t of textsOf(req.refs[id])) want(t);
-          if (!q.kind || !SCORERS[q.kind]) {
-            for (const c of Object.values(q.criteria)) want(c);
-          }
-        }
+        const { local, need } = vectorsOf(req);
         if (need.size) {
           const texts = [...need];
           const vs = await options.embed(texts);
@@ -179,19 +222,7 @@ export function createOfflineBackend(options: OfflineBackendOptions = {}): Syste
           });
           while (vectors.size > cacheSize) vectors.delete(vectors.keys().next().value!);
         }
-        const pairCache = new Map<string, number>();
-        ctx = {
-          scaleCosine: base.scaleCosine,
-          embedCosine: (a, b) => {
-            const va = local.get(a);
-            const vb = local.get(b);
-            if (!va || !vb) return undefined;
-            const k = a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
-            let c = pairCache.get(k);
-            if (c === undefined) pairCache.set(k, (c = cosine(va, vb)));
-            return c;
-          },
-        };
+        ctx = embeddedContext(local);
       }
       return scoreAll(req, ctx);
     },
