@@ -4,6 +4,7 @@
  * count and the stage timings.
  */
 import type { Embedder, MemoryNode, MemoryStore, SearchRequest } from '@mem/core';
+import type { StagedLogistic } from '@mem/system-one';
 import type { Answer, Question, SystemOneLike } from './controller.js';
 import type { resolveJevOptions } from './jev-options.js';
 
@@ -45,6 +46,8 @@ export interface SearchContext {
   calls: number;
   /** The learned relevance model compiled once per retriever (logistic models; else null). */
   predictRelevance: ((x: ArrayLike<number>) => number[]) | null;
+  /** The same model in two stages (compileStagedLogistic; logistic models, else null). */
+  stagedRelevance: StagedLogistic | null;
   /** The retriever's name (trace.retriever). */
   retriever: string;
 }

@@ -122,8 +122,16 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
   const [sPrior, sScore] = [slot('prior'), slot('score')];
   const rel = (name: RelativeFeature) => (relativeModel ? keys.indexOf(name) : -1);
   const [sCosGap, sCovGap, sOwnGap, sScoreGap, sTimeGap, sRecGap] = [rel('cosine_gap'), rel('coverage_gap'), rel('own_coverage_gap'), rel('score_gap'), rel('time_gap'), rel('recency_x_time_gap')];
+  // the model in two stages (logistic, compiled once per retriever): the sums over the features before
+  // the first gap stay valid while `prior` and `score` do, so a change of the set's best values
+  // alone costs only the gaps' terms (the same p bit for bit: compileStagedLogistic)
+  const staged = ctx.stagedRelevance;
+  const firstGap = Math.min(keys.length, ...[sCosGap, sCovGap, sOwnGap, sScoreGap, sTimeGap, sRecGap].filter((i) => i >= 0));
+  const split = Math.max(sPrior, sScore) < firstGap ? firstGap : 0;
   interface Row {
     x: Float64Array;
+    /** The first layer's sums over the features before `split` (staged predictor). */
+    acc: Float64Array | null;
     /** The fixed values the set's best values are taken over. */
     cosine: number;
     coverage: number;
@@ -143,7 +151,7 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
       const f = featuresOf(v, maxPrior) as Record<string, number>;
       const x = new Float64Array(keys.length);
       for (let i = 0; i < keys.length; i++) if (!relative.has(keys[i]!)) x[i] = f[keys[i]!]!;
-      r = { x, cosine: f.cosine!, coverage: f.coverage!, ownCoverage: f.own_coverage!, timePosition: f.time_position!, prior: NaN, maxPrior: NaN, score: NaN, set: null, p: NaN };
+      r = { x, acc: staged ? new Float64Array(staged.units) : null, cosine: f.cosine!, coverage: f.coverage!, ownCoverage: f.own_coverage!, timePosition: f.time_position!, prior: NaN, maxPrior: NaN, score: NaN, set: null, p: NaN };
       rows.set(v, r);
     }
     return r;
@@ -153,6 +161,7 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
     const r = rowOf(v, maxPrior);
     if (r.prior === v.prior && r.maxPrior === maxPrior && r.score === v.score && sameSet(r.set, set)) return r.p;
     const x = r.x;
+    const prefixValid = r.prior === v.prior && r.maxPrior === maxPrior && r.score === v.score;
     // = createRelevanceFeaturizer's prior and score, and relativeFeatures (relevance.ts)
     if (sPrior >= 0) x[sPrior] = maxPrior > 0 ? v.prior / maxPrior : 0;
     if (sScore >= 0) x[sScore] = v.score;
@@ -165,7 +174,11 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
       if (sTimeGap >= 0) x[sTimeGap] = timeGap;
       if (sRecGap >= 0) x[sRecGap] = rec * timeGap;
     }
-    const p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x)[1]! : relevanceProbability(model, Array.from(x));
+    let p: number;
+    if (model === o.relevanceModel && staged && r.acc) {
+      if (!prefixValid || split === 0) staged.start(x, split, r.acc);
+      p = staged.finish(x, split, r.acc);
+    } else p = model === o.relevanceModel && ctx.predictRelevance ? ctx.predictRelevance(x)[1]! : relevanceProbability(model, Array.from(x));
     r.prior = v.prior;
     r.maxPrior = maxPrior;
     r.score = v.score;

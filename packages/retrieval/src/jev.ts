@@ -6,7 +6,7 @@
  * jev-scoring.ts, jev-stopping.ts; this file runs them in order and assembles the result.
  */
 import { MemValidationError } from '@mem/core';
-import { compileLearnedModel } from '@mem/system-one';
+import { compileLearnedModel, compileStagedLogistic } from '@mem/system-one';
 import type { Embedder, Evidence, SearchRequest } from '@mem/core';
 import type { RoutingProbabilities } from './equations.js';
 import { anchorVisits, bringInStates, bringInSuccessors, findAnchors, stateModeOf, type Anchors } from './jev-anchors.js';
@@ -48,6 +48,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
   // the weights packed once (the same probabilities bit for bit; ours, for latency)
   const predictRelevance = o.relevanceModel?.kind === 'logistic' ? compileLearnedModel(o.relevanceModel) : null;
   const wordVectors = createWordVectors(embedder);
+  const stagedRelevance = o.relevanceModel?.kind === 'logistic' ? compileStagedLogistic(o.relevanceModel) : null;
 
   async function search(req: SearchRequest): Promise<RetrievalResult> {
     const t0 = performance.now();
@@ -69,6 +70,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
       st: { snapshotMs: 0, embedMs: 0, rankingsMs: 0, controllerMs: 0, relevanceMs: 0, expansionMs: 0 },
       calls: 0,
       predictRelevance,
+      stagedRelevance,
       retriever: name,
     };
     // 1. Routing: the routing Nouls on {query}.

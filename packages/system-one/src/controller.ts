@@ -223,6 +223,7 @@ interface PairKey {
 class StateKeys {
   private memo: Map<unknown, string> | undefined;
   private joined: Map<unknown, Map<unknown, PairKey>> | undefined;
+  private rest: Map<unknown, Map<unknown, { key: string; pairs: Map<unknown, PairKey> }>> | undefined;
 
   /**
    * Key of a state value: strings as themselves (no copy; V8 caches their hash), others as tagged
@@ -243,6 +244,24 @@ class StateKeys {
       }
       this.memo.set(v, k);
     }
+    return k;
+  }
+
+  /**
+   * The key of a question reading three values (a, b, c): the pair (key of a, keys of b and c
+   * joined), which is the state key the joined string of all three would be (`a U+0001 b U+0001 c`);
+   * the joined part is built once per distinct (b, c) and the pair once per distinct (a, b, c) in this
+   * call (the read path's scoring questions read a candidate, the query and the evidence: the long
+   * evidence key is joined and hashed once per ask, not once per question; ours, issue 33 point 2).
+   */
+  triple(a: unknown, b: unknown, c: unknown): PairKey {
+    this.rest ??= new Map();
+    let byC = this.rest.get(b);
+    if (byC === undefined) this.rest.set(b, (byC = new Map()));
+    let bc = byC.get(c);
+    if (bc === undefined) byC.set(c, (bc = { key: `${this.value(b)}\u0001${this.value(c)}`, pairs: new Map() }));
+    let k = bc.pairs.get(a);
+    if (k === undefined) bc.pairs.set(a, (k = { a: this.value(a), b: bc.key }));
     return k;
   }
 
@@ -513,6 +532,9 @@ function answerFromCache(c: ControllerCore, batch: AskBatch): number[] {
       sv = keys.value(tok);
     } else if (r.length === 2) {
       sv = keys.pair(r[0].value, r[1].value);
+      tok = sv;
+    } else if (r.length === 3) {
+      sv = keys.triple(r[0].value, r[1].value, r[2].value);
       tok = sv;
     } else {
       sv = r.length ? r.map((x) => keys.value(x.value)).join('\u0001') : keys.value(state);

@@ -13,11 +13,12 @@ export {
   predictProbabilities,
   predictProbability,
   compileLearnedModel,
+  compileStagedLogistic,
   withTemperature,
   sigmoid,
   softmax,
 } from './model.js';
-export type { LearnedModel, FeatureInput } from './model.js';
+export type { LearnedModel, FeatureInput, StagedLogistic } from './model.js';
 export { trainLearnedModel, fitTemperature } from './train.js';
 export type { TrainOptions } from './train.js';
 export { trainRankingModel, rankGradient, fitPlatt, withPlatt } from './rank.js';

@@ -5,6 +5,7 @@ import {
   LearnedModelSchema,
   accuracy,
   compileLearnedModel,
+  compileStagedLogistic,
   expectedCalibrationError,
   featureVector,
   fitTemperature,
@@ -156,6 +157,40 @@ describe('compiled predictor', () => {
     }
     const huge = compileLearnedModel({ ...logistic, weights: [[1e308, 1e308]] });
     expect(codeOf(() => huge([10, 10]))).toBe('INVALID_MODEL');
+  });
+});
+
+describe('staged logistic predictor', () => {
+  it('gives compileLearnedModel\'s p bit for bit at every split point, with zero features and zero hidden units, and its errors', () => {
+    const r = rng(12);
+    const mat = (rows: number, cols: number) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => gauss(r)));
+    const features = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const mlp: LearnedModel = { format: LEARNED_FORMAT, name: 'mlp', kind: 'logistic', features, classes: ['no', 'yes'], hidden: { weights: mat(9, 6), bias: mat(1, 9)[0] }, weights: mat(1, 9), bias: [0.3], temperature: 0.9 };
+    const flat: LearnedModel = { ...mlp, name: 'flat', hidden: undefined, weights: mat(1, 6), bias: [-0.2] };
+    for (const m of [mlp, flat]) {
+      const predict = compileLearnedModel(m);
+      const staged = compileStagedLogistic(m);
+      const acc = new Float64Array(staged.units);
+      let bits = 0;
+      for (let n = 0; n < 300; n++) {
+        // about a third of the features are zero (and -0), as in the read path's candidates
+        const x = Float64Array.from(m.features, (_, i) => ((n + i) % 3 === 0 ? (n % 2 ? -0 : 0) : gauss(r) * 3));
+        const want = predict(x)[1]!;
+        for (let split = 0; split <= features.length; split++) {
+          staged.start(x, split, acc);
+          const got = staged.finish(x, split, acc);
+          if (Object.is(got, want)) bits++;
+        }
+      }
+      expect(bits).toBe(300 * (features.length + 1));
+      expect(codeOf(() => staged.start([1], 0, acc))).toBe('INVALID_MODEL');
+      expect(codeOf(() => staged.finish(features.map(() => Number.NaN), 0, acc))).toBe('INVALID_MODEL');
+    }
+    expect(codeOf(() => compileStagedLogistic({ ...mlp, kind: 'softmax', classes: ['x', 'y', 'z'], weights: mat(3, 9), bias: [0, 0, 0] }))).toBe('INVALID_MODEL');
+    const huge = compileStagedLogistic({ ...logistic, weights: [[1e308, 1e308]] });
+    const a = new Float64Array(1);
+    huge.start([10, 10], 0, a);
+    expect(codeOf(() => huge.finish([10, 10], 0, a))).toBe('INVALID_MODEL');
   });
 });
 

@@ -276,6 +276,74 @@ export function compileLearnedModel(model: LearnedModel): (x: ArrayLike<number>)
   };
 }
 
+/** A logistic model's predictor in two stages (see {@link compileStagedLogistic}). */
+export interface StagedLogistic {
+  /** Length of the `acc` arrays: the hidden units, or 1 (the logit) without a hidden layer. */
+  readonly units: number;
+  /** acc = the first layer's bias plus its terms of the features before `end` (in order). */
+  start(x: ArrayLike<number>, end: number, acc: Float64Array): void;
+  /** p = σ(z / T) from a copy of `acc` (made by `start(x, from, acc)`) plus the terms of the features from `from` on. */
+  finish(x: ArrayLike<number>, from: number, acc: Float64Array): number;
+}
+
+/**
+ * A logistic model's p(positive class) in two stages (ours, issue 33 point 2: the read path predicts
+ * p(evidence) of one candidate many times, and between two predictions often only its last
+ * features move): `start` sums the first layer over the features before a split point, `finish` goes
+ * on from a copy of those sums. For every split point, `finish(x, s, acc)` after `start(x, s, acc)`
+ * equals `compileLearnedModel(model)(x)[1]` bit for bit: each sum adds the same terms in the same
+ * order. A zero feature (and a zero hidden unit) adds no term: w · 0 is a zero, which leaves a
+ * non-zero sum unchanged and can only flip the sign of a zero sum, which no later sum, ReLU or σ
+ * reads (the weights are finite). Throws INVALID_MODEL for a model that is not logistic, a vector
+ * of the wrong length, a non-finite feature or a logit overflow, as `compileLearnedModel` does.
+ */
+export function compileStagedLogistic(model: LearnedModel): StagedLogistic {
+  if (model.kind !== 'logistic') throw invalid(`learned model ${model.name}: a staged predictor needs a logistic model`);
+  const F = model.features.length;
+  const hidden = model.hidden;
+  const H = hidden ? hidden.weights.length : 1;
+  // the first layer by feature (column i holds every unit's weight of feature i)
+  const cols = new Float64Array(F * H);
+  const b0 = new Float64Array(H);
+  const first = hidden ? hidden.weights : model.weights;
+  first.forEach((row, r) => {
+    b0[r] = (hidden ? hidden.bias : model.bias)[r]!;
+    for (let i = 0; i < F; i++) cols[i * H + r] = row[i]!;
+  });
+  const out = hidden ? Float64Array.from(model.weights[0]!) : null;
+  const outBias = model.bias[0]!;
+  const { temperature, name } = model;
+  const h = new Float64Array(H);
+  const add = (x: ArrayLike<number>, from: number, to: number, acc: Float64Array) => {
+    if (x.length !== F) throw invalid(`learned model ${name}: ${x.length} features given, expected ${F}`);
+    for (let i = from; i < to; i++) {
+      const xi = x[i]!;
+      if (typeof xi !== 'number' || !Number.isFinite(xi)) throw invalid(`learned model ${name}: feature "${model.features[i]}" is not a finite number`, { feature: model.features[i] });
+      if (xi === 0) continue;
+      const o = i * H;
+      for (let r = 0; r < H; r++) acc[r]! += cols[o + r]! * xi;
+    }
+  };
+  return {
+    units: H,
+    start(x, end, acc) {
+      acc.set(b0);
+      add(x, 0, end, acc);
+    },
+    finish(x, from, acc) {
+      h.set(acc);
+      add(x, from, F, h);
+      let z = h[0]!;
+      if (out) {
+        z = outBias;
+        for (let r = 0; r < H; r++) if (h[r]! > 0) z += out[r]! * h[r]!;
+      }
+      if (!Number.isFinite(z / temperature)) throw invalid(`learned model ${name}: logit overflow (not a finite number after W·x + b and / T)`);
+      return sigmoid(z / temperature);
+    },
+  };
+}
+
 /** The same model with another temperature (e.g. from `fitTemperature`); checks T > 0. */
 export function withTemperature(model: LearnedModel, temperature: number): LearnedModel {
   if (!(Number.isFinite(temperature) && temperature > 0)) throw invalid(`learned model ${model.name}: temperature must be a finite number > 0`);
