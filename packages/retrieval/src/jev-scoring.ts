@@ -96,19 +96,15 @@ export interface EvidenceRanker {
   probe(v: Visit): number;
 }
 
+/** The best values of the visited set (relativeFeatures), or null when the model reads none. */
+type SetStats = CandidateSetStats | null;
+
 /**
- * The evidence order (ours) over the visited set: with the learned relevance model, p(evidence) of
- * a visit (a successor at least as relevant as what it replaces; a superseded memory demoted for
- * "now" queries); without it (1 − η) · prior / max prior + η · s̃ + μ · d_v. p(evidence) depends on a
- * visit's prior, the max prior, its score and (for a model that reads RELATIVE_FEATURES) the best
- * values among the visited set: memoised on those (ours, for latency).
+ * p(evidence) of visits under the learned relevance model, memoised per visit on its prior, the max
+ * prior, its score and the set's best values (ours; see createEvidenceRanker).
  */
-export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabilities, visited: Map<string, Visit>, features: VisitFeatures, supersession: Supersession): EvidenceRanker {
-  const { o, st } = ctx;
-  const { demote, replaces } = supersession;
-  const { featuresOf, isSuperseded, dialogueOf } = features;
-  const relativeModel = !!o.relevanceModel && o.relevanceModel.features.some((f) => (RELATIVE_FEATURES as readonly string[]).includes(f));
-  type SetStats = CandidateSetStats | null;
+function createVisitPredictor(ctx: SearchContext, routing: RoutingProbabilities, featuresOf: VisitFeatures['featuresOf'], relativeModel: boolean) {
+  const { o } = ctx;
   const sameSet = (a: SetStats, b: SetStats) =>
     a === b || (!!a && !!b && a.cosine === b.cosine && a.coverage === b.coverage && a.ownCoverage === b.ownCoverage && a.score === b.score && a.timePosition === b.timePosition);
   // The model's input vector of each visit, kept with the visit (ours, issue 33 point 2): the features
@@ -186,6 +182,22 @@ export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabi
     r.p = p;
     return p;
   };
+  return { rowOf, pOf };
+}
+
+/**
+ * The evidence order (ours) over the visited set: with the learned relevance model, p(evidence) of
+ * a visit (a successor at least as relevant as what it replaces; a superseded memory demoted for
+ * "now" queries); without it (1 − η) · prior / max prior + η · s̃ + μ · d_v. p(evidence) depends on a
+ * visit's prior, the max prior, its score and (for a model that reads RELATIVE_FEATURES) the best
+ * values among the visited set: memoised on those (ours, for latency).
+ */
+export function createEvidenceRanker(ctx: SearchContext, routing: RoutingProbabilities, visited: Map<string, Visit>, features: VisitFeatures, supersession: Supersession): EvidenceRanker {
+  const { o, st } = ctx;
+  const { demote, replaces } = supersession;
+  const { featuresOf, isSuperseded, dialogueOf } = features;
+  const relativeModel = !!o.relevanceModel && o.relevanceModel.features.some((f) => (RELATIVE_FEATURES as readonly string[]).includes(f));
+  const { rowOf, pOf } = createVisitPredictor(ctx, routing, featuresOf, relativeModel);
   const maxPriorOf = () => {
     let maxPrior = 0;
     for (const x of visited.values()) if (x.prior > maxPrior) maxPrior = x.prior;
