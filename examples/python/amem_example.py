@@ -1,5 +1,7 @@
 """A-Mem behind the gate (``pip install 'mem-gate[amem]'``): a Noop skips A-Mem's analysis and
-evolution calls and is inserted as a raw note linked to the note it repeats.
+evolution calls and is inserted as a raw note linked to the note it repeats, carrying that note's
+keywords, context and tags (so A-Mem's retriever embeds it like an enriched note; ``enrich="none"``
+stores the content alone).
 
     npx mem-gate serve --port 8788 &
     OPENAI_API_KEY=... python examples/python/amem_example.py --url http://127.0.0.1:8788

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from mem_gate.experiment.run import claim, echoed_prompt, meets_target, print_report, read_rows
+from mem_gate.experiment.run import claim, echoed_prompt, meets_target, print_moves, print_report, read_rows
 
 
 def row(policy, calls, recall10, recall5=None, pct=None, conv=0, f1=0.1, enrich="inherit"):
@@ -67,3 +67,12 @@ def test_mem0_memories_copied_from_its_prompt_are_counted():
 
     assert "First extracted memory" in ADDITIVE_EXTRACTION_PROMPT  # the placeholder SmolLM2-135M echoed
     assert echoed_prompt(["First extracted memory", "Second extracted memory", "The user adopted a grey cat named Miso", ""]) == 2
+
+
+def test_moves_list_the_questions_that_changed_with_the_evidence_ranks():
+    base = {**row("none", 60, 0.75), "recalls": [1.0, 0.5], "retrieved": [["a", "b"], ["c", "x", "d"]]}
+    gated = {**row("annotate", 40, 0.5, pct=70), "recalls": [1.0, 0.0], "retrieved": [["b", "a"], ["x", "y", "z"]], "noop_ids": ["e", "q"]}
+    out = io.StringIO()
+    print_moves([base, gated], {("locomo", 0): [["a"], ["d", "e"]]}, lambda s="": print(s, file=out))
+    lines = [x for x in out.getvalue().splitlines() if x.startswith("| amem")]
+    assert lines == ["| amem | locomo | 0 | annotate p70 | 1 | 2 | [3, –] | [–, –] | 0.50 → 0.00 | 1 |"]  # question 0 only moved rank: not listed

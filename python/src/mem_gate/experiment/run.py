@@ -149,7 +149,8 @@ def run_amem(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
                    bad_json=llm.bad_json, llm_seconds=round(llm.seconds, 1))  # fmt: skip
         pol = getattr(peer, "gate_policy", None)
         row.update(written=pol.written if pol else len(obs), annotated=pol.annotated if pol else 0, skipped=pol.skipped if pol else 0,
-                   inherited=getattr(peer, "inherited", 0), enrich=job.get("enrich", "inherit"))  # fmt: skip
+                   inherited=getattr(peer, "inherited", 0), enrich=job.get("enrich", "inherit"),
+                   noop_ids=[o["id"] for o, v in zip(obs, pol.verdicts) if v.action != "write"] if pol else [])  # fmt: skip
         retrieved, texts = [], []
         for q in questions:
             hits = mem.search(q["question"], k=10)
@@ -186,7 +187,9 @@ def run_mem0(job: Dict[str, Any], obs: List[D.Obs], vecs: List[List[float]], que
     row.update(llm_calls=c.calls, prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, llm_failures=c.failures, bad_json=c.bad_json,
                llm_seconds=round(c.seconds, 1))  # fmt: skip
     if job["policy"] != "none":
-        row.update(written=peer.written, annotated=peer.annotated, skipped=peer.skipped)
+        verdicts = [v for p in peer._policies.values() for v in p.verdicts]
+        row.update(written=peer.written, annotated=peer.annotated, skipped=peer.skipped,
+                   noop_ids=[o["id"] for o, v in zip(obs, verdicts) if v.action != "write"])  # fmt: skip
     else:
         row.update(written=len(obs), annotated=0, skipped=0)
     stored_memories = [m.get("memory", "") for m in mem.get_all(filters={"user_id": user}, top_k=100_000)["results"]]
@@ -263,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--llm-ctx", type=int, default=12288, help="context of the servers started here (Mem0's extraction prompt is ~8k tokens)")
     ap.add_argument("--rows", help="JSON-lines file: each finished run is appended; runs already in it (same settings) are not re-run")
     ap.add_argument("--report-only", action="store_true", help="print the tables from --rows only")
+    ap.add_argument("--moves", action="store_true", help="with --report-only: every question whose strict recall@10 differs from the no-gate run, with the evidence turns' ranks in both")
     ap.add_argument("--json", help="also write the results here")
     return ap
 
@@ -342,6 +346,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         res = {"command": "mem-gate-experiment " + " ".join(sys.argv[1:] if argv is None else argv), "calibration": {}, "gate_only": [], "rows": rows,
                "versions": versions(), "seconds": time.perf_counter() - t_start}  # fmt: skip
         print_report(res)
+        if args.moves:
+            evidence = {}
+            for ds, c in {(r["dataset"], r["conversation"]) for r in rows}:
+                obs = D.stream(ds, c, prefixes[ds], locomo, beam_dir, args.beam_chars)
+                evidence[(ds, c)] = [q["evidence"] for q in D.questions(ds, c, obs, locomo, beam_dir)]
+            print_moves(rows, evidence, lambda s="": print(s))
         return 0
 
     tmp = Path(tempfile.mkdtemp(prefix="mem-dropin-"))
@@ -653,6 +663,30 @@ def print_peers(res: Dict[str, Any], w: Callable[..., None]) -> None:
         w(f"| {k} | {v} |")
     w()
     w(f"total wall time {res['seconds']:.0f}s")
+
+
+def evidence_ranks(retrieved: List[str], evidence: List[str]) -> str:
+    """The 1-based rank of each evidence turn in a top-k list of source ids, "–" when absent: "[9, –, 3]"."""
+    return "[" + ", ".join(str(retrieved.index(e) + 1) if e in retrieved else "–" for e in evidence) + "]"
+
+
+def print_moves(rows: List[Dict[str, Any]], evidence: Dict[Tuple[str, int], List[List[str]]], w: Callable[..., None]) -> None:
+    """Per gated run: the questions whose strict recall@10 differs from the same conversation's no-gate
+    run, with the rank of each evidence turn in both top 10s (where a loss or a gain comes from)."""
+    base = {(r["peer"], r["dataset"], r["conversation"]): r for r in rows if r["policy"] == "none"}
+    w()
+    w("Questions whose strict recall@10 moved against the no-gate run (rank of each evidence turn in the top 10, – = not in it)")
+    w("| peer | data | conv | policy | question | evidence turns | ranks, no gate | ranks, gated | recall@10 no gate → gated | evidence turns that were Noops |")
+    w("|---|---|---:|---|---:|---:|---|---|---|---:|")
+    for r in sorted(rows, key=lambda r: (r["peer"], r["dataset"], r["conversation"], _label(r))):
+        b = base.get((r["peer"], r["dataset"], r["conversation"]))
+        ev = evidence.get((r["dataset"], r["conversation"]))
+        if r["policy"] == "none" or b is None or ev is None or not r.get("retrieved") or not b.get("retrieved") or len(ev) != len(r["retrieved"]):
+            continue
+        for i, e in enumerate(ev):
+            if abs(r["recalls"][i] - b["recalls"][i]) > 1e-9:
+                noops = "?" if "noop_ids" not in r else str(sum(1 for x in e if x in set(r["noop_ids"])))  # rows before noop_ids was stored: ?
+                w(f"| {r['peer']} | {r['dataset']} | {r['conversation']} | {_label(r)} | {i} | {len(e)} | {evidence_ranks(b['retrieved'][i], e)} | {evidence_ranks(r['retrieved'][i], e)} | {b['recalls'][i]:.2f} → {r['recalls'][i]:.2f} | {noops} |")
 
 
 def calibrate_main(argv: Optional[List[str]] = None) -> int:
