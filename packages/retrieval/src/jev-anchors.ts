@@ -10,6 +10,7 @@ import { dot, snapshotSpeakers, successorOf, type Visit } from './jev-visits.js'
 import { contextLemmaIndex, type createSnapshotCache, type ScopeSnapshot } from './lexical.js';
 import { queryContentTerms, queryWithoutSpeakerNames, speakerTokens } from './dialogue.js';
 import type { QuestionTerms } from './answerable.js';
+import { partSeeds, priorWithParts, questionParts } from './jev-subqueries.js';
 import { ordersRanking, PAST_STATE_THRESHOLD, predecessorsOf, snapshotState } from './state-order.js';
 
 /** The anchor rankings, their fusion and the anchors kept. */
@@ -72,7 +73,7 @@ export function lexicalHits(store: MemoryStore, scope: ResolvedScope, snap: Scop
  * first (a BM25 hit on a rare word, a close vector) is always a candidate even when the fusion of the
  * others buries it (within the node cap). Times snapshot, embed and rankings.
  */
-export async function findAnchors(ctx: SearchContext, snapshots: ReturnType<typeof createSnapshotCache>): Promise<Anchors> {
+export async function findAnchors(ctx: SearchContext, snapshots: ReturnType<typeof createSnapshotCache>, routing?: RoutingProbabilities): Promise<Anchors> {
   const { o, store, scope, query, st } = ctx;
   let ts = performance.now();
   const snap = o.snapshotMaxNodes > 0 ? await snapshots(store, scope) : null;
@@ -82,8 +83,13 @@ export async function findAnchors(ctx: SearchContext, snapshots: ReturnType<type
   const vectorQuery = o.stripQueryNames && snap ? queryWithoutSpeakerNames(query, snapshotSpeakers(snap)) : query;
   // abstention's term support (issue 37): the query's content terms, embedded in the same call
   const terms = o.answerability && o.relevanceModel ? [...queryContentTerms(query, speakerTokens(snap ? snapshotSpeakers(snap) : []))].slice(0, 8) : [];
+  // sub-query anchors (issue 38; off by default): the question's parts, embedded in the same call
+  const sq = o.subQueries && snap && (routing?.multiHopNeed ?? 1) >= o.subQueries.minMultiHop ? o.subQueries : null;
+  const parts = sq ? questionParts(vectorQuery) : [];
   ts = performance.now();
-  const [qvec, ...termVecs] = await ctx.embedder.embed([vectorQuery, ...terms]);
+  const [qvec, ...restVecs] = await ctx.embedder.embed([vectorQuery, ...terms, ...parts]);
+  const termVecs = restVecs.slice(0, terms.length);
+  const partVecs = restVecs.slice(terms.length);
   st.embedMs += performance.now() - ts;
   const questionTerms: QuestionTerms = { terms: terms.map((term, i) => ({ term, vec: termVecs[i] ?? null })) };
   ts = performance.now();
@@ -101,15 +107,43 @@ export async function findAnchors(ctx: SearchContext, snapshots: ReturnType<type
   const rankings = used.map((r) => r.hits.map((h) => h.node.id));
   const fusedAll = reciprocalRankFusion(rankings, o.rrfK);
   st.rankingsMs += performance.now() - ts;
-  const priorOf = new Map(
-    reciprocalRankFusion(
-      rankings,
-      o.priorRrfK,
-      used.map((r) => r.w),
-    ).map((f) => [f.id, f.score]),
-  );
+  const partRankings: string[][] = [];
+  if (sq && parts.length > 0) {
+    const partHits = await Promise.all(parts.map((p, i) => vectorHits(store, scope, snap, partVecs[i]!, o.anchorPool)));
+    for (const [i, p] of parts.entries()) {
+      for (const hits of [partHits[i]!, snap!.lemma.search(p, o.anchorPool)]) {
+        for (const h of hits) byId.set(h.node.id, h.node);
+        partRankings.push(hits.map((h) => h.node.id));
+      }
+    }
+  }
+  const priorOf =
+    sq && sq.priorWeight > 0 && partRankings.length > 0
+      ? priorWithParts(
+          rankings,
+          used.map((r) => r.w),
+          partRankings,
+          sq.priorWeight,
+          o.priorRrfK,
+        )
+      : new Map(
+          reciprocalRankFusion(
+            rankings,
+            o.priorRrfK,
+            used.map((r) => r.w),
+          ).map((f) => [f.id, f.score]),
+        );
   const seedOnly = new Set<string>();
   const fused = fusedAll.slice(0, o.maxAnchors);
+  // the parts' seeds before the per-ranking seeds (within the node cap, which those often fill)
+  if (sq && partRankings.length > 0) {
+    const have = new Set(fused.map((f) => f.id));
+    const fusedScore = new Map(fusedAll.map((f) => [f.id, f.score]));
+    for (const id of partSeeds(partRankings, sq.seeds, have, o.caps.nodes - fused.length)) {
+      seedOnly.add(id);
+      fused.push({ id, score: fusedScore.get(id) ?? 0 });
+    }
+  }
   if (o.seedsPerRanking > 0) {
     const have = new Set(fused.map((f) => f.id));
     const fusedScore = new Map(fusedAll.map((f) => [f.id, f.score]));

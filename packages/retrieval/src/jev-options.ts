@@ -219,6 +219,13 @@ export interface JevRetrieverOptions {
   collectLinks?: boolean;
   /** Run the learned rounds without a model (each neighbour's own p(evidence) stands in) and put every edge asked about in `trace.expansion` (for training). Default false. */
   collectExpansion?: boolean;
+  /**
+   * Sub-query anchors (ours, issue 38; `jev-subqueries.ts`): the question cut into clause / conjunct
+   * parts, each part's vector and lemma-BM25 top `seeds` (default 5) added to the anchors, and with
+   * `priorWeight` > 0 (default 0) the part rankings fused into the prior; only for questions whose
+   * routing multi-hop need is ≥ `minMultiHop` (default 0). Default null (off: no held-out gain, docs/graph.md).
+   */
+  subQueries?: { seeds?: number; priorWeight?: number; minMultiHop?: number } | null;
   /** Name reported by `retriever.name`. Default `'jev'`. */
   name?: string;
 }
@@ -308,6 +315,7 @@ export function resolveJevOptions(options: JevRetrieverOptions) {
     linkModel: options.linkModel === undefined ? linkModelFor(options.embedder?.model) : options.linkModel,
     links: { seeds: options.links?.seeds ?? 5, maxNew: options.links?.maxNew ?? 60 },
     collectLinks: options.collectLinks ?? false,
+    subQueries: options.subQueries ? { seeds: options.subQueries.seeds ?? 5, priorWeight: options.subQueries.priorWeight ?? 0, minMultiHop: options.subQueries.minMultiHop ?? 0 } : null,
     breadth: options.breadth === null ? null : { model: options.breadth?.model ?? defaultBreadthModel(), wideK: options.breadth?.wideK ?? 40, excerptTokens: options.breadth?.excerptTokens ?? 30, extraNodes: options.breadth?.extraNodes ?? 200 },
     stopBeforeRounds: options.stopBeforeRounds ?? false,
     stripQueryNames: options.stripQueryNames ?? JEV_DEFAULTS.stripQueryNames,

@@ -79,7 +79,7 @@ export function createJevRetriever(options: JevRetrieverOptions): TracedRetrieve
     // 2–4. Active views, budgets, depth.
     const plan = planBudgets(ctx.o, routing);
     // 5. Anchors: RRF of the vector ranking and the lexical rankings; the anchors' visits.
-    const anchors = await findAnchors(ctx, snapshots);
+    const anchors = await findAnchors(ctx, snapshots, routing);
     const features = createVisitFeatures(ctx, routing, anchors);
     const tAnchors = performance.now();
     const visited = anchorVisits(ctx, anchors);

@@ -18,7 +18,7 @@
  * (fitted on the train split), so every conversation is scored by a relevance model that never saw it.
  * `--expansion-model file` reads jev's learned expansion model (issue 38) from a file instead of the default.
  * `--ablation-table` (issue 38 point 4): adds jev and the variants of `ABLATION_TABLE` (traversal off,
- * routing off, learned expansion on and the link stage on — both are off by default) to `--systems` and prints one table per
+ * routing off, learned expansion on, the link stage on and the sub-query anchors on — the last three are off by default) to `--systems` and prints one table per
  * dataset of what each mechanism is worth: recall@k with it minus recall@k without it, overall, per
  * conversation and per question type (positive = the mechanism helps), beside jev's own recall.
  */
@@ -60,6 +60,7 @@ const ABLATION_TABLE: [mechanism: string, system: string, on: boolean][] = [
   ['routing', 'jev-no-routing', false],
   ['learned expansion (off by default: on − off)', 'jev-learned-expansion', true],
   ['link stage (off by default: on − off)', 'jev-links', true],
+  ['sub-query anchors (off by default: on − off)', 'jev-subqueries', true],
 ];
 if (values['ablation-table']) for (const s of ['jev', ...ABLATION_TABLE.map(([, s]) => s)]) if (!systems.includes(s)) systems.push(s);
 const extra = JSON.parse(values.jev!) as Partial<JevRetrieverOptions>;

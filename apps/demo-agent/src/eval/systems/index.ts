@@ -27,6 +27,8 @@ export const ABLATION_OPTIONS: Record<string, Partial<Omit<JevRetrieverOptions, 
   // The link stage (issue 38) switched off / on with the shipped link model (docs/graph.md).
   'jev-no-links': { linkModel: null },
   'jev-links': { linkModel: defaultLinkModel() },
+  // Sub-query anchors (issue 38) switched on: the question's clause / conjunct parts each bring their top memories in (off by default; docs/graph.md).
+  'jev-subqueries': { subQueries: {} },
   'jev-expansion-by-relevance': { expansionModel: null, collectExpansion: true },
   'jev-no-stopping': { ablation: { stopping: true } },
   'jev-no-semantic': { ablation: { views: ['semantic'] } },
