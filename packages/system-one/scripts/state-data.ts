@@ -118,7 +118,8 @@ interface SlotFixture {
  * Hard negatives (state6): each older statement with its restatements (`same`, label `same`: "I still
  * live in X") and with later statements about the same value that stay true (`detail`, `compatible`:
  * "Our X flat has a balcony"), held out with their older statement; and every earlier past event of
- * the slot with every later one (`events`, `compatible`), held out when either has index % 4 == 3.
+ * the slot with every later one (`events`, `compatible`) and with every change of the slot's value
+ * (`compatible`: the event stays true), held out when either has index % 4 == 3.
  */
 export function slotPairs(): StatePair[] {
   const doc = JSON.parse(readFileSync(SLOTS, 'utf8')) as SlotFixture;
@@ -147,6 +148,11 @@ export function slotPairs(): StatePair[] {
         const j = i + 1 + d;
         out.push({ older, newer, label: 'compatible', kind, source: `slot:${si}:${x.slot}:events`, heldOut: heldOutIndex(i) || heldOutIndex(j) });
       }),
+    );
+    // a past event of the slot stays true after a change of the slot's value ("Last year we went camping in
+    // Wales" → "I moved to Aarhus last month"): the change statement next to an unaffected event
+    events.forEach((older, i) =>
+      x.change.forEach((newer, j) => out.push({ older, newer, label: 'compatible', kind, source: `slot:${si}:${x.slot}:event-change`, heldOut: heldOutIndex(i) || heldOutIndex(j) })),
     );
   });
   return out;
